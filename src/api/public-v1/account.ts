@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { newId } from '../../lib/ids.ts';
+import type { Services } from '../../app.ts';
+import { errorBody as errorSchema } from './schemas.ts';
+
+const errors = { 400: errorSchema, 401: errorSchema };
+
+export function accountRoutes(services: Services): FastifyPluginAsyncZod {
+  const { store, notifications } = services;
+  return async (app) => {
+    app.get('/is-connected', {
+      schema: { tags: ['account'], summary: 'Check that the API key works', response: { 200: z.object({ connected: z.boolean() }), ...errors } },
+      handler: async () => ({ connected: true }),
+    });
+
+    app.get('/groups', {
+      schema: { tags: ['customers'], summary: 'Customers (groups of channels)', response: { 200: z.array(z.object({ id: z.string(), name: z.string() })), ...errors } },
+      handler: async (request) =>
+        store.db.selectFrom('customers').select(['id', 'name']).where('account_id', '=', request.principal.accountId).orderBy('name').execute(),
+    });
+
+    app.post('/groups', {
+      schema: { tags: ['customers'], summary: 'Create a customer', body: z.object({ name: z.string().trim().min(1).max(200) }), response: { 201: z.object({ id: z.string(), name: z.string() }), ...errors } },
+      handler: async (request, reply) => {
+        const row = { id: newId(), account_id: request.principal.accountId, name: request.body.name, created_at: Date.now() };
+        await store.db.insertInto('customers').values(row).execute();
+        return reply.code(201).send({ id: row.id, name: row.name });
+      },
+    });
+
+    app.get('/notifications', {
+      schema: {
+        tags: ['account'],
+        summary: 'Notifications, newest first (page counts from 0)',
+        querystring: z.object({ page: z.coerce.number().int().min(0).max(100_000).optional().default(0) }),
+        response: {
+          200: z.object({
+            notifications: z.array(z.object({ id: z.string(), content: z.string(), link: z.string().nullable(), createdAt: z.string() })),
+            total: z.number(),
+            page: z.number(),
+            limit: z.number(),
+            hasMore: z.boolean(),
+          }),
+          ...errors,
+        },
+      },
+      handler: async (request) => notifications.page(request.principal.accountId, request.query.page),
+    });
+  };
+}

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ApiError, notFound } from '../../domain/errors.ts';
+import { allProviders, findProvider } from '../../providers/index.ts';
+import { iso } from '../../lib/time.ts';
+import type { Services } from '../../app.ts';
+import { createIntegrationBody, errorBody as errorSchema, idParam, integration, updateIntegrationBody } from './schemas.ts';
+
+const tags = ['integrations'];
+const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema };
+
+function rulesText(p: ReturnType<typeof allProviders>[number]): string {
+  const r = p.rules;
+  return `At most ${r.maxLength} characters; up to ${r.maxMedia} media (${r.mediaKinds.join(', ')}); ${r.threads ? 'later items are published as replies' : 'no threads: only the first item is published'}.`;
+}
+
+export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
+  const { channels, posts } = services;
+  return async (app) => {
+    app.get('/integrations', {
+      schema: { tags, summary: 'List connected channels', querystring: z.object({ group: z.string().max(200).optional() }), response: { 200: z.array(integration), ...errors } },
+      handler: async (request) => channels.list(request.principal.accountId, request.query.group),
+    });
+
+    app.post('/integrations', {
+      schema: {
+        tags,
+        summary: 'Add a channel that connects with credentials (e.g. a webhook URL)',
+        description: 'Channels of OAuth networks are connected through GET /social/{provider}. The answer includes secrets (e.g. the webhook signing secret) once.',
+        body: createIntegrationBody,
+        response: { 201: integration.extend({ secrets: z.record(z.string(), z.string()).optional() }), ...errors },
+      },
+      handler: async (request, reply) => {
+        const { channel, revealOnce } = await channels.addWithCredentials(request.principal.accountId, request.body);
+        return reply.code(201).send({ ...channel, ...(revealOnce ? { secrets: revealOnce } : {}) });
+      },
+    });
+
+    app.patch('/integrations/:id', {
+      schema: { tags, summary: "Change a channel's name, time zone, posting times, customer or disabled flag", params: idParam, body: updateIntegrationBody, response: { 200: integration, ...errors } },
+      handler: async (request) => channels.update(request.principal.accountId, request.params.id, request.body),
+    });
+
+    app.delete('/integrations/:id', {
+      schema: { tags, summary: 'Remove a channel and its pending posts', params: idParam, response: { 200: z.object({ deleted: z.boolean(), id: z.string() }), ...errors } },
+      handler: async (request) => {
+        await channels.remove(request.principal.accountId, request.params.id);
+        return { deleted: true, id: request.params.id };
+      },
+    });
+
+    app.get('/find-slot/:id', {
+      schema: { tags, summary: "The channel's next free posting time", params: idParam, response: { 200: z.object({ date: z.string() }), ...errors } },
+      handler: async (request) => ({ date: iso(await channels.findSlot(request.principal.accountId, request.params.id)) }),
+    });
+
+    app.get('/integration-settings/:id', {
+      schema: {
+        tags,
+        summary: "The channel's content rules, settings schema (JSON schema) and helper tools",
+        params: idParam,
+        response: { 200: z.object({ output: z.object({ rules: z.string(), maxLength: z.number(), settings: z.unknown(), tools: z.array(z.object({ methodName: z.string(), description: z.string() })) }) }), ...errors },
+      },
+      handler: async (request) => {
+        const provider = channels.provider(await channels.row(request.principal.accountId, request.params.id));
+        return {
+          output: {
+            rules: rulesText(provider),
+            maxLength: provider.rules.maxLength,
+            settings: z.toJSONSchema(provider.settings),
+            tools: Object.entries(provider.tools ?? {}).map(([methodName, tool]) => ({ methodName, description: tool.description })),
+          },
+        };
+      },
+    });
+
+    app.post('/integration-trigger/:id', {
+      schema: { tags, summary: 'Run a helper tool of the channel (list boards, channels...)', params: idParam, body: z.object({ methodName: z.string().min(1).max(100), data: z.unknown().optional() }), response: { 200: z.object({ output: z.unknown() }), ...errors } },
+      handler: async (request) => {
+        const row = await channels.row(request.principal.accountId, request.params.id);
+        const provider = channels.provider(row);
+        const tool = Object.hasOwn(provider.tools ?? {}, request.body.methodName) ? provider.tools![request.body.methodName] : undefined;
+        if (!tool) throw new ApiError(404, 'unknown_method', `methodName: ${provider.name} has no tool "${request.body.methodName}"`, [{ path: 'methodName', message: 'unknown tool' }]);
+        return { output: await tool.run({ channel: channels.publishView(row), outbound: services.outbound, data: request.body.data ?? {} }) };
+      },
+    });
+
+    app.get('/social/:provider', {
+      schema: { tags, summary: "Start connecting a channel through the network's OAuth", params: z.object({ provider: z.string().min(1).max(50) }), querystring: z.object({ refresh: z.string().optional() }), response: { 200: z.object({ url: z.string() }), ...errors } },
+      handler: async (request) => {
+        const provider = findProvider(request.params.provider);
+        if (!provider) throw notFound('Provider', request.params.provider);
+        if (provider.auth === 'credentials') {
+          throw new ApiError(400, 'not_oauth', `${provider.name} channels connect with credentials, not OAuth: POST /api/public/v1/integrations with {"identifier":"${provider.identifier}","credentials":{...}}`, [{ path: 'provider', message: 'connects with credentials' }]);
+        }
+        throw new ApiError(400, 'provider_not_configured', `${provider.name} is not configured on this server`);
+      },
+    });
+
+    app.get('/analytics/:id', {
+      schema: { tags: ['analytics'], summary: 'Channel analytics for the last `date` days', params: idParam, querystring: z.object({ date: z.coerce.number().int().min(1).max(365).optional() }), response: { 200: z.array(z.unknown()), ...errors } },
+      handler: async (request) => {
+        const provider = channels.provider(await channels.row(request.principal.accountId, request.params.id));
+        throw noAnalytics(provider.name);
+      },
+    });
+
+    app.get('/analytics/post/:id', {
+      schema: { tags: ['analytics'], summary: 'Analytics of one published post', params: idParam, querystring: z.object({ date: z.coerce.number().int().min(1).max(365).optional() }), response: { 200: z.array(z.unknown()), ...errors } },
+      handler: async (request) => {
+        const root = await posts.root(request.principal.accountId, request.params.id);
+        const provider = channels.provider(await channels.row(request.principal.accountId, root.channel_id));
+        throw noAnalytics(provider.name);
+      },
+    });
+  };
+}
+
+function noAnalytics(network: string): ApiError {
+  return new ApiError(400, 'analytics_unavailable', `${network} does not report analytics, so there are no figures for this channel`);
+}

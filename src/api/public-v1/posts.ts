@@ -1,0 +1,89 @@
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { limitHeaders } from '../../domain/rate-limit.ts';
+import { idempotent } from '../idempotent.ts';
+import type { Services } from '../../app.ts';
+import { createPostsBody, errorBody as errorSchema, idParam, listPostsQuery, postDetail, postSummary } from './schemas.ts';
+
+const tags = ['posts'];
+const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema };
+
+export function postsRoutes(services: Services): FastifyPluginAsyncZod {
+  const { posts, rateLimiter, config } = services;
+  return async (app) => {
+    app.get('/posts', {
+      schema: { tags, summary: 'List posts (first items of threads) in a date range', querystring: listPostsQuery, response: { 200: z.object({ posts: z.array(postSummary) }), ...errors } },
+      handler: async (request) => {
+        const { startDate, endDate, customer } = request.query;
+        return { posts: await posts.list(request.principal.accountId, startDate, endDate, customer) };
+      },
+    });
+
+    app.post('/posts', {
+      schema: {
+        tags,
+        summary: 'Create, schedule, publish now or update posts on one or more channels',
+        description: `Limited to ${config.postsPerHour} requests per hour per account; send several channels in one call. Accepts an Idempotency-Key header.`,
+        body: createPostsBody,
+        response: { 201: z.array(z.object({ postId: z.string(), integration: z.string() })), ...errors, 429: errorSchema },
+      },
+      handler: async (request, reply) => {
+        const { accountId } = request.principal;
+        const hash = crypto.createHash('sha256').update(JSON.stringify(request.rawJson ?? null)).digest('hex');
+        return idempotent(services, request, reply, 'POST /posts', hash, async () => {
+          const plan = await posts.plan(accountId, request.body);
+          // Only requests that passed validation count against the hourly allowance.
+          const limit = await rateLimiter.consume(`posts:${accountId}`, config.postsPerHour, 3_600_000, 'POST /posts');
+          reply.headers(limitHeaders(limit));
+          return { status: 201, body: await posts.commit(plan) };
+        });
+      },
+    });
+
+    app.get('/posts/:id', {
+      schema: { tags, summary: 'One post with its whole thread, per-item state, errors and attempts', params: idParam, response: { 200: postDetail, ...errors } },
+      handler: async (request) => posts.detail(request.principal.accountId, request.params.id),
+    });
+
+    app.delete('/posts/:id', {
+      schema: { tags, summary: "Delete a post's group (the post and its thread)", params: idParam, response: { 200: z.object({ deleted: z.boolean(), id: z.string(), group: z.string() }), ...errors } },
+      handler: async (request) => ({ deleted: true, ...(await posts.deletePost(request.principal.accountId, request.params.id)) }),
+    });
+
+    app.delete('/posts/group/:group', {
+      schema: { tags, summary: 'Delete a whole group', params: z.object({ group: z.string().min(1).max(200) }), response: { 200: z.object({ deleted: z.boolean(), group: z.string(), ids: z.array(z.string()) }), ...errors } },
+      handler: async (request) => ({ deleted: true, group: request.params.group, ids: await posts.deleteGroup(request.principal.accountId, request.params.group) }),
+    });
+
+    app.put('/posts/:id/status', {
+      schema: { tags, summary: 'Move a post between DRAFT and QUEUE', params: idParam, body: z.object({ status: z.enum(['draft', 'schedule']) }), response: { 200: z.object({ id: z.string(), state: z.string() }), ...errors } },
+      handler: async (request) => ({ id: request.params.id, state: await posts.setStatus(request.principal.accountId, request.params.id, request.body.status) }),
+    });
+
+    app.put('/posts/:id/settings', {
+      schema: { tags, summary: 'Merge provider settings into a post not yet published', params: idParam, body: z.object({ settings: z.record(z.string(), z.unknown()) }), response: { 200: z.object({ id: z.string(), settings: z.record(z.string(), z.unknown()) }), ...errors } },
+      handler: async (request) => ({ id: request.params.id, settings: await posts.mergeSettings(request.principal.accountId, request.params.id, request.body.settings) }),
+    });
+
+    app.put('/posts/:id/release-id', {
+      schema: { tags, summary: "Attach the network's id to a post published by hand", params: idParam, body: z.object({ releaseId: z.string().min(1).max(500) }), response: { 200: z.object({ id: z.string(), releaseId: z.string(), state: z.string() }), ...errors } },
+      handler: async (request) => posts.attachReleaseId(request.principal.accountId, request.params.id, request.body.releaseId),
+    });
+
+    app.get('/posts/:id/missing', {
+      schema: { tags, summary: "Recent network posts that could be this post's release (for networks that list them)", params: idParam, response: { 200: z.array(z.object({ id: z.string(), url: z.string() })), ...errors } },
+      handler: async (request) => {
+        await posts.root(request.principal.accountId, request.params.id);
+        // No provider of this server lists recent posts yet, so there is nothing to match.
+        return [];
+      },
+    });
+
+    app.post('/posts/:id/retry', {
+      schema: { tags, summary: 'Put the failed items of a post back in the queue, due now', params: idParam, response: { 200: postDetail, ...errors, 409: errorSchema } },
+      handler: async (request) => posts.retry(request.principal.accountId, request.params.id),
+    });
+  };
+}
+

@@ -1,0 +1,165 @@
+/**
+ * Row types of every table. Instants are epoch milliseconds (UTC); flags are 0/1
+ * integers and structured values are JSON text, so SQLite and PostgreSQL store the
+ * same shapes and one set of queries serves both.
+ */
+export interface AccountRow {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  key_hash: string;
+  key_sealed: string;
+  key_hint: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface CustomerRow {
+  id: string;
+  account_id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface ChannelRow {
+  id: string;
+  account_id: string;
+  provider: string;
+  name: string;
+  picture: string | null;
+  profile: string | null;
+  external_id: string;
+  customer_id: string | null;
+  /** Provider credentials and connection settings, JSON sealed with the secret box. */
+  config_sealed: string;
+  time_zone: string;
+  /** JSON array of "HH:MM" local times at which find-slot offers posting. */
+  posting_times: string;
+  disabled: number;
+  needs_reconnect: number;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+export interface MediaRow {
+  id: string;
+  account_id: string;
+  name: string;
+  original_name: string;
+  storage_key: string;
+  url: string;
+  mime_type: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+  alt: string | null;
+  thumbnail_url: string | null;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+export type PostState = 'DRAFT' | 'QUEUE' | 'PUBLISHED' | 'ERROR';
+
+export interface PostRow {
+  id: string;
+  account_id: string;
+  channel_id: string;
+  group_id: string;
+  /** Null for the first item of a thread; the first item's id otherwise. */
+  root_id: string | null;
+  /** The item this one replies to (the previous item of the thread). */
+  parent_id: string | null;
+  thread_index: number;
+  content: string;
+  /** JSON array of { id, path } media references. */
+  media: string;
+  /** JSON object of provider settings, including __type. */
+  settings: string;
+  /** JSON array of { value, label }. */
+  tags: string;
+  state: PostState;
+  /** When this item is due. */
+  publish_at: number;
+  /** Minutes to wait after the previous item was published. */
+  delay_minutes: number;
+  release_id: string | null;
+  release_url: string | null;
+  error: string | null;
+  warning: string | null;
+  creation_method: string;
+  /** Bumped on every change, so a worker never publishes an outdated version. */
+  version: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface PostAttemptRow {
+  id: string;
+  post_id: string;
+  worker: string;
+  started_at: number;
+  finished_at: number | null;
+  /** 'sending' until known, then 'published', 'retry', 'failed' or 'unknown'. */
+  outcome: string;
+  detail: string | null;
+}
+
+export interface ShortLinkRow {
+  code: string;
+  account_id: string;
+  url: string;
+  clicks: number;
+  created_at: number;
+}
+
+export interface IdempotencyKeyRow {
+  account_id: string;
+  key: string;
+  route: string;
+  request_hash: string | null;
+  /** 'in_flight' or 'done'. */
+  state: string;
+  status_code: number | null;
+  response: string | null;
+  created_at: number;
+}
+
+export interface RateCounterRow {
+  bucket: string;
+  window_start: number;
+  count: number;
+}
+
+export interface NotificationRow {
+  id: string;
+  account_id: string;
+  content: string;
+  link: string | null;
+  created_at: number;
+}
+
+export interface Database {
+  accounts: AccountRow;
+  api_keys: ApiKeyRow;
+  customers: CustomerRow;
+  channels: ChannelRow;
+  media: MediaRow;
+  posts: PostRow;
+  post_attempts: PostAttemptRow;
+  short_links: ShortLinkRow;
+  idempotency_keys: IdempotencyKeyRow;
+  rate_counters: RateCounterRow;
+  notifications: NotificationRow;
+}

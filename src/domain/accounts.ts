@@ -1,0 +1,123 @@
+/**
+ * Accounts and their API keys. A key is shown in full when created, rotated or
+ * revealed; the store keeps its SHA-256 (for lookup on every request) and a
+ * sealed copy (for "Reveal").
+ */
+import type { Kysely } from 'kysely';
+import type { Database, ApiKeyRow } from '../db/schema.ts';
+import { newId } from '../lib/ids.ts';
+import { randomToken, sha256, type SecretBox } from '../lib/secrets.ts';
+import { ApiError, notFound } from './errors.ts';
+
+export interface KeySummary {
+  id: string;
+  name: string;
+  hint: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revoked: boolean;
+}
+
+export interface Principal {
+  accountId: string;
+  keyId: string;
+}
+
+const KEY_PREFIX = 'hk_';
+
+function summary(row: ApiKeyRow): KeySummary {
+  return {
+    id: row.id,
+    name: row.name,
+    hint: `${KEY_PREFIX}…${row.key_hint}`,
+    createdAt: new Date(row.created_at).toISOString(),
+    lastUsedAt: row.last_used_at ? new Date(row.last_used_at).toISOString() : null,
+    revoked: row.revoked_at !== null,
+  };
+}
+
+export class Accounts {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly box: SecretBox,
+  ) {}
+
+  async create(name: string): Promise<string> {
+    const id = newId();
+    await this.db.insertInto('accounts').values({ id, name, created_at: Date.now() }).execute();
+    return id;
+  }
+
+  /** The first account of the installation, created on first use (the owner). */
+  async ownerAccount(): Promise<string> {
+    const existing = await this.db.selectFrom('accounts').select('id').orderBy('created_at').limit(1).executeTakeFirst();
+    return existing?.id ?? (await this.create('Owner'));
+  }
+
+  async createKey(accountId: string, name: string): Promise<{ key: string; summary: KeySummary }> {
+    const key = randomToken(KEY_PREFIX);
+    const row: ApiKeyRow = {
+      id: newId(),
+      account_id: accountId,
+      name,
+      key_hash: sha256(key),
+      key_sealed: this.box.encrypt(key),
+      key_hint: key.slice(-4),
+      created_at: Date.now(),
+      last_used_at: null,
+      revoked_at: null,
+    };
+    await this.db.insertInto('api_keys').values(row).execute();
+    return { key, summary: summary(row) };
+  }
+
+  async listKeys(accountId: string): Promise<KeySummary[]> {
+    const rows = await this.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
+    return rows.map(summary);
+  }
+
+  private async activeKey(accountId: string, keyId: string): Promise<ApiKeyRow> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', keyId)
+      .executeTakeFirst();
+    if (!row) throw notFound('API key', keyId);
+    if (row.revoked_at !== null) throw new ApiError(409, 'key_revoked', `API key ${keyId} is revoked`);
+    return row;
+  }
+
+  async revealKey(accountId: string, keyId: string): Promise<string> {
+    return this.box.decrypt((await this.activeKey(accountId, keyId)).key_sealed);
+  }
+
+  /** Replaces the key's secret; the old value stops working at once. */
+  async rotateKey(accountId: string, keyId: string): Promise<{ key: string; summary: KeySummary }> {
+    const row = await this.activeKey(accountId, keyId);
+    const key = randomToken(KEY_PREFIX);
+    const updated = { ...row, key_hash: sha256(key), key_sealed: this.box.encrypt(key), key_hint: key.slice(-4) };
+    await this.db
+      .updateTable('api_keys')
+      .set({ key_hash: updated.key_hash, key_sealed: updated.key_sealed, key_hint: updated.key_hint })
+      .where('id', '=', keyId)
+      .execute();
+    return { key, summary: summary(updated) };
+  }
+
+  async revokeKey(accountId: string, keyId: string): Promise<void> {
+    await this.activeKey(accountId, keyId);
+    await this.db.updateTable('api_keys').set({ revoked_at: Date.now() }).where('id', '=', keyId).execute();
+  }
+
+  /** The account a presented key belongs to, or undefined for an unknown or revoked key. */
+  async authenticate(presented: string): Promise<Principal | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select(['id', 'account_id'])
+      .where('key_hash', '=', sha256(presented))
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return row ? { accountId: row.account_id, keyId: row.id } : undefined;
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * Connected channels ("integrations"): adding, listing, changing and removing
+ * them, and the next free posting slot. Always scoped to one account.
+ */
+import type { Kysely } from 'kysely';
+import type { ChannelRow, Database } from '../db/schema.ts';
+import { newId } from '../lib/ids.ts';
+import type { SecretBox } from '../lib/secrets.ts';
+import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
+import { isTimeZone, localDay, zonedInstant } from '../lib/time.ts';
+import { findProvider } from '../providers/index.ts';
+import type { Provider, PublishChannel } from '../providers/types.ts';
+import { ApiError, invalidField, invalidFields, notFound } from './errors.ts';
+
+export const DEFAULT_POSTING_TIMES = ['09:00', '12:00', '17:00'];
+
+export interface ChannelView {
+  id: string;
+  name: string;
+  identifier: string;
+  picture: string | null;
+  disabled: boolean;
+  profile: string | null;
+  customer: { id: string; name: string } | null;
+  needsReconnect: boolean;
+  timeZone: string;
+  postingTimes: string[];
+}
+
+type ChannelWithCustomer = ChannelRow & { customer_name: string | null };
+
+function view(row: ChannelWithCustomer): ChannelView {
+  return {
+    id: row.id,
+    name: row.name,
+    identifier: row.provider,
+    picture: row.picture,
+    disabled: row.disabled === 1,
+    profile: row.profile,
+    customer: row.customer_id ? { id: row.customer_id, name: row.customer_name ?? '' } : null,
+    needsReconnect: row.needs_reconnect === 1,
+    timeZone: row.time_zone,
+    postingTimes: JSON.parse(row.posting_times),
+  };
+}
+
+export class Channels {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly box: SecretBox,
+    private readonly outbound: OutboundGuard,
+  ) {}
+
+  private base(accountId: string) {
+    return this.db
+      .selectFrom('channels')
+      .leftJoin('customers', 'customers.id', 'channels.customer_id')
+      .selectAll('channels')
+      .select('customers.name as customer_name')
+      .where('channels.account_id', '=', accountId)
+      .where('channels.deleted_at', 'is', null);
+  }
+
+  async list(accountId: string, customerId?: string): Promise<ChannelView[]> {
+    let query = this.base(accountId);
+    if (customerId) query = query.where('channels.customer_id', '=', customerId);
+    return (await query.orderBy('channels.created_at').execute()).map(view);
+  }
+
+  async row(accountId: string, id: string): Promise<ChannelRow> {
+    const row = await this.base(accountId).where('channels.id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('Channel', id);
+    return row;
+  }
+
+  async get(accountId: string, id: string): Promise<ChannelView> {
+    return view((await this.row(accountId, id)) as ChannelWithCustomer);
+  }
+
+  /** Channel rows by id for one account; ids that are not there are simply absent. */
+  async rowsById(accountId: string, ids: string[]): Promise<Map<string, ChannelRow>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.base(accountId).where('channels.id', 'in', ids).execute();
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  provider(row: ChannelRow): Provider {
+    const provider = findProvider(row.provider);
+    if (!provider) throw new ApiError(409, 'provider_unavailable', `Channel ${row.id} uses provider "${row.provider}", which this server does not have`);
+    return provider;
+  }
+
+  /** What an adapter sees of a channel: its decrypted configuration. */
+  publishView(row: ChannelRow): PublishChannel {
+    return { id: row.id, name: row.name, externalId: row.external_id, config: JSON.parse(this.box.decrypt(row.config_sealed)) };
+  }
+
+  private async checkCustomer(accountId: string, customerId: string | null | undefined, path: string): Promise<void> {
+    if (!customerId) return;
+    const found = await this.db.selectFrom('customers').select('id').where('account_id', '=', accountId).where('id', '=', customerId).executeTakeFirst();
+    if (!found) throw new ApiError(404, 'not_found', `${path}: customer ${JSON.stringify(customerId)} does not exist in this account`, [{ path, message: 'no such customer in this account' }]);
+  }
+
+  /**
+   * Adds a channel of a credentials provider (webhook, later Bluesky, Telegram...).
+   * Connecting again with the same network account updates that channel.
+   */
+  async addWithCredentials(
+    accountId: string,
+    input: { identifier: string; name?: string; credentials: Record<string, unknown>; timeZone?: string; postingTimes?: string[]; customer?: string },
+  ): Promise<{ channel: ChannelView; revealOnce?: Record<string, string> }> {
+    const provider = findProvider(input.identifier);
+    if (!provider) throw invalidField('identifier', `unknown provider "${input.identifier}"`);
+    if (provider.auth !== 'credentials' || !provider.connect || !provider.credentials) {
+      throw invalidField('identifier', `${provider.name} channels are connected through OAuth: GET /api/public/v1/social/${provider.identifier}`);
+    }
+    const parsed = provider.credentials.safeParse(input.credentials);
+    if (!parsed.success) {
+      throw invalidFields(parsed.error.issues.map((i) => ({ path: ['credentials', ...i.path].join('.'), message: i.message })));
+    }
+    if (input.timeZone !== undefined && !isTimeZone(input.timeZone)) throw invalidField('timeZone', 'must be an IANA time zone such as Europe/Berlin');
+    await this.checkCustomer(accountId, input.customer, 'customer');
+    let connected;
+    try {
+      connected = await provider.connect(parsed.data, { outbound: this.outbound });
+    } catch (err) {
+      if (err instanceof OutboundRefused) throw invalidField('credentials.url', err.reason.replace(/^credentials\.url /, ''), 'url_refused');
+      throw err;
+    }
+    const now = Date.now();
+    const existing = await this.db
+      .selectFrom('channels')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('provider', '=', provider.identifier)
+      .where('external_id', '=', connected.externalId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    const fields = {
+      name: input.name ?? connected.name,
+      picture: connected.picture ?? null,
+      profile: connected.profile ?? null,
+      config_sealed: this.box.encrypt(JSON.stringify(connected.config)),
+      needs_reconnect: 0,
+    };
+    let id: string;
+    if (existing) {
+      id = existing.id;
+      await this.db
+        .updateTable('channels')
+        .set({
+          ...fields,
+          ...(input.timeZone ? { time_zone: input.timeZone } : {}),
+          ...(input.postingTimes ? { posting_times: JSON.stringify(input.postingTimes) } : {}),
+          ...(input.customer ? { customer_id: input.customer } : {}),
+        })
+        .where('id', '=', id)
+        .execute();
+    } else {
+      id = newId();
+      await this.db
+        .insertInto('channels')
+        .values({
+          id,
+          account_id: accountId,
+          provider: provider.identifier,
+          external_id: connected.externalId,
+          customer_id: input.customer ?? null,
+          time_zone: input.timeZone ?? 'UTC',
+          posting_times: JSON.stringify(input.postingTimes ?? DEFAULT_POSTING_TIMES),
+          disabled: 0,
+          created_at: now,
+          deleted_at: null,
+          ...fields,
+        })
+        .execute();
+    }
+    return { channel: await this.get(accountId, id), revealOnce: connected.revealOnce };
+  }
+
+  async update(
+    accountId: string,
+    id: string,
+    input: { name?: string; timeZone?: string; postingTimes?: string[]; customer?: string | null; disabled?: boolean },
+  ): Promise<ChannelView> {
+    await this.row(accountId, id);
+    if (input.timeZone !== undefined && !isTimeZone(input.timeZone)) throw invalidField('timeZone', 'must be an IANA time zone such as Europe/Berlin');
+    await this.checkCustomer(accountId, input.customer, 'customer');
+    const set: Partial<ChannelRow> = {};
+    if (input.name !== undefined) set.name = input.name;
+    if (input.timeZone !== undefined) set.time_zone = input.timeZone;
+    if (input.postingTimes !== undefined) set.posting_times = JSON.stringify([...new Set(input.postingTimes)].sort());
+    if (input.customer !== undefined) set.customer_id = input.customer;
+    if (input.disabled !== undefined) set.disabled = input.disabled ? 1 : 0;
+    if (Object.keys(set).length > 0) await this.db.updateTable('channels').set(set).where('id', '=', id).execute();
+    return this.get(accountId, id);
+  }
+
+  /** Removes a channel and the posts still waiting to go out on it. */
+  async remove(accountId: string, id: string): Promise<void> {
+    await this.row(accountId, id);
+    const now = Date.now();
+    await this.db.transaction().execute(async (tx) => {
+      await tx.updateTable('channels').set({ deleted_at: now }).where('id', '=', id).execute();
+      await tx
+        .updateTable('posts')
+        .set((eb) => ({ deleted_at: now, updated_at: now, version: eb('version', '+', 1), lease_owner: null, lease_until: null }))
+        .where('channel_id', '=', id)
+        .where('state', 'in', ['QUEUE', 'DRAFT'])
+        .where('deleted_at', 'is', null)
+        .execute();
+    });
+  }
+
+  /**
+   * The earliest posting time of the channel, after `now`, at whose minute the
+   * channel has no post. Posting times are wall-clock times in the channel's zone.
+   */
+  async findSlot(accountId: string, id: string, now = Date.now()): Promise<number> {
+    const channel = await this.row(accountId, id);
+    const times: [number, number][] = (JSON.parse(channel.posting_times) as string[]).map((t) => {
+      const [h, m] = t.split(':').map(Number);
+      return [h, m];
+    });
+    const horizonDays = 366;
+    const taken = new Set(
+      (
+        await this.db
+          .selectFrom('posts')
+          .select('publish_at')
+          .where('channel_id', '=', id)
+          .where('thread_index', '=', 0)
+          .where('deleted_at', 'is', null)
+          .where('publish_at', '>=', now - 60_000)
+          .where('publish_at', '<', now + (horizonDays + 1) * 86_400_000)
+          .execute()
+      ).map((p) => Math.floor(p.publish_at / 60_000)),
+    );
+    const [y, mo, d] = localDay(channel.time_zone, now);
+    for (let day = 0; day <= horizonDays; day++) {
+      const candidates = times
+        .map(([h, m]) => zonedInstant(channel.time_zone, y, mo, d + day, h, m))
+        .sort((a, b) => a - b);
+      for (const at of candidates) {
+        if (at > now && !taken.has(Math.floor(at / 60_000))) return at;
+      }
+    }
+    throw new ApiError(409, 'no_free_slot', `Channel ${id} has no free posting time in the next ${horizonDays} days`);
+  }
+}

@@ -1,0 +1,423 @@
+/**
+ * Posts: creating, changing, listing and deleting them. A post is a thread of
+ * items (value[0] and its replies), one thread per channel, sharing a group id.
+ * Every rule a post must satisfy before it is stored lives here.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { ChannelRow, Database, PostRow, PostState } from '../db/schema.ts';
+import type { CreatePostsBody } from '../api/public-v1/schemas.ts';
+import { newId } from '../lib/ids.ts';
+import { iso } from '../lib/time.ts';
+import type { Provider } from '../providers/types.ts';
+import type { Channels } from './channels.ts';
+import { ApiError, conflict, invalidField, invalidFields, notFound, type FieldProblem } from './errors.ts';
+import { shortenLinks, type PendingLinks } from './shortlinks.ts';
+
+type Entry = CreatePostsBody['posts'][number];
+type Tag = { value: string; label: string };
+type MediaRefStored = { id: string; path: string };
+
+interface PlannedThread {
+  channel: ChannelRow;
+  provider: Provider;
+  /** Root id of the post being updated, for type "update". */
+  replaces?: PostRow;
+  items: { content: string; media: MediaRefStored[]; delay: number }[];
+  settings: Record<string, unknown>;
+  warning: string | null;
+}
+
+export interface PostPlan {
+  accountId: string;
+  type: CreatePostsBody['type'];
+  publishAt: number;
+  tags: Tag[];
+  creationMethod: string;
+  threads: PlannedThread[];
+  links: PendingLinks;
+}
+
+export interface MediaLookup {
+  /** Media of this account at these URLs, by URL. */
+  byUrls(accountId: string, urls: string[]): Promise<Map<string, { id: string; mime_type: string }>>;
+}
+
+const codePoints = (text: string) => [...text].length;
+
+/** Validates settings against the provider's schema; drafts may leave required fields out. */
+export function validateSettings(
+  provider: Provider,
+  settings: Record<string, unknown> | undefined,
+  draft: boolean,
+  path: string,
+): { value: Record<string, unknown>; problems: FieldProblem[] } {
+  const { __type, ...fields } = settings ?? {};
+  const problems: FieldProblem[] = [];
+  if (__type !== undefined && __type !== provider.identifier) {
+    problems.push({ path: `${path}.__type`, message: `is "${String(__type)}" but the channel is a ${provider.identifier} channel` });
+  }
+  const schema = draft ? provider.settings.partial() : provider.settings;
+  const parsed = schema.safeParse(fields);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push({ path: [path, ...issue.path].join('.'), message: `${issue.message} (${provider.name} settings)` });
+    return { value: {}, problems };
+  }
+  return { value: { __type: provider.identifier, ...(parsed.data as object) }, problems };
+}
+
+type PostWithChannel = PostRow & { provider: string; channel_name: string; channel_picture: string | null };
+
+function summary(row: PostWithChannel) {
+  return {
+    id: row.id,
+    content: row.content,
+    publishDate: iso(row.publish_at),
+    releaseURL: row.release_url,
+    releaseId: row.release_id,
+    state: row.state,
+    group: row.group_id,
+    creationMethod: row.creation_method,
+    settings: JSON.parse(row.settings) as Record<string, unknown>,
+    tags: JSON.parse(row.tags) as Tag[],
+    image: JSON.parse(row.media) as MediaRefStored[],
+    error: row.error,
+    warning: row.warning,
+    integration: { id: row.channel_id, providerIdentifier: row.provider, name: row.channel_name, picture: row.channel_picture },
+  };
+}
+
+export class Posts {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly channels: Channels,
+    private readonly media: MediaLookup,
+    private readonly options: { publicUrl: string; uploadUrl: string; onQueued?: (at: number) => void },
+  ) {}
+
+  /**
+   * Checks a POST /posts body against everything it references and every content
+   * rule, without writing anything. Throws ApiError listing every problem.
+   */
+  async plan(accountId: string, body: CreatePostsBody, now = Date.now()): Promise<PostPlan> {
+    const draft = body.type === 'draft';
+    if (body.type === 'schedule' && body.date === undefined) throw invalidField('date', 'is required when type is "schedule"');
+    const channelIds = [...new Set(body.posts.map((p) => p.integration.id))];
+    const channels = await this.channels.rowsById(accountId, channelIds);
+    const problems: FieldProblem[] = [];
+    const missing = body.posts.flatMap((p, i) => (channels.has(p.integration.id) ? [] : [{ path: `posts.${i}.integration.id`, message: `channel ${JSON.stringify(p.integration.id)} does not exist in this account` }]));
+    if (missing.length > 0) throw new ApiError(404, 'not_found', missing.map((m) => `${m.path}: ${m.message}`).join('; '), missing);
+
+    const urls = body.posts.flatMap((p) => p.value.flatMap((v) => v.image.map((m) => m.path)));
+    const ownMedia = await this.media.byUrls(accountId, [...new Set(urls)]);
+    const links: PendingLinks = { rows: [] };
+    const threads: PlannedThread[] = [];
+
+    for (const [i, entry] of body.posts.entries()) {
+      const channel = channels.get(entry.integration.id)!;
+      const provider = this.channels.provider(channel);
+      const at = `posts.${i}`;
+      if (channel.disabled && !draft) problems.push({ path: `${at}.integration.id`, message: `channel "${channel.name}" is disabled` });
+      const settings = validateSettings(provider, entry.settings, draft, `${at}.settings`);
+      problems.push(...settings.problems);
+      const replaces = body.type === 'update' ? await this.findUpdateTarget(accountId, entry, channel, at, problems) : undefined;
+
+      let values = entry.value;
+      let warning: string | null = null;
+      if (!provider.rules.threads && values.length > 1) {
+        warning = `${provider.name} has no threads: only the first item is published; ${values.length - 1} more item(s) were left out.`;
+        values = values.slice(0, 1);
+      }
+      const items = values.map((v, j) => {
+        const content = body.shortLink ? shortenLinks(v.content, accountId, this.options.publicUrl, links) : v.content;
+        const media = v.image.map((m, k) => {
+          const path = `${at}.value.${j}.image.${k}.path`;
+          const found = ownMedia.get(m.path);
+          if (!m.path.startsWith(this.options.uploadUrl + '/')) {
+            problems.push({ path, message: `must be the path of media uploaded to this service (on ${this.options.uploadUrl}); upload the file first` });
+          } else if (!found) {
+            problems.push({ path, message: 'is not media of this account (upload it first)' });
+          }
+          return { id: found?.id ?? m.id ?? '', path: m.path, mime: found?.mime_type ?? '' };
+        });
+        if (!draft) this.checkContentRules(provider, channel, content, media, `${at}.value.${j}`, problems);
+        return { content, media: media.map(({ id, path }) => ({ id, path })), delay: v.delay };
+      });
+      threads.push({ channel, provider, replaces, items, settings: settings.value, warning });
+    }
+    if (problems.length > 0) throw invalidFields(problems);
+    const publishAt = body.type === 'now' ? now : (body.date ?? now);
+    return { accountId, type: body.type, publishAt, tags: body.tags, creationMethod: body.creationMethod ?? 'api', threads, links };
+  }
+
+  private checkContentRules(
+    provider: Provider,
+    channel: ChannelRow,
+    content: string,
+    media: { mime: string }[],
+    at: string,
+    problems: FieldProblem[],
+  ): void {
+    const who = `${provider.name} channel "${channel.name}"`;
+    const length = (provider.rules.length ?? codePoints)(content);
+    if (length > provider.rules.maxLength) {
+      problems.push({ path: `${at}.content`, message: `is ${length} characters, but ${who} allows at most ${provider.rules.maxLength}` });
+    }
+    if (content.trim() === '' && media.length === 0) {
+      problems.push({ path: `${at}.content`, message: `is empty and there is no media: ${who} needs text or media` });
+    }
+    if (media.length > provider.rules.maxMedia) {
+      problems.push({ path: `${at}.image`, message: `has ${media.length} files, but ${who} allows at most ${provider.rules.maxMedia}` });
+    }
+    for (const [k, m] of media.entries()) {
+      const kind = m.mime.split('/')[0];
+      if (m.mime && !provider.rules.mediaKinds.includes(kind as 'image')) {
+        problems.push({ path: `${at}.image.${k}`, message: `is ${m.mime}, but ${who} accepts only ${provider.rules.mediaKinds.join(' and ')}` });
+      }
+    }
+  }
+
+  private async findUpdateTarget(accountId: string, entry: Entry, channel: ChannelRow, at: string, problems: FieldProblem[]): Promise<PostRow | undefined> {
+    const byGroup = entry.group;
+    const byId = entry.value[0]?.id;
+    if (!byGroup && !byId) {
+      problems.push({ path: `${at}.group`, message: 'type "update" needs the group (or value[0].id) of the post to change' });
+      return undefined;
+    }
+    let query = this.db.selectFrom('posts').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null).where('thread_index', '=', 0);
+    query = byGroup ? query.where('group_id', '=', byGroup).where('channel_id', '=', channel.id) : query.where('id', '=', byId!);
+    const root = await query.executeTakeFirst();
+    const path = byGroup ? `${at}.group` : `${at}.value.0.id`;
+    if (!root) {
+      problems.push({ path, message: `no post ${JSON.stringify(byGroup ?? byId)} on this channel in this account` });
+    } else if (root.channel_id !== channel.id) {
+      problems.push({ path, message: 'names a post of another channel' });
+    } else if (root.state === 'PUBLISHED') {
+      problems.push({ path, message: 'names a post that is already published; it can no longer be changed' });
+    }
+    return root;
+  }
+
+  /** Stores a plan made by plan(); returns one { postId, integration } per entry. */
+  async commit(plan: PostPlan, now = Date.now()): Promise<{ postId: string; integration: string }[]> {
+    const results: { postId: string; integration: string }[] = [];
+    await this.db.transaction().execute(async (tx) => {
+      if (plan.links.rows.length > 0) await tx.insertInto('short_links').values(plan.links.rows).execute();
+      for (const thread of plan.threads) {
+        const rootId = thread.replaces ? await this.replaceThread(tx, plan, thread, now) : await this.insertThread(tx, plan, thread, now);
+        results.push({ postId: rootId, integration: thread.channel.id });
+      }
+    });
+    if (plan.type !== 'draft') this.options.onQueued?.(plan.publishAt);
+    return results;
+  }
+
+  private threadRows(plan: PostPlan, thread: PlannedThread, groupId: string, rootId: string, state: PostState, now: number, version: number): PostRow[] {
+    let due = plan.publishAt;
+    let parent: string | null = null;
+    return thread.items.map((item, index) => {
+      const id = index === 0 ? rootId : newId();
+      if (index > 0) due += item.delay * 60_000;
+      const row: PostRow = {
+        id,
+        account_id: plan.accountId,
+        channel_id: thread.channel.id,
+        group_id: groupId,
+        root_id: index === 0 ? null : rootId,
+        parent_id: parent,
+        thread_index: index,
+        content: item.content,
+        media: JSON.stringify(item.media),
+        settings: JSON.stringify(thread.settings),
+        tags: JSON.stringify(plan.tags),
+        state,
+        publish_at: due,
+        delay_minutes: index === 0 ? 0 : item.delay,
+        release_id: null,
+        release_url: null,
+        error: null,
+        warning: index === 0 ? thread.warning : null,
+        creation_method: plan.creationMethod,
+        version,
+        lease_owner: null,
+        lease_until: null,
+        attempts: 0,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      };
+      parent = id;
+      return row;
+    });
+  }
+
+  private async insertThread(tx: Transaction<Database>, plan: PostPlan, thread: PlannedThread, now: number): Promise<string> {
+    const rootId = newId();
+    const rows = this.threadRows(plan, thread, newId(), rootId, plan.type === 'draft' ? 'DRAFT' : 'QUEUE', now, 1);
+    await tx.insertInto('posts').values(rows).execute();
+    return rootId;
+  }
+
+  /** type "update": the thread is rewritten in place; the version bump stops any worker holding the old one. */
+  private async replaceThread(tx: Transaction<Database>, plan: PostPlan, thread: PlannedThread, now: number): Promise<string> {
+    const old = thread.replaces!;
+    const current = await tx.selectFrom('posts').select(['state', 'version']).where('id', '=', old.id).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!current) throw notFound('Post', old.id);
+    if (current.state === 'PUBLISHED') throw conflict('already_published', `Post ${old.id} was published meanwhile; it can no longer be changed`);
+    const state: PostState = current.state === 'DRAFT' ? 'DRAFT' : 'QUEUE';
+    const planForUpdate = { ...plan, tags: plan.tags.length > 0 ? plan.tags : JSON.parse(old.tags) };
+    const rows = this.threadRows(planForUpdate, thread, old.group_id, old.id, state, now, current.version + 1);
+    await tx.deleteFrom('posts').where('group_id', '=', old.group_id).where('thread_index', '>', 0).execute();
+    const [root, ...replies] = rows;
+    const { id: _id, created_at: _created, ...rootFields } = root;
+    await tx.updateTable('posts').set(rootFields).where('id', '=', old.id).execute();
+    if (replies.length > 0) await tx.insertInto('posts').values(replies).execute();
+    return old.id;
+  }
+
+  private withChannel() {
+    return this.db
+      .selectFrom('posts')
+      .innerJoin('channels', 'channels.id', 'posts.channel_id')
+      .selectAll('posts')
+      .select(['channels.provider as provider', 'channels.name as channel_name', 'channels.picture as channel_picture']);
+  }
+
+  async list(accountId: string, from: number, to: number, customer?: string) {
+    if (to < from) throw invalidField('endDate', 'must not be before startDate', 'invalid_query');
+    let query = this.withChannel()
+      .where('posts.account_id', '=', accountId)
+      .where('posts.deleted_at', 'is', null)
+      .where('posts.thread_index', '=', 0)
+      .where('posts.publish_at', '>=', from)
+      .where('posts.publish_at', '<=', to);
+    if (customer) query = query.where('channels.customer_id', '=', customer);
+    const rows = await query.orderBy('posts.publish_at').orderBy('posts.id').execute();
+    return rows.map(summary);
+  }
+
+  /** The root post of a thread (any item id resolves to its root). */
+  async root(accountId: string, id: string): Promise<PostRow> {
+    const row = await this.db.selectFrom('posts').selectAll().where('account_id', '=', accountId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!row) throw notFound('Post', id);
+    if (row.root_id === null) return row;
+    return this.root(accountId, row.root_id);
+  }
+
+  async detail(accountId: string, id: string) {
+    const root = await this.root(accountId, id);
+    const rows = await this.withChannel().where('posts.group_id', '=', root.group_id).where('posts.deleted_at', 'is', null).orderBy('posts.thread_index').execute();
+    const attempts = await this.db.selectFrom('post_attempts').selectAll().where('post_id', 'in', rows.map((r) => r.id)).orderBy('started_at').execute();
+    const head = rows.find((r) => r.id === root.id)!;
+    return {
+      ...summary(head),
+      thread: rows.map((r) => ({
+        id: r.id,
+        content: r.content,
+        image: JSON.parse(r.media) as MediaRefStored[],
+        delay: r.delay_minutes,
+        state: r.state,
+        publishDate: iso(r.publish_at),
+        releaseId: r.release_id,
+        releaseURL: r.release_url,
+        error: r.error,
+        attempts: attempts
+          .filter((a) => a.post_id === r.id)
+          .map((a) => ({ startedAt: iso(a.started_at), finishedAt: a.finished_at ? iso(a.finished_at) : null, outcome: a.outcome, detail: a.detail })),
+      })),
+    };
+  }
+
+  /** Deletes a whole group (the post and its thread); the version bump stops a worker holding it. */
+  async deleteGroup(accountId: string, groupId: string): Promise<string[]> {
+    const now = Date.now();
+    const rows = await this.db
+      .updateTable('posts')
+      .set((eb) => ({ deleted_at: now, updated_at: now, version: eb('version', '+', 1), lease_owner: null, lease_until: null }))
+      .where('account_id', '=', accountId)
+      .where('group_id', '=', groupId)
+      .where('deleted_at', 'is', null)
+      .returning('id')
+      .execute();
+    if (rows.length === 0) throw notFound('Post group', groupId);
+    return rows.map((r) => r.id);
+  }
+
+  async deletePost(accountId: string, id: string): Promise<{ id: string; group: string }> {
+    const root = await this.root(accountId, id);
+    await this.deleteGroup(accountId, root.group_id);
+    return { id: root.id, group: root.group_id };
+  }
+
+  private async unpublishedRoot(accountId: string, id: string): Promise<PostRow> {
+    const root = await this.root(accountId, id);
+    if (root.state === 'PUBLISHED') throw conflict('already_published', `Post ${root.id} is already published; it can no longer be changed`);
+    return root;
+  }
+
+  /** Moves a whole thread between DRAFT and QUEUE. */
+  async setStatus(accountId: string, id: string, status: 'draft' | 'schedule'): Promise<PostState> {
+    const root = await this.unpublishedRoot(accountId, id);
+    const state: PostState = status === 'draft' ? 'DRAFT' : 'QUEUE';
+    if (state === 'QUEUE') {
+      // Moving to the queue applies the content rules a draft was spared.
+      const channel = await this.channels.row(accountId, root.channel_id);
+      const provider = this.channels.provider(channel);
+      const { problems } = validateSettings(provider, JSON.parse(root.settings), false, 'settings');
+      if (problems.length > 0) throw invalidFields(problems);
+    }
+    await this.bumpGroup(root.group_id, { state, error: null });
+    if (state === 'QUEUE') this.options.onQueued?.(root.publish_at);
+    return state;
+  }
+
+  /** Merges provider settings into a post that is not yet published. */
+  async mergeSettings(accountId: string, id: string, settings: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const root = await this.unpublishedRoot(accountId, id);
+    const channel = await this.channels.row(accountId, root.channel_id);
+    const provider = this.channels.provider(channel);
+    const merged = { ...JSON.parse(root.settings), ...settings };
+    const { value, problems } = validateSettings(provider, merged, root.state === 'DRAFT', 'settings');
+    if (problems.length > 0) throw invalidFields(problems);
+    await this.bumpGroup(root.group_id, { settings: JSON.stringify(value) });
+    return value;
+  }
+
+  /** Records the network's id of a post that was published by hand. */
+  async attachReleaseId(accountId: string, id: string, releaseId: string) {
+    const root = await this.root(accountId, id);
+    const now = Date.now();
+    await this.db
+      .updateTable('posts')
+      .set((eb) => ({ release_id: releaseId, state: 'PUBLISHED' as const, error: null, updated_at: now, version: eb('version', '+', 1), lease_owner: null, lease_until: null }))
+      .where('id', '=', root.id)
+      .execute();
+    return { id: root.id, releaseId, state: 'PUBLISHED' as const };
+  }
+
+  /** Puts the failed items of a thread back in the queue, due now. */
+  async retry(accountId: string, id: string, now = Date.now()) {
+    const root = await this.root(accountId, id);
+    const failed = await this.db.selectFrom('posts').select('id').where('group_id', '=', root.group_id).where('state', '=', 'ERROR').where('deleted_at', 'is', null).execute();
+    if (failed.length === 0) throw conflict('not_failed', `Post ${root.id} has no failed item to retry`);
+    await this.db
+      .updateTable('posts')
+      .set((eb) => ({ state: 'QUEUE' as const, error: null, publish_at: now, updated_at: now, version: eb('version', '+', 1), lease_owner: null, lease_until: null }))
+      .where('group_id', '=', root.group_id)
+      .where('state', '=', 'ERROR')
+      .where('deleted_at', 'is', null)
+      .execute();
+    this.options.onQueued?.(now);
+    return this.detail(accountId, root.id);
+  }
+
+  private async bumpGroup(groupId: string, set: Partial<Pick<PostRow, 'state' | 'error' | 'settings'>>) {
+    const now = Date.now();
+    await this.db
+      .updateTable('posts')
+      .set((eb) => ({ ...set, updated_at: now, version: eb('version', '+', 1), lease_owner: null, lease_until: null }))
+      .where('group_id', '=', groupId)
+      .where('deleted_at', 'is', null)
+      .where('state', '!=', 'PUBLISHED')
+      .execute();
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The one way Herald fetches a URL that a user gave it (upload-from-url, webhook
+ * channels, outgoing webhooks). It refuses non-public destinations: the name is
+ * resolved, every address checked, the connection pinned to the checked address
+ * (so DNS cannot change between check and connect), and each redirect re-checked.
+ */
+import dns from 'node:dns';
+import net from 'node:net';
+import { Agent, fetch as undiciFetch, type Response } from 'undici';
+
+export class OutboundRefused extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+export type Lookup = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+export interface OutboundOptions {
+  /** Host names or literal addresses that may be reached although private. */
+  allowPrivateHosts?: string[];
+  /** Name resolution; tests inject a stub. */
+  lookup?: Lookup;
+  connectTimeoutMs?: number;
+}
+
+const blocked = new net.BlockList();
+for (const [prefix, bits] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
+  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16],
+  ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) blocked.addSubnet(prefix, bits, 'ipv4');
+for (const [prefix, bits] of [
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32],
+  ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+] as const) blocked.addSubnet(prefix, bits, 'ipv6');
+
+/** True for loopback, private, link-local (cloud metadata), CGNAT, multicast and reserved addresses. */
+export function isPrivateAddress(address: string): boolean {
+  const family = net.isIP(address);
+  if (family === 4) return blocked.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(address);
+  if (mapped) return blocked.check(mapped[1], 'ipv4');
+  const hexMapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (hexMapped) {
+    const hi = parseInt(hexMapped[1], 16);
+    const lo = parseInt(hexMapped[2], 16);
+    return blocked.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
+  }
+  return blocked.check(address, 'ipv6');
+}
+
+const systemLookup: Lookup = async (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+
+export class OutboundGuard {
+  private readonly allowed: Set<string>;
+  private readonly lookup: Lookup;
+  private readonly agent: Agent;
+
+  constructor(options: OutboundOptions = {}) {
+    this.allowed = new Set((options.allowPrivateHosts ?? []).map((h) => h.toLowerCase()));
+    this.lookup = options.lookup ?? systemLookup;
+    this.agent = new Agent({
+      connect: {
+        timeout: options.connectTimeoutMs ?? 10_000,
+        // Called by the socket for host names: resolve, check, and connect to what was checked.
+        lookup: (hostname, _opts, callback) => {
+          this.resolve(hostname).then(
+            (address) => callback(null, address, net.isIP(address)),
+            (err) => callback(err, '', 0),
+          );
+        },
+      },
+    });
+  }
+
+  /** Checks a URL's form and, for a literal address, the address itself. */
+  checkUrl(raw: string): URL {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new OutboundRefused('is not a valid URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefused('must use http or https');
+    if (url.username || url.password) throw new OutboundRefused('must not carry credentials');
+    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (net.isIP(host) && !this.allowed.has(host) && isPrivateAddress(host)) {
+      throw new OutboundRefused(`points to a private or reserved address (${host})`);
+    }
+    return url;
+  }
+
+  /** Resolves a host name to one address that may be reached. */
+  async resolve(hostname: string): Promise<string> {
+    const host = hostname.toLowerCase();
+    let addresses: { address: string }[];
+    try {
+      addresses = await this.lookup(host);
+    } catch {
+      throw new OutboundRefused(`host ${host} could not be resolved`);
+    }
+    if (addresses.length === 0) throw new OutboundRefused(`host ${host} could not be resolved`);
+    if (this.allowed.has(host)) return addresses[0].address;
+    const bad = addresses.find((a) => isPrivateAddress(a.address) && !this.allowed.has(a.address));
+    if (bad) throw new OutboundRefused(`host ${host} resolves to a private or reserved address (${bad.address})`);
+    return addresses[0].address;
+  }
+
+  /**
+   * fetch with every hop checked. Follows up to `maxRedirects` redirects itself so
+   * each target is checked again. Errors from the guard are OutboundRefused.
+   */
+  async fetch(
+    raw: string,
+    init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal; maxRedirects?: number } = {},
+  ): Promise<Response> {
+    let url = this.checkUrl(raw);
+    let method = init.method ?? 'GET';
+    let body = init.body;
+    for (let hop = 0; ; hop++) {
+      const response = await undiciFetch(url, {
+        method,
+        headers: init.headers,
+        body,
+        signal: init.signal,
+        redirect: 'manual',
+        dispatcher: this.agent,
+      }).catch((err: unknown) => {
+        const cause = (err as { cause?: unknown }).cause;
+        if (cause instanceof OutboundRefused) throw cause;
+        throw err;
+      });
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || !location) return response;
+      await response.body?.cancel();
+      if (hop >= (init.maxRedirects ?? 5)) throw new OutboundRefused('too many redirects');
+      url = this.checkUrl(new URL(location, url).toString());
+      if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+        method = 'GET';
+        body = undefined;
+      }
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}

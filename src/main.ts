@@ -1,0 +1,159 @@
+/**
+ * The `herald` command: run the service (start, serve, worker), migrate the
+ * database, and manage API keys without a web UI.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from './config.ts';
+import { createServices, type Services } from './app.ts';
+import { buildServer } from './server.ts';
+import { Engine } from './scheduler/engine.ts';
+import { migrate, openStore } from './db/index.ts';
+import { ApiError } from './domain/errors.ts';
+
+const USAGE = `Usage: herald <command>
+
+Service:
+  start                 API server and publishing engine in one process (what npm start runs)
+  serve                 API server only (run engines with "herald worker")
+  worker                publishing engine only
+  migrate               bring the database schema up to date
+
+API keys (the first use creates the owner account):
+  keys create [--name NAME]   create a key and print it
+  keys list                   list keys (never their values)
+  keys reveal <id>            print a key's value
+  keys rotate <id>            replace a key's value; the old one stops working at once
+  keys revoke <id>            revoke a key
+
+Settings come from the environment: HERALD_PORT (5000), HERALD_DATA_DIR (./data),
+HERALD_DATABASE_URL (postgres://..., default: embedded SQLite), HERALD_SECRET, ...
+See README.md for the full list.`;
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
+function onShutdown(close: () => Promise<void>): void {
+  let closing = false;
+  const handler = () => {
+    if (closing) process.exit(1);
+    closing = true;
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
+async function runService(config: Config, withServer: boolean, withEngine: boolean): Promise<void> {
+  const started = Date.now();
+  const services = await createServices(config);
+  const engine = withEngine ? new Engine(services) : undefined;
+  const server = withServer ? await buildServer(services) : undefined;
+  if (server) await server.listen({ port: config.port, host: config.host });
+  engine?.start();
+  onShutdown(async () => {
+    await server?.close();
+    await engine?.stop();
+    await services.close();
+  });
+  const lines = [`Herald ${withServer ? 'is listening on ' + config.publicUrl : 'worker is running'} (${Date.now() - started} ms)`];
+  lines.push(`  data:        ${services.store.description}`);
+  if (server) {
+    lines.push(`  API:         ${config.publicUrl}/api/public/v1   (clients: HERALD_API_URL=${config.publicUrl}/api)`);
+    lines.push(`  API docs:    ${config.publicUrl}/api/docs`);
+    lines.push(`  API key:     npx herald keys create --name my-key`);
+  }
+  lines.push(`  publishing:  ${engine ? 'this process publishes due posts' : 'off here (run "herald worker")'}`);
+  console.log(lines.join('\n'));
+}
+
+async function withServices<T>(config: Config, run: (services: Services) => Promise<T>): Promise<T> {
+  const services = await createServices(config);
+  try {
+    return await run(services);
+  } finally {
+    await services.close();
+  }
+}
+
+async function keys(config: Config, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args, options: { name: { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true });
+  const [action, id] = positionals;
+  await withServices(config, async ({ accounts }) => {
+    const accountId = await accounts.ownerAccount();
+    const print = (value: unknown, text: string) => console.log(values.json ? JSON.stringify(value, null, 2) : text);
+    switch (action) {
+      case 'create': {
+        const { key, summary } = await accounts.createKey(accountId, values.name ?? 'default');
+        print({ ...summary, key }, `Created API key "${summary.name}" (id ${summary.id}):\n\n  ${key}\n\nUse it as "Authorization: ${key.slice(0, 6)}..." or HERALD_API_KEY. Reveal it again with: npx herald keys reveal ${summary.id}`);
+        return;
+      }
+      case 'list': {
+        const list = await accounts.listKeys(accountId);
+        print(list, list.length === 0 ? 'No API keys yet: npx herald keys create --name my-key' : list.map((k) => `${k.id}  ${k.hint}  ${k.name}${k.revoked ? '  (revoked)' : ''}  created ${k.createdAt}`).join('\n'));
+        return;
+      }
+      case 'reveal':
+      case 'rotate':
+      case 'revoke': {
+        if (!id) fail(`Usage: herald keys ${action} <id>   (ids: herald keys list)`);
+        if (action === 'reveal') {
+          const key = await accounts.revealKey(accountId, id);
+          print({ id, key }, key);
+        } else if (action === 'rotate') {
+          const { key, summary } = await accounts.rotateKey(accountId, id);
+          print({ ...summary, key }, `Rotated key ${id}; the old value no longer works. New value:\n\n  ${key}`);
+        } else {
+          await accounts.revokeKey(accountId, id);
+          print({ id, revoked: true }, `Revoked key ${id}.`);
+        }
+        return;
+      }
+      default:
+        fail(USAGE);
+    }
+  });
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    fail(`Configuration error: ${(err as Error).message}`);
+  }
+  switch (command) {
+    case 'start':
+      return runService(config, true, config.runWorker);
+    case 'serve':
+      return runService(config, true, false);
+    case 'worker':
+      return runService(config, false, true);
+    case 'migrate': {
+      const store = openStore(config);
+      const applied = await migrate(store);
+      await store.close();
+      console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'The database is up to date.');
+      return;
+    }
+    case 'keys':
+      return keys(config, rest);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return;
+    default:
+      fail(`Unknown command "${command}".\n\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  fail(err instanceof ApiError ? err.message : `herald: ${(err as Error).message}`);
+});

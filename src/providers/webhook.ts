@@ -1,0 +1,98 @@
+/**
+ * The `webhook` channel: each post is delivered as a signed JSON POST to a URL the
+ * user chose (n8n, Zapier, custom code). Signed as Standard Webhooks define, with
+ * the post item's id as webhook-id, so a receiver can drop a repeated delivery.
+ */
+import { z } from 'zod';
+import { newWebhookSecret, signatureHeaders } from '../lib/webhook-signature.ts';
+import { OutboundRefused } from '../lib/outbound.ts';
+import { classifyFetchError, classifyStatus, readDetail } from './http-failures.ts';
+import type { Provider, PublishContext } from './types.ts';
+
+const TIMEOUT_MS = 15_000;
+
+const credentials = z.object({
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).describe('Where posts are delivered'),
+});
+
+const releaseAnswer = z.object({ id: z.union([z.string(), z.number()]).optional(), url: z.string().optional() }).passthrough();
+
+function deliveryBody(ctx: PublishContext): string {
+  const { item, channel } = ctx;
+  return JSON.stringify({
+    type: 'post.publish',
+    post: {
+      id: item.postId,
+      group: item.groupId,
+      content: item.content,
+      media: item.media.map((m) => ({ id: m.id, url: m.url, mimeType: m.mimeType })),
+      settings: item.settings,
+      threadIndex: item.threadIndex,
+      replyTo: ctx.replyTo?.releaseId ?? null,
+    },
+    thread: item.thread.map((t) => ({
+      content: t.content,
+      media: t.media.map((m) => ({ id: m.id, url: m.url, mimeType: m.mimeType })),
+      delay: t.delayMinutes,
+    })),
+    channel: { id: channel.id, name: channel.name },
+    date: item.publishAt.toISOString(),
+  });
+}
+
+async function send(ctx: Pick<PublishContext, 'outbound' | 'signal'>, url: string, secret: string, id: string, body: string) {
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(TIMEOUT_MS)]);
+  const headers = { 'content-type': 'application/json', 'user-agent': 'Herald-Webhook/1', ...signatureHeaders(secret, id, body) };
+  try {
+    return await ctx.outbound.fetch(url, { method: 'POST', headers, body, signal, maxRedirects: 0 });
+  } catch (err) {
+    throw classifyFetchError(err, 'The webhook receiver');
+  }
+}
+
+export const webhook: Provider = {
+  identifier: 'webhook',
+  name: 'Webhook',
+  auth: 'credentials',
+  credentials,
+  settings: z.object({}).passthrough(),
+  rules: { maxLength: 100_000, maxMedia: 20, mediaKinds: ['image', 'video'], threads: true },
+
+  async connect(input, { outbound }) {
+    const { url } = credentials.parse(input);
+    try {
+      outbound.checkUrl(url);
+    } catch (err) {
+      if (err instanceof OutboundRefused) throw new OutboundRefused(`credentials.url ${err.reason}`);
+      throw err;
+    }
+    const secret = newWebhookSecret();
+    const host = new URL(url).host;
+    return { externalId: url, name: host, profile: host, config: { url, secret }, revealOnce: { signingSecret: secret } };
+  },
+
+  async publish(ctx) {
+    const { url, secret } = ctx.channel.config as { url: string; secret: string };
+    const response = await send(ctx, url, secret, ctx.idempotencyKey, deliveryBody(ctx));
+    if (!response.ok) {
+      throw classifyStatus(response.status, await readDetail(response), response.headers.get('retry-after'), 'The webhook receiver');
+    }
+    const answer = releaseAnswer.safeParse(await response.json().catch(() => ({})));
+    const id = answer.success && answer.data.id !== undefined ? String(answer.data.id) : ctx.idempotencyKey;
+    return { releaseId: id, releaseUrl: answer.success ? (answer.data.url ?? null) : null };
+  },
+
+  tools: {
+    sendTest: {
+      description: 'Deliver a signed test event to the webhook URL and report the answer.',
+      async run({ channel, outbound }) {
+        const { url, secret } = channel.config as { url: string; secret: string };
+        const body = JSON.stringify({ type: 'ping', channel: { id: channel.id, name: channel.name }, date: new Date().toISOString() });
+        const ctx = { outbound, signal: AbortSignal.timeout(TIMEOUT_MS) };
+        const response = await send(ctx, url, secret, `ping_${Date.now()}`, body).catch((err: Error) => err);
+        if (response instanceof Error) return { ok: false, error: response.message };
+        return { ok: response.ok, status: response.status };
+      },
+    },
+  },
+};

@@ -1,0 +1,36 @@
+/**
+ * Claiming due work: one statement marks up to `limit` due items as leased by
+ * this worker and returns them. An item is due when its time has come, nobody
+ * holds a live lease on it, and (for replies) the item it answers is published.
+ * PostgreSQL skips rows other workers are claiming; SQLite serialises writers.
+ */
+import { sql } from 'kysely';
+import type { Store } from '../db/index.ts';
+import type { PostRow } from '../db/schema.ts';
+
+export async function claimDue(store: Store, worker: string, limit: number, leaseMs: number, now = Date.now()): Promise<PostRow[]> {
+  const lock = store.dialect === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
+  const result = await sql<PostRow>`
+    UPDATE posts SET lease_owner = ${worker}, lease_until = ${now + leaseMs}, attempts = attempts + 1
+    WHERE id IN (
+      SELECT p.id FROM posts p
+      WHERE p.state = 'QUEUE' AND p.deleted_at IS NULL AND p.publish_at <= ${now}
+        AND (p.lease_until IS NULL OR p.lease_until < ${now})
+        AND (p.parent_id IS NULL OR EXISTS (SELECT 1 FROM posts q WHERE q.id = p.parent_id AND q.state = 'PUBLISHED'))
+      ORDER BY p.publish_at, p.thread_index
+      LIMIT ${limit}
+      ${lock}
+    )
+    RETURNING *`.execute(store.db);
+  return result.rows;
+}
+
+/** When the next item becomes claimable (due time or lease expiry), if any. */
+export async function nextWakeUp(store: Store, now = Date.now()): Promise<number | undefined> {
+  const row = await sql<{ at: number | null }>`
+    SELECT MIN(CASE WHEN lease_until IS NOT NULL AND lease_until > publish_at THEN lease_until ELSE publish_at END) AS at
+    FROM posts
+    WHERE state = 'QUEUE' AND deleted_at IS NULL AND (parent_id IS NULL OR lease_until IS NOT NULL OR publish_at > ${now})`.execute(store.db);
+  const at = row.rows[0]?.at;
+  return at === null || at === undefined ? undefined : Number(at);
+}

@@ -1,0 +1,98 @@
+/**
+ * The HTTP server: the public API under /api/public/v1, its OpenAPI document at
+ * /api/docs, uploaded media under /uploads, short links under /s.
+ */
+import path from 'node:path';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from './app.ts';
+import { authenticate } from './api/auth.ts';
+import { installErrorHandling, installJsonParser } from './api/errors.ts';
+import { accountRoutes } from './api/public-v1/account.ts';
+import { integrationsRoutes } from './api/public-v1/integrations.ts';
+import { mediaRoutes } from './api/public-v1/media.ts';
+import { postsRoutes } from './api/public-v1/posts.ts';
+import { followShortLink } from './domain/shortlinks.ts';
+import { errorBody } from './api/errors.ts';
+
+export async function buildServer(services: Services, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["idempotency-key"]'] },
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimit,
+    routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true, maxParamLength: 500 },
+    trustProxy: true,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Responses are built by our own code from typed rows; the schemas document them (OpenAPI)
+  // and the tests hold them to it, so serialisation skips a second validation pass.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  installJsonParser(app);
+  installErrorHandling(app);
+
+  app.addHook('onResponse', async (request, reply) => {
+    // One line per request; never headers (they carry keys).
+    request.log.info({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Herald public API', version: '1.0.0', description: 'Schedule and publish posts to many networks. Authenticate with "Authorization: <API key>".' },
+      servers: [{ url: config.publicUrl }],
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
+      security: [{ apiKey: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  await app.register(multipart, { limits: { fieldSize: 64 * 1024 } });
+
+  await app.register(fastifyStatic, {
+    root: path.resolve(services.storage.root),
+    prefix: new URL(config.uploadUrl).pathname.replace(/\/?$/, '/'),
+    decorateReply: false,
+    index: false,
+    dotfiles: 'deny',
+    acceptRanges: true,
+    immutable: true,
+    maxAge: '365d',
+    setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
+  });
+
+  app.get('/s/:code', { schema: { hide: true, params: z.object({ code: z.string().max(64) }) } }, async (request, reply) => {
+    const target = await followShortLink(services.store.db, request.params.code);
+    if (!target) return reply.code(404).send(errorBody(404, 'not_found', 'This short link does not exist'));
+    return reply.redirect(target, 302);
+  });
+
+  app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/html').send(
+      `<!doctype html><meta charset="utf-8"><title>Herald</title><h1>Herald is running</h1><p>The API is at <code>/api/public/v1</code>; its documentation is at <a href="/api/docs">/api/docs</a>.</p>`,
+    ),
+  );
+
+  app.get('/api/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', async (request) => {
+        request.principal = await authenticate(request, services.accounts);
+        await services.rateLimiter.consume(`key:${request.principal.keyId}`, config.requestsPerMinute, 60_000, 'This API key');
+      });
+      await api.register(integrationsRoutes(services));
+      await api.register(postsRoutes(services));
+      await api.register(mediaRoutes(services));
+      await api.register(accountRoutes(services));
+    },
+    { prefix: '/api/public/v1' },
+  );
+
+  return app;
+}
