@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { verifySignature } from '../../src/lib/webhook-signature.ts';
+import { eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { testStores } from '../helpers/stores.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+
+for (const store of await testStores()) {
+  describe(`webhook channel: add, post, deliver (${store})`, () => {
+    let herald: TestHerald;
+    let receiver: WebhookReceiver;
+    let account: TestAccount;
+    let channel: { id: string; secrets: { signingSecret: string } };
+
+    before(async () => {
+      herald = await startHerald(store, { engine: true });
+      receiver = await startWebhookReceiver();
+      account = await herald.newAccount();
+      const added = await account.call('POST', '/integrations', { identifier: 'webhook', name: 'My hook', credentials: { url: receiver.url } });
+      assert.equal(added.status, 201, JSON.stringify(added.body));
+      channel = added.body;
+    });
+    after(async () => {
+      await herald.close();
+      await receiver.close();
+    });
+
+    it('shows the channel in GET /integrations with the contract fields', async () => {
+      const list = await account.call('GET', '/integrations');
+      assert.equal(list.status, 200);
+      assert.deepEqual(
+        list.body.map((c: any) => ({ id: c.id, name: c.name, identifier: c.identifier, disabled: c.disabled })),
+        [{ id: channel.id, name: 'My hook', identifier: 'webhook', disabled: false }],
+      );
+      assert.ok('picture' in list.body[0] && 'profile' in list.body[0]);
+      assert.match(channel.secrets.signingSecret, /^whsec_/);
+    });
+
+    it('delivers a thread as signed JSON POSTs, in order, replies naming the previous release', async () => {
+      receiver.respond((d, i) => ({ body: { id: `release-${i}`, url: `https://example.net/p/${i}` } }));
+      const media = await upload(account, herald.api, PNG_1x1, 'photo.png');
+      assert.equal(media.status, 201);
+      const created = await account.call('POST', '/posts', {
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [
+          {
+            integration: { id: channel.id },
+            value: [
+              { content: 'first', image: [{ id: media.body.id, path: media.body.path }] },
+              { content: 'second', image: [], delay: 0 },
+            ],
+          },
+        ],
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const postId = created.body[0].postId;
+      const detail = await eventually(async () => {
+        const r = await account.call('GET', `/posts/${postId}`);
+        return r.body.thread.every((t: any) => t.state === 'PUBLISHED') ? r.body : undefined;
+      }, 10_000, 'thread published');
+
+      assert.equal(receiver.deliveries.length, 2);
+      const [first, second] = receiver.deliveries;
+      for (const d of receiver.deliveries) {
+        assert.ok(verifySignature(channel.secrets.signingSecret, d.headers as Record<string, string>, d.body), 'signature verifies with the channel secret');
+        assert.equal(verifySignature('whsec_' + Buffer.from('wrong').toString('base64'), d.headers as Record<string, string>, d.body), false);
+      }
+      assert.equal(first.json.post.content, 'first');
+      assert.deepEqual(first.json.post.media.map((m: any) => m.url), [media.body.path]);
+      assert.equal(first.json.thread.length, 2);
+      assert.equal(first.json.channel.id, channel.id);
+      assert.equal(second.json.post.content, 'second');
+      assert.equal(second.json.post.replyTo, 'release-0');
+      assert.equal(detail.releaseId, 'release-0');
+      assert.equal(detail.releaseURL, 'https://example.net/p/0');
+      assert.equal(detail.thread[1].releaseId, 'release-1');
+      assert.equal(detail.thread[0].attempts.length, 1);
+      assert.equal(detail.thread[0].attempts[0].outcome, 'published');
+    });
+
+    it('ends in ERROR with the receiver\'s own message when it refuses the post', async () => {
+      receiver.respond(() => ({ status: 422, body: { error: 'content not allowed here' } }));
+      const created = await account.call('POST', '/posts', {
+        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        posts: [{ integration: { id: channel.id }, value: [{ content: 'refused one', image: [] }] }],
+      });
+      assert.equal(created.status, 201);
+      const detail = await eventually(async () => {
+        const r = await account.call('GET', `/posts/${created.body[0].postId}`);
+        return r.body.state === 'ERROR' ? r.body : undefined;
+      }, 10_000, 'post failed');
+      assert.match(detail.error, /422/);
+      assert.match(detail.error, /content not allowed here/);
+      const notes = await account.call('GET', '/notifications');
+      assert.ok(notes.body.notifications.some((n: any) => /content not allowed here/.test(n.content)));
+    });
+  });
+}

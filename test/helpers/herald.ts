@@ -1,0 +1,149 @@
+/**
+ * Starts a real Herald (HTTP server on 127.0.0.1, real store) for a test, with
+ * its own data folder or PostgreSQL database, and small helpers to call it.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config.ts';
+import { createServices, type Services } from '../../src/app.ts';
+import { buildServer } from '../../src/server.ts';
+import { Engine, type EngineOptions } from '../../src/scheduler/engine.ts';
+import type { Lookup } from '../../src/lib/outbound.ts';
+import { createTestDatabase, type StoreKind } from './stores.ts';
+
+export interface TestHerald {
+  store: StoreKind;
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** http://127.0.0.1:PORT/api/public/v1 */
+  api: string;
+  services: Services;
+  server: FastifyInstance;
+  engine?: Engine;
+  dataDir: string;
+  /** Creates an account (or uses the owner) and returns a fresh API key for it. */
+  newAccount(name?: string): Promise<TestAccount>;
+  close(): Promise<void>;
+}
+
+export interface TestAccount {
+  id: string;
+  key: string;
+  call: Caller;
+}
+
+export interface CallResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export type Caller = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<CallResult>;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** Calls the API; JSON in and out. Every answer of Herald must be JSON, so parsing failures surface. */
+export function caller(api: string, key?: string): Caller {
+  return async (method, route, body, headers = {}) => {
+    const init: RequestInit = { method, headers: { ...(key ? { authorization: key } : {}), ...headers } };
+    if (body !== undefined) {
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+      init.body = typeof body === 'string' || body instanceof FormData ? (body as string) : JSON.stringify(body);
+      if (body instanceof FormData) delete (init.headers as Record<string, string>)['content-type'];
+    }
+    const response = await fetch(api + route, init);
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw new Error(`${method} ${route} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
+  };
+}
+
+export async function startHerald(
+  store: StoreKind,
+  options: { env?: Record<string, string>; engine?: boolean | EngineOptions; lookup?: Lookup } = {},
+): Promise<TestHerald> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-test-'));
+  const database = store === 'postgres' ? await createTestDatabase() : undefined;
+  const port = await freePort();
+  const config = loadConfig({
+    HERALD_PORT: String(port),
+    HERALD_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    HERALD_DATA_DIR: dataDir,
+    HERALD_SECRET: 'test-secret',
+    HERALD_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    ...(database ? { HERALD_DATABASE_URL: database.url } : {}),
+    ...options.env,
+  });
+  const services = await createServices(config, { lookup: options.lookup });
+  const server = await buildServer(services, { logger: false });
+  await server.listen({ port, host: '127.0.0.1' });
+  let engine: Engine | undefined;
+  if (options.engine) {
+    engine = new Engine(services, { pollMs: 200, ...(typeof options.engine === 'object' ? options.engine : {}) });
+    engine.start();
+  }
+  const url = `http://127.0.0.1:${port}`;
+  const api = `${url}/api/public/v1`;
+  return {
+    store,
+    url,
+    api,
+    services,
+    server,
+    engine,
+    dataDir,
+    async newAccount(name = 'Test account') {
+      const id = await services.accounts.create(name);
+      const { key } = await services.accounts.createKey(id, 'test');
+      return { id, key, call: caller(api, key) };
+    },
+    async close() {
+      await server.close();
+      await engine?.stop();
+      await services.close();
+      await database?.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `ms`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, ms = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A 1x1 PNG, real bytes. */
+export const PNG_1x1 = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8ffff3f0005fe02fea7358184000000004945' + '4e44ae426082',
+  'hex',
+);
+
+/** Uploads bytes as multipart part "file". */
+export async function upload(account: TestAccount, api: string, bytes: Buffer, filename = 'image.png', headers: Record<string, string> = {}) {
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), filename);
+  return account.call('POST', '/upload', form, headers);
+}
