@@ -263,6 +263,7 @@ export class Posts {
     const current = await tx.selectFrom('posts').select(['state', 'version']).where('id', '=', old.id).where('deleted_at', 'is', null).executeTakeFirst();
     if (!current) throw notFound('Post', old.id);
     if (current.state === 'PUBLISHED') throw conflict('already_published', `Post ${old.id} was published meanwhile; it can no longer be changed`);
+    await assertNotPublishing(tx, old.group_id, now);
     const state: PostState = current.state === 'DRAFT' ? 'DRAFT' : 'QUEUE';
     const planForUpdate = { ...plan, tags: plan.tags.length > 0 ? plan.tags : JSON.parse(old.tags) };
     const rows = this.threadRows(planForUpdate, thread, old.group_id, old.id, state, now, current.version + 1);
@@ -412,6 +413,7 @@ export class Posts {
 
   private async bumpGroup(groupId: string, set: Partial<Pick<PostRow, 'state' | 'error' | 'settings'>>) {
     const now = Date.now();
+    await assertNotPublishing(this.db, groupId, now);
     await this.db
       .updateTable('posts')
       .set((eb) => ({ ...set, updated_at: now, version: eb('version', '+', 1), lease_owner: null, lease_until: null }))
@@ -420,4 +422,19 @@ export class Posts {
       .where('state', '!=', 'PUBLISHED')
       .execute();
   }
+}
+
+/**
+ * A worker holding a live lease on an item of the group is sending it right now;
+ * changing the post then could publish an old version, so the change must wait.
+ */
+async function assertNotPublishing(db: Kysely<Database>, groupId: string, now: number): Promise<void> {
+  const busy = await db
+    .selectFrom('posts')
+    .select('id')
+    .where('group_id', '=', groupId)
+    .where('lease_owner', 'is not', null)
+    .where('lease_until', '>', now)
+    .executeTakeFirst();
+  if (busy) throw conflict('publishing', 'This post is being published right now; try again in a few seconds');
 }

@@ -65,9 +65,14 @@ export class OutboundGuard {
       connect: {
         timeout: options.connectTimeoutMs ?? 10_000,
         // Called by the socket for host names: resolve, check, and connect to what was checked.
-        lookup: (hostname, _opts, callback) => {
+        lookup: (hostname, opts, callback) => {
           this.resolve(hostname).then(
-            (address) => callback(null, address, net.isIP(address)),
+            (address) => {
+              const family = net.isIP(address);
+              // With happy-eyeballs the socket asks for a list of addresses.
+              if ((opts as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+              else callback(null, address, family);
+            },
             (err) => callback(err, '', 0),
           );
         },

@@ -77,10 +77,12 @@ export function caller(api: string, key?: string): Caller {
 
 export async function startHerald(
   store: StoreKind,
-  options: { env?: Record<string, string>; engine?: boolean | EngineOptions; lookup?: Lookup } = {},
+  /** databaseUrl: share the PostgreSQL database of another test Herald (that one creates and drops it). */
+  options: { env?: Record<string, string>; engine?: boolean | EngineOptions; lookup?: Lookup; databaseUrl?: string } = {},
 ): Promise<TestHerald> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-test-'));
-  const database = store === 'postgres' ? await createTestDatabase() : undefined;
+  const shared = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : undefined;
+  const database = shared ?? (store === 'postgres' ? await createTestDatabase() : undefined);
   const port = await freePort();
   const config = loadConfig({
     HERALD_PORT: String(port),
@@ -144,6 +146,6 @@ export const PNG_1x1 = Buffer.from(
 /** Uploads bytes as multipart part "file". */
 export async function upload(account: TestAccount, api: string, bytes: Buffer, filename = 'image.png', headers: Record<string, string> = {}) {
   const form = new FormData();
-  form.append('file', new Blob([bytes]), filename);
+  form.append('file', new Blob([new Uint8Array(bytes)]), filename);
   return account.call('POST', '/upload', form, headers);
 }
