@@ -14,6 +14,11 @@ import { ApiError, invalidField, invalidFields, notFound } from './errors.ts';
 
 export const DEFAULT_POSTING_TIMES = ['09:00', '12:00', '17:00'];
 
+/** Posting times are stored sorted and without repeats. */
+function postingTimesJson(times: string[]): string {
+  return JSON.stringify([...new Set(times)].sort());
+}
+
 export interface ChannelView {
   id: string;
   name: string;
@@ -151,7 +156,7 @@ export class Channels {
         .set({
           ...fields,
           ...(input.timeZone ? { time_zone: input.timeZone } : {}),
-          ...(input.postingTimes ? { posting_times: JSON.stringify(input.postingTimes) } : {}),
+          ...(input.postingTimes ? { posting_times: postingTimesJson(input.postingTimes) } : {}),
           ...(input.customer ? { customer_id: input.customer } : {}),
         })
         .where('id', '=', id)
@@ -167,7 +172,7 @@ export class Channels {
           external_id: connected.externalId,
           customer_id: input.customer ?? null,
           time_zone: input.timeZone ?? 'UTC',
-          posting_times: JSON.stringify(input.postingTimes ?? DEFAULT_POSTING_TIMES),
+          posting_times: postingTimesJson(input.postingTimes ?? DEFAULT_POSTING_TIMES),
           disabled: 0,
           created_at: now,
           deleted_at: null,
@@ -189,7 +194,7 @@ export class Channels {
     const set: Partial<ChannelRow> = {};
     if (input.name !== undefined) set.name = input.name;
     if (input.timeZone !== undefined) set.time_zone = input.timeZone;
-    if (input.postingTimes !== undefined) set.posting_times = JSON.stringify([...new Set(input.postingTimes)].sort());
+    if (input.postingTimes !== undefined) set.posting_times = postingTimesJson(input.postingTimes);
     if (input.customer !== undefined) set.customer_id = input.customer;
     if (input.disabled !== undefined) set.disabled = input.disabled ? 1 : 0;
     if (Object.keys(set).length > 0) await this.db.updateTable('channels').set(set).where('id', '=', id).execute();

@@ -31,6 +31,8 @@ export interface PostPlan {
   accountId: string;
   type: CreatePostsBody['type'];
   publishAt: number;
+  /** type "update" without a date: each post keeps the time it was scheduled for. */
+  keepsTime: boolean;
   tags: Tag[];
   creationMethod: string;
   threads: PlannedThread[];
@@ -146,7 +148,8 @@ export class Posts {
     }
     if (problems.length > 0) throw invalidFields(problems);
     const publishAt = body.type === 'now' ? now : (body.date ?? now);
-    return { accountId, type: body.type, publishAt, tags: body.tags, creationMethod: body.creationMethod ?? 'api', threads, links };
+    const keepsTime = body.type === 'update' && body.date === undefined;
+    return { accountId, type: body.type, publishAt, keepsTime, tags: body.tags, creationMethod: body.creationMethod ?? 'api', threads, links };
   }
 
   private checkContentRules(
@@ -265,7 +268,7 @@ export class Posts {
     if (current.state === 'PUBLISHED') throw conflict('already_published', `Post ${old.id} was published meanwhile; it can no longer be changed`);
     await assertNotPublishing(tx, old.group_id, now);
     const state: PostState = current.state === 'DRAFT' ? 'DRAFT' : 'QUEUE';
-    const planForUpdate = { ...plan, tags: plan.tags.length > 0 ? plan.tags : JSON.parse(old.tags) };
+    const planForUpdate = { ...plan, publishAt: plan.keepsTime ? old.publish_at : plan.publishAt, tags: plan.tags.length > 0 ? plan.tags : JSON.parse(old.tags) };
     const rows = this.threadRows(planForUpdate, thread, old.group_id, old.id, state, now, current.version + 1);
     await tx.deleteFrom('posts').where('group_id', '=', old.group_id).where('thread_index', '>', 0).execute();
     const [root, ...replies] = rows;
@@ -364,6 +367,14 @@ export class Posts {
       const channel = await this.channels.row(accountId, root.channel_id);
       const provider = this.channels.provider(channel);
       const { problems } = validateSettings(provider, JSON.parse(root.settings), false, 'settings');
+      if (channel.disabled) problems.push({ path: 'status', message: `channel "${channel.name}" is disabled` });
+      const items = await this.db.selectFrom('posts').selectAll().where('group_id', '=', root.group_id).where('deleted_at', 'is', null).orderBy('thread_index').execute();
+      const refs = items.map((item) => JSON.parse(item.media) as MediaRefStored[]);
+      const known = await this.media.byUrls(accountId, [...new Set(refs.flat().map((m) => m.path))]);
+      for (const [j, item] of items.entries()) {
+        const media = refs[j].map((m) => ({ mime: known.get(m.path)?.mime_type ?? '' }));
+        this.checkContentRules(provider, channel, item.content, media, `thread.${j}`, problems);
+      }
       if (problems.length > 0) throw invalidFields(problems);
     }
     await this.bumpGroup(root.group_id, { state, error: null });

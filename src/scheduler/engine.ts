@@ -146,6 +146,7 @@ export class Engine {
     }
     const channel = await db.selectFrom('channels').selectAll().where('id', '=', item.channel_id).executeTakeFirst();
     if (!channel || channel.deleted_at !== null) return this.fail(item, 'The channel was removed before this post went out.');
+    if (channel.disabled) return this.fail(item, `Channel "${channel.name}" is disabled; enable it and retry the post.`);
     if (channel.needs_reconnect) return this.fail(item, `Channel "${channel.name}" must be reconnected before it can publish.`);
     const provider = channels.provider(channel);
     const thread = await db.selectFrom('posts').selectAll().where('group_id', '=', item.group_id).where('deleted_at', 'is', null).orderBy('thread_index').execute();
