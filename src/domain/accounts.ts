@@ -24,6 +24,7 @@ export interface Principal {
 }
 
 const KEY_PREFIX = 'hk_';
+const LAST_USED_PRECISION_MS = 60_000;
 
 function summary(row: ApiKeyRow): KeySummary {
   return {
@@ -111,13 +112,18 @@ export class Accounts {
   }
 
   /** The account a presented key belongs to, or undefined for an unknown or revoked key. */
-  async authenticate(presented: string): Promise<Principal | undefined> {
+  async authenticate(presented: string, now = Date.now()): Promise<Principal | undefined> {
     const row = await this.db
       .selectFrom('api_keys')
-      .select(['id', 'account_id'])
+      .select(['id', 'account_id', 'last_used_at'])
       .where('key_hash', '=', sha256(presented))
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    return row ? { accountId: row.account_id, keyId: row.id } : undefined;
+    if (!row) return undefined;
+    // "Last used" is kept to the minute: one write per key and minute, not per request.
+    if (row.last_used_at === null || row.last_used_at < now - LAST_USED_PRECISION_MS) {
+      await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
+    }
+    return { accountId: row.account_id, keyId: row.id };
   }
 }

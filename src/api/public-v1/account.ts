@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { newId } from '../../lib/ids.ts';
+import { iso } from '../../lib/time.ts';
+import { notFound } from '../../domain/errors.ts';
+import { shortLinkStats } from '../../domain/shortlinks.ts';
 import type { Services } from '../../app.ts';
 import { errorBody as errorSchema } from './schemas.ts';
 
@@ -26,6 +29,20 @@ export function accountRoutes(services: Services): FastifyPluginAsyncZod {
         const row = { id: newId(), account_id: request.principal.accountId, name: request.body.name, created_at: Date.now() };
         await store.db.insertInto('customers').values(row).execute();
         return reply.code(201).send({ id: row.id, name: row.name });
+      },
+    });
+
+    app.get('/short-links/:code', {
+      schema: {
+        tags: ['posts'],
+        summary: 'Where a short link of this account points and how often it was followed',
+        params: z.object({ code: z.string().min(1).max(64) }),
+        response: { 200: z.object({ code: z.string(), url: z.string(), clicks: z.number(), createdAt: z.string() }), ...errors, 404: errorSchema },
+      },
+      handler: async (request) => {
+        const link = await shortLinkStats(store.db, request.principal.accountId, request.params.code);
+        if (!link) throw notFound('Short link', request.params.code);
+        return { code: link.code, url: link.url, clicks: link.clicks, createdAt: iso(link.created_at) };
       },
     });
 

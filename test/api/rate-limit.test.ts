@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { caller, startHerald, type CallResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { addWebhookChannel, countRows, scheduledPost } from '../helpers/post-fixtures.ts';
+import { testStores } from '../helpers/stores.ts';
+
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+
+/**
+ * The limits count in fixed windows; a test that straddles a window's end would
+ * see its counter reset. Waits (at most `marginMs`) until the current window has
+ * at least that long left.
+ */
+async function awayFromWindowEnd(windowMs: number, marginMs: number): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 50));
+}
+
+/** Both spellings of the rate-limit headers, which must agree. */
+function limitHeaders(r: CallResult): { limit: number; remaining: number; reset: number } {
+  const read = (name: string) => {
+    const standard = r.headers.get(`ratelimit-${name}`);
+    assert.ok(standard !== null, `RateLimit-${name} header present (status ${r.status})`);
+    assert.equal(r.headers.get(`x-ratelimit-${name}`), standard, `X-RateLimit-${name} equals RateLimit-${name}`);
+    return Number(standard);
+  };
+  return { limit: read('limit'), remaining: read('remaining'), reset: read('reset') };
+}
+
+function assertLimited(r: CallResult, limit: number, windowSeconds: number): void {
+  assert.equal(r.status, 429, JSON.stringify(r.body));
+  assert.equal(r.body.statusCode, 429);
+  assert.equal(r.body.code, 'rate_limited');
+  assert.equal(r.body.msg, r.body.message);
+  const retryAfter = Number(r.headers.get('retry-after'));
+  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= windowSeconds, `Retry-After is whole seconds within the window: ${r.headers.get('retry-after')}`);
+  const headers = limitHeaders(r);
+  assert.equal(headers.limit, limit);
+  assert.equal(headers.remaining, 0);
+  assert.ok(headers.reset >= 1 && headers.reset <= windowSeconds);
+}
+
+const POSTS_PER_HOUR = 3;
+
+for (const store of await testStores()) {
+  describe(`POST /posts hourly limit per account (${store})`, () => {
+    let herald: TestHerald;
+    let alice: TestAccount;
+    let bob: TestAccount;
+    let aliceChannel: string;
+    let bobChannel: string;
+    const env = { HERALD_POSTS_PER_HOUR: String(POSTS_PER_HOUR) };
+
+    before(async () => {
+      await awayFromWindowEnd(HOUR, 30_000);
+      herald = await startHerald(store, { env });
+      alice = await herald.newAccount('Alice');
+      bob = await herald.newAccount('Bob');
+      aliceChannel = await addWebhookChannel(alice);
+      bobChannel = await addWebhookChannel(bob);
+    });
+    after(() => herald.close());
+
+    it('does not count requests refused by validation', async () => {
+      const good = scheduledPost(aliceChannel, 'valid');
+      const { date: _date, ...noDate } = good;
+      for (const bad of [{ ...good, type: 'sometime' }, noDate, scheduledPost(aliceChannel, '   ')]) {
+        const refused = await alice.call('POST', '/posts', bad);
+        assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      }
+      // Nothing was used up: the first valid request still has the whole allowance minus itself.
+      const first = await alice.call('POST', '/posts', good);
+      assert.equal(first.status, 201);
+      const headers = limitHeaders(first);
+      assert.equal(headers.limit, POSTS_PER_HOUR);
+      assert.equal(headers.remaining, POSTS_PER_HOUR - 1);
+      assert.ok(headers.reset >= 1 && headers.reset <= 3600);
+    });
+
+    it('counts down in the headers, then answers 429 with Retry-After and creates nothing', async () => {
+      const lastKey = { 'idempotency-key': 'the-last-allowed-post' };
+      const lastBody = scheduledPost(aliceChannel, 'the last allowed post');
+      for (let remaining = POSTS_PER_HOUR - 2; remaining >= 1; remaining--) {
+        const created = await alice.call('POST', '/posts', scheduledPost(aliceChannel, `post, ${remaining} left`));
+        assert.equal(created.status, 201);
+        assert.equal(limitHeaders(created).remaining, remaining);
+      }
+      const last = await alice.call('POST', '/posts', lastBody, lastKey);
+      assert.equal(last.status, 201);
+      assert.equal(limitHeaders(last).remaining, 0);
+      const posts = await countRows(herald, 'posts', alice.id);
+      const over = await alice.call('POST', '/posts', scheduledPost(aliceChannel, 'one too many'));
+      assertLimited(over, POSTS_PER_HOUR, 3600);
+      assert.equal(await countRows(herald, 'posts', alice.id), posts);
+
+      // A client that lost the answer of its last allowed post still gets it back.
+      const retried = await alice.call('POST', '/posts', lastBody, lastKey);
+      assert.equal(retried.status, 201);
+      assert.equal(retried.headers.get('idempotent-replayed'), 'true');
+      assert.equal(await countRows(herald, 'posts', alice.id), posts);
+      assert.equal((await alice.call('GET', '/integrations')).status, 200, 'other endpoints are not limited by the posts allowance');
+    });
+
+    it('limits each account on its own', async () => {
+      const created = await bob.call('POST', '/posts', scheduledPost(bobChannel, 'Bob still may'));
+      assert.equal(created.status, 201);
+      assert.equal(limitHeaders(created).remaining, POSTS_PER_HOUR - 1);
+    });
+
+    // Several processes of one deployment share a PostgreSQL database (SQLite is the one-process mode).
+    if (store === 'postgres') {
+      it('shares the counters between servers on the same database', async () => {
+        const second = await startHerald(store, { env, databaseUrl: herald.services.config.databaseUrl });
+        try {
+          // Same accounts and keys: they live in the database.
+          const [aliceThere, bobThere] = [alice, bob].map((a) => caller(second.api, a.key));
+          const aliceOver = await aliceThere('POST', '/posts', scheduledPost(aliceChannel, 'try the other server'));
+          assertLimited(aliceOver, POSTS_PER_HOUR, 3600);
+
+          const bobOnSecond = await bobThere('POST', '/posts', scheduledPost(bobChannel, 'Bob on the second server'));
+          assert.equal(bobOnSecond.status, 201);
+          assert.equal(limitHeaders(bobOnSecond).remaining, POSTS_PER_HOUR - 2, 'counts the post Bob made on the first server');
+          const bobOnFirst = await bob.call('POST', '/posts', scheduledPost(bobChannel, 'Bob back on the first'));
+          assert.equal(limitHeaders(bobOnFirst).remaining, 0, 'counts the post Bob made on the second server');
+          assertLimited(await bobThere('POST', '/posts', scheduledPost(bobChannel, 'Bob over')), POSTS_PER_HOUR, 3600);
+
+          // A burst spread over both servers at once gets exactly the allowance, no more.
+          const carol = await herald.newAccount('Carol');
+          const carolChannel = await addWebhookChannel(carol);
+          const carolThere = caller(second.api, carol.key);
+          const burst = await Promise.all(
+            Array.from({ length: POSTS_PER_HOUR * 2 }, (_, i) => (i % 2 ? carolThere : carol.call)('POST', '/posts', scheduledPost(carolChannel, `burst ${i}`))),
+          );
+          assert.deepEqual(burst.map((r) => r.status).sort(), [...Array(POSTS_PER_HOUR).fill(201), ...Array(POSTS_PER_HOUR).fill(429)]);
+          assert.equal(await countRows(herald, 'posts', carol.id), POSTS_PER_HOUR);
+        } finally {
+          await second.close();
+        }
+      });
+    }
+  });
+
+  describe(`per-key request limit on every endpoint (${store})`, () => {
+    const PER_MINUTE = 5;
+    let herald: TestHerald;
+    let alice: TestAccount;
+
+    before(async () => {
+      herald = await startHerald(store, { env: { HERALD_REQUESTS_PER_MINUTE: String(PER_MINUTE) } });
+      alice = await herald.newAccount('Alice');
+    });
+    after(() => herald.close());
+
+    it('answers 429 with headers once a key made its allowance of requests, on any endpoint', async () => {
+      await awayFromWindowEnd(MINUTE, 5_000);
+      const start = new Date().toISOString();
+      const allowed = [
+        await alice.call('GET', '/integrations'),
+        await alice.call('GET', '/is-connected'),
+        await alice.call('GET', `/posts?startDate=${start}&endDate=${start}`),
+        await alice.call('GET', '/posts/no-such-post'),
+        await alice.call('POST', '/posts', { type: 'draft' }),
+      ];
+      assert.deepEqual(allowed.map((r) => r.status), [200, 200, 200, 404, 400]);
+      assertLimited(await alice.call('GET', '/integrations'), PER_MINUTE, 60);
+      assertLimited(await alice.call('GET', '/is-connected'), PER_MINUTE, 60);
+      assertLimited(await alice.call('POST', '/upload-from-url', { url: 'http://127.0.0.1:9/x.png' }), PER_MINUTE, 60);
+
+      const secondKey = await herald.services.accounts.createKey(alice.id, 'second');
+      const other = await fetch(`${herald.api}/is-connected`, { headers: { authorization: secondKey.key } });
+      assert.equal(other.status, 200, "another key of the same account has its own allowance");
+      const stranger = await herald.newAccount('Stranger');
+      assert.equal((await stranger.call('GET', '/integrations')).status, 200);
+    });
+  });
+}
