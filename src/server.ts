@@ -12,7 +12,7 @@ import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fa
 import { z } from 'zod';
 import type { Services } from './app.ts';
 import { authenticate } from './api/auth.ts';
-import { installErrorHandling, installJsonParser } from './api/errors.ts';
+import { clientErrorHandler, installErrorHandling, installInputGuard, installJsonParser, sendFrameworkError } from './api/errors.ts';
 import { accountRoutes } from './api/public-v1/account.ts';
 import { integrationsRoutes } from './api/public-v1/integrations.ts';
 import { mediaRoutes } from './api/public-v1/media.ts';
@@ -28,6 +28,9 @@ export async function buildServer(services: Services, options: { logger?: boolea
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true, maxParamLength: 500 },
     trustProxy: true,
+    // Bad percent-encoding and over-long path segments get the contract's JSON error too.
+    frameworkErrors: (err, _request, reply) => sendFrameworkError(reply, err),
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -36,6 +39,7 @@ export async function buildServer(services: Services, options: { logger?: boolea
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installJsonParser(app);
   installErrorHandling(app);
+  installInputGuard(app);
 
   app.addHook('onResponse', async (request, reply) => {
     // One line per request; never headers (they carry keys).
@@ -67,7 +71,8 @@ export async function buildServer(services: Services, options: { logger?: boolea
   });
 
   app.get('/s/:code', { schema: { hide: true, params: z.object({ code: z.string().max(64) }) } }, async (request, reply) => {
-    const target = await followShortLink(services.store.db, request.params.code);
+    // HEAD (link-preview crawlers) reads the target without counting a click.
+    const target = await followShortLink(services.store.db, request.params.code, request.method === 'GET');
     if (!target) return reply.code(404).send(errorBody(404, 'not_found', 'This short link does not exist'));
     return reply.redirect(target, 302);
   });

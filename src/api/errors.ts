@@ -16,19 +16,29 @@ export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply.code(err.statusCode).headers(err.headers).send(errorBody(err.statusCode, err.code, err.message, err.errors));
 }
 
-/** Fastify's own 4xx errors, by code, with the name we give them. */
-const FASTIFY_CODES: Record<string, string> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_content_type',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_content_length',
-  FST_INVALID_MULTIPART_CONTENT_TYPE: 'not_multipart',
-  FST_REQ_FILE_TOO_LARGE: 'file_too_large',
-  FST_PARTS_LIMIT: 'too_many_parts',
-  FST_FILES_LIMIT: 'too_many_files',
-  FST_FIELDS_LIMIT: 'too_many_fields',
+/** Fastify's own 4xx errors, by code: the name we give them and the part of the request at fault. */
+const FASTIFY_CODES: Record<string, { code: string; path: string; rule: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_content_type', path: 'headers.content-type', rule: 'must be application/json (multipart/form-data for uploads)' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'body_too_large', path: 'body', rule: 'is larger than this server accepts' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_json', path: 'body', rule: 'must be valid JSON' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_json', path: 'body', rule: 'must be valid JSON' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid_content_length', path: 'headers.content-length', rule: 'must match the body' },
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { code: 'not_multipart', path: 'headers.content-type', rule: 'must be multipart/form-data' },
+  FST_REQ_FILE_TOO_LARGE: { code: 'file_too_large', path: 'file', rule: 'is larger than this server accepts' },
+  FST_PARTS_LIMIT: { code: 'too_many_parts', path: 'body', rule: 'has too many multipart parts' },
+  FST_FILES_LIMIT: { code: 'too_many_files', path: 'body', rule: 'must carry one file' },
+  FST_FIELDS_LIMIT: { code: 'too_many_fields', path: 'body', rule: 'has too many multipart fields' },
+  FST_ERR_BAD_URL: { code: 'invalid_url', path: 'url', rule: 'is not a valid URL (bad percent-encoding)' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'invalid_url', path: 'url', rule: 'has a path segment that is too long' },
 };
+
+/** The contract body for an error Fastify raised itself (bad content type, body too large...). */
+export function sendFrameworkError(reply: FastifyReply, err: FastifyError): FastifyReply {
+  const status = err.statusCode ?? 400;
+  const known = FASTIFY_CODES[err.code];
+  const problems = known ? [{ path: known.path, message: known.rule }] : [];
+  return reply.code(status).send(errorBody(status, known?.code ?? 'bad_request', known ? `${known.path}: ${known.rule} (${err.message})` : err.message, problems));
+}
 
 function validationProblems(err: FastifyError & { validation: { instancePath: string; message?: string }[]; validationContext?: string }): FieldProblem[] {
   return err.validation.map((v) => {
@@ -47,10 +57,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       return reply.code(400).send(errorBody(400, where === 'body' ? 'invalid_body' : `invalid_${where === 'querystring' ? 'query' : where}`, message, problems));
     }
     const status = err.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      const code = FASTIFY_CODES[err.code] ?? 'bad_request';
-      return reply.code(status).send(errorBody(status, code, err.message));
-    }
+    if (status >= 400 && status < 500) return sendFrameworkError(reply, err);
     request.log.error({ err }, 'request failed');
     return reply.code(500).send(errorBody(500, 'internal_error', 'Something went wrong on our side; the request was not completed.'));
   });
@@ -75,6 +82,8 @@ declare module 'fastify' {
 /** JSON bodies; an empty body is "no body" (clients send Content-Type: application/json on GET and DELETE). */
 export function installJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
+  // Every body route takes JSON (or multipart for uploads); plain text gets 415 instead of a confusing type error.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
@@ -85,4 +94,60 @@ export function installJsonParser(app: FastifyInstance): void {
       done(new ApiError(400, 'invalid_json', `body: is not valid JSON (${(err as Error).message})`, [{ path: 'body', message: 'must be valid JSON' }]), undefined);
     }
   });
+}
+
+/** Deeper JSON than any client sends; recursive code (JSON.stringify, validation) must never overflow the stack. */
+export const MAX_INPUT_DEPTH = 64;
+
+/**
+ * The first value in `input` no store can take safely: a string with U+0000
+ * (PostgreSQL text refuses it) or nesting deeper than MAX_INPUT_DEPTH. Walks
+ * without recursion, so the walk itself cannot overflow.
+ */
+export function unsafeInput(input: unknown): FieldProblem | undefined {
+  const pending: [unknown, string, number][] = [[input, '', 0]];
+  while (pending.length > 0) {
+    const [value, path, depth] = pending.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return { path, message: 'must not contain the NUL character (U+0000)' };
+    } else if (value !== null && typeof value === 'object') {
+      if (depth >= MAX_INPUT_DEPTH) return { path, message: `nests deeper than ${MAX_INPUT_DEPTH} levels` };
+      for (const [key, child] of Object.entries(value)) {
+        const at = path ? `${path}.${key}` : key;
+        if (key.includes('\u0000')) return { path: at, message: 'names a field with the NUL character (U+0000)' };
+        pending.push([child, at, depth + 1]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Rejects unsafe path parameters, query values and JSON bodies with a 400 naming the field, before validation runs. */
+export function installInputGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const parts = [['params', request.params], ['query', request.query], ['body', request.body]] as const;
+    for (const [where, input] of parts) {
+      const problem = unsafeInput(input);
+      if (!problem) continue;
+      const path = problem.path || where;
+      throw new ApiError(400, `invalid_${where}`, `${path}: ${problem.message}`, [{ path, message: problem.message }]);
+    }
+  });
+}
+
+/**
+ * Requests too broken for Fastify to route (headers too large, garbled HTTP)
+ * still get the contract's JSON body, then the connection closes.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message = status === 431 ? 'headers: are larger than this server accepts' : status === 408 ? 'the request took too long to arrive' : 'the request is not valid HTTP';
+  const body = JSON.stringify(errorBody(status, status === 431 ? 'headers_too_large' : status === 408 ? 'request_timeout' : 'bad_request', message));
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -29,6 +29,8 @@ const ACCEPTED: Record<string, 'image' | 'video'> = {
   'video/webm': 'video',
 };
 const SNIFF_BYTES = 4100;
+/** URLs looked up per query (SQLite and PostgreSQL cap the parameters of one statement). */
+const LOOKUP_SLICE = 500;
 
 export interface StoredUpload {
   media: MediaRow;
@@ -174,15 +176,19 @@ export class Media implements MediaLookup {
   }
 
   async byUrls(accountId: string, urls: string[]) {
-    if (urls.length === 0) return new Map();
-    const rows = await this.db
-      .selectFrom('media')
-      .select(['id', 'url', 'mime_type'])
-      .where('account_id', '=', accountId)
-      .where('deleted_at', 'is', null)
-      .where('url', 'in', urls)
-      .execute();
-    return new Map(rows.map((r) => [r.url, r]));
+    const found = new Map<string, { id: string; url: string; mime_type: string }>();
+    // In slices: one body may name tens of thousands of URLs, more than a statement may bind.
+    for (let start = 0; start < urls.length; start += LOOKUP_SLICE) {
+      const rows = await this.db
+        .selectFrom('media')
+        .select(['id', 'url', 'mime_type'])
+        .where('account_id', '=', accountId)
+        .where('deleted_at', 'is', null)
+        .where('url', 'in', urls.slice(start, start + LOOKUP_SLICE))
+        .execute();
+      for (const row of rows) found.set(row.url, row);
+    }
+    return found;
   }
 
   async byIds(ids: string[]): Promise<MediaRow[]> {

@@ -105,6 +105,10 @@ for (const store of await testStores()) {
         assertJsonError(await upload(account, herald.api, Buffer.from('just some text, not an image'), 'notes.png'), 415);
       });
 
+      it('431: headers larger than the server accepts (answered before routing)', async () => {
+        assertJsonError(await account.call('GET', '/integrations', undefined, { 'x-padding': 'x'.repeat(20_000) }), 431);
+      });
+
       it('429: POST /posts over the hourly allowance, with Retry-After and rate-limit headers', async () => {
         const { account: poster, channelId } = await accountWithChannel();
         const body = postBody('draft', [entry(channelId, ['within the allowance'])]);

@@ -28,21 +28,28 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         if (!request.isMultipart()) {
           throw new ApiError(415, 'not_multipart', 'body: send multipart/form-data with one file part named "file"', [{ path: 'body', message: 'must be multipart/form-data' }]);
         }
-        const part = await request.file({ limits: { fileSize: Math.max(config.maxImageBytes, config.maxVideoBytes) + 1, files: 1, fields: 20, parts: 21 } });
+        const part = await request
+          .file({ limits: { fileSize: Math.max(config.maxImageBytes, config.maxVideoBytes) + 1, files: 1, fields: 20, parts: 21 } })
+          .catch((err: unknown) => Promise.reject(asMultipartError(err)));
         if (!part) throw invalidField('file', 'is required: a multipart part named "file"');
         if (part.fieldname !== 'file') throw invalidField(part.fieldname, 'unexpected part; the file part must be named "file"');
-        return idempotent(
-          services,
-          request,
-          reply,
-          'POST /upload',
-          null,
-          async () => {
-            const stored = await media.store(request.principal.accountId, part.file, part.filename);
-            return { status: 201, body: mediaView(stored.media), hash: stored.contentHash };
-          },
-          () => hashUpload(part.file, part.filename),
-        );
+        try {
+          return await idempotent(
+            services,
+            request,
+            reply,
+            'POST /upload',
+            null,
+            async () => {
+              const stored = await media.store(request.principal.accountId, part.file, part.filename);
+              return { status: 201, body: mediaView(stored.media), hash: stored.contentHash };
+            },
+            () => hashUpload(part.file, part.filename),
+          );
+        } catch (err) {
+          // The part's own stream failed: the body is malformed or cut short, the client's fault.
+          throw part.file.errored ? asMultipartError(err) : err;
+        }
       },
     });
 
@@ -77,6 +84,14 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
       },
     });
   };
+}
+
+/** Parser errors carry no status; they mean the multipart body is malformed (no boundary, cut short...). */
+function asMultipartError(err: unknown): unknown {
+  if (err instanceof ApiError || typeof (err as { statusCode?: unknown }).statusCode === 'number') return err;
+  return new ApiError(400, 'invalid_multipart', `body: is not valid multipart/form-data (${(err as Error).message})`, [
+    { path: 'body', message: 'must be complete multipart/form-data with a boundary' },
+  ]);
 }
 
 /** The fingerprint media.store computes, without storing (for a repeated Idempotency-Key). */
