@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PNG_1x1, startHerald, upload, type CallResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { startHeldFileServer, type HeldFileServer } from '../helpers/held-file-server.ts';
-import { addWebhookChannel, countRows, scheduledPost } from '../helpers/post-fixtures.ts';
+import { addWebhookChannel, countRows, scheduledPost } from '../helpers/api-fixtures.ts';
 import { testStores } from '../helpers/stores.ts';
 
 const withKey = (key: string) => ({ 'idempotency-key': key });
@@ -21,7 +21,7 @@ for (const store of await testStores()) {
       files = await startHeldFileServer();
       alice = await herald.newAccount('Alice');
       bob = await herald.newAccount('Bob');
-      aliceChannel = await addWebhookChannel(alice);
+      aliceChannel = (await addWebhookChannel(alice)).id;
     });
     after(async () => {
       await herald.close();

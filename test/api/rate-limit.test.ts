@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { caller, startHerald, type CallResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { addWebhookChannel, countRows, scheduledPost } from '../helpers/post-fixtures.ts';
+import { addWebhookChannel, countRows, scheduledPost } from '../helpers/api-fixtures.ts';
 import { testStores } from '../helpers/stores.ts';
 
 const HOUR = 3_600_000;
@@ -57,8 +57,8 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { env });
       alice = await herald.newAccount('Alice');
       bob = await herald.newAccount('Bob');
-      aliceChannel = await addWebhookChannel(alice);
-      bobChannel = await addWebhookChannel(bob);
+      aliceChannel = (await addWebhookChannel(alice)).id;
+      bobChannel = (await addWebhookChannel(bob)).id;
     });
     after(() => herald.close());
 
@@ -127,7 +127,7 @@ for (const store of await testStores()) {
 
           // A burst spread over both servers at once gets exactly the allowance, no more.
           const carol = await herald.newAccount('Carol');
-          const carolChannel = await addWebhookChannel(carol);
+          const carolChannel = (await addWebhookChannel(carol)).id;
           const carolThere = caller(second.api, carol.key);
           const burst = await Promise.all(
             Array.from({ length: POSTS_PER_HOUR * 2 }, (_, i) => (i % 2 ? carolThere : carol.call)('POST', '/posts', scheduledPost(carolChannel, `burst ${i}`))),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { caller, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { addWebhookChannel, countRows, scheduledPost } from '../helpers/post-fixtures.ts';
+import { addWebhookChannel, countRows, scheduledPost } from '../helpers/api-fixtures.ts';
 import { testStores } from '../helpers/stores.ts';
 
 const ARTICLE = 'https://example.com/articles/42?ref=herald&lang=en';
@@ -17,7 +17,7 @@ for (const store of await testStores()) {
     before(async () => {
       herald = await startHerald(store);
       account = await herald.newAccount();
-      channel = await addWebhookChannel(account);
+      channel = (await addWebhookChannel(account)).id;
       shortPrefix = `${herald.url}/s/`;
     });
     after(() => herald.close());

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { caller, PNG_1x1, startHerald, upload, type CallResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { caller, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { addWebhookChannel, assertError, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
 import { rawRequest } from '../helpers/raw-request.ts';
@@ -13,11 +13,6 @@ import { testStores } from '../helpers/stores.ts';
 /** Small caps so the 413 and 429 answers are cheap to reach. */
 const MAX_IMAGE_BYTES = 4096;
 const ENV = { HERALD_POSTS_PER_HOUR: '1', HERALD_MAX_IMAGE_BYTES: String(MAX_IMAGE_BYTES) };
-
-function assertJsonError(result: CallResult, status: number) {
-  assertError(result, status);
-  assert.match(result.headers.get('content-type') ?? '', /^application\/json/);
-}
 
 for (const store of await testStores()) {
   describe(`what SDK, n8n and MCP clients rely on (${store})`, () => {
@@ -83,30 +78,30 @@ for (const store of await testStores()) {
       });
 
       it('401: missing or unknown key', async () => {
-        assertJsonError(await caller(herald.api)('GET', '/integrations'), 401);
-        assertJsonError(await caller(herald.api, 'wrong-key')('GET', '/integrations'), 401);
+        assertError(await caller(herald.api)('GET', '/integrations'), 401);
+        assertError(await caller(herald.api, 'wrong-key')('GET', '/integrations'), 401);
       });
 
       it('404: unknown post and unknown route', async () => {
-        assertJsonError(await account.call('GET', '/posts/no-such-post'), 404);
-        assertJsonError(await account.call('GET', '/no-such-route'), 404);
+        assertError(await account.call('GET', '/posts/no-such-post'), 404);
+        assertError(await account.call('GET', '/no-such-route'), 404);
       });
 
       it('400: a body that breaks the rules', async () => {
-        assertJsonError(await account.call('POST', '/posts', { type: 'sometime', date: '2030-01-01T00:00:00Z', shortLink: false, tags: [], posts: [] }), 400);
+        assertError(await account.call('POST', '/posts', { type: 'sometime', date: '2030-01-01T00:00:00Z', shortLink: false, tags: [], posts: [] }), 400);
       });
 
       it('413: a file over the size cap', async () => {
         const tooBig = Buffer.concat([PNG_1x1, Buffer.alloc(MAX_IMAGE_BYTES * 2)]);
-        assertJsonError(await upload(account, herald.api, tooBig, 'big.png'), 413);
+        assertError(await upload(account, herald.api, tooBig, 'big.png'), 413);
       });
 
       it('415: a file that is not an accepted media type', async () => {
-        assertJsonError(await upload(account, herald.api, Buffer.from('just some text, not an image'), 'notes.png'), 415);
+        assertError(await upload(account, herald.api, Buffer.from('just some text, not an image'), 'notes.png'), 415);
       });
 
       it('431: headers larger than the server accepts (answered before routing)', async () => {
-        assertJsonError(await account.call('GET', '/integrations', undefined, { 'x-padding': 'x'.repeat(20_000) }), 431);
+        assertError(await account.call('GET', '/integrations', undefined, { 'x-padding': 'x'.repeat(20_000) }), 431);
       });
 
       it('429: POST /posts over the hourly allowance, with Retry-After and rate-limit headers', async () => {
@@ -115,7 +110,7 @@ for (const store of await testStores()) {
         const first = await poster.call('POST', '/posts', body);
         assert.equal(first.status, 201, JSON.stringify(first.body));
         const second = await poster.call('POST', '/posts', { ...body, posts: [entry(channelId, ['one too many'])] });
-        assertJsonError(second, 429);
+        assertError(second, 429);
         assert.ok(Number(second.headers.get('retry-after')) > 0);
         assert.equal(second.headers.get('x-ratelimit-limit'), '1');
         assert.equal(second.headers.get('ratelimit-remaining'), '0');

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CallResult, TestAccount } from './herald.ts';
+import { sql } from 'kysely';
+import type { CallResult, TestAccount, TestHerald } from './herald.ts';
 
 export interface Channel {
   id: string;
@@ -54,6 +55,18 @@ export function postBody(type: string, entries: unknown[], more: Record<string, 
 /** A fixed instant well in the future, so scheduled posts stay in the queue. */
 export const FUTURE = '2031-03-04T10:00:00.000Z';
 
+/** A valid POST /posts body scheduling one thread (one item per text) a day ahead. */
+export function scheduledPost(channelId: string, texts: string | string[], more: Record<string, unknown> = {}) {
+  const date = new Date(Date.now() + 86_400_000).toISOString();
+  return postBody('schedule', [entry(channelId, Array.isArray(texts) ? texts : [texts])], { date, ...more });
+}
+
+/** Rows of `table` belonging to the account (every counted table has account_id). */
+export async function countRows(herald: TestHerald, table: 'posts' | 'media' | 'short_links' | 'idempotency_keys', accountId: string): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM ${sql.table(table)} WHERE account_id = ${accountId}`.execute(herald.services.store.db);
+  return Number(rows[0].n);
+}
+
 /** Creates posts and returns the answer, failing the test on anything but 201. */
 export async function createPosts(account: TestAccount, body: unknown): Promise<{ postId: string; integration: string }[]> {
   const created = await account.call('POST', '/posts', body);
@@ -70,17 +83,20 @@ export async function schedulePost(account: TestAccount, channelId: string, cont
 /** Asserts the contract's error body: {statusCode, error, message, msg, code, errors[{path, message}]}. */
 export function assertError(result: CallResult, status: number, expect: { code?: string; path?: string; message?: RegExp } = {}): void {
   const body = result.body;
-  assert.equal(result.status, status, JSON.stringify(body));
-  assert.ok(body && typeof body === 'object', 'error answers have a JSON object body');
-  assert.equal(body.statusCode, status);
-  assert.equal(typeof body.error, 'string');
-  assert.ok(body.error.length > 0);
-  assert.equal(typeof body.message, 'string');
-  assert.ok(body.message.length > 0);
+  const shown = JSON.stringify(body)?.slice(0, 400);
+  assert.equal(result.status, status, shown);
+  assert.match(result.headers.get('content-type') ?? '', /^application\/json/, shown);
+  assert.ok(body && typeof body === 'object' && !Array.isArray(body), 'error answers have a JSON object body');
+  assert.equal(body.statusCode, status, shown);
+  assert.ok(typeof body.error === 'string' && body.error.length > 0, `error names the status: ${shown}`);
+  assert.ok(typeof body.message === 'string' && body.message.length > 0, `message explains: ${shown}`);
   assert.equal(body.msg, body.message, 'msg repeats message');
-  assert.equal(typeof body.code, 'string');
+  assert.match(String(body.code), /^[a-z][a-z0-9_]*$/, `code is a snake_case name: ${shown}`);
   assert.ok(Array.isArray(body.errors));
-  for (const e of body.errors) assert.deepEqual(Object.keys(e).sort(), ['message', 'path']);
+  for (const e of body.errors) {
+    assert.deepEqual(Object.keys(e).sort(), ['message', 'path']);
+    assert.ok(typeof e.path === 'string' && typeof e.message === 'string' && e.message.length > 0, `each problem states its rule: ${shown}`);
+  }
   if (expect.code) assert.equal(body.code, expect.code);
   if (expect.path) assert.ok(body.errors.some((e: { path: string }) => e.path === expect.path), `errors[] names ${expect.path}: ${JSON.stringify(body.errors)}`);
   if (expect.message) assert.match(body.message, expect.message);
