@@ -57,9 +57,17 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     outbound,
     wake: () => {},
     async close() {
+      clearInterval(housekeeping);
+      await services.rateLimiter.close();
       await outbound.close();
       await store.close();
     },
   };
+  // Expired idempotency answers and old rate windows are dropped now and then.
+  const housekeeping = setInterval(() => {
+    Promise.all([services.idempotency.prune(), services.rateLimiter.prune()]).catch((err) => console.error('housekeeping failed:', (err as Error).message));
+  }, HOUSEKEEPING_MS).unref();
   return services;
 }
+
+const HOUSEKEEPING_MS = 10 * 60_000;

@@ -41,10 +41,13 @@ export async function buildServer(services: Services, options: { logger?: boolea
   installErrorHandling(app);
   installInputGuard(app);
 
-  app.addHook('onResponse', async (request, reply) => {
-    // One line per request; never headers (they carry keys).
-    request.log.info({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-  });
+  // One line per request; never headers (they carry keys). Only hooked in when the
+  // level shows it, so a quieter level costs nothing per request.
+  if (options.logger !== false && ['info', 'debug', 'trace'].includes(app.log.level)) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.info({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    });
+  }
 
   await app.register(swagger, {
     openapi: {
@@ -89,7 +92,7 @@ export async function buildServer(services: Services, options: { logger?: boolea
     async (api) => {
       api.addHook('onRequest', async (request) => {
         request.principal = await authenticate(request, services.accounts);
-        await services.rateLimiter.consume(`key:${request.principal.keyId}`, config.requestsPerMinute, 60_000, 'This API key');
+        await services.rateLimiter.consumeBatched(`key:${request.principal.keyId}`, config.requestsPerMinute, 60_000, 'This API key');
       });
       await api.register(integrationsRoutes(services));
       await api.register(postsRoutes(services));

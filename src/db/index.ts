@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type SqliteDatabase as KyselySqlite, type SqliteStatement } from 'kysely';
 import SqliteDatabase from 'libsql';
 import pg from 'pg';
 import type { Database } from './schema.ts';
@@ -50,8 +50,71 @@ export function openStore(options: { databaseUrl?: string; dataDir: string }): S
   sqlite.exec('PRAGMA synchronous = NORMAL');
   sqlite.exec('PRAGMA busy_timeout = 5000');
   sqlite.exec('PRAGMA foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite as never }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) });
   return { db, dialect: 'sqlite', description: `SQLite ${file}`, close: () => db.destroy() };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query it runs, and preparing costs libsql about as much as
+ * running a small query. The queries of a request come from a handful of SQL texts,
+ * so prepared statements are kept (least recently used dropped first) and run again
+ * with new parameters. Kysely runs one query at a time on this connection, and
+ * all()/run() step a statement to its end, so a reused statement never holds a
+ * read snapshot open; iterate() (which a caller may stop early) gets its own.
+ */
+function reusingStatements(sqlite: SqliteDatabase.Database): KyselySqlite {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql) {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql);
+      } else {
+        statement = reusable(sqlite, sql);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
+}
+
+/** Raw rows give blobs as Buffers; row objects give them as ArrayBuffers. */
+function asObjectModeValue(value: unknown): unknown {
+  if (value instanceof Uint8Array) return value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength);
+  return value;
+}
+
+/**
+ * A prepared statement that reads rows as arrays and names their fields here:
+ * libsql builds a row object one property at a time through N-API, which costs
+ * more than the query itself on long lists (GET /posts). The rows are the same
+ * objects: one field per column, in column order (a repeated name keeps the last).
+ */
+function reusable(sqlite: SqliteDatabase.Database, sql: string): SqliteStatement {
+  const prepared = sqlite.prepare(sql);
+  const reader = prepared.reader;
+  const names = () => prepared.columns().map((c) => c.name);
+  let columns = reader ? names() : [];
+  if (reader) prepared.raw(true);
+  return {
+    reader,
+    all: (parameters) => {
+      const rows = prepared.all(parameters) as unknown[][];
+      // SQLite prepares a statement again when another process changed the schema; `*` may then give other columns.
+      if (rows.length > 0 && rows[0].length !== columns.length) columns = names();
+      return rows.map((values) => {
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < columns.length; i++) row[columns[i]] = asObjectModeValue(values[i]);
+        return row;
+      });
+    },
+    run: (parameters) => prepared.run(parameters),
+    iterate: (parameters) => sqlite.prepare(sql).iterate(parameters) as IterableIterator<unknown>,
+  };
 }
 
 /** Brings the schema up to date; safe to run from several processes at once on PostgreSQL. */

@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database, ApiKeyRow } from '../db/schema.ts';
+import { hotQuery } from '../db/hot-query.ts';
 import { newId } from '../lib/ids.ts';
 import { randomToken, sha256, type SecretBox } from '../lib/secrets.ts';
 import { ApiError, notFound } from './errors.ts';
@@ -38,10 +39,17 @@ function summary(row: ApiKeyRow): KeySummary {
 }
 
 export class Accounts {
+  /** Every API request looks its key up, so this query is compiled once. */
+  private readonly keyByHash;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly box: SecretBox,
-  ) {}
+  ) {
+    this.keyByHash = hotQuery<{ hash: string }, Pick<ApiKeyRow, 'id' | 'account_id' | 'last_used_at'>>(db, ['hash'], (p) =>
+      db.selectFrom('api_keys').select(['id', 'account_id', 'last_used_at']).where('key_hash', '=', p.hash).where('revoked_at', 'is', null),
+    );
+  }
 
   async create(name: string): Promise<string> {
     const id = newId();
@@ -113,12 +121,7 @@ export class Accounts {
 
   /** The account a presented key belongs to, or undefined for an unknown or revoked key. */
   async authenticate(presented: string, now = Date.now()): Promise<Principal | undefined> {
-    const row = await this.db
-      .selectFrom('api_keys')
-      .select(['id', 'account_id', 'last_used_at'])
-      .where('key_hash', '=', sha256(presented))
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const [row] = await this.keyByHash({ hash: sha256(presented) });
     if (!row) return undefined;
     // "Last used" is kept to the minute: one write per key and minute, not per request.
     if (row.last_used_at === null || row.last_used_at < now - LAST_USED_PRECISION_MS) {

@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { ChannelRow, Database } from '../db/schema.ts';
+import { hotQuery } from '../db/hot-query.ts';
 import { newId } from '../lib/ids.ts';
 import type { SecretBox } from '../lib/secrets.ts';
 import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
@@ -50,11 +51,20 @@ function view(row: ChannelWithCustomer): ChannelView {
 }
 
 export class Channels {
+  /** GET /integrations is called by every client at start, so its queries are compiled once. */
+  private readonly listAll;
+  private readonly listOfCustomer;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly box: SecretBox,
     private readonly outbound: OutboundGuard,
-  ) {}
+  ) {
+    this.listAll = hotQuery<{ account: string }, ChannelWithCustomer>(db, ['account'], (p) => this.base(p.account).orderBy('channels.created_at'));
+    this.listOfCustomer = hotQuery<{ account: string; customer: string }, ChannelWithCustomer>(db, ['account', 'customer'], (p) =>
+      this.base(p.account).where('channels.customer_id', '=', p.customer).orderBy('channels.created_at'),
+    );
+  }
 
   private base(accountId: string) {
     return this.db
@@ -67,9 +77,8 @@ export class Channels {
   }
 
   async list(accountId: string, customerId?: string): Promise<ChannelView[]> {
-    let query = this.base(accountId);
-    if (customerId) query = query.where('channels.customer_id', '=', customerId);
-    return (await query.orderBy('channels.created_at').execute()).map(view);
+    const rows = customerId ? await this.listOfCustomer({ account: accountId, customer: customerId }) : await this.listAll({ account: accountId });
+    return rows.map(view);
   }
 
   async row(accountId: string, id: string): Promise<ChannelRow> {

@@ -67,7 +67,26 @@ export function validateSettings(
   return { value: { __type: provider.identifier, ...(parsed.data as object) }, problems };
 }
 
-type PostWithChannel = PostRow & { provider: string; channel_name: string; channel_picture: string | null };
+/** The post columns a summary shows; GET /posts reads only these (each column read costs time on long lists). */
+const SUMMARY_COLUMNS = [
+  'posts.id',
+  'posts.content',
+  'posts.publish_at',
+  'posts.release_url',
+  'posts.release_id',
+  'posts.state',
+  'posts.group_id',
+  'posts.creation_method',
+  'posts.settings',
+  'posts.tags',
+  'posts.media',
+  'posts.error',
+  'posts.warning',
+  'posts.channel_id',
+] as const;
+
+type SummaryColumn = (typeof SUMMARY_COLUMNS)[number] extends `posts.${infer C}` ? C : never;
+type PostWithChannel = Pick<PostRow, SummaryColumn> & { provider: string; channel_name: string; channel_picture: string | null };
 
 function summary(row: PostWithChannel) {
   return {
@@ -286,9 +305,17 @@ export class Posts {
       .select(['channels.provider as provider', 'channels.name as channel_name', 'channels.picture as channel_picture']);
   }
 
+  private summaries() {
+    return this.db
+      .selectFrom('posts')
+      .innerJoin('channels', 'channels.id', 'posts.channel_id')
+      .select(SUMMARY_COLUMNS)
+      .select(['channels.provider as provider', 'channels.name as channel_name', 'channels.picture as channel_picture']);
+  }
+
   async list(accountId: string, from: number, to: number, customer?: string) {
     if (to < from) throw invalidField('endDate', 'must not be before startDate', 'invalid_query');
-    let query = this.withChannel()
+    let query = this.summaries()
       .where('posts.account_id', '=', accountId)
       .where('posts.deleted_at', 'is', null)
       .where('posts.thread_index', '=', 0)

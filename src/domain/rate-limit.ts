@@ -1,6 +1,8 @@
 /**
  * Fixed-window request counters kept in the database, so every process of a
- * deployment shares them. One upsert per counted request.
+ * deployment shares them. `consume` is exact (one upsert per request) for limits
+ * that must hold to the request; `consumeBatched` counts in memory and adds to
+ * the shared row a few times a second, for the per-key limit every request passes.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
@@ -23,7 +25,37 @@ export function limitHeaders(state: LimitState): Record<string, string> {
   return headers;
 }
 
+/** How often a process adds its local counts to the shared rows. */
+const SYNC_MS = 250;
+
+interface LocalCount {
+  windowStart: number;
+  /** The shared total as last read from the database (all processes). */
+  shared: number;
+  /** Requests this process counted since its last sync. */
+  pending: number;
+  /** Resolves once the shared total of this window was first read. */
+  ready: Promise<void>;
+}
+
+function tooMany(what: string, limit: number, windowMs: number, state: LimitState): ApiError {
+  const per = windowMs >= 3_600_000 ? `${windowMs / 3_600_000} hour(s)` : `${windowMs / 60_000} minute(s)`;
+  return new ApiError(429, 'rate_limited', `${what}: at most ${limit} requests per ${per}; try again in ${state.resetSeconds} s`, [], {
+    'Retry-After': String(state.resetSeconds),
+    ...limitHeaders(state),
+  });
+}
+
+function windowOf(now: number, windowMs: number) {
+  const windowStart = now - (now % windowMs);
+  return { windowStart, resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) };
+}
+
 export class RateLimiter {
+  private readonly local = new Map<string, LocalCount>();
+  private timer?: NodeJS.Timeout;
+  private syncing?: Promise<void>;
+
   constructor(private readonly db: Kysely<Database>) {}
 
   /**
@@ -31,22 +63,78 @@ export class RateLimiter {
    * rate-limit headers) when the window's allowance is used up.
    */
   async consume(bucket: string, limit: number, windowMs: number, what: string, now = Date.now()): Promise<LimitState> {
-    const windowStart = now - (now % windowMs);
+    const { windowStart, resetSeconds } = windowOf(now, windowMs);
+    const count = await this.add(bucket, windowStart, 1);
+    const state = { limit, remaining: Math.max(0, limit - count), resetSeconds };
+    if (count > limit) throw tooMany(what, limit, windowMs, state);
+    return state;
+  }
+
+  /**
+   * Like consume, without a database write per request. Other processes' counts
+   * arrive within SYNC_MS, so a deployment of several processes may let a few
+   * requests over the limit during that time; one process alone is exact.
+   */
+  async consumeBatched(bucket: string, limit: number, windowMs: number, what: string, now = Date.now()): Promise<LimitState> {
+    const { windowStart, resetSeconds } = windowOf(now, windowMs);
+    let entry = this.local.get(bucket);
+    if (!entry || entry.windowStart !== windowStart) {
+      const fresh: LocalCount = { windowStart, shared: 0, pending: 0, ready: Promise.resolve() };
+      // The first request of a window learns what the other processes counted so far.
+      fresh.ready = this.read(bucket, windowStart).then((count) => {
+        fresh.shared = count;
+      });
+      this.local.set(bucket, fresh);
+      entry = fresh;
+    }
+    await entry.ready;
+    const used = entry.shared + entry.pending + 1;
+    const state = { limit, remaining: Math.max(0, limit - used), resetSeconds };
+    if (used > limit) throw tooMany(what, limit, windowMs, state);
+    entry.pending++;
+    this.timer ??= setTimeout(() => void this.sync(), SYNC_MS).unref();
+    return state;
+  }
+
+  /** Adds this process's counts to the shared rows and reads back the totals. */
+  async sync(): Promise<void> {
+    this.timer = undefined;
+    if (this.syncing) return this.syncing;
+    this.syncing = (async () => {
+      for (const [bucket, entry] of this.local) {
+        const pending = entry.pending;
+        if (pending > 0) {
+          entry.pending -= pending;
+          entry.shared = await this.add(bucket, entry.windowStart, pending);
+        } else if (entry.windowStart + 3_600_000 < Date.now()) {
+          this.local.delete(bucket);
+        }
+      }
+    })().finally(() => {
+      this.syncing = undefined;
+    });
+    return this.syncing;
+  }
+
+  private async add(bucket: string, windowStart: number, count: number): Promise<number> {
     const row = await this.db
       .insertInto('rate_counters')
-      .values({ bucket, window_start: windowStart, count: 1 })
-      .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: eb('rate_counters.count', '+', 1) })))
+      .values({ bucket, window_start: windowStart, count })
+      .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: eb('rate_counters.count', '+', count) })))
       .returning('count')
       .executeTakeFirstOrThrow();
-    const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
-    const state = { limit, remaining: Math.max(0, limit - row.count), resetSeconds };
-    if (row.count > limit) {
-      throw new ApiError(429, 'rate_limited', `${what}: at most ${limit} requests per ${windowMs / 60_000} minutes; try again in ${resetSeconds} s`, [], {
-        'Retry-After': String(resetSeconds),
-        ...limitHeaders(state),
-      });
-    }
-    return state;
+    return row.count;
+  }
+
+  private async read(bucket: string, windowStart: number): Promise<number> {
+    const row = await this.db.selectFrom('rate_counters').select('count').where('bucket', '=', bucket).where('window_start', '=', windowStart).executeTakeFirst();
+    return row?.count ?? 0;
+  }
+
+  /** Writes out what this process counted; call before the store closes. */
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    await this.sync();
   }
 
   /** Drops windows that ended more than a day ago. */
