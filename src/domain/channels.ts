@@ -33,7 +33,23 @@ export interface ChannelView {
   postingTimes: string[];
 }
 
-type ChannelWithCustomer = ChannelRow & { customer_name: string | null };
+/** The columns a channel's public view shows (never its sealed credentials). */
+const VIEW_COLUMNS = [
+  'channels.id',
+  'channels.name',
+  'channels.provider',
+  'channels.picture',
+  'channels.disabled',
+  'channels.profile',
+  'channels.customer_id',
+  'channels.needs_reconnect',
+  'channels.time_zone',
+  'channels.posting_times',
+] as const;
+
+type ChannelWithCustomer = Pick<ChannelRow, 'id' | 'name' | 'provider' | 'picture' | 'disabled' | 'profile' | 'customer_id' | 'needs_reconnect' | 'time_zone' | 'posting_times'> & {
+  customer_name: string | null;
+};
 
 function view(row: ChannelWithCustomer): ChannelView {
   return {
@@ -60,9 +76,16 @@ export class Channels {
     private readonly box: SecretBox,
     private readonly outbound: OutboundGuard,
   ) {
-    this.listAll = hotQuery<{ account: string }, ChannelWithCustomer>(db, ['account'], (p) => this.base(p.account).orderBy('channels.created_at'));
+    const listed = (account: string) =>
+      db
+        .selectFrom('channels')
+        .leftJoin('customers', 'customers.id', 'channels.customer_id')
+        .select([...VIEW_COLUMNS, 'customers.name as customer_name'])
+        .where('channels.account_id', '=', account)
+        .where('channels.deleted_at', 'is', null);
+    this.listAll = hotQuery<{ account: string }, ChannelWithCustomer>(db, ['account'], (p) => listed(p.account).orderBy('channels.created_at'));
     this.listOfCustomer = hotQuery<{ account: string; customer: string }, ChannelWithCustomer>(db, ['account', 'customer'], (p) =>
-      this.base(p.account).where('channels.customer_id', '=', p.customer).orderBy('channels.created_at'),
+      listed(p.account).where('channels.customer_id', '=', p.customer).orderBy('channels.created_at'),
     );
   }
 
@@ -81,14 +104,14 @@ export class Channels {
     return rows.map(view);
   }
 
-  async row(accountId: string, id: string): Promise<ChannelRow> {
+  async row(accountId: string, id: string): Promise<ChannelRow & { customer_name: string | null }> {
     const row = await this.base(accountId).where('channels.id', '=', id).executeTakeFirst();
     if (!row) throw notFound('Channel', id);
     return row;
   }
 
   async get(accountId: string, id: string): Promise<ChannelView> {
-    return view((await this.row(accountId, id)) as ChannelWithCustomer);
+    return view(await this.row(accountId, id));
   }
 
   /** Channel rows by id for one account; ids that are not there are simply absent. */
