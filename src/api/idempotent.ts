@@ -1,6 +1,7 @@
 /** Runs a creating request under its Idempotency-Key, if the caller sent one. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { mismatch } from '../domain/idempotency.ts';
+import { sha256 } from '../lib/secrets.ts';
 import type { Services } from '../app.ts';
 
 export const REPLAY_HEADER = 'idempotent-replayed';
@@ -8,6 +9,11 @@ export const REPLAY_HEADER = 'idempotent-replayed';
 export function idempotencyKey(request: FastifyRequest): string | undefined {
   const raw = request.headers['idempotency-key'];
   return Array.isArray(raw) ? raw[0] : raw;
+}
+
+/** Fingerprint of a JSON request body as sent (before validation transformed it). */
+export function jsonBodyHash(request: FastifyRequest): string {
+  return sha256(JSON.stringify(request.rawJson ?? null));
 }
 
 /**

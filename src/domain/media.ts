@@ -131,6 +131,18 @@ export function cleanName(name: string | undefined): string {
   return cleaned || 'upload';
 }
 
+/** An upload's fingerprint for Idempotency-Key: its bytes (already in `hash`) and its cleaned name. */
+function fingerprint(hash: crypto.Hash, originalName: string | undefined): string {
+  return hash.update(`\0${cleanName(originalName)}`).digest('hex');
+}
+
+/** The fingerprint `store` computes, without storing anything (for a repeated Idempotency-Key). */
+export async function uploadFingerprint(stream: Readable, originalName: string | undefined): Promise<string> {
+  const hash = crypto.createHash('sha256');
+  for await (const chunk of stream) hash.update(chunk as Buffer);
+  return fingerprint(hash, originalName);
+}
+
 export class Media implements MediaLookup {
   constructor(
     private readonly db: Kysely<Database>,
@@ -167,8 +179,7 @@ export class Media implements MediaLookup {
         deleted_at: null,
       };
       await this.db.insertInto('media').values(row).execute();
-      sniff.hash.update(`\0${row.original_name}`);
-      return { media: row, contentHash: sniff.hash.digest('hex') };
+      return { media: row, contentHash: fingerprint(sniff.hash, originalName) };
     } catch (err) {
       await fs.promises.rm(temp, { force: true });
       throw err;

@@ -108,6 +108,15 @@ for (const store of await testStores()) {
       assert.equal(await countRows(herald, 'media', alice.id), stored);
     });
 
+    it('POST /upload: a repeat replays also when the file name is cleaned on the way in (spaces around it)', async () => {
+      const first = await upload(alice, herald.api, PNG_1x1, ' pixel.png ', withKey('upload-folder'));
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      const again = await upload(alice, herald.api, PNG_1x1, ' pixel.png ', withKey('upload-folder'));
+      assert.equal(again.status, 201, JSON.stringify(again.body));
+      assert.equal(replayed(again), 'true');
+      assert.deepEqual(again.body, first.body);
+    });
+
     it('POST /upload: a refused file frees the key for a retry', async () => {
       const refused = await upload(alice, herald.api, Buffer.from('just some text, not an image'), 'notes.txt', withKey('upload-retry'));
       assert.ok(refused.status >= 400 && refused.status < 500, `refused with a 4xx, got ${refused.status}`);

@@ -1,11 +1,10 @@
-import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError, invalidField } from '../../domain/errors.ts';
-import { mediaView } from '../../domain/media.ts';
+import { mediaView, uploadFingerprint } from '../../domain/media.ts';
 import { OutboundRefused } from '../../lib/outbound.ts';
-import { idempotent } from '../idempotent.ts';
+import { idempotent, jsonBodyHash } from '../idempotent.ts';
 import type { Services } from '../../app.ts';
 import { errorBody as errorSchema, mediaObject } from './schemas.ts';
 
@@ -44,7 +43,7 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
               const stored = await media.store(request.principal.accountId, part.file, part.filename);
               return { status: 201, body: mediaView(stored.media), hash: stored.contentHash };
             },
-            () => hashUpload(part.file, part.filename),
+            () => uploadFingerprint(part.file, part.filename),
           );
         } catch (err) {
           // The part's own stream failed: the body is malformed or cut short, the client's fault.
@@ -62,7 +61,7 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         response: { 201: mediaObject, ...errors },
       },
       handler: async (request, reply) => {
-        const hash = crypto.createHash('sha256').update(JSON.stringify(request.rawJson ?? null)).digest('hex');
+        const hash = jsonBodyHash(request);
         return idempotent(services, request, reply, 'POST /upload-from-url', hash, async () => {
           const { url } = request.body;
           let response;
@@ -92,12 +91,4 @@ function asMultipartError(err: unknown): unknown {
   return new ApiError(400, 'invalid_multipart', `body: is not valid multipart/form-data (${(err as Error).message})`, [
     { path: 'body', message: 'must be complete multipart/form-data with a boundary' },
   ]);
-}
-
-/** The fingerprint media.store computes, without storing (for a repeated Idempotency-Key). */
-async function hashUpload(stream: Readable, filename: string): Promise<string> {
-  const hash = crypto.createHash('sha256');
-  for await (const chunk of stream) hash.update(chunk as Buffer);
-  hash.update(`\0${filename}`);
-  return hash.digest('hex');
 }

@@ -1,8 +1,7 @@
-import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { limitHeaders } from '../../domain/rate-limit.ts';
-import { idempotent } from '../idempotent.ts';
+import { idempotent, jsonBodyHash } from '../idempotent.ts';
 import type { Services } from '../../app.ts';
 import { createPostsBody, errorBody as errorSchema, idParam, listPostsQuery, postDetail, postSummary } from './schemas.ts';
 
@@ -30,7 +29,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
       },
       handler: async (request, reply) => {
         const { accountId } = request.principal;
-        const hash = crypto.createHash('sha256').update(JSON.stringify(request.rawJson ?? null)).digest('hex');
+        const hash = jsonBodyHash(request);
         return idempotent(services, request, reply, 'POST /posts', hash, async () => {
           const plan = await posts.plan(accountId, request.body);
           // Only requests that passed validation count against the hourly allowance.
