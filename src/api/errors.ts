@@ -135,6 +135,12 @@ export function installInputGuard(app: FastifyInstance): void {
   });
 }
 
+/** Socket-level failures by Node's error code: status, our code and the rule broken. */
+const CLIENT_ERRORS: Record<string, [status: number, code: string, message: string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'headers: are larger than this server accepts'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'the request took too long to arrive'],
+};
+
 /**
  * Requests too broken for Fastify to route (headers too large, garbled HTTP)
  * still get the contract's JSON body, then the connection closes.
@@ -144,9 +150,8 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: impor
     socket.destroy();
     return;
   }
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const message = status === 431 ? 'headers: are larger than this server accepts' : status === 408 ? 'the request took too long to arrive' : 'the request is not valid HTTP';
-  const body = JSON.stringify(errorBody(status, status === 431 ? 'headers_too_large' : status === 408 ? 'request_timeout' : 'bad_request', message));
+  const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'bad_request', 'the request is not valid HTTP'];
+  const body = JSON.stringify(errorBody(status, code, message));
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );

@@ -47,9 +47,8 @@ const VIEW_COLUMNS = [
   'channels.posting_times',
 ] as const;
 
-type ChannelWithCustomer = Pick<ChannelRow, 'id' | 'name' | 'provider' | 'picture' | 'disabled' | 'profile' | 'customer_id' | 'needs_reconnect' | 'time_zone' | 'posting_times'> & {
-  customer_name: string | null;
-};
+type ViewColumn = (typeof VIEW_COLUMNS)[number] extends `channels.${infer C}` ? C : never;
+type ChannelWithCustomer = Pick<ChannelRow, ViewColumn> & { customer_name: string | null };
 
 function view(row: ChannelWithCustomer): ChannelView {
   return {
@@ -76,27 +75,25 @@ export class Channels {
     private readonly box: SecretBox,
     private readonly outbound: OutboundGuard,
   ) {
-    const listed = (account: string) =>
-      db
-        .selectFrom('channels')
-        .leftJoin('customers', 'customers.id', 'channels.customer_id')
-        .select([...VIEW_COLUMNS, 'customers.name as customer_name'])
-        .where('channels.account_id', '=', account)
-        .where('channels.deleted_at', 'is', null);
+    const listed = (account: string) => this.scoped(account).select(VIEW_COLUMNS);
     this.listAll = hotQuery<{ account: string }, ChannelWithCustomer>(db, ['account'], (p) => listed(p.account).orderBy('channels.created_at'));
     this.listOfCustomer = hotQuery<{ account: string; customer: string }, ChannelWithCustomer>(db, ['account', 'customer'], (p) =>
       listed(p.account).where('channels.customer_id', '=', p.customer).orderBy('channels.created_at'),
     );
   }
 
-  private base(accountId: string) {
+  /** The account's live channels with their customer's name; callers pick the other columns. */
+  private scoped(accountId: string) {
     return this.db
       .selectFrom('channels')
       .leftJoin('customers', 'customers.id', 'channels.customer_id')
-      .selectAll('channels')
       .select('customers.name as customer_name')
       .where('channels.account_id', '=', accountId)
       .where('channels.deleted_at', 'is', null);
+  }
+
+  private base(accountId: string) {
+    return this.scoped(accountId).selectAll('channels');
   }
 
   async list(accountId: string, customerId?: string): Promise<ChannelView[]> {

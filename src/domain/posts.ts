@@ -297,25 +297,18 @@ export class Posts {
     return old.id;
   }
 
+  /** Posts joined with the channel fields every answer shows; callers pick the post columns. */
   private withChannel() {
     return this.db
       .selectFrom('posts')
       .innerJoin('channels', 'channels.id', 'posts.channel_id')
-      .selectAll('posts')
-      .select(['channels.provider as provider', 'channels.name as channel_name', 'channels.picture as channel_picture']);
-  }
-
-  private summaries() {
-    return this.db
-      .selectFrom('posts')
-      .innerJoin('channels', 'channels.id', 'posts.channel_id')
-      .select(SUMMARY_COLUMNS)
       .select(['channels.provider as provider', 'channels.name as channel_name', 'channels.picture as channel_picture']);
   }
 
   async list(accountId: string, from: number, to: number, customer?: string) {
     if (to < from) throw invalidField('endDate', 'must not be before startDate', 'invalid_query');
-    let query = this.summaries()
+    let query = this.withChannel()
+      .select(SUMMARY_COLUMNS)
       .where('posts.account_id', '=', accountId)
       .where('posts.deleted_at', 'is', null)
       .where('posts.thread_index', '=', 0)
@@ -336,7 +329,7 @@ export class Posts {
 
   async detail(accountId: string, id: string) {
     const root = await this.root(accountId, id);
-    const rows = await this.withChannel().where('posts.group_id', '=', root.group_id).where('posts.deleted_at', 'is', null).orderBy('posts.thread_index').execute();
+    const rows = await this.withChannel().selectAll('posts').where('posts.group_id', '=', root.group_id).where('posts.deleted_at', 'is', null).orderBy('posts.thread_index').execute();
     const attempts = await this.db.selectFrom('post_attempts').selectAll().where('post_id', 'in', rows.map((r) => r.id)).orderBy('started_at').execute();
     const head = rows.find((r) => r.id === root.id)!;
     return {
