@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sources = path.join(root, 'src');
 const bundle = path.join(root, 'node_modules', '.cache', 'herald', 'herald.mjs');
+const clientBundle = path.join(root, 'node_modules', '.cache', 'herald', 'client.mjs');
 
 function newestChange(dir) {
   let newest = 0;
@@ -22,7 +23,7 @@ function newestChange(dir) {
 
 function bundleIsCurrent() {
   try {
-    return fs.statSync(bundle).mtimeMs >= newestChange(sources);
+    return Math.min(fs.statSync(bundle).mtimeMs, fs.statSync(clientBundle).mtimeMs) >= newestChange(sources);
   } catch {
     return false;
   }
@@ -31,7 +32,10 @@ function bundleIsCurrent() {
 if (!bundleIsCurrent()) {
   const esbuild = await import('esbuild');
   const result = esbuild.buildSync({
-    entryPoints: [path.join(sources, 'main.ts')],
+    // The client commands get a bundle of their own: they start without loading the server's modules.
+    entryPoints: { herald: path.join(sources, 'main.ts'), client: path.join(sources, 'cli', 'index.ts') },
+    outdir: path.dirname(bundle),
+    outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -42,11 +46,18 @@ if (!bundleIsCurrent()) {
     logLevel: 'error',
   });
   fs.mkdirSync(path.dirname(bundle), { recursive: true });
-  // Written aside and renamed, so a process starting meanwhile never reads half a file.
-  const temporary = `${bundle}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, result.outputFiles[0].contents);
-  fs.renameSync(temporary, bundle);
+  for (const output of result.outputFiles) {
+    // Written aside and renamed, so a process starting meanwhile never reads half a file.
+    const temporary = `${output.path}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, output.contents);
+    fs.renameSync(temporary, output.path);
+  }
 }
 
 process.setSourceMapsEnabled(true);
-await import(pathToFileURL(bundle).href);
+const client = await import(pathToFileURL(clientBundle).href);
+if (client.CLIENT_COMMANDS.has(process.argv[2])) {
+  process.exitCode = await client.runClient(process.argv.slice(2));
+} else {
+  await import(pathToFileURL(bundle).href);
+}

@@ -3,32 +3,53 @@
  * server, the worker and the admin commands all start from here, so they share
  * one configuration and one set of rules.
  */
-import path from 'node:path';
 import type { Config } from './config.ts';
 import { migrate, openStore, type Store } from './db/index.ts';
 import { Accounts } from './domain/accounts.ts';
+import { Customers } from './domain/customers.ts';
+import { OAuthServer } from './domain/oauth.ts';
+import { People } from './domain/people.ts';
 import { Channels } from './domain/channels.ts';
+import { Connections } from './domain/connections.ts';
 import { Idempotency } from './domain/idempotency.ts';
 import { Media } from './domain/media.ts';
 import { Notifications } from './domain/notifications.ts';
 import { Posts } from './domain/posts.ts';
+import { Events } from './domain/events.ts';
+import { Webhooks } from './domain/webhooks.ts';
 import { RateLimiter } from './domain/rate-limit.ts';
 import { OutboundGuard, type Lookup } from './lib/outbound.ts';
 import { createSecretBox, resolveSecret } from './lib/secrets.ts';
-import { DiskStorage } from './media/storage.ts';
+import { createStorage } from './media/create-storage.ts';
+import type { MediaStorage } from './media/storage.ts';
+import { networkContext } from './providers/network-settings.ts';
+import { announceDue } from './scheduler/due-signal.ts';
+import type { NetworkContext, Provider } from './providers/types.ts';
 
 export interface Services {
   config: Config;
   store: Store;
   accounts: Accounts;
+  /** People, web sessions and invitations. */
+  people: People;
+  customers: Customers;
+  /** The OAuth2 authorization server for applications. */
+  oauth: OAuthServer;
   channels: Channels;
+  connections: Connections;
   posts: Posts;
   media: Media;
-  storage: DiskStorage;
+  storage: MediaStorage;
   idempotency: Idempotency;
   rateLimiter: RateLimiter;
   notifications: Notifications;
+  /** Account webhooks and their deliveries. */
+  webhooks: Webhooks;
+  /** Where post and channel events are announced (recorded as webhook deliveries). */
+  events: Events;
   outbound: OutboundGuard;
+  /** How adapters reach their network: base URLs, app credentials, HTTP through the guard. */
+  network: (provider: Provider, signal?: AbortSignal) => NetworkContext;
   /** Tells the local engine that work is due at `at`; the engine replaces this no-op when it runs here. */
   wake: (at: number) => void;
   close(): Promise<void>;
@@ -38,36 +59,54 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   const store = openStore(config);
   await migrate(store);
   const box = createSecretBox(resolveSecret(config.secret, config.dataDir));
-  const outbound = new OutboundGuard({ allowPrivateHosts: config.allowPrivateHosts, lookup: options.lookup });
-  const storage = new DiskStorage(path.join(config.dataDir, 'uploads'));
+  const outbound = new OutboundGuard({ allowPrivateHosts: config.allowPrivateHosts, lookup: options.lookup, connectTimeoutMs: config.fetchConnectTimeoutMs });
+  const storage = await createStorage(config);
   const accounts = new Accounts(store.db, box);
-  const channels = new Channels(store.db, box, outbound);
+  const network = (provider: Provider, signal: AbortSignal = AbortSignal.timeout(60_000)) => networkContext(config, outbound, provider, signal);
+  const channels = new Channels(store.db, box, network);
   const media = new Media(store.db, storage, config);
+  const webhooks = new Webhooks(store.db, box, outbound);
+  const events = new Events(webhooks);
   const services: Services = {
     config,
     store,
     accounts,
+    people: new People(store.db, accounts),
+    customers: new Customers(store.db),
+    oauth: new OAuthServer(store.db),
     channels,
+    connections: new Connections(store.db, box, config, channels, network),
     media,
     storage,
-    posts: new Posts(store.db, channels, media, { publicUrl: config.publicUrl, uploadUrl: config.uploadUrl, onQueued: (at) => services.wake(at) }),
+    posts: new Posts(store.db, channels, media, { publicUrl: config.publicUrl, uploadUrl: config.uploadUrl, onQueued: (at) => announce(at), events }),
     idempotency: new Idempotency(store.db),
     rateLimiter: new RateLimiter(store.db),
     notifications: new Notifications(store.db),
+    webhooks,
+    events,
     outbound,
+    network,
     wake: () => {},
     async close() {
       clearInterval(housekeeping);
       await services.rateLimiter.close();
       await outbound.close();
+      await storage.close();
       await store.close();
     },
   };
-  // Expired idempotency answers and old rate windows are dropped now and then.
+  // Engines in this process hear of due work directly; those in other processes through the database.
+  const announce = (at: number) => {
+    services.wake(at);
+    if (at <= Date.now() + ANNOUNCE_HORIZON_MS) announceDue(store, at).catch((err) => console.error('could not announce due work:', (err as Error).message));
+  };
+  // Expired idempotency answers, old rate windows and abandoned connections are dropped now and then.
   const housekeeping = setInterval(() => {
-    Promise.all([services.idempotency.prune(), services.rateLimiter.prune()]).catch((err) => console.error('housekeeping failed:', (err as Error).message));
+    Promise.all([services.idempotency.prune(), services.rateLimiter.prune(), services.connections.prune(), services.webhooks.prune(), services.people.prune(), services.oauth.prune()]).catch((err) => console.error('housekeeping failed:', (err as Error).message));
   }, HOUSEKEEPING_MS).unref();
   return services;
 }
 
 const HOUSEKEEPING_MS = 10 * 60_000;
+/** Engines look at the queue at least this often anyway, so only work due sooner is announced. */
+const ANNOUNCE_HORIZON_MS = 5_000;

@@ -2,6 +2,7 @@
  * Every setting Herald reads from the environment, parsed and checked in one place.
  * Nothing else in the code reads process.env.
  */
+import os from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -28,11 +29,42 @@ export interface Config {
   /** Largest image and video accepted by upload, in bytes. */
   maxImageBytes: number;
   maxVideoBytes: number;
+  /** upload-from-url: time to connect, and for the whole fetch including the body, in ms. */
+  fetchConnectTimeoutMs: number;
+  fetchTimeoutMs: number;
+  /** Keep media in an S3-compatible bucket instead of the data folder. */
+  s3?: S3Config;
   /** Hosts or addresses that outbound fetches may reach although they are private (e.g. a local n8n). */
   allowPrivateHosts: string[];
   /** Run the publishing engine inside this process. */
   runWorker: boolean;
+  /** Posts one engine publishes at once. */
+  workerConcurrency: number;
+  /** How long after its due time a post keeps being retried after temporary failures. */
+  retryDeadlineMs: number;
+  /** How long a worker holds a claimed post; a dead worker's posts are taken again after this. */
+  leaseMs: number;
   logLevel: string;
+  /**
+   * Every HERALD_* variable as given: networks read their app credentials and
+   * base URLs from here by name (HERALD_X_CLIENT_ID, HERALD_MASTODON_API_URL...),
+   * see src/providers/network-settings.ts.
+   */
+  networkEnv: Record<string, string>;
+}
+
+export interface S3Config {
+  bucket: string;
+  /** For S3-compatible servers (MinIO, R2...); AWS when absent. */
+  endpoint?: string;
+  region: string;
+  /** Without keys the SDK's own chain applies (instance roles). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** Object keys start with this (e.g. "herald/"). */
+  prefix: string;
+  /** Path-style addressing (bucket in the path), which most S3-compatible servers need. */
+  forcePathStyle: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -62,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'HERALD_PORT', 5000);
   const publicUrl = url(env, 'HERALD_PUBLIC_URL', `http://localhost:${port}`);
   const databaseUrl = env.HERALD_DATABASE_URL || undefined;
+  const s3 = s3Config(env);
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error('HERALD_DATABASE_URL must start with postgres:// (leave it unset for the embedded store)');
   }
@@ -69,7 +102,8 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: env.HERALD_HOST || '0.0.0.0',
     publicUrl,
-    uploadUrl: url(env, 'HERALD_UPLOAD_URL', `${publicUrl}/uploads`),
+    // A bucket with a public address serves the files itself; otherwise Herald serves them.
+    uploadUrl: url(env, 'HERALD_UPLOAD_URL', s3?.publicUrl ?? `${publicUrl}/uploads`),
     dataDir: path.resolve(env.HERALD_DATA_DIR || 'data'),
     databaseUrl,
     secret: env.HERALD_SECRET || undefined,
@@ -78,11 +112,109 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int(env, 'HERALD_BODY_LIMIT', 1024 * 1024, 1024),
     maxImageBytes: int(env, 'HERALD_MAX_IMAGE_BYTES', 10 * 1024 * 1024, 1),
     maxVideoBytes: int(env, 'HERALD_MAX_VIDEO_BYTES', 1024 * 1024 * 1024, 1),
+    fetchConnectTimeoutMs: int(env, 'HERALD_FETCH_CONNECT_TIMEOUT_MS', 10_000, 1),
+    fetchTimeoutMs: int(env, 'HERALD_FETCH_TIMEOUT_MS', 120_000, 1),
+    s3: s3?.config,
     allowPrivateHosts: (env.HERALD_ALLOW_PRIVATE_HOSTS || '')
       .split(',')
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean),
     runWorker: env.HERALD_WORKER !== 'off',
+    workerConcurrency: int(env, 'HERALD_WORKER_CONCURRENCY', 16, 1),
+    retryDeadlineMs: int(env, 'HERALD_RETRY_DEADLINE_MINUTES', 60, 1) * 60_000,
+    leaseMs: int(env, 'HERALD_LEASE_SECONDS', 120, 2) * 1000,
     logLevel: env.HERALD_LOG_LEVEL || 'info',
+    networkEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('HERALD_') && !!e[1])),
+  };
+}
+
+/** Settings of the client side (the `herald` client commands and their stored login). */
+export interface ClientConfig {
+  /** HERALD_API_KEY; stored OAuth credentials take priority over it. */
+  apiKey?: string;
+  /** HERALD_API_URL including the /api prefix; clients append /public/v1/... */
+  apiUrl: string;
+  /** HERALD_AUTH_SERVER: the device-flow auth server used by `herald login`. */
+  authServer: string;
+  /** Folder of the stored login: $XDG_CONFIG_HOME/herald, %APPDATA%\herald or ~/.config/herald. */
+  configDir: string;
+  /** NO_COLOR set: never colour output, even on a terminal. */
+  noColor: boolean;
+}
+
+export function loadClientConfig(env: Env = process.env, home: string = os.homedir()): ClientConfig {
+  const base = env.XDG_CONFIG_HOME || (process.platform === 'win32' && env.APPDATA) || path.join(home, '.config');
+  return {
+    apiKey: env.HERALD_API_KEY || undefined,
+    apiUrl: url(env, 'HERALD_API_URL', 'http://localhost:5000/api'),
+    authServer: url(env, 'HERALD_AUTH_SERVER', 'http://localhost:3111'),
+    configDir: path.join(base, 'herald'),
+    noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '',
+  };
+}
+
+/** Settings of the device-flow auth server (`herald auth-server`, seed 5.5). */
+export interface AuthServerConfig {
+  /** PORT: where it listens (3111). */
+  port: number;
+  /** HERALD_HOST: address to bind. */
+  host: string;
+  /** HERALD_AUTH_PUBLIC_URL: where browsers reach it; verification_uri and the OAuth callback are under it. */
+  publicUrl: string;
+  /** HERALD_API_URL: Herald's API including /api, handed to clients as api_url; the token endpoint is under it. */
+  apiUrl: string;
+  /** Herald's consent page, next to the API: HERALD_API_URL without /api, plus /oauth/authorize. */
+  authorizeUrl: string;
+  /** HERALD_AUTH_CLIENT_ID and HERALD_AUTH_CLIENT_SECRET: this server's OAuth application at Herald. */
+  clientId: string;
+  clientSecret: string;
+  /** HERALD_AUTH_POLL_INTERVAL: seconds clients wait between polls of /device/token. */
+  pollIntervalSeconds: number;
+  /** HERALD_AUTH_SCOPE: scopes asked for (space-separated); unset asks for full access. */
+  scope?: string;
+}
+
+export function loadAuthServerConfig(env: Env = process.env): AuthServerConfig {
+  const port = int(env, 'PORT', 3111);
+  const apiUrl = url(env, 'HERALD_API_URL', `${url(env, 'HERALD_PUBLIC_URL', 'http://localhost:5000')}/api`);
+  if (!/\/api$/.test(new URL(apiUrl).pathname)) throw new Error(`HERALD_API_URL must end with the /api prefix (e.g. http://localhost:5000/api), got "${apiUrl}"`);
+  const clientId = env.HERALD_AUTH_CLIENT_ID;
+  const clientSecret = env.HERALD_AUTH_CLIENT_SECRET;
+  if (!clientId || !clientSecret) {
+    throw new Error('HERALD_AUTH_CLIENT_ID and HERALD_AUTH_CLIENT_SECRET are required: register the auth server as an application (npx herald apps create, see README)');
+  }
+  return {
+    port,
+    host: env.HERALD_HOST || '0.0.0.0',
+    publicUrl: url(env, 'HERALD_AUTH_PUBLIC_URL', `http://localhost:${port}`),
+    apiUrl,
+    authorizeUrl: `${apiUrl.replace(/\/api$/, '')}/oauth/authorize`,
+    clientId,
+    clientSecret,
+    pollIntervalSeconds: int(env, 'HERALD_AUTH_POLL_INTERVAL', 5, 1),
+    scope: env.HERALD_AUTH_SCOPE || undefined,
+  };
+}
+
+function s3Config(env: Env): { config: S3Config; publicUrl?: string } | undefined {
+  const bucket = env.HERALD_S3_BUCKET;
+  if (!bucket) return undefined;
+  const endpoint = env.HERALD_S3_ENDPOINT ? url(env, 'HERALD_S3_ENDPOINT', '') : undefined;
+  if (!!env.HERALD_S3_ACCESS_KEY_ID !== !!env.HERALD_S3_SECRET_ACCESS_KEY) {
+    throw new Error('HERALD_S3_ACCESS_KEY_ID and HERALD_S3_SECRET_ACCESS_KEY must be set together');
+  }
+  const prefix = (env.HERALD_S3_PREFIX || '').replace(/^\/+/, '');
+  if (prefix && !/^[A-Za-z0-9._\/-]+\/$/.test(prefix)) throw new Error('HERALD_S3_PREFIX must be letters, digits, ".", "_", "-" or "/" and end with "/"');
+  return {
+    config: {
+      bucket,
+      endpoint,
+      region: env.HERALD_S3_REGION || 'us-east-1',
+      accessKeyId: env.HERALD_S3_ACCESS_KEY_ID || undefined,
+      secretAccessKey: env.HERALD_S3_SECRET_ACCESS_KEY || undefined,
+      prefix,
+      forcePathStyle: env.HERALD_S3_FORCE_PATH_STYLE ? env.HERALD_S3_FORCE_PATH_STYLE !== 'false' : endpoint !== undefined,
+    },
+    publicUrl: env.HERALD_S3_PUBLIC_URL ? url(env, 'HERALD_S3_PUBLIC_URL', '') : undefined,
   };
 }

@@ -7,8 +7,12 @@ import { loadConfig, type Config } from './config.ts';
 import { createServices, type Services } from './app.ts';
 import { buildServer } from './server.ts';
 import { Engine } from './scheduler/engine.ts';
+import { WebhookDispatcher } from './scheduler/webhook-dispatcher.ts';
 import { migrate, openStore } from './db/index.ts';
 import { ApiError } from './domain/errors.ts';
+import { CLIENT_COMMANDS, CLIENT_USAGE, runClient } from './cli/index.ts';
+import { APPS_USAGE, appsCommand } from './admin/apps.ts';
+import { runAuthServer } from './auth-server/main.ts';
 
 const USAGE = `Usage: herald <command>
 
@@ -24,6 +28,11 @@ API keys (the first use creates the owner account):
   keys reveal <id>            print a key's value
   keys rotate <id>            replace a key's value; the old one stops working at once
   keys revoke <id>            revoke a key
+
+Device-flow auth server (port PORT, 3111; needs HERALD_AUTH_CLIENT_ID/SECRET, see README):
+  auth-server                 run it
+
+${APPS_USAGE}
 
 Settings come from the environment: HERALD_PORT (5000), HERALD_DATA_DIR (./data),
 HERALD_DATABASE_URL (postgres://..., default: embedded SQLite), HERALD_SECRET, ...
@@ -52,12 +61,16 @@ async function runService(config: Config, withServer: boolean, withEngine: boole
   const started = Date.now();
   const services = await createServices(config);
   const engine = withEngine ? new Engine(services) : undefined;
+  // Account webhook deliveries are sent wherever posts are published.
+  const dispatcher = withEngine ? new WebhookDispatcher(services) : undefined;
   const server = withServer ? await buildServer(services) : undefined;
   if (server) await server.listen({ port: config.port, host: config.host });
   engine?.start();
+  dispatcher?.start();
   onShutdown(async () => {
     await server?.close();
     await engine?.stop();
+    await dispatcher?.stop();
     await services.close();
   });
   const lines = [`Herald ${withServer ? 'is listening on ' + config.publicUrl : 'worker is running'} (${Date.now() - started} ms)`];
@@ -121,6 +134,11 @@ async function keys(config: Config, args: string[]): Promise<void> {
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  // Client commands talk to a running server through its API and need none of the server's settings.
+  if (command && CLIENT_COMMANDS.has(command)) {
+    process.exitCode = await runClient(argv);
+    return;
+  }
   let config: Config;
   try {
     config = loadConfig();
@@ -143,14 +161,18 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'keys':
       return keys(config, rest);
+    case 'apps':
+      return appsCommand(config, rest);
+    case 'auth-server':
+      return runAuthServer(config, onShutdown);
     case undefined:
     case 'help':
     case '--help':
     case '-h':
-      console.log(USAGE);
+      console.log(`${USAGE}\n\n${CLIENT_USAGE}`);
       return;
     default:
-      fail(`Unknown command "${command}".\n\n${USAGE}`);
+      fail(`Unknown command "${command}".\n\n${USAGE}\n\n${CLIENT_USAGE}`);
   }
 }
 

@@ -2,22 +2,27 @@
  * The HTTP server: the public API under /api/public/v1, its OpenAPI document at
  * /api/docs, uploaded media under /uploads, short links under /s.
  */
-import path from 'node:path';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
-import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from './app.ts';
-import { authenticate } from './api/auth.ts';
+import { authenticate, checkScope } from './api/auth.ts';
+import { appRoutes } from './api/app/index.ts';
+import { authorizePages } from './api/oauth/authorize.ts';
+import { loginPages } from './api/oauth/login.ts';
+import { tokenRoutes } from './api/oauth/token.ts';
 import { clientErrorHandler, installErrorHandling, installInputGuard, installJsonParser, sendFrameworkError } from './api/errors.ts';
 import { accountRoutes } from './api/public-v1/account.ts';
+import { connectRoutes } from './api/connect.ts';
 import { integrationsRoutes } from './api/public-v1/integrations.ts';
 import { mediaRoutes } from './api/public-v1/media.ts';
 import { postsRoutes } from './api/public-v1/posts.ts';
+import { webhooksRoutes } from './api/public-v1/webhooks.ts';
 import { followShortLink } from './domain/shortlinks.ts';
+import { registerUploads } from './media/serve.ts';
 import { errorBody } from './api/errors.ts';
 
 export async function buildServer(services: Services, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
@@ -61,17 +66,7 @@ export async function buildServer(services: Services, options: { logger?: boolea
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   await app.register(multipart, { limits: { fieldSize: 64 * 1024 } });
 
-  await app.register(fastifyStatic, {
-    root: path.resolve(services.storage.root),
-    prefix: new URL(config.uploadUrl).pathname.replace(/\/?$/, '/'),
-    decorateReply: false,
-    index: false,
-    dotfiles: 'deny',
-    acceptRanges: true,
-    immutable: true,
-    maxAge: '365d',
-    setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
-  });
+  await registerUploads(app, config, services.storage);
 
   app.get('/s/:code', { schema: { hide: true, params: z.object({ code: z.string().max(64) }) } }, async (request, reply) => {
     // HEAD (link-preview crawlers) reads the target without counting a click.
@@ -86,18 +81,28 @@ export async function buildServer(services: Services, options: { logger?: boolea
     ),
   );
 
+  await app.register(connectRoutes(services));
+
   app.get('/api/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+
+  // Web side (session cookie), the OAuth2 authorization server, and its sign-in and consent pages.
+  await app.register(appRoutes(services), { prefix: '/api/app' });
+  await app.register(tokenRoutes(services), { prefix: '/api/oauth' });
+  await app.register(loginPages(services));
+  await app.register(authorizePages(services));
 
   await app.register(
     async (api) => {
       api.addHook('onRequest', async (request) => {
-        request.principal = await authenticate(request, services.accounts);
+        request.principal = await authenticate(request, services);
+        checkScope(request, request.principal);
         await services.rateLimiter.consumeBatched(`key:${request.principal.keyId}`, config.requestsPerMinute, 60_000, 'This API key');
       });
       await api.register(integrationsRoutes(services));
       await api.register(postsRoutes(services));
       await api.register(mediaRoutes(services));
       await api.register(accountRoutes(services));
+      await api.register(webhooksRoutes(services));
     },
     { prefix: '/api/public/v1' },
   );

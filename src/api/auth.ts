@@ -1,10 +1,15 @@
 /**
- * Public API authentication: the Authorization header carries the key itself
- * (or "Bearer <key>"). One lookup covers API keys and, later, OAuth tokens.
+ * Public API authentication: the Authorization header carries the credential
+ * itself (or "Bearer <credential>"): an API key or an OAuth access token, told
+ * apart by their prefix so each request costs one lookup. Then the credential's
+ * scopes are checked against what the route needs (src/api/scopes.ts).
  */
 import type { FastifyRequest } from 'fastify';
 import type { Accounts, Principal } from '../domain/accounts.ts';
 import { ApiError } from '../domain/errors.ts';
+import { ACCESS_TOKEN_PREFIX, type OAuthServer } from '../domain/oauth.ts';
+import { allows } from '../domain/scopes.ts';
+import { requiredScope } from './scopes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,18 +24,31 @@ export function presentedCredential(request: FastifyRequest): string | undefined
   return value || undefined;
 }
 
-export async function authenticate(request: FastifyRequest, accounts: Accounts): Promise<Principal> {
+export async function authenticate(request: FastifyRequest, verifiers: { accounts: Accounts; oauth: OAuthServer }): Promise<Principal> {
   const credential = presentedCredential(request);
   if (!credential) {
     throw new ApiError(401, 'missing_api_key', 'Authorization header is missing: send your API key as "Authorization: <key>"', [
       { path: 'headers.authorization', message: 'is required' },
     ]);
   }
-  const principal = await accounts.authenticate(credential);
+  const principal = credential.startsWith(ACCESS_TOKEN_PREFIX) ? await verifiers.oauth.authenticate(credential) : await verifiers.accounts.authenticate(credential);
   if (!principal) {
-    throw new ApiError(401, 'invalid_api_key', 'Invalid API key: it is unknown, revoked or was rotated', [
-      { path: 'headers.authorization', message: 'is not a valid API key' },
+    throw new ApiError(401, 'invalid_api_key', 'Invalid API key: it is unknown, revoked or was rotated (or the access token expired or was revoked)', [
+      { path: 'headers.authorization', message: 'is not a valid API key or access token' },
     ]);
   }
   return principal;
+}
+
+/** 403 when the credential's scopes do not cover this route; full-access credentials pass everywhere. */
+export function checkScope(request: FastifyRequest, principal: Principal): void {
+  if (principal.scopes === null) return;
+  const need = requiredScope(request.method, request.routeOptions.url ?? request.url);
+  if (need === 'any') return;
+  if (need === undefined || !allows(principal.scopes, need)) {
+    const what = need ?? 'full access';
+    throw new ApiError(403, 'insufficient_scope', `This credential may not ${request.method} this endpoint: it needs the scope ${what}, and it has ${principal.scopes.join(', ') || 'no scopes'}`, [
+      { path: 'headers.authorization', message: `lacks the scope ${what}` },
+    ]);
+  }
 }

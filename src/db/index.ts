@@ -10,6 +10,11 @@ import SqliteDatabase from 'libsql';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import * as initial from './migrations/001_initial.ts';
+import * as pacing from './migrations/002_pacing.ts';
+import * as mediaVariants from './migrations/003_media.ts';
+import * as accounts from './migrations/004_accounts.ts';
+import * as connect from './migrations/005_connect.ts';
+import * as webhooks from './migrations/006_webhooks.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -27,6 +32,11 @@ pg.types.setTypeParser(20, (value) => Number(value));
 
 const migrations: Record<string, Migration> = {
   '001_initial': initial,
+  '002_pacing': pacing,
+  '003_media': mediaVariants,
+  '004_accounts': accounts,
+  '005_connect': connect,
+  '006_webhooks': webhooks,
 };
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {
@@ -122,6 +132,8 @@ export async function migrate(store: Store): Promise<string[]> {
   const migrator = new Migrator({
     db: store.db,
     provider: { getMigrations: async () => migrations },
+    // Features land in parallel, each with its own numbered migration.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;

@@ -19,6 +19,8 @@ export interface ApiKeyRow {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** JSON array of scope names; null means full access. */
+  scopes: string | null;
 }
 
 export interface CustomerRow {
@@ -64,6 +66,21 @@ export interface MediaRow {
   thumbnail_url: string | null;
   created_at: number;
   deleted_at: number | null;
+}
+
+/** A file made from an uploaded one: its thumbnail, or a copy converted for a network. */
+export interface MediaVariantRow {
+  id: string;
+  media_id: string;
+  /** What the copy is: "thumbnail", or the conversion's parameters. */
+  spec: string;
+  storage_key: string;
+  url: string;
+  mime_type: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  created_at: number;
 }
 
 export type PostState = 'DRAFT' | 'QUEUE' | 'PUBLISHED' | 'ERROR';
@@ -150,16 +167,171 @@ export interface NotificationRow {
   created_at: number;
 }
 
+export interface WebhookRow {
+  id: string;
+  account_id: string;
+  name: string | null;
+  url: string;
+  /** JSON array of event types the endpoint receives. */
+  events: string;
+  /** The signing secret (whsec_...), sealed with the secret box. */
+  secret_sealed: string;
+  disabled: number;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export type WebhookDeliveryState = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveryRow {
+  id: string;
+  webhook_id: string;
+  account_id: string;
+  /** The webhook-id header: the same on every retry and redelivery of one event. */
+  message_id: string;
+  event_type: string;
+  /** The exact JSON body sent: {type, timestamp, data}. */
+  payload: string;
+  state: WebhookDeliveryState;
+  attempts: number;
+  /** JSON array of { at, status, error } per finished attempt. */
+  attempt_log: string;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+export interface ConnectRequestRow {
+  state: string;
+  account_id: string;
+  provider: string;
+  data_sealed: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface NetworkSlotRow {
+  /** network:<provider> for pacing, refresh:<channel> for token refreshes. */
+  name: string;
+  slot: number;
+  holder: string | null;
+  held_until: number;
+}
+
+export type UserRole = 'owner' | 'admin' | 'member';
+
+export interface UserRow {
+  id: string;
+  account_id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  role: UserRole;
+  created_at: number;
+}
+
+export interface SessionRow {
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface InvitationRow {
+  id: string;
+  account_id: string;
+  email: string;
+  role: UserRole;
+  token_hash: string;
+  invited_by: string;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+}
+
+export interface OAuthAppRow {
+  id: string;
+  account_id: string;
+  name: string;
+  secret_hash: string;
+  /** JSON array of exact redirect URIs. */
+  redirect_uris: string;
+  token_ttl_seconds: number;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+export interface OAuthCodeRow {
+  code_hash: string;
+  app_id: string;
+  account_id: string;
+  user_id: string;
+  redirect_uri: string | null;
+  /** JSON array of scope names; null means full access. */
+  scopes: string | null;
+  /** S256 PKCE challenge, when the client sent one. */
+  code_challenge: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface OAuthTokenRow {
+  id: string;
+  app_id: string;
+  account_id: string;
+  user_id: string;
+  access_hash: string;
+  refresh_hash: string;
+  scopes: string | null;
+  code_hash: string | null;
+  created_at: number;
+  access_expires_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface DeviceRequestRow {
+  device_code_hash: string;
+  user_code: string;
+  state: string | null;
+  code_verifier: string | null;
+  scope: string | null;
+  status: 'pending' | 'approved' | 'denied';
+  token_sealed: string | null;
+  interval_seconds: number;
+  last_polled_at: number | null;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
   customers: CustomerRow;
   channels: ChannelRow;
   media: MediaRow;
+  media_variants: MediaVariantRow;
   posts: PostRow;
   post_attempts: PostAttemptRow;
   short_links: ShortLinkRow;
   idempotency_keys: IdempotencyKeyRow;
   rate_counters: RateCounterRow;
   notifications: NotificationRow;
+  connect_requests: ConnectRequestRow;
+  network_slots: NetworkSlotRow;
+  users: UserRow;
+  sessions: SessionRow;
+  invitations: InvitationRow;
+  oauth_apps: OAuthAppRow;
+  oauth_codes: OAuthCodeRow;
+  oauth_tokens: OAuthTokenRow;
+  device_requests: DeviceRequestRow;
+  webhooks: WebhookRow;
+  webhook_deliveries: WebhookDeliveryRow;
 }

@@ -9,6 +9,7 @@ import { hotQuery } from '../db/hot-query.ts';
 import { newId } from '../lib/ids.ts';
 import { randomToken, sha256, type SecretBox } from '../lib/secrets.ts';
 import { ApiError, notFound } from './errors.ts';
+import { scopesFromJson, scopesToJson, type ScopeList } from './scopes.ts';
 
 export interface KeySummary {
   id: string;
@@ -17,11 +18,16 @@ export interface KeySummary {
   createdAt: string;
   lastUsedAt: string | null;
   revoked: boolean;
+  /** null: full access. */
+  scopes: ScopeList;
 }
 
 export interface Principal {
   accountId: string;
+  /** The API key's id, or the OAuth token's id: what the per-credential limit counts. */
   keyId: string;
+  /** null: full access. */
+  scopes: ScopeList;
 }
 
 const KEY_PREFIX = 'hk_';
@@ -35,6 +41,7 @@ function summary(row: ApiKeyRow): KeySummary {
     createdAt: new Date(row.created_at).toISOString(),
     lastUsedAt: row.last_used_at ? new Date(row.last_used_at).toISOString() : null,
     revoked: row.revoked_at !== null,
+    scopes: scopesFromJson(row.scopes),
   };
 }
 
@@ -46,8 +53,8 @@ export class Accounts {
     private readonly db: Kysely<Database>,
     private readonly box: SecretBox,
   ) {
-    this.keyByHash = hotQuery<{ hash: string }, Pick<ApiKeyRow, 'id' | 'account_id' | 'last_used_at'>>(db, ['hash'], (p) =>
-      db.selectFrom('api_keys').select(['id', 'account_id', 'last_used_at']).where('key_hash', '=', p.hash).where('revoked_at', 'is', null),
+    this.keyByHash = hotQuery<{ hash: string }, Pick<ApiKeyRow, 'id' | 'account_id' | 'last_used_at' | 'scopes'>>(db, ['hash'], (p) =>
+      db.selectFrom('api_keys').select(['id', 'account_id', 'last_used_at', 'scopes']).where('key_hash', '=', p.hash).where('revoked_at', 'is', null),
     );
   }
 
@@ -63,7 +70,8 @@ export class Accounts {
     return existing?.id ?? (await this.create('Owner'));
   }
 
-  async createKey(accountId: string, name: string): Promise<{ key: string; summary: KeySummary }> {
+  /** `scopes`: null (or omitted) for full access. */
+  async createKey(accountId: string, name: string, scopes: ScopeList = null): Promise<{ key: string; summary: KeySummary }> {
     const key = randomToken(KEY_PREFIX);
     const row: ApiKeyRow = {
       id: newId(),
@@ -75,6 +83,7 @@ export class Accounts {
       created_at: Date.now(),
       last_used_at: null,
       revoked_at: null,
+      scopes: scopesToJson(scopes),
     };
     await this.db.insertInto('api_keys').values(row).execute();
     return { key, summary: summary(row) };
@@ -127,6 +136,6 @@ export class Accounts {
     if (row.last_used_at === null || row.last_used_at < now - LAST_USED_PRECISION_MS) {
       await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
     }
-    return { accountId: row.account_id, keyId: row.id };
+    return { accountId: row.account_id, keyId: row.id, scopes: scopesFromJson(row.scopes) };
   }
 }

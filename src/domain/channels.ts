@@ -7,11 +7,27 @@ import type { ChannelRow, Database } from '../db/schema.ts';
 import { hotQuery } from '../db/hot-query.ts';
 import { newId } from '../lib/ids.ts';
 import type { SecretBox } from '../lib/secrets.ts';
-import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
+import { OutboundRefused } from '../lib/outbound.ts';
 import { isTimeZone, localDay, zonedInstant } from '../lib/time.ts';
 import { findProvider } from '../providers/index.ts';
-import type { Provider, PublishChannel } from '../providers/types.ts';
+import { PublishError, type ConnectResult, type NetworkContext, type Provider, type PublishChannel } from '../providers/types.ts';
 import { ApiError, invalidField, invalidFields, notFound } from './errors.ts';
+
+/** A refresh or reconnect without a new refresh token must not wipe the stored one. */
+function keepRefreshToken(previous: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
+  return next.refreshToken ? next : { ...next, ...(previous.refreshToken ? { refreshToken: previous.refreshToken } : {}) };
+}
+
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/** A network that refuses the credentials is the user's 400; one that cannot be reached is a 502. */
+export function connectFailure(provider: Provider, err: unknown): unknown {
+  if (!(err instanceof PublishError)) return err;
+  if (err.kind === 'auth' || err.kind === 'refused') {
+    return new ApiError(400, 'connect_refused', `${provider.name} refused the connection: ${err.message}`, [{ path: 'credentials', message: err.message }]);
+  }
+  return new ApiError(502, 'network_unavailable', `${provider.name} could not be reached to connect the channel: ${err.message}`);
+}
 
 export const DEFAULT_POSTING_TIMES = ['09:00', '12:00', '17:00'];
 
@@ -73,7 +89,8 @@ export class Channels {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly box: SecretBox,
-    private readonly outbound: OutboundGuard,
+    /** How adapters reach their network (base URLs, app credentials, HTTP). */
+    private readonly network: (provider: Provider, signal?: AbortSignal) => NetworkContext,
   ) {
     const listed = (account: string) => this.scoped(account).select(VIEW_COLUMNS);
     this.listAll = hotQuery<{ account: string }, ChannelWithCustomer>(db, ['account'], (p) => listed(p.account).orderBy('channels.created_at'));
@@ -118,6 +135,10 @@ export class Channels {
     return new Map(rows.map((r) => [r.id, r]));
   }
 
+  providerOrUndefined(row: ChannelRow): Provider | undefined {
+    return findProvider(row.provider);
+  }
+
   provider(row: ChannelRow): Provider {
     const provider = findProvider(row.provider);
     if (!provider) throw new ApiError(409, 'provider_unavailable', `Channel ${row.id} uses provider "${row.provider}", which this server does not have`);
@@ -156,25 +177,41 @@ export class Channels {
     await this.checkCustomer(accountId, input.customer, 'customer');
     let connected;
     try {
-      connected = await provider.connect(parsed.data, { outbound: this.outbound });
+      connected = await provider.connect(parsed.data, this.network(provider, AbortSignal.timeout(CONNECT_TIMEOUT_MS)));
     } catch (err) {
       if (err instanceof OutboundRefused) throw invalidField('credentials.url', err.reason.replace(/^credentials\.url /, ''), 'url_refused');
-      throw err;
+      throw connectFailure(provider, err);
     }
+    const id = await this.save(accountId, provider.identifier, connected, input);
+    return { channel: await this.get(accountId, id), revealOnce: connected.revealOnce };
+  }
+
+  /**
+   * Stores a connected network account as a channel. Connecting the same network
+   * account again updates its channel; a refresh token the network did not send
+   * again is kept.
+   */
+  async save(
+    accountId: string,
+    providerId: string,
+    connected: ConnectResult,
+    input: { name?: string; timeZone?: string; postingTimes?: string[]; customer?: string } = {},
+  ): Promise<string> {
     const now = Date.now();
     const existing = await this.db
       .selectFrom('channels')
-      .select('id')
+      .select(['id', 'config_sealed'])
       .where('account_id', '=', accountId)
-      .where('provider', '=', provider.identifier)
+      .where('provider', '=', providerId)
       .where('external_id', '=', connected.externalId)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
+    const config = existing ? keepRefreshToken(JSON.parse(this.box.decrypt(existing.config_sealed)), connected.config) : connected.config;
     const fields = {
       name: input.name ?? connected.name,
       picture: connected.picture ?? null,
       profile: connected.profile ?? null,
-      config_sealed: this.box.encrypt(JSON.stringify(connected.config)),
+      config_sealed: this.box.encrypt(JSON.stringify(config)),
       needs_reconnect: 0,
     };
     let id: string;
@@ -197,7 +234,7 @@ export class Channels {
         .values({
           id,
           account_id: accountId,
-          provider: provider.identifier,
+          provider: providerId,
           external_id: connected.externalId,
           customer_id: input.customer ?? null,
           time_zone: input.timeZone ?? 'UTC',
@@ -209,8 +246,21 @@ export class Channels {
         })
         .execute();
     }
-    return { channel: await this.get(accountId, id), revealOnce: connected.revealOnce };
+    return id;
   }
+
+  /** Stores refreshed tokens (the old refresh token stays when the network sent none). */
+  async saveTokens(id: string, current: Record<string, unknown>, fresh: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const config = keepRefreshToken(current, { ...current, ...fresh });
+    await this.db.updateTable('channels').set({ config_sealed: this.box.encrypt(JSON.stringify(config)) }).where('id', '=', id).execute();
+    return config;
+  }
+
+  /** The network no longer accepts the channel's tokens: the user must connect it again. */
+  async markNeedsReconnect(id: string): Promise<void> {
+    await this.db.updateTable('channels').set({ needs_reconnect: 1 }).where('id', '=', id).execute();
+  }
+
 
   async update(
     accountId: string,

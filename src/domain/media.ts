@@ -1,7 +1,9 @@
 /**
  * Uploaded media: streamed to a temporary file while the type is read from the
- * first bytes and the size cap is enforced, then moved into storage under a
- * random name. Nothing is kept when anything fails.
+ * first bytes and the size cap is enforced, inspected there (dimensions,
+ * duration, thumbnail; a damaged image is refused), then moved into storage
+ * under a random name. Nothing is kept when anything fails. Also the media
+ * library: listing, and deleting what no scheduled post still needs.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -10,10 +12,11 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Kysely } from 'kysely';
-import type { Database, MediaRow } from '../db/schema.ts';
+import type { Database, MediaRow, MediaVariantRow } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
+import { DamagedFile, inspectImage, inspectVideo, type Inspection } from '../media/inspect.ts';
 import type { MediaStorage } from '../media/storage.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, notFound } from './errors.ts';
 import type { MediaLookup } from './posts.ts';
 
 const ACCEPTED: Record<string, 'image' | 'video'> = {
@@ -29,13 +32,16 @@ const ACCEPTED: Record<string, 'image' | 'video'> = {
   'video/webm': 'video',
 };
 const SNIFF_BYTES = 4100;
+const WRITE_BUFFER_BYTES = 1024 * 1024;
+/** Items per page of the media library. */
+export const MEDIA_PAGE_SIZE = 50;
 /** URLs looked up per query (SQLite and PostgreSQL cap the parameters of one statement). */
 const LOOKUP_SLICE = 500;
 
 export interface StoredUpload {
   media: MediaRow;
-  /** SHA-256 of the bytes and name, for Idempotency-Key comparison. */
-  contentHash: string;
+  /** SHA-256 of the bytes and name, for Idempotency-Key comparison (when asked for). */
+  contentHash?: string;
 }
 
 export function mediaView(row: MediaRow) {
@@ -62,11 +68,18 @@ class SniffAndCap extends Transform {
   /** Bytes seen so far. */
   seen = 0;
   mime?: string;
-  readonly hash = crypto.createHash('sha256');
+  /** Only when a fingerprint is wanted (Idempotency-Key): hashing costs about as much as the rest of an upload. */
+  readonly hash: crypto.Hash | undefined;
 
-  constructor(private readonly caps: { image: number; video: number }) {
-    super();
+  /** `declared`: the length the sender announced, refused as soon as the type (and so the cap) is known. */
+  constructor(
+    private readonly caps: { image: number; video: number },
+    private readonly declared?: number,
+    withHash = true,
+  ) {
+    super({ highWaterMark: WRITE_BUFFER_BYTES });
     this.cap = Math.max(caps.image, caps.video);
+    this.hash = withHash ? crypto.createHash('sha256') : undefined;
   }
 
   private async decide(): Promise<void> {
@@ -80,14 +93,14 @@ class SniffAndCap extends Transform {
     }
     this.mime = type.mime;
     this.cap = this.caps[kind];
-    this.checkCap();
+    this.checkCap(Math.max(this.seen, this.declared ?? 0));
     this.push(head);
     this.head = [];
   }
 
-  private checkCap(): void {
-    if (this.seen > this.cap) {
-      throw new ApiError(413, 'file_too_large', `file: larger than the ${Math.round(this.cap / 1024 / 1024)} MB allowed for this type`, [
+  private checkCap(size = this.seen): void {
+    if (size > this.cap) {
+      throw new ApiError(413, 'file_too_large', `file: larger than the ${describeBytes(this.cap)} allowed for this type`, [
         { path: 'file', message: `must be at most ${this.cap} bytes` },
       ]);
     }
@@ -95,7 +108,7 @@ class SniffAndCap extends Transform {
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     this.seen += chunk.length;
-    this.hash.update(chunk);
+    this.hash?.update(chunk);
     if (this.mime) {
       try {
         this.checkCap();
@@ -117,6 +130,14 @@ class SniffAndCap extends Transform {
     }
     this.decide().then(() => done(), done);
   }
+}
+
+/** "10 MB", "1 GB", "512 KB": caps as people say them. */
+export function describeBytes(bytes: number): string {
+  for (const [unit, size] of [['GB', 1024 ** 3], ['MB', 1024 ** 2], ['KB', 1024]] as const) {
+    if (bytes >= size) return `${Math.round((bytes / size) * 10) / 10} ${unit}`;
+  }
+  return `${bytes} bytes`;
 }
 
 const EXTENSIONS: Record<string, string> = {
@@ -143,47 +164,154 @@ export async function uploadFingerprint(stream: Readable, originalName: string |
   return fingerprint(hash, originalName);
 }
 
+export interface MediaOptions {
+  uploadUrl: string;
+  maxImageBytes: number;
+  maxVideoBytes: number;
+}
+
 export class Media implements MediaLookup {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly storage: MediaStorage,
-    private readonly options: { uploadUrl: string; maxImageBytes: number; maxVideoBytes: number },
+    readonly storage: MediaStorage,
+    private readonly options: MediaOptions,
   ) {}
 
-  async store(accountId: string, source: Readable, originalName: string | undefined): Promise<StoredUpload> {
+  /** The address of a stored key on the upload host. */
+  urlOf(key: string): string {
+    return `${this.options.uploadUrl}/${key}`;
+  }
+
+  /** `options.declaredBytes`: the sender's announced length; `options.fingerprint`: compute `contentHash` (for Idempotency-Key). */
+  async store(accountId: string, source: Readable, originalName: string | undefined, options: { declaredBytes?: number; fingerprint?: boolean } = {}): Promise<StoredUpload> {
     const id = newId();
     const temp = path.join(this.storage.tempDir, id);
-    const sniff = new SniffAndCap({ image: this.options.maxImageBytes, video: this.options.maxVideoBytes });
+    const thumbTemp = `${temp}-thumb.jpg`;
+    const sniff = new SniffAndCap({ image: this.options.maxImageBytes, video: this.options.maxVideoBytes }, options.declaredBytes, options.fingerprint ?? true);
+    const stored: string[] = [];
     try {
-      await pipeline(source, sniff, fs.createWriteStream(temp, { mode: 0o640 }));
+      // Large write buffers: each file write is a round trip to libuv's thread pool, and the
+      // socket is paused while one is pending (the memory use stays bounded by these sizes).
+      await pipeline(source, sniff, fs.createWriteStream(temp, { mode: 0o640, highWaterMark: WRITE_BUFFER_BYTES }));
       const mime = sniff.mime!;
+      const seen = await inspect(mime, temp, thumbTemp);
       const now = new Date();
       const name = `${id}.${EXTENSIONS[mime]}`;
-      const key = `${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}/${name}`;
-      await this.storage.put(temp, key);
+      const folder = `${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+      const key = `${folder}/${name}`;
+      await this.storage.put(temp, key, mime);
+      stored.push(key);
+      let thumbnail: MediaVariantRow | null = null;
+      if (seen.thumbnail) {
+        const thumbKey = `${folder}/${id}-thumb.jpg`;
+        await this.storage.put(seen.thumbnail.file, thumbKey, 'image/jpeg');
+        stored.push(thumbKey);
+        thumbnail = {
+          id: newId(),
+          media_id: id,
+          spec: THUMBNAIL_SPEC,
+          storage_key: thumbKey,
+          url: this.urlOf(thumbKey),
+          mime_type: 'image/jpeg',
+          size: seen.thumbnail.size,
+          width: seen.thumbnail.width,
+          height: seen.thumbnail.height,
+          created_at: now.getTime(),
+        };
+      }
       const row: MediaRow = {
         id,
         account_id: accountId,
         name,
         original_name: cleanName(originalName),
         storage_key: key,
-        url: `${this.options.uploadUrl}/${key}`,
+        url: this.urlOf(key),
         mime_type: mime,
         size: sniff.seen,
-        width: null,
-        height: null,
-        duration: null,
+        width: seen.width,
+        height: seen.height,
+        duration: seen.duration,
         alt: null,
-        thumbnail_url: null,
+        thumbnail_url: thumbnail?.url ?? null,
         created_at: now.getTime(),
         deleted_at: null,
       };
-      await this.db.insertInto('media').values(row).execute();
-      return { media: row, contentHash: fingerprint(sniff.hash, originalName) };
+      await this.db.transaction().execute(async (tx) => {
+        await tx.insertInto('media').values(row).execute();
+        if (thumbnail) await tx.insertInto('media_variants').values(thumbnail).execute();
+      });
+      return { media: row, contentHash: sniff.hash ? fingerprint(sniff.hash, originalName) : undefined };
     } catch (err) {
-      await fs.promises.rm(temp, { force: true });
+      await Promise.all([fs.promises.rm(temp, { force: true }), fs.promises.rm(thumbTemp, { force: true }), ...stored.map((key) => this.storage.remove(key).catch(() => {}))]);
       throw err;
     }
+  }
+
+  /** One page of the account's media library, newest first. */
+  async page(accountId: string, page: number, limit = MEDIA_PAGE_SIZE): Promise<{ media: MediaRow[]; total: number; page: number; limit: number; hasMore: boolean }> {
+    const live = this.db.selectFrom('media').where('account_id', '=', accountId).where('deleted_at', 'is', null);
+    const [rows, count] = await Promise.all([
+      live.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(page * limit).execute(),
+      live.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    const total = Number(count.n);
+    return { media: rows, total, page, limit, hasMore: (page + 1) * limit < total };
+  }
+
+  /** The account's media with this id, or a 404. Another account's media is as absent as a missing one. */
+  async get(accountId: string, id: string): Promise<MediaRow> {
+    const row = await this.db
+      .selectFrom('media')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) throw notFound('Media', id);
+    return row;
+  }
+
+  /**
+   * Deletes the file, its thumbnail and converted copies. Refused while a scheduled
+   * post uses it, since that post would go out without it.
+   */
+  async remove(accountId: string, id: string): Promise<MediaRow> {
+    const row = await this.get(accountId, id);
+    const users = await this.scheduledPostsUsing(accountId, row.id);
+    if (users.length > 0) {
+      const shown = users.slice(0, 10).join(', ');
+      throw new ApiError(
+        409,
+        'media_in_use',
+        `Media ${row.id} is used by ${users.length} scheduled post${users.length === 1 ? '' : 's'} (${shown}${users.length > 10 ? ', ...' : ''}); delete those posts or remove the media from them first`,
+        [{ path: 'id', message: `is used by scheduled posts: ${shown}` }],
+      );
+    }
+    const now = Date.now();
+    const marked = await this.db.updateTable('media').set({ deleted_at: now }).where('id', '=', row.id).where('deleted_at', 'is', null).executeTakeFirst();
+    if (Number(marked.numUpdatedRows) === 0) throw notFound('Media', id);
+    const variants = await this.variants(row.id);
+    await this.db.deleteFrom('media_variants').where('media_id', '=', row.id).execute();
+    await Promise.all([row.storage_key, ...variants.map((v) => v.storage_key)].map((key) => this.storage.remove(key)));
+    return { ...row, deleted_at: now };
+  }
+
+  /** Ids of queued posts (and thread items) of the account whose media includes this id. */
+  private async scheduledPostsUsing(accountId: string, mediaId: string): Promise<string[]> {
+    // posts.media is JSON text written by Herald: [{"id":"...","path":"..."}]; ids are UUIDs, so no LIKE wildcards.
+    const rows = await this.db
+      .selectFrom('posts')
+      .select(['id', 'root_id'])
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .where('state', '=', 'QUEUE')
+      .where('media', 'like', `%"id":${JSON.stringify(mediaId)}%`)
+      .execute();
+    return [...new Set(rows.map((r) => r.root_id ?? r.id))];
+  }
+
+  async variants(mediaId: string): Promise<MediaVariantRow[]> {
+    return this.db.selectFrom('media_variants').selectAll().where('media_id', '=', mediaId).execute();
   }
 
   async byUrls(accountId: string, urls: string[]) {
@@ -205,5 +333,17 @@ export class Media implements MediaLookup {
   async byIds(ids: string[]): Promise<MediaRow[]> {
     if (ids.length === 0) return [];
     return this.db.selectFrom('media').selectAll().where('id', 'in', ids).execute();
+  }
+}
+
+export const THUMBNAIL_SPEC = 'thumbnail';
+
+/** Reads dimensions and makes the thumbnail; a damaged image is the uploader's 400. */
+async function inspect(mime: string, file: string, thumbnailFile: string): Promise<Inspection> {
+  try {
+    return ACCEPTED[mime] === 'image' ? await inspectImage(file, mime, thumbnailFile) : await inspectVideo(file, thumbnailFile);
+  } catch (err) {
+    if (!(err instanceof DamagedFile)) throw err;
+    throw new ApiError(400, 'damaged_file', `file: ${err.message}`, [{ path: 'file', message: 'is damaged or cut short; upload the complete file' }]);
   }
 }

@@ -11,6 +11,7 @@ import { iso } from '../lib/time.ts';
 import type { Provider } from '../providers/types.ts';
 import type { Channels } from './channels.ts';
 import { ApiError, conflict, invalidField, invalidFields, notFound, type FieldProblem } from './errors.ts';
+import { postEventData, type EventEmitter, type WebhookEvent } from './events.ts';
 import { shortenLinks, type PendingLinks } from './shortlinks.ts';
 
 type Entry = CreatePostsBody['posts'][number];
@@ -112,7 +113,7 @@ export class Posts {
     private readonly db: Kysely<Database>,
     private readonly channels: Channels,
     private readonly media: MediaLookup,
-    private readonly options: { publicUrl: string; uploadUrl: string; onQueued?: (at: number) => void },
+    private readonly options: { publicUrl: string; uploadUrl: string; onQueued?: (at: number) => void; events?: EventEmitter },
   ) {}
 
   /**
@@ -160,7 +161,7 @@ export class Posts {
           }
           return { id: found?.id ?? m.id ?? '', path: m.path, mime: found?.mime_type ?? '' };
         });
-        if (!draft) this.checkContentRules(provider, channel, content, media, `${at}.value.${j}`, problems);
+        if (!draft) this.checkContentRules(provider, channel, content, media, `${at}.value.${j}`, problems, { threadIndex: j, settings: settings.value });
         return { content, media: media.map(({ id, path }) => ({ id, path })), delay: v.delay };
       });
       threads.push({ channel, provider, replaces, items, settings: settings.value, warning });
@@ -178,8 +179,13 @@ export class Posts {
     media: { mime: string }[],
     at: string,
     problems: FieldProblem[],
+    place: { threadIndex: number; settings: Record<string, unknown> },
   ): void {
     const who = `${provider.name} channel "${channel.name}"`;
+    const { __type: _type, ...settings } = place.settings;
+    for (const p of provider.rules.check?.({ content, media: media.map((m) => ({ mimeType: m.mime })), threadIndex: place.threadIndex, settings }) ?? []) {
+      problems.push({ path: `${at}.${p.field}`, message: `${p.message} (${who})` });
+    }
     const length = (provider.rules.length ?? codePoints)(content);
     if (length > provider.rules.maxLength) {
       problems.push({ path: `${at}.content`, message: `is ${length} characters, but ${who} allows at most ${provider.rules.maxLength}` });
@@ -189,6 +195,9 @@ export class Posts {
     }
     if (media.length > provider.rules.maxMedia) {
       problems.push({ path: `${at}.image`, message: `has ${media.length} files, but ${who} allows at most ${provider.rules.maxMedia}` });
+    }
+    if (media.length < (provider.rules.minMedia ?? 0)) {
+      problems.push({ path: `${at}.image`, message: `has ${media.length} files, but ${who} needs at least ${provider.rules.minMedia}` });
     }
     for (const [k, m] of media.entries()) {
       const kind = m.mime.split('/')[0];
@@ -222,14 +231,17 @@ export class Posts {
   /** Stores a plan made by plan(); returns one { postId, integration } per entry. */
   async commit(plan: PostPlan, now = Date.now()): Promise<{ postId: string; integration: string }[]> {
     const results: { postId: string; integration: string }[] = [];
+    const events: { type: WebhookEvent; data: Record<string, unknown> }[] = [];
     await this.db.transaction().execute(async (tx) => {
       if (plan.links.rows.length > 0) await tx.insertInto('short_links').values(plan.links.rows).execute();
       for (const thread of plan.threads) {
-        const rootId = thread.replaces ? await this.replaceThread(tx, plan, thread, now) : await this.insertThread(tx, plan, thread, now);
-        results.push({ postId: rootId, integration: thread.channel.id });
+        const root = thread.replaces ? await this.replaceThread(tx, plan, thread, now) : await this.insertThread(tx, plan, thread, now);
+        results.push({ postId: root.id, integration: thread.channel.id });
+        events.push({ type: thread.replaces ? 'post.updated' : 'post.created', data: postEventData(root, thread.channel) });
       }
     });
     if (plan.type !== 'draft') this.options.onQueued?.(plan.publishAt);
+    await this.options.events?.emitMany(plan.accountId, events);
     return results;
   }
 
@@ -272,15 +284,15 @@ export class Posts {
     });
   }
 
-  private async insertThread(tx: Transaction<Database>, plan: PostPlan, thread: PlannedThread, now: number): Promise<string> {
+  private async insertThread(tx: Transaction<Database>, plan: PostPlan, thread: PlannedThread, now: number): Promise<PostRow> {
     const rootId = newId();
     const rows = this.threadRows(plan, thread, newId(), rootId, plan.type === 'draft' ? 'DRAFT' : 'QUEUE', now, 1);
     await tx.insertInto('posts').values(rows).execute();
-    return rootId;
+    return rows[0];
   }
 
   /** type "update": the thread is rewritten in place; the version bump stops any worker holding the old one. */
-  private async replaceThread(tx: Transaction<Database>, plan: PostPlan, thread: PlannedThread, now: number): Promise<string> {
+  private async replaceThread(tx: Transaction<Database>, plan: PostPlan, thread: PlannedThread, now: number): Promise<PostRow> {
     const old = thread.replaces!;
     const current = await tx.selectFrom('posts').select(['state', 'version']).where('id', '=', old.id).where('deleted_at', 'is', null).executeTakeFirst();
     if (!current) throw notFound('Post', old.id);
@@ -294,7 +306,7 @@ export class Posts {
     const { id: _id, created_at: _created, ...rootFields } = root;
     await tx.updateTable('posts').set(rootFields).where('id', '=', old.id).execute();
     if (replies.length > 0) await tx.insertInto('posts').values(replies).execute();
-    return old.id;
+    return root;
   }
 
   /** Posts joined with the channel fields every answer shows; callers pick the post columns. */
@@ -354,15 +366,20 @@ export class Posts {
   /** Deletes a whole group (the post and its thread); the version bump stops a worker holding it. */
   async deleteGroup(accountId: string, groupId: string): Promise<string[]> {
     const now = Date.now();
+    const owned = await this.db.selectFrom('posts').select('id').where('account_id', '=', accountId).where('group_id', '=', groupId).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!owned) throw notFound('Post group', groupId);
+    await assertNotPublishing(this.db, groupId, now);
     const rows = await this.db
       .updateTable('posts')
       .set((eb) => ({ deleted_at: now, updated_at: now, version: eb('version', '+', 1), lease_owner: null, lease_until: null }))
       .where('account_id', '=', accountId)
       .where('group_id', '=', groupId)
       .where('deleted_at', 'is', null)
-      .returning('id')
+      .returning(['id', 'thread_index', 'group_id', 'state', 'publish_at', 'content', 'channel_id', 'release_id', 'release_url', 'error'])
       .execute();
     if (rows.length === 0) throw notFound('Post group', groupId);
+    const root = rows.find((r) => r.thread_index === 0);
+    if (root) await this.announce(accountId, 'post.deleted', root);
     return rows.map((r) => r.id);
   }
 
@@ -393,12 +410,13 @@ export class Posts {
       const known = await this.media.byUrls(accountId, [...new Set(refs.flat().map((m) => m.path))]);
       for (const [j, item] of items.entries()) {
         const media = refs[j].map((m) => ({ mime: known.get(m.path)?.mime_type ?? '' }));
-        this.checkContentRules(provider, channel, item.content, media, `thread.${j}`, problems);
+        this.checkContentRules(provider, channel, item.content, media, `thread.${j}`, problems, { threadIndex: j, settings: JSON.parse(root.settings) });
       }
       if (problems.length > 0) throw invalidFields(problems);
     }
     await this.bumpGroup(root.group_id, { state, error: null });
     if (state === 'QUEUE') this.options.onQueued?.(root.publish_at);
+    await this.announce(accountId, 'post.updated', { ...root, state, error: null });
     return state;
   }
 
@@ -411,6 +429,7 @@ export class Posts {
     const { value, problems } = validateSettings(provider, merged, root.state === 'DRAFT', 'settings');
     if (problems.length > 0) throw invalidFields(problems);
     await this.bumpGroup(root.group_id, { settings: JSON.stringify(value) });
+    await this.announce(accountId, 'post.updated', root);
     return value;
   }
 
@@ -440,6 +459,13 @@ export class Posts {
       .execute();
     this.options.onQueued?.(now);
     return this.detail(accountId, root.id);
+  }
+
+  /** Emits a post event; the channel is read for its name (also when it was removed since). */
+  private async announce(accountId: string, type: WebhookEvent, root: Parameters<typeof postEventData>[0] & Pick<PostRow, 'channel_id'>): Promise<void> {
+    if (!this.options.events) return;
+    const channel = await this.db.selectFrom('channels').select(['id', 'provider', 'name']).where('id', '=', root.channel_id).executeTakeFirst();
+    if (channel) await this.options.events.emit(accountId, type, postEventData(root, channel));
   }
 
   private async bumpGroup(groupId: string, set: Partial<Pick<PostRow, 'state' | 'error' | 'settings'>>) {

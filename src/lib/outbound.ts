@@ -6,7 +6,10 @@
  */
 import dns from 'node:dns';
 import net from 'node:net';
-import { Agent, fetch as undiciFetch, type Response } from 'undici';
+import { Agent, fetch as undiciFetch, type BodyInit, type Response } from 'undici';
+
+/** What a request may carry: text, bytes, a form, or a stream read as it is sent. */
+export type OutboundBody = string | Uint8Array | URLSearchParams | FormData | Blob | AsyncIterable<Uint8Array>;
 
 export class OutboundRefused extends Error {
   constructor(readonly reason: string) {
@@ -119,16 +122,26 @@ export class OutboundGuard {
    */
   async fetch(
     raw: string,
-    init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal; maxRedirects?: number } = {},
+    init: { method?: string; headers?: Record<string, string>; body?: OutboundBody; signal?: AbortSignal; maxRedirects?: number } = {},
   ): Promise<Response> {
     let url = this.checkUrl(raw);
     let method = init.method ?? 'GET';
     let body = init.body;
+    let headers = init.headers;
+    // Node's global FormData comes from Node's bundled undici, which this undici does not
+    // recognise (it would send "[object FormData]"): encode it here, boundary and all.
+    if (body instanceof globalThis.FormData) {
+      const encoded = new globalThis.Response(body);
+      headers = { ...headers, 'content-type': encoded.headers.get('content-type') ?? 'multipart/form-data' };
+      body = new Uint8Array(await encoded.arrayBuffer());
+    }
     for (let hop = 0; ; hop++) {
       const response = await undiciFetch(url, {
         method,
-        headers: init.headers,
-        body,
+        headers,
+        body: body as BodyInit | undefined,
+        // A streamed body is sent as it is read.
+        ...(body && typeof body === 'object' && Symbol.asyncIterator in body ? { duplex: 'half' as const } : {}),
         signal: init.signal,
         redirect: 'manual',
         dispatcher: this.agent,

@@ -1,11 +1,37 @@
 /** The registry of networks Herald can publish to, by identifier. */
 import type { Provider } from './types.ts';
 import { webhook } from './webhook.ts';
+import { telegram } from './telegram.ts';
+import { discord } from './discord.ts';
+import { slack } from './slack.ts';
+import { nostr } from './nostr.ts';
+import { x } from './x/index.ts';
+import { linkedin } from './linkedin/member.ts';
+import { linkedinPage } from './linkedin/page.ts';
+import { pinterest } from './pinterest.ts';
+import { reddit } from './reddit.ts';
+import { facebook } from './facebook.ts';
+import { instagram } from './instagram.ts';
+import { instagramStandalone } from './instagram-standalone.ts';
+import { threads } from './threads.ts';
+import { youtube } from './youtube.ts';
+import { tiktok } from './tiktok.ts';
+import { mastodon } from './mastodon.ts';
+import { bluesky } from './bluesky.ts';
 
 const providers = new Map<string, Provider>([[webhook.identifier, webhook]]);
+for (const network of [telegram, x, linkedin, linkedinPage, pinterest, reddit]) providers.set(network.identifier, network);
+for (const network of [facebook, instagram, instagramStandalone, threads]) providers.set(network.identifier, network);
+for (const network of [youtube, tiktok, mastodon, bluesky]) providers.set(network.identifier, network);
+for (const network of [discord, slack, nostr]) providers.set(network.identifier, network);
 
 export function findProvider(identifier: string): Provider | undefined {
   return providers.get(identifier);
+}
+
+/** Adds a network at run time (tests register a network of their own; plugins could). */
+export function registerProvider(provider: Provider): void {
+  providers.set(provider.identifier, provider);
 }
 
 export function allProviders(): Provider[] {

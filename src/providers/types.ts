@@ -3,10 +3,21 @@
  * connects, what settings its posts take, what content it accepts, and how to
  * publish. The publishing engine and the API know providers only through this.
  */
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { OutboundGuard } from '../lib/outbound.ts';
+import type { NetworkHttp } from './network-http.ts';
 
 export type MediaKind = 'image' | 'video';
+
+/** What a network accepts of images; media that does not fit is converted before publishing (original kept). */
+export interface MediaRequirements {
+  /** Accepted image types, e.g. ['image/jpeg', 'image/png']. */
+  imageTypes?: string[];
+  maxImageBytes?: number;
+  /** Longest side in pixels. */
+  maxImageSide?: number;
+}
 
 export interface ContentRules {
   /** Longest text the network accepts, counted as it counts (see `length`). */
@@ -14,15 +25,41 @@ export interface ContentRules {
   /** How the network counts text; defaults to Unicode code points. */
   length?: (text: string) => number;
   maxMedia: number;
+  /** Fewest media a post needs (YouTube: its one video); none by default. */
+  minMedia?: number;
   mediaKinds: MediaKind[];
   /** Whether value[1..] become replies on the network. Without, only value[0] is published. */
   threads: boolean;
+  media?: MediaRequirements;
+  /**
+   * Rules that depend on the item's place in the thread or on the post's settings
+   * (Instagram: the post needs media, its comments take none). Each problem names
+   * the item's field it is about and the rule.
+   */
+  check?(item: RuleItem): { field: 'content' | 'image'; message: string }[];
+}
+
+/** What `ContentRules.check` sees of one item of a thread. */
+export interface RuleItem {
+  content: string;
+  media: { mimeType: string }[];
+  threadIndex: number;
+  /** The post's provider settings (without __type). */
+  settings: Record<string, unknown>;
 }
 
 export interface MediaRef {
   id: string;
+  /** Public URL on the upload host (networks that fetch media themselves use it). */
   url: string;
   mimeType: string;
+  size: number;
+  width?: number | null;
+  height?: number | null;
+  /** Seconds, for video. */
+  duration?: number | null;
+  /** The bytes, for networks that take uploads. */
+  open(): Promise<Readable>;
 }
 
 export interface PublishItem {
@@ -44,15 +81,25 @@ export interface PublishChannel {
   config: Record<string, unknown>;
 }
 
-export interface PublishContext {
+/** What every adapter call gets from outside: where the network is, the app's credentials, and HTTP. */
+export interface NetworkContext {
+  /** The network's base URLs (defaults of `Provider.urls`, overridable per server). */
+  urls: Record<string, string>;
+  /** The server's app credentials for this network (`Provider.appSettings`), e.g. CLIENT_ID. */
+  app: Record<string, string>;
+  /** HTTP to the network through the outbound guard, with failures classified. */
+  http: NetworkHttp;
+  outbound: OutboundGuard;
+  signal: AbortSignal;
+}
+
+export interface PublishContext extends NetworkContext {
   channel: PublishChannel;
   item: PublishItem;
   /** The network's id of the item this one replies to (threads). */
   replyTo?: { releaseId: string };
   /** Stable per item, for networks that de-duplicate on a key. */
   idempotencyKey: string;
-  outbound: OutboundGuard;
-  signal: AbortSignal;
 }
 
 export interface PublishResult {
@@ -79,20 +126,61 @@ export class PublishError extends Error {
   }
 }
 
+/**
+ * Token fields in a channel's config. `expiresAt` (epoch ms) lets the engine
+ * refresh ahead of expiry; a refresh that returns no refresh token keeps the old one.
+ */
+export interface TokenConfig {
+  accessToken?: string;
+  refreshToken?: string;
+  expiresAt?: number;
+}
+
 export interface ConnectResult {
   externalId: string;
   name: string;
   picture?: string | null;
   profile?: string | null;
   /** Stored sealed; handed back to publish as channel.config. */
-  config: Record<string, unknown>;
+  config: Record<string, unknown> & TokenConfig;
   /** Shown to the user once, when the channel is added (e.g. a signing secret). */
   revealOnce?: Record<string, string>;
 }
 
+/** Starting an OAuth connection: where to send the user, and what to remember until they come back. */
+export interface OAuthStart {
+  url: string;
+  /** Kept sealed with the pending connection and handed to `finish` (e.g. an OAuth 1 request token secret). */
+  stash?: Record<string, unknown>;
+}
+
+export interface OAuthFlow {
+  /** Whether the network takes PKCE (S256); the framework then makes the verifier. */
+  pkce?: boolean;
+  /**
+   * The URL to send the user to. `options` are the extra query parameters of
+   * GET /social/{provider} (e.g. a Mastodon instance).
+   */
+  start(ctx: NetworkContext & { state: string; redirectUri: string; codeChallenge?: string; options: Record<string, string> }): Promise<OAuthStart>;
+  /**
+   * The network sent the user back with `query`: exchange it for tokens and return
+   * the accounts the user may connect. Several results mean the user picks one
+   * (a page, a board, a channel).
+   */
+  finish(ctx: NetworkContext & { query: Record<string, string>; redirectUri: string; codeVerifier?: string; stash: Record<string, unknown> }): Promise<ConnectResult[]>;
+}
+
 export interface ProviderTool {
   description: string;
-  run(ctx: { channel: PublishChannel; outbound: OutboundGuard; data: unknown }): Promise<unknown>;
+  run(ctx: NetworkContext & { channel: PublishChannel; data: unknown }): Promise<unknown>;
+}
+
+/** How hard the engine may push a network, across all workers. */
+export interface Pacing {
+  /** Publishes in flight at once. */
+  concurrent?: number;
+  /** At most `count` publishes per `windowMs`. */
+  perWindow?: { count: number; windowMs: number };
 }
 
 export interface Provider {
@@ -100,12 +188,34 @@ export interface Provider {
   name: string;
   /** How a channel is connected. */
   auth: 'oauth2' | 'oauth1' | 'credentials';
+  /**
+   * Base URLs by name with their defaults, e.g. { api: 'https://api.x.com' }.
+   * HERALD_<ENV>_<NAME>_URL overrides one (tests point them at a local server).
+   */
+  urls?: Record<string, string>;
+  /** The env prefix of this network's settings; defaults to the identifier in capitals (linkedin-page: LINKEDIN_PAGE). */
+  envPrefix?: string;
+  /** App credentials the server needs, read from HERALD_<ENV>_<NAME>; without them the network is "not configured". */
+  appSettings?: string[];
+  /** Optional app settings (read the same way; absent is fine). */
+  optionalSettings?: string[];
   /** What the user gives when adding a credentials channel. */
   credentials?: z.ZodObject;
   /** Provider-specific post settings, without __type. Required fields apply to non-drafts. */
   settings: z.ZodObject;
   rules: ContentRules;
-  connect?(credentials: Record<string, unknown>, ctx: { outbound: OutboundGuard }): Promise<ConnectResult>;
+  pacing?: Pacing;
+  /** Credentials channels: check the credentials with the network and describe the account. */
+  connect?(credentials: Record<string, unknown>, ctx: NetworkContext): Promise<ConnectResult>;
+  /** OAuth channels. */
+  oauth?: OAuthFlow;
+  /** New tokens from the refresh token; throws PublishError('auth') when the network refuses. */
+  refresh?(ctx: NetworkContext & { channel: PublishChannel }): Promise<TokenConfig & Record<string, unknown>>;
   publish(ctx: PublishContext): Promise<PublishResult>;
+  /**
+   * After an unknown outcome (timeout after sending): look on the network for the
+   * item (by idempotency key or among recent posts). null: certainly not there.
+   */
+  findPublished?(ctx: PublishContext): Promise<PublishResult | null>;
   tools?: Record<string, ProviderTool>;
 }

@@ -5,11 +5,18 @@
  * attempt never finished is not sent again blindly.
  */
 import os from 'node:os';
+import { sql } from 'kysely';
 import type { Services } from '../app.ts';
-import type { PostRow } from '../db/schema.ts';
+import type { ChannelRow, PostRow } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
-import { PublishError, type MediaRef } from '../providers/types.ts';
+import { PublishError, type MediaRef, type Provider, type PublishChannel, type PublishContext, type PublishResult } from '../providers/types.ts';
+import { publishRefs } from '../media/refs.ts';
+import { channelEventData, postEventData } from '../domain/events.ts';
 import { claimDue, nextWakeUp } from './claim.ts';
+import { listenForDue } from './due-signal.ts';
+import { Pacing } from './pacing.ts';
+import { SuccessDigest } from './success-digest.ts';
+import { TokenKeeper, ReconnectNeeded } from './tokens.ts';
 
 export interface EngineOptions {
   /** How long a claim is held; an item whose worker died is taken again after this. */
@@ -20,9 +27,13 @@ export interface EngineOptions {
   pollMs?: number;
   /** How long after its due time a post keeps being retried after temporary failures. */
   retryDeadlineMs?: number;
+  /** How long successes are gathered into one notification. */
+  successDigestMs?: number;
+  /** Longest a whole publish may take (uploads included); each request has its own shorter timeout. */
+  publishTimeoutMs?: number;
 }
 
-const UNKNOWN_OUTCOME =
+export const UNKNOWN_OUTCOME =
   'Herald stopped while this post was being sent, so it may have been published. Check the channel before retrying.';
 
 /** Exponential backoff with full jitter: 2 s, 4 s, 8 s ... capped at 5 minutes. */
@@ -31,33 +42,52 @@ export function backoffMs(attempt: number, random = Math.random): number {
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
+interface Job {
+  item: PostRow;
+  channel: ChannelRow;
+  provider: Provider;
+  thread: PostRow[];
+  media: Map<string, MediaRef>;
+}
+
 export class Engine {
   readonly worker = `${os.hostname()}:${process.pid}:${newId().slice(0, 8)}`;
   private readonly leaseMs: number;
   private readonly concurrency: number;
   private readonly pollMs: number;
   private readonly retryDeadlineMs: number;
+  private readonly publishTimeoutMs: number;
+  private readonly pacing: Pacing;
+  private readonly tokens: TokenKeeper;
+  private readonly successes: SuccessDigest;
   private timer?: NodeJS.Timeout;
   private timerAt = Infinity;
   private running = 0;
   private ticking = false;
   private again = false;
   private stopped = true;
+  private unlisten?: () => Promise<void>;
   private readonly idle = new Set<() => void>();
 
   constructor(
     private readonly services: Services,
     options: EngineOptions = {},
   ) {
-    this.leaseMs = options.leaseMs ?? 120_000;
-    this.concurrency = options.concurrency ?? 16;
+    this.leaseMs = options.leaseMs ?? services.config.leaseMs;
+    this.concurrency = options.concurrency ?? services.config.workerConcurrency;
     this.pollMs = options.pollMs ?? 5_000;
-    this.retryDeadlineMs = options.retryDeadlineMs ?? 3_600_000;
+    this.retryDeadlineMs = options.retryDeadlineMs ?? services.config.retryDeadlineMs;
+    this.publishTimeoutMs = options.publishTimeoutMs ?? 30 * 60_000;
+    this.pacing = new Pacing(services.store, services.rateLimiter);
+    this.tokens = new TokenKeeper(services, this.pacing, this.worker);
+    this.successes = new SuccessDigest(services.notifications, options.successDigestMs ?? 10_000);
   }
 
   start(): void {
     this.stopped = false;
     this.services.wake = (at) => this.wake(at);
+    // Other processes (API servers, workers) announce due work on PostgreSQL.
+    if (this.services.config.databaseUrl) this.unlisten = listenForDue(this.services.config.databaseUrl, (at) => this.wake(at));
     this.wake(Date.now());
   }
 
@@ -66,7 +96,9 @@ export class Engine {
     this.stopped = true;
     clearTimeout(this.timer);
     this.services.wake = () => {};
+    await this.unlisten?.();
     if (this.running > 0 || this.ticking) await new Promise<void>((resolve) => this.idle.add(resolve));
+    await this.successes.flush();
   }
 
   /** Something is due at `at`: look then (or now) rather than at the next poll. */
@@ -89,6 +121,7 @@ export class Engine {
       return;
     }
     this.ticking = true;
+    let drained = false;
     try {
       do {
         this.again = false;
@@ -99,15 +132,18 @@ export class Engine {
           this.running++;
           void this.handle(item).finally(() => {
             this.running--;
-            // A finished item may unblock the next item of its thread.
-            this.wake(Date.now());
+            // Claim again once half the slots are free (one claim for many items, not one each);
+            // a finished item may also unblock the next item of its thread.
+            if (this.running <= this.concurrency / 2) this.wake(Date.now());
             this.settle();
           });
         }
         if (claimed.length === free) this.again = true;
+        else drained = true;
       } while (this.again && !this.stopped);
       if (!this.stopped) {
-        const next = await nextWakeUp(this.services.store);
+        // Nothing else is due now: sleep until the next item is (or the next poll).
+        const next = drained ? await nextWakeUp(this.services.store) : undefined;
         this.wake(Math.min(next ?? Infinity, Date.now() + this.pollMs));
       }
     } catch (err) {
@@ -137,64 +173,175 @@ export class Engine {
   }
 
   private async publish(item: PostRow): Promise<void> {
-    const { store, channels, media, outbound } = this.services;
-    const db = store.db;
+    const db = this.services.store.db;
+    const channel = await db.selectFrom('channels').selectAll().where('id', '=', item.channel_id).executeTakeFirst();
+    if (!channel || channel.deleted_at !== null) return this.fail(item, 'The channel was removed before this post went out.');
+    const provider = this.services.channels.providerOrUndefined(channel);
+    if (!provider) return this.fail(item, `This server no longer has the "${channel.provider}" network, so the post cannot go out.`, { channel });
+    const job = await this.load(item, channel, provider);
+
     const unfinished = await db.selectFrom('post_attempts').select('id').where('post_id', '=', item.id).where('outcome', '=', 'sending').executeTakeFirst();
     if (unfinished) {
       await db.updateTable('post_attempts').set({ outcome: 'unknown', finished_at: Date.now(), detail: 'worker stopped while sending' }).where('id', '=', unfinished.id).execute();
-      return this.fail(item, UNKNOWN_OUTCOME);
+      return this.afterUnknown(job, UNKNOWN_OUTCOME);
     }
-    const channel = await db.selectFrom('channels').selectAll().where('id', '=', item.channel_id).executeTakeFirst();
-    if (!channel || channel.deleted_at !== null) return this.fail(item, 'The channel was removed before this post went out.');
-    if (channel.disabled) return this.fail(item, `Channel "${channel.name}" is disabled; enable it and retry the post.`);
-    if (channel.needs_reconnect) return this.fail(item, `Channel "${channel.name}" must be reconnected before it can publish.`);
-    const provider = channels.provider(channel);
-    const thread = await db.selectFrom('posts').selectAll().where('group_id', '=', item.group_id).where('deleted_at', 'is', null).orderBy('thread_index').execute();
-    const mediaIds = thread.flatMap((p) => (JSON.parse(p.media) as { id: string }[]).map((m) => m.id));
-    const mediaRows = new Map((await media.byIds(mediaIds)).map((m) => [m.id, m]));
-    const refs = (row: PostRow): MediaRef[] =>
-      (JSON.parse(row.media) as { id: string; path: string }[]).map((m) => ({ id: m.id, url: m.path, mimeType: mediaRows.get(m.id)?.mime_type ?? '' }));
-    const parent = item.parent_id ? thread.find((p) => p.id === item.parent_id) : undefined;
+    if (channel.disabled) return this.fail(item, `Channel "${channel.name}" is disabled; enable it and retry the post.`, { channel });
+    if (channel.needs_reconnect) return this.fail(item, `Channel "${channel.name}" must be reconnected before it can publish.`, { channel });
 
-    const attemptId = newId();
-    const startedAt = Date.now();
-    await db.insertInto('post_attempts').values({ id: attemptId, post_id: item.id, worker: this.worker, started_at: startedAt, finished_at: null, outcome: 'sending', detail: null }).execute();
-    const finishAttempt = (outcome: string, detail: string | null) =>
-      db.updateTable('post_attempts').set({ outcome, detail, finished_at: Date.now() }).where('id', '=', attemptId).execute();
-
-    let result;
+    const permit = await this.pacing.acquire(provider, this.worker, this.leaseMs);
+    if (!permit.granted) return this.defer(item, permit.retryAt);
+    // Large uploads take longer than a lease: the lease is renewed while this worker is alive.
+    const heartbeat = setInterval(() => void this.renewLease(item).catch(() => {}), this.leaseMs / 3);
     try {
-      result = await provider.publish({
-        channel: channels.publishView(channel),
-        item: {
-          postId: item.id,
-          groupId: item.group_id,
-          content: item.content,
-          media: refs(item),
-          settings: JSON.parse(item.settings),
-          threadIndex: item.thread_index,
-          thread: thread.map((p) => ({ content: p.content, media: refs(p), delayMinutes: p.delay_minutes })),
-          publishAt: new Date(item.publish_at),
-        },
-        replyTo: parent?.release_id ? { releaseId: parent.release_id } : undefined,
-        idempotencyKey: item.id,
-        outbound,
-        signal: AbortSignal.timeout(this.leaseMs / 2),
-      });
-    } catch (err) {
-      const failure = err instanceof PublishError ? err : new PublishError('unknown', UNKNOWN_OUTCOME);
-      if (failure.kind === 'retryable' && Date.now() + (failure.retryAfterMs ?? 0) < item.publish_at + this.retryDeadlineMs) {
-        const wait = Math.max(failure.retryAfterMs ?? 0, backoffMs(item.attempts));
-        await finishAttempt('retry', failure.message);
-        await db.updateTable('posts').set({ lease_owner: null, lease_until: Date.now() + wait, error: failure.message }).where('id', '=', item.id).where('lease_owner', '=', this.worker).execute();
-        this.wake(Date.now() + wait);
-        return;
-      }
-      await finishAttempt(failure.kind === 'unknown' ? 'unknown' : 'failed', failure.message);
-      return this.fail(item, failure.message);
+      await this.send(job);
+    } finally {
+      clearInterval(heartbeat);
+      await permit.release();
     }
+  }
 
-    await finishAttempt('published', result.releaseUrl ?? result.releaseId);
+  private async renewLease(item: PostRow): Promise<void> {
+    await this.services.store.db.updateTable('posts').set({ lease_until: Date.now() + this.leaseMs }).where('id', '=', item.id).where('lease_owner', '=', this.worker).execute();
+  }
+
+  /** The thread and its media, as the adapter will see them. */
+  private async load(item: PostRow, channel: ChannelRow, provider: Provider): Promise<Job> {
+    const thread = await this.services.store.db.selectFrom('posts').selectAll().where('group_id', '=', item.group_id).where('deleted_at', 'is', null).orderBy('thread_index').execute();
+    const ids = thread.flatMap((p) => (JSON.parse(p.media) as { id: string }[]).map((m) => m.id));
+    const media = await publishRefs(this.services, ids, provider.rules.media);
+    return { item, channel, provider, thread, media };
+  }
+
+  private context(job: Job, channel: PublishChannel): PublishContext {
+    const { item, thread, media } = job;
+    const refs = (row: PostRow): MediaRef[] => (JSON.parse(row.media) as { id: string }[]).flatMap((m) => media.get(m.id) ?? []);
+    const parent = item.parent_id ? thread.find((p) => p.id === item.parent_id) : undefined;
+    return {
+      ...this.services.network(job.provider, AbortSignal.timeout(this.publishTimeoutMs)),
+      channel,
+      item: {
+        postId: item.id,
+        groupId: item.group_id,
+        content: item.content,
+        media: refs(item),
+        settings: JSON.parse(item.settings),
+        threadIndex: item.thread_index,
+        thread: thread.map((p) => ({ content: p.content, media: refs(p), delayMinutes: p.delay_minutes })),
+        publishAt: new Date(item.publish_at),
+      },
+      replyTo: parent?.release_id ? { releaseId: parent.release_id } : undefined,
+      idempotencyKey: item.id,
+    };
+  }
+
+  /** Sends the item; a 401 gets one token refresh and one more try (the network took nothing). */
+  private async send(job: Job): Promise<void> {
+    const { item, provider } = job;
+    let channel: PublishChannel;
+    try {
+      channel = await this.tokens.fresh(provider, job.channel);
+    } catch (err) {
+      return this.tokenTrouble(job, err);
+    }
+    for (let refreshed = false; ; refreshed = true) {
+      const ctx = this.context(job, channel);
+      const attempt = await this.beginAttempt(item);
+      // Changed or deleted since it was claimed: the change released it, nothing to send.
+      if (!attempt) return;
+      let result: PublishResult;
+      try {
+        result = await provider.publish(ctx);
+      } catch (err) {
+        const failure = err instanceof PublishError ? err : new PublishError('unknown', UNKNOWN_OUTCOME);
+        if (failure.kind === 'unknown') {
+          await attempt('unknown', failure.message);
+          return this.afterUnknown(job, failure.message);
+        }
+        await attempt(failure.kind === 'retryable' ? 'retry' : 'failed', failure.message);
+        if (failure.kind === 'auth') {
+          if (refreshed || !provider.refresh) return this.reconnectNeeded(job, failure.message);
+          try {
+            channel = await this.tokens.refresh(provider, job.channel, channel);
+          } catch (refreshErr) {
+            return this.tokenTrouble(job, refreshErr);
+          }
+          continue;
+        }
+        if (failure.kind === 'retryable') return this.retryOrFail(item, failure.message, failure.retryAfterMs);
+        return this.fail(item, failure.message, { channel: job.channel });
+      }
+      await attempt('published', result.releaseUrl ?? result.releaseId);
+      return this.published(job, result);
+    }
+  }
+
+  /**
+   * Writes the attempt down before the request leaves, in the same statement that
+   * checks the post is still the version claimed, not deleted and still ours.
+   * Returns how to record the end of the attempt, or undefined when the post changed.
+   */
+  private async beginAttempt(item: PostRow): Promise<((outcome: string, detail: string | null) => Promise<void>) | undefined> {
+    const db = this.services.store.db;
+    const id = newId();
+    const inserted = await sql`
+      INSERT INTO post_attempts (id, post_id, worker, started_at, finished_at, outcome, detail)
+      SELECT ${id}, ${item.id}, ${this.worker}, ${Date.now()}, NULL, 'sending', NULL
+      WHERE EXISTS (SELECT 1 FROM posts WHERE id = ${item.id} AND version = ${item.version} AND deleted_at IS NULL AND lease_owner = ${this.worker})`.execute(db);
+    if (Number(inserted.numAffectedRows ?? 0) === 0) return undefined;
+    return async (outcome, detail) => {
+      await db.updateTable('post_attempts').set({ outcome, detail, finished_at: Date.now() }).where('id', '=', id).execute();
+    };
+  }
+
+  /**
+   * The network may or may not have the post. Ask it when the adapter can: a post
+   * found is published. A post not found may still be on its way through the
+   * network, so it is never sent again automatically; the user decides.
+   */
+  private async afterUnknown(job: Job, message: string): Promise<void> {
+    const { provider, item } = job;
+    if (provider.findPublished) {
+      try {
+        // A fresh context: the publish's own deadline may be what ran out.
+        const context = this.context(job, await this.tokens.fresh(provider, job.channel));
+        const found = await provider.findPublished(context);
+        if (found) return this.published(job, found);
+        return this.fail(item, `${message} ${provider.name} does not show it yet.`, { channel: job.channel });
+      } catch {
+        // The check failed too: the user decides.
+      }
+    }
+    return this.fail(item, message, { channel: job.channel });
+  }
+
+  private async retryOrFail(item: PostRow, message: string, retryAfterMs = 0): Promise<void> {
+    if (Date.now() + retryAfterMs >= item.publish_at + this.retryDeadlineMs) {
+      return this.fail(item, `${message} (gave up after retrying until ${Math.round(this.retryDeadlineMs / 60_000)} minutes past the post's time)`);
+    }
+    const wait = Math.max(retryAfterMs, backoffMs(item.attempts));
+    await this.services.store.db
+      .updateTable('posts')
+      .set({ lease_owner: null, lease_until: Date.now() + wait, error: message })
+      .where('id', '=', item.id)
+      .where('lease_owner', '=', this.worker)
+      .execute();
+    this.wake(Date.now() + wait);
+  }
+
+  /** Not sent (the network's pacing): hand the item back for later without counting an attempt. */
+  private async defer(item: PostRow, at: number): Promise<void> {
+    await this.services.store.db
+      .updateTable('posts')
+      .set((eb) => ({ lease_owner: null, lease_until: at, attempts: eb('attempts', '-', 1) }))
+      .where('id', '=', item.id)
+      .where('lease_owner', '=', this.worker)
+      .execute();
+    this.wake(at);
+  }
+
+  private async published(job: Job, result: PublishResult): Promise<void> {
+    const { item, thread, channel } = job;
+    const db = this.services.store.db;
     const now = Date.now();
     await db
       .updateTable('posts')
@@ -207,11 +354,48 @@ export class Engine {
       await db.updateTable('posts').set({ publish_at: now + next.delay_minutes * 60_000 }).where('id', '=', next.id).where('state', '=', 'QUEUE').execute();
       this.wake(now + next.delay_minutes * 60_000);
     }
+    const root = item.root_id ?? item.id;
+    this.successes.add(item.account_id, channel.name, item.content, root);
+    await this.services.events.emit(
+      item.account_id,
+      'post.published',
+      postEventData({ ...item, state: 'PUBLISHED', release_id: result.releaseId, release_url: result.releaseUrl ?? null, error: null }, channel),
+    );
+  }
+
+  private async tokenTrouble(job: Job, err: unknown): Promise<void> {
+    if (err instanceof ReconnectNeeded) return this.reconnectNeeded(job, err.message);
+    if (err instanceof PublishError && err.kind === 'retryable') return this.retryOrFail(job.item, err.message, err.retryAfterMs);
+    throw err;
+  }
+
+  /**
+   * The network no longer accepts the channel's tokens: the channel waits for the
+   * user to reconnect it, and its due posts fail with that reason.
+   */
+  private async reconnectNeeded(job: Job, detail: string): Promise<void> {
+    const { channel, item } = job;
+    const reason = `Channel "${channel.name}" must be reconnected: ${detail}`;
+    const now = Date.now();
+    await this.services.channels.markNeedsReconnect(channel.id);
+    await this.fail(item, reason, { channel });
+    const due = await this.services.store.db
+      .selectFrom('posts')
+      .selectAll()
+      .where('channel_id', '=', channel.id)
+      .where('state', '=', 'QUEUE')
+      .where('deleted_at', 'is', null)
+      .where('publish_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .execute();
+    for (const other of due) await this.fail(other, reason, { notify: false, channel });
+    await this.services.notifications.add(item.account_id, reason, `/api/public/v1/integrations`);
+    await this.services.events.emit(item.account_id, 'channel.needs_reconnect', channelEventData(channel, detail));
   }
 
   /** Ends an item in ERROR with the reason, along with the thread items after it, and tells the user. */
-  private async fail(item: PostRow, reason: string): Promise<void> {
-    const { store, notifications } = this.services;
+  private async fail(item: PostRow, reason: string, options: { notify?: boolean; channel?: ChannelRow } = {}): Promise<void> {
+    const { store, notifications, events } = this.services;
     const now = Date.now();
     await store.db.transaction().execute(async (tx) => {
       await tx.updateTable('posts').set({ state: 'ERROR', error: reason, lease_owner: null, lease_until: null, updated_at: now }).where('id', '=', item.id).execute();
@@ -223,6 +407,9 @@ export class Engine {
         .where('state', '=', 'QUEUE')
         .execute();
     });
-    await notifications.add(item.account_id, `A post could not be published: ${reason}`, `/api/public/v1/posts/${item.root_id ?? item.id}`);
+    const root = item.root_id ?? item.id;
+    if (options.notify !== false) await notifications.add(item.account_id, `A post could not be published: ${reason}`, `/api/public/v1/posts/${root}`);
+    const channel = options.channel ?? (await store.db.selectFrom('channels').selectAll().where('id', '=', item.channel_id).executeTakeFirst());
+    if (channel) await events.emit(item.account_id, 'post.failed', postEventData({ ...item, state: 'ERROR', error: reason }, channel));
   }
 }

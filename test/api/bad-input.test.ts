@@ -30,6 +30,9 @@ interface Owned {
   post: string;
   group: string;
   customer: string;
+  webhook: string;
+  /** A recorded (pending) delivery of `webhook`. */
+  delivery: string;
 }
 
 interface Fixtures extends Owned {
@@ -291,8 +294,22 @@ const endpoints: Endpoint[] = [
       bad('a file:// url', 400, 'url', () => ({ json: { url: 'file:///etc/passwd' } })),
       bad('a link-local (metadata) url', 400, 'url', () => ({ json: { url: 'http://169.254.169.254/latest/meta-data/' } })),
       bad('a url that answers 404', 400, 'url', (fx) => ({ json: { url: `${fx.herald.url}/no-such-page.png` } })),
-      bad('a url that serves HTML', 415, 'file', (fx) => ({ json: { url: `${fx.herald.url}/` } })),
+      bad('a url that serves HTML', 415, 'url', (fx) => ({ json: { url: `${fx.herald.url}/` } })),
     ],
+  },
+  {
+    route: 'GET /media',
+    sample: () => '/media',
+    cases: [
+      bad('page=-1', 400, 'page', () => ({ path: '/media?page=-1' })),
+      bad('limit=0', 400, 'limit', () => ({ path: '/media?limit=0' })),
+      bad('limit=abc', 400, 'limit', () => ({ path: '/media?limit=abc' })),
+    ],
+  },
+  {
+    route: 'DELETE /media/{id}',
+    sample: (fx) => `/media/${fx.media.id}`,
+    cases: [...idCases('media', (id) => `/media/${id}`, (o) => o.media.id)],
   },
   {
     route: 'GET /posts',
@@ -442,6 +459,61 @@ const endpoints: Endpoint[] = [
       bad('a post with no failed item', 409, byMessage('no failed item')),
     ],
   },
+  { route: 'GET /webhooks', sample: () => '/webhooks', cases: [] },
+  {
+    route: 'POST /webhooks',
+    sample: () => '/webhooks',
+    cases: [
+      ...jsonBodyBasics(),
+      bad('url missing', 400, 'url', () => ({ json: { events: ['post.created'] } })),
+      bad('url: 5', 400, 'url', () => ({ json: { url: 5, events: ['post.created'] } })),
+      bad('an ftp:// url', 400, 'url', () => ({ json: { url: 'ftp://example.com/x', events: ['post.created'] } })),
+      bad('a private url', 400, 'url', () => ({ json: { url: 'http://10.0.0.1/x', events: ['post.created'] } })),
+      bad('a link-local (metadata) url', 400, 'url', () => ({ json: { url: 'http://169.254.169.254/latest', events: ['post.created'] } })),
+      bad('events missing', 400, 'events', () => ({ json: { url: 'http://127.0.0.1:9/e' } })),
+      bad('events: []', 400, 'events', () => ({ json: { url: 'http://127.0.0.1:9/e', events: [] } })),
+      bad('an unknown event', 400, 'events.0', () => ({ json: { url: 'http://127.0.0.1:9/e', events: ['post.exploded'] } })),
+      bad('name: ""', 400, 'name', () => ({ json: { url: 'http://127.0.0.1:9/e', events: ['post.created'], name: '' } })),
+    ],
+  },
+  {
+    route: 'PATCH /webhooks/{id}',
+    sample: (fx) => `/webhooks/${fx.webhook}`,
+    cases: [
+      ...jsonBodyBasics(),
+      ...idCases('webhook', (id) => `/webhooks/${id}`, (o) => o.webhook, { name: 'renamed' }),
+      bad('events: []', 400, 'events', () => ({ json: { events: [] } })),
+      bad('disabled: "yes"', 400, 'disabled', () => ({ json: { disabled: 'yes' } })),
+      bad('a private url', 400, 'url', () => ({ json: { url: 'http://192.168.0.1/x' } })),
+    ],
+  },
+  {
+    route: 'DELETE /webhooks/{id}',
+    sample: (fx) => `/webhooks/${fx.webhook}`,
+    cases: [...idCases('webhook', (id) => `/webhooks/${id}`, (o) => o.webhook)],
+  },
+  {
+    route: 'GET /webhooks/{id}/deliveries',
+    sample: (fx) => `/webhooks/${fx.webhook}/deliveries`,
+    cases: [
+      ...idCases('webhook', (id) => `/webhooks/${id}/deliveries`, (o) => o.webhook),
+      bad('page=-1', 400, 'page', (fx) => ({ path: `/webhooks/${fx.webhook}/deliveries?page=-1` })),
+    ],
+  },
+  {
+    route: 'POST /webhooks/{id}/deliveries/{deliveryId}/redeliver',
+    sample: (fx) => `/webhooks/${fx.webhook}/deliveries/${fx.delivery}/redeliver`,
+    cases: [
+      ...idCases('webhook', (id) => `/webhooks/${id}/deliveries/no-such-delivery/redeliver`, (o) => o.webhook),
+      bad('unknown delivery id', 404, byMessage('"no-such-id-0000" does not exist in this account'), (fx) => ({ path: `/webhooks/${fx.webhook}/deliveries/no-such-id-0000/redeliver` })),
+      bad('delivery of another account', 404, byMessage('does not exist in this account'), (fx) => ({ path: `/webhooks/${fx.webhook}/deliveries/${fx.foreign.delivery}/redeliver` })),
+    ],
+  },
+  {
+    route: 'POST /webhooks/{id}/test',
+    sample: (fx) => `/webhooks/${fx.webhook}/test`,
+    cases: [...idCases('webhook', (id) => `/webhooks/${id}/test`, (o) => o.webhook)],
+  },
 ];
 
 /** 8 entries x 100 items x 50 images, every path different: about 600 KB, under the body limit. */
@@ -471,6 +543,8 @@ async function createOwned(herald: TestHerald, account: TestAccount, label: stri
   assert.equal(channel.status, 201, JSON.stringify(channel.body));
   const media = await upload(account, herald.api, PNG_1x1, `${label}.png`);
   assert.equal(media.status, 201, JSON.stringify(media.body));
+  const webhook = await account.call('POST', '/webhooks', { url: `http://127.0.0.1:9/${label}-events`, events: ['post.created'] });
+  assert.equal(webhook.status, 201, JSON.stringify(webhook.body));
   const post = await account.call('POST', '/posts', {
     type: 'draft',
     date: FUTURE,
@@ -484,6 +558,8 @@ async function createOwned(herald: TestHerald, account: TestAccount, label: stri
   assert.ok(shortLink, detail.body.content);
   const customer = await account.call('POST', '/groups', { name: `${label} customer` });
   assert.equal(customer.status, 201, JSON.stringify(customer.body));
+  const deliveries = await account.call('GET', `/webhooks/${webhook.body.id}/deliveries`);
+  assert.equal(deliveries.body.deliveries.length, 1, JSON.stringify(deliveries.body));
   return {
     channel: channel.body.id,
     shortLink,
@@ -491,6 +567,8 @@ async function createOwned(herald: TestHerald, account: TestAccount, label: stri
     post: post.body[0].postId,
     group: detail.body.group,
     customer: customer.body.id,
+    webhook: webhook.body.id,
+    delivery: deliveries.body.deliveries[0].id,
   };
 }
 

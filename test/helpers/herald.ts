@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createServices, type Services } from '../../src/app.ts';
 import { buildServer } from '../../src/server.ts';
 import { Engine, type EngineOptions } from '../../src/scheduler/engine.ts';
+import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../src/scheduler/webhook-dispatcher.ts';
 import type { Lookup } from '../../src/lib/outbound.ts';
 import { createTestDatabase, type StoreKind } from './stores.ts';
 
@@ -23,6 +24,8 @@ export interface TestHerald {
   services: Services;
   server: FastifyInstance;
   engine?: Engine;
+  /** Sends account webhook deliveries, when started with `webhooks`. */
+  dispatcher?: WebhookDispatcher;
   dataDir: string;
   /** Creates an account (or uses the owner) and returns a fresh API key for it. */
   newAccount(name?: string): Promise<TestAccount>;
@@ -78,7 +81,7 @@ export function caller(api: string, key?: string): Caller {
 export async function startHerald(
   store: StoreKind,
   /** databaseUrl: share the PostgreSQL database of another test Herald (that one creates and drops it). */
-  options: { env?: Record<string, string>; engine?: boolean | EngineOptions; lookup?: Lookup; databaseUrl?: string } = {},
+  options: { env?: Record<string, string>; engine?: boolean | EngineOptions; webhooks?: boolean | WebhookDispatcherOptions; lookup?: Lookup; databaseUrl?: string } = {},
 ): Promise<TestHerald> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-test-'));
   const shared = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : undefined;
@@ -101,6 +104,11 @@ export async function startHerald(
     engine = new Engine(services, { pollMs: 200, ...(typeof options.engine === 'object' ? options.engine : {}) });
     engine.start();
   }
+  let dispatcher: WebhookDispatcher | undefined;
+  if (options.webhooks) {
+    dispatcher = new WebhookDispatcher(services, { pollMs: 200, ...(typeof options.webhooks === 'object' ? options.webhooks : {}) });
+    dispatcher.start();
+  }
   const url = `http://127.0.0.1:${port}`;
   const api = `${url}/api/public/v1`;
   return {
@@ -110,6 +118,7 @@ export async function startHerald(
     services,
     server,
     engine,
+    dispatcher,
     dataDir,
     async newAccount(name = 'Test account') {
       const id = await services.accounts.create(name);
@@ -119,6 +128,7 @@ export async function startHerald(
     async close() {
       await server.close();
       await engine?.stop();
+      await dispatcher?.stop();
       await services.close();
       await database?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -137,9 +147,9 @@ export async function eventually<T>(check: () => Promise<T | undefined>, ms = 50
   }
 }
 
-/** A 1x1 PNG, real bytes. */
+/** A 1x1 PNG (one opaque white pixel), real bytes that decoders accept: checksums right, pixel data complete. */
 export const PNG_1x1 = Buffer.from(
-  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8ffff3f0005fe02fea7358184000000004945' + '4e44ae426082',
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000b4944415478da63f80f040009fb03fd68fa1ccc' + '0000000049454e44ae426082',
   'hex',
 );
 

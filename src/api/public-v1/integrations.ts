@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ApiError, notFound } from '../../domain/errors.ts';
-import { allProviders, findProvider } from '../../providers/index.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { allProviders } from '../../providers/index.ts';
+import { networkSettings } from '../../providers/network-settings.ts';
+import { PublishError } from '../../providers/types.ts';
 import { iso } from '../../lib/time.ts';
 import type { Services } from '../../app.ts';
 import { createIntegrationBody, errorBody as errorSchema, idParam, integration, updateIntegrationBody } from './schemas.ts';
@@ -81,20 +83,43 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         const provider = channels.provider(row);
         const tool = Object.hasOwn(provider.tools ?? {}, request.body.methodName) ? provider.tools![request.body.methodName] : undefined;
         if (!tool) throw new ApiError(404, 'unknown_method', `methodName: ${provider.name} has no tool "${request.body.methodName}"`, [{ path: 'methodName', message: 'unknown tool' }]);
-        return { output: await tool.run({ channel: channels.publishView(row), outbound: services.outbound, data: request.body.data ?? {} }) };
+        try {
+          return { output: await tool.run({ ...services.network(provider), channel: channels.publishView(row), data: request.body.data ?? {} }) };
+        } catch (err) {
+          // The network's answer is the user's to read, not a 500.
+          if (!(err instanceof PublishError)) throw err;
+          if (err.kind === 'auth' || err.kind === 'refused') throw new ApiError(400, 'tool_refused', `${provider.name} refused: ${err.message}`, [{ path: 'methodName', message: err.message }]);
+          throw new ApiError(502, 'network_unavailable', `${provider.name} could not be reached: ${err.message}`);
+        }
       },
     });
 
     app.get('/social/:provider', {
-      schema: { tags, summary: "Start connecting a channel through the network's OAuth", params: z.object({ provider: z.string().min(1).max(50) }), querystring: z.object({ refresh: z.string().optional() }), response: { 200: z.object({ url: z.string() }), ...errors } },
-      handler: async (request) => {
-        const provider = findProvider(request.params.provider);
-        if (!provider) throw notFound('Provider', request.params.provider);
-        if (provider.auth === 'credentials') {
-          throw new ApiError(400, 'not_oauth', `${provider.name} channels connect with credentials, not OAuth: POST /api/public/v1/integrations with {"identifier":"${provider.identifier}","credentials":{...}}`, [{ path: 'provider', message: 'connects with credentials' }]);
-        }
-        throw new ApiError(400, 'provider_not_configured', `${provider.name} is not configured on this server`);
+      schema: {
+        tags,
+        summary: "Start connecting a channel through the network's OAuth",
+        description: 'Send the user to `url`. The network sends them back to Herald, which stores the channel (and asks which account when there are several). Extra query parameters go to the network (e.g. `instance` for Mastodon).',
+        params: z.object({ provider: z.string().min(1).max(50) }),
+        querystring: z.record(z.string(), z.string().max(500)),
+        response: { 200: z.object({ url: z.string() }), ...errors },
       },
+      handler: async (request) => {
+        const { refresh: _refresh, ...options } = request.query;
+        return services.connections.start(request.principal.accountId, request.params.provider, options);
+      },
+    });
+
+    app.get('/networks', {
+      schema: {
+        tags,
+        summary: 'The networks this server can publish to, and whether each is configured',
+        response: { 200: z.array(z.object({ identifier: z.string(), name: z.string(), auth: z.string(), configured: z.boolean(), missing: z.array(z.string()), rules: z.string() })), ...errors },
+      },
+      handler: async () =>
+        allProviders().map((p) => {
+          const { missing } = networkSettings(services.config, p);
+          return { identifier: p.identifier, name: p.name, auth: p.auth, configured: missing.length === 0, missing, rules: rulesText(p) };
+        }),
     });
 
     app.get('/analytics/:id', {

@@ -1,62 +1,79 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError, invalidField } from '../../domain/errors.ts';
-import { mediaView, uploadFingerprint } from '../../domain/media.ts';
+import { describeBytes, MEDIA_PAGE_SIZE, mediaView, uploadFingerprint } from '../../domain/media.ts';
 import { OutboundRefused } from '../../lib/outbound.ts';
-import { idempotent, jsonBodyHash } from '../idempotent.ts';
+import { idempotencyKey, idempotent, jsonBodyHash } from '../idempotent.ts';
 import type { Services } from '../../app.ts';
 import { errorBody as errorSchema, mediaObject } from './schemas.ts';
 
 const tags = ['media'];
 const errors = { 400: errorSchema, 401: errorSchema, 413: errorSchema, 415: errorSchema };
-const FETCH_TIMEOUT_MS = 60_000;
+/** After refusing an upload, how long the client may take to read the answer before the connection is dropped. */
+const CUT_OFF_GRACE_MS = 2_000;
 
 export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
   const { media, config, outbound } = services;
+  const largest = Math.max(config.maxImageBytes, config.maxVideoBytes);
   return async (app) => {
     app.post('/upload', {
       schema: {
         tags,
         summary: 'Upload a file (multipart/form-data, one part named "file")',
-        description: 'The type is read from the bytes, not from the name. Accepts an Idempotency-Key header.',
+        description: `The type is read from the bytes, not from the name: JPEG, PNG, GIF, WebP, AVIF, BMP, TIFF (at most ${describeBytes(config.maxImageBytes)}), MP4, MOV, WebM (at most ${describeBytes(config.maxVideoBytes)}). Accepts an Idempotency-Key header.`,
         consumes: ['multipart/form-data'],
         response: { 201: mediaObject, ...errors },
       },
       handler: async (request, reply) => {
-        if (!request.isMultipart()) {
-          throw new ApiError(415, 'not_multipart', 'body: send multipart/form-data with one file part named "file"', [{ path: 'body', message: 'must be multipart/form-data' }]);
-        }
-        const part = await request
-          .file({ limits: { fileSize: Math.max(config.maxImageBytes, config.maxVideoBytes) + 1, files: 1, fields: 20, parts: 21 } })
-          .catch((err: unknown) => Promise.reject(asMultipartError(err)));
-        if (!part) throw invalidField('file', 'is required: a multipart part named "file"');
-        if (part.fieldname !== 'file') throw invalidField(part.fieldname, 'unexpected part; the file part must be named "file"');
         try {
-          return await idempotent(
-            services,
-            request,
-            reply,
-            'POST /upload',
-            null,
-            async () => {
-              const stored = await media.store(request.principal.accountId, part.file, part.filename);
-              return { status: 201, body: mediaView(stored.media), hash: stored.contentHash };
-            },
-            () => uploadFingerprint(part.file, part.filename),
-          );
+          return await receiveUpload(request, reply);
         } catch (err) {
-          // The part's own stream failed: the body is malformed or cut short, the client's fault.
-          throw part.file.errored ? asMultipartError(err) : err;
+          // The rest of a refused body (a 1 GB file over the cap) is not read: the connection ends.
+          if (!request.raw.complete) cutOff(request, reply);
+          throw err;
         }
       },
     });
+
+    async function receiveUpload(request: FastifyRequest, reply: FastifyReply) {
+      if (!request.isMultipart()) {
+        throw new ApiError(415, 'not_multipart', 'body: send multipart/form-data with one file part named "file"', [{ path: 'body', message: 'must be multipart/form-data' }]);
+      }
+      const declared = Number(request.headers['content-length']);
+      if (declared > largest + 64 * 1024) {
+        throw new ApiError(413, 'file_too_large', `file: larger than the ${describeBytes(largest)} allowed`, [{ path: 'file', message: `must be at most ${largest} bytes` }]);
+      }
+      const part = await request
+        .file({ limits: { fileSize: largest + 1, files: 1, fields: 20, parts: 21 } })
+        .catch((err: unknown) => Promise.reject(asMultipartError(err)));
+      if (!part) throw invalidField('file', 'is required: a multipart part named "file"');
+      if (part.fieldname !== 'file') throw invalidField(part.fieldname, 'unexpected part; the file part must be named "file"');
+      try {
+        return await idempotent(
+          services,
+          request,
+          reply,
+          'POST /upload',
+          null,
+          async () => {
+            const stored = await media.store(request.principal.accountId, part.file, part.filename, { fingerprint: idempotencyKey(request) !== undefined });
+            return { status: 201, body: mediaView(stored.media), hash: stored.contentHash };
+          },
+          () => uploadFingerprint(part.file, part.filename),
+        );
+      } catch (err) {
+        // The part's own stream failed: the body is malformed or cut short, the client's fault.
+        throw part.file.errored ? asMultipartError(err) : err;
+      }
+    }
 
     app.post('/upload-from-url', {
       schema: {
         tags,
         summary: 'Upload a file fetched from a public http(s) URL',
-        description: 'Private, loopback and link-local targets are refused, also after redirects and DNS. Accepts an Idempotency-Key header.',
+        description: 'Private, loopback, link-local, CGNAT, multicast and metadata addresses are refused, also after redirects and DNS. The same types and size caps as /upload apply. Accepts an Idempotency-Key header.',
         body: z.object({ url: z.string().min(1).max(2048) }),
         response: { 201: mediaObject, ...errors },
       },
@@ -64,25 +81,114 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         const hash = jsonBodyHash(request);
         return idempotent(services, request, reply, 'POST /upload-from-url', hash, async () => {
           const { url } = request.body;
+          // One deadline for the whole fetch: connecting, redirects and every byte of the body.
+          const deadline = AbortSignal.timeout(config.fetchTimeoutMs);
           let response;
           try {
-            response = await outbound.fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+            response = await outbound.fetch(url, { signal: deadline });
           } catch (err) {
-            if (err instanceof OutboundRefused) throw invalidField('url', err.reason, 'url_refused');
-            const timedOut = (err as Error).name === 'TimeoutError';
-            throw invalidField('url', timedOut ? 'the server did not answer in time' : 'could not be fetched', timedOut ? 'url_timeout' : 'url_unreachable');
+            throw fetchFailure(err, deadline);
           }
           if (!response.ok || !response.body) {
-            await response.body?.cancel();
+            await response.body?.cancel().catch(() => {});
             throw invalidField('url', `the server answered ${response.status}`, 'url_unreachable');
           }
-          const name = decodeURIComponent(new URL(response.url || url).pathname.split('/').pop() ?? '');
-          const stored = await media.store(request.principal.accountId, Readable.fromWeb(response.body as never), name);
-          return { status: 201, body: mediaView(stored.media) };
+          const declared = Number(response.headers.get('content-length'));
+          if (declared > largest) {
+            await response.body.cancel().catch(() => {});
+            throw new ApiError(413, 'file_too_large', `url: the file is ${describeBytes(declared)}, larger than the ${describeBytes(largest)} allowed`, [
+              { path: 'url', message: `must point to a file of at most ${largest} bytes` },
+            ]);
+          }
+          const name = fileNameOf(response.url || url);
+          const body = Readable.fromWeb(response.body as never);
+          try {
+            const stored = await media.store(request.principal.accountId, body, name, { declaredBytes: Number.isFinite(declared) ? declared : undefined, fingerprint: false });
+            return { status: 201, body: mediaView(stored.media) };
+          } catch (err) {
+            // Our own refusals (type, size, damage) stand; a failure of the download itself is the URL's.
+            if (err instanceof ApiError) throw aboutUrl(err);
+            if (body.errored || deadline.aborted) throw fetchFailure(err, deadline);
+            throw err;
+          }
         });
       },
     });
+
+    app.get('/media', {
+      schema: {
+        tags,
+        summary: 'The media library: files uploaded by this account, newest first (page counts from 0)',
+        querystring: z.object({
+          page: z.coerce.number().int().min(0).max(100_000).optional().default(0),
+          limit: z.coerce.number().int().min(1).max(200).optional().default(MEDIA_PAGE_SIZE),
+        }),
+        response: {
+          200: z.object({ media: z.array(mediaObject), total: z.number(), page: z.number(), limit: z.number(), hasMore: z.boolean() }),
+          ...errors,
+        },
+      },
+      handler: async (request) => {
+        const found = await media.page(request.principal.accountId, request.query.page, request.query.limit);
+        return { ...found, media: found.media.map(mediaView) };
+      },
+    });
+
+    app.delete('/media/:id', {
+      schema: {
+        tags,
+        summary: 'Delete a file, its thumbnail and converted copies; refused (409) while a scheduled post uses it',
+        params: z.object({ id: z.string().min(1).max(200) }),
+        response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), 404: errorSchema, 409: errorSchema, ...errors },
+      },
+      handler: async (request) => {
+        const removed = await media.remove(request.principal.accountId, request.params.id);
+        return { id: removed.id, deleted: true as const };
+      },
+    });
   };
+}
+
+/** The last path segment, as a display name; a malformed escape keeps the raw text. */
+function fileNameOf(url: string): string {
+  const last = new URL(url).pathname.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
+}
+
+/** A refusal of the fetched file names the field the user sent: `url`. */
+function aboutUrl(err: ApiError): ApiError {
+  const errors = err.errors.map((e) => (e.path === 'file' ? { path: 'url', message: `(the file it points to) ${e.message}` } : e));
+  return new ApiError(err.statusCode, err.code, err.message.replace(/^file: /, 'url: the file it points to: '), errors, err.headers);
+}
+
+/** The user's answer for a fetch that did not complete. */
+function fetchFailure(err: unknown, deadline: AbortSignal): ApiError {
+  if (err instanceof OutboundRefused) return invalidField('url', err.reason, 'url_refused');
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof OutboundRefused) return invalidField('url', cause.reason, 'url_refused');
+  if (deadline.aborted || (err as Error).name === 'TimeoutError' || (cause as { code?: string })?.code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return invalidField('url', 'the server did not send the file in time', 'url_timeout');
+  }
+  return invalidField('url', 'could not be fetched (connection failed or broke off)', 'url_unreachable');
+}
+
+/**
+ * Answers, then closes the connection instead of reading the rest of the body.
+ * The socket is half-closed first so the client can read the answer; it is
+ * dropped after a grace period if the client keeps sending.
+ */
+function cutOff(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('connection', 'close');
+  const socket = request.raw.socket;
+  reply.raw.once('finish', () => {
+    request.raw.unpipe();
+    request.raw.pause();
+    setTimeout(() => socket.destroy(), CUT_OFF_GRACE_MS).unref();
+  });
 }
 
 /** Parser errors carry no status; they mean the multipart body is malformed (no boundary, cut short...). */

@@ -1,0 +1,83 @@
+/**
+ * Signing up, in and out of the web side. Login attempts are limited per email
+ * address and per client address, counted in the database so every process of
+ * a deployment shares the count.
+ */
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Services } from '../../app.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { can, csrfTokenOf, userView, type People } from '../../domain/people.ts';
+import { clearSessionCookies, requireSession, setSessionCookies } from './session.ts';
+
+export const LOGIN_WINDOW_MS = 15 * 60_000;
+export const LOGIN_ATTEMPTS_PER_EMAIL = 10;
+const LOGIN_ATTEMPTS_PER_ADDRESS = 50;
+
+export const email = z.email().max(320);
+export const password = z.string().min(10, 'must be at least 10 characters').max(1024);
+
+/** What the web UI needs to know about the signed-in person. */
+export async function sessionView(services: Services, user: Parameters<typeof userView>[0], token: string) {
+  const account = await services.store.db.selectFrom('accounts').select(['id', 'name']).where('id', '=', user.account_id).executeTakeFirstOrThrow();
+  return {
+    user: userView(user),
+    account,
+    csrfToken: csrfTokenOf(token),
+    permissions: { manageKeys: can(user.role, 'manage_keys'), manageApps: can(user.role, 'manage_apps'), invite: can(user.role, 'invite'), managePeople: can(user.role, 'manage_people') },
+  };
+}
+
+/** Counts a login attempt (successful or not) and throws 429 over the limit. */
+export async function countLoginAttempt(services: Services, emailAddress: string, clientAddress: string): Promise<void> {
+  await services.rateLimiter.consume(`login:email:${emailAddress.toLowerCase()}`, LOGIN_ATTEMPTS_PER_EMAIL, LOGIN_WINDOW_MS, 'Sign-in attempts for this email');
+  await services.rateLimiter.consume(`login:address:${clientAddress}`, LOGIN_ATTEMPTS_PER_ADDRESS, LOGIN_WINDOW_MS, 'Sign-in attempts from this address');
+}
+
+export async function logIn(services: Services, emailAddress: string, secret: string, clientAddress: string) {
+  await countLoginAttempt(services, emailAddress, clientAddress);
+  const user = await services.people.checkPassword(emailAddress, secret);
+  if (!user) throw new ApiError(401, 'invalid_credentials', 'The email or the password is wrong', [{ path: 'password', message: 'does not match this email' }]);
+  return user;
+}
+
+export function authRoutes(services: Services): FastifyPluginAsyncZod {
+  const { people } = services;
+  const secure = services.config.publicUrl.startsWith('https:');
+  return async (app) => {
+    const hide = true;
+
+    app.post('/auth/signup', {
+      schema: { hide, body: z.object({ email, password, name: z.string().trim().max(200).optional(), invitation: z.string().max(200).optional() }) },
+      handler: async (request, reply) => {
+        const user = await people.signUp(request.body);
+        const session = await people.startSession(user.id);
+        setSessionCookies(reply, session.token, session.expiresAt, secure);
+        return reply.code(201).send(await sessionView(services, user, session.token));
+      },
+    });
+
+    app.post('/auth/login', {
+      schema: { hide, body: z.object({ email: z.string().max(320), password: z.string().max(1024) }) },
+      handler: async (request, reply) => {
+        const user = await logIn(services, request.body.email, request.body.password, request.ip);
+        const session = await people.startSession(user.id);
+        setSessionCookies(reply, session.token, session.expiresAt, secure);
+        return sessionView(services, user, session.token);
+      },
+    });
+
+    // Whether anyone signed up yet: the UI shows "create the owner account" until then.
+    app.get('/auth/status', { schema: { hide } }, async () => ({ signupOpen: !(await people.hasUsers()) }));
+
+    await app.register(async (signedIn) => {
+      signedIn.addHook('onRequest', requireSession(people as People));
+      signedIn.get('/session', { schema: { hide } }, async (request) => sessionView(services, request.user, request.sessionToken));
+      signedIn.post('/auth/logout', { schema: { hide } }, async (request, reply) => {
+        await people.endSession(request.sessionToken);
+        clearSessionCookies(reply, secure);
+        return { signedOut: true };
+      });
+    });
+  };
+}

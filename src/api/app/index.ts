@@ -1,0 +1,26 @@
+/**
+ * The JSON endpoints the web UI uses, under /api/app. They authenticate with the
+ * session cookie (and CSRF token) only; API keys and access tokens are for the
+ * public API and are not accepted here.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { Services } from '../../app.ts';
+import { authRoutes } from './auth.ts';
+import { customersRoutes } from './customers.ts';
+import { keysRoutes } from './keys.ts';
+import { oauthAppsRoutes } from './oauth-apps.ts';
+import { peopleRoutes } from './people.ts';
+import { requireSession } from './session.ts';
+
+export function appRoutes(services: Services): FastifyPluginAsync {
+  return async (app) => {
+    await app.register(authRoutes(services));
+    await app.register(async (signedIn) => {
+      signedIn.addHook('onRequest', requireSession(services.people));
+      await signedIn.register(peopleRoutes(services));
+      await signedIn.register(keysRoutes(services));
+      await signedIn.register(customersRoutes(services));
+      await signedIn.register(oauthAppsRoutes(services));
+    });
+  };
+}

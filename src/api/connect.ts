@@ -1,0 +1,72 @@
+/**
+ * Where a network sends the user back after they granted access, and the page
+ * where they pick which of their accounts (page, board, channel) to connect.
+ * These are browser pages (HTML); with `Accept: application/json` they answer
+ * JSON, for the web UI and tests.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Services } from '../app.ts';
+import { ApiError } from '../domain/errors.ts';
+import type { Finished } from '../domain/connections.ts';
+import { escapeHtml, htmlPage } from '../lib/html.ts';
+import { sendError } from './errors.ts';
+import { installFormParser } from './form-body.ts';
+
+function wantsJson(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? '').includes('application/json');
+}
+
+function answer(request: FastifyRequest, reply: FastifyReply, result: Finished) {
+  if (wantsJson(request)) {
+    return result.kind === 'connected'
+      ? reply.send({ connected: true, integration: { id: result.channelId, name: result.name, identifier: result.provider.identifier } })
+      : reply.send({ connected: false, state: result.state, choices: result.choices });
+  }
+  if (result.kind === 'connected') {
+    return reply
+      .type('text/html')
+      .send(htmlPage(`${result.provider.name} connected`, `<p>The channel <strong>${escapeHtml(result.name)}</strong> is connected. You can close this window.</p>`));
+  }
+  const items = result.choices
+    .map(
+      (c) =>
+        `<li><form method="post" action="/connect/${escapeHtml(result.provider.identifier)}/choose"><input type="hidden" name="state" value="${escapeHtml(result.state)}"><input type="hidden" name="index" value="${c.index}">` +
+        `${c.picture ? `<img src="${escapeHtml(c.picture)}" alt="">` : ''}<button type="submit">${escapeHtml(c.name)}</button></form></li>`,
+    )
+    .join('');
+  return reply.type('text/html').send(htmlPage(`Pick a ${result.provider.name} account`, `<p>Which one should Herald publish to?</p><ul>${items}</ul>`));
+}
+
+function failure(request: FastifyRequest, reply: FastifyReply, err: unknown) {
+  if (!(err instanceof ApiError)) throw err;
+  if (wantsJson(request)) return sendError(reply, err);
+  return reply.code(err.statusCode).type('text/html').send(htmlPage('The channel was not connected', `<p class="error">${escapeHtml(err.message)}</p>`));
+}
+
+export function connectRoutes(services: Services): FastifyPluginAsyncZod {
+  const { connections } = services;
+  const provider = z.object({ provider: z.string().min(1).max(50) });
+  return async (app) => {
+    installFormParser(app);
+    app.get('/connect/:provider/callback', { schema: { hide: true, params: provider, querystring: z.record(z.string(), z.string().max(4096)) } }, async (request, reply) => {
+      try {
+        return answer(request, reply, await connections.finish(request.params.provider, request.query));
+      } catch (err) {
+        return failure(request, reply, err);
+      }
+    });
+
+    app.post('/connect/:provider/choose', {
+      schema: { hide: true, params: provider, body: z.object({ state: z.string().max(200), index: z.coerce.number().int().min(0).max(1000) }) },
+      handler: async (request, reply) => {
+        try {
+          return answer(request, reply, await connections.choose(request.params.provider, request.body.state, request.body.index));
+        } catch (err) {
+          return failure(request, reply, err);
+        }
+      },
+    });
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * GET/POST /oauth/login: the sign-in page the consent step sends people to (and,
+ * before anyone has signed up, the page that creates the owner account; with an
+ * invitation, the page that joins an account). A pre-session token in a cookie
+ * and a hidden field stops other sites from signing people in behind their back.
+ */
+import crypto from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../../app.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { email as emailSchema, logIn, password as passwordSchema } from '../app/auth.ts';
+import { cookies, sameToken, setSessionCookies } from '../app/session.ts';
+import { installFormParser } from '../form-body.ts';
+import { errorBox, escapeHtml, hiddenFields, sendPage } from './pages.ts';
+
+const FORM_COOKIE = 'herald_form';
+
+/** Only paths of this server: never an open redirect to somewhere else. */
+export function safeNext(next: string | undefined): string {
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}
+
+export function loginUrl(next: string): string {
+  return `/oauth/login?next=${encodeURIComponent(next)}`;
+}
+
+type Mode = 'login' | 'signup';
+
+export function loginPages(services: Services): FastifyPluginAsyncZod {
+  const { people } = services;
+  const secure = services.config.publicUrl.startsWith('https:');
+
+  async function render(request: FastifyRequest, reply: FastifyReply, status: number, fields: { next: string; invitation?: string; email?: string; error?: string }) {
+    const mode: Mode = fields.invitation || !(await people.hasUsers()) ? 'signup' : 'login';
+    // A fresh pre-session token for every form shown.
+    const formToken = crypto.randomBytes(24).toString('base64url');
+    reply.header('set-cookie', `${FORM_COOKIE}=${formToken}; Path=/oauth; Max-Age=3600; SameSite=Lax; HttpOnly${secure ? '; Secure' : ''}`);
+    const title = mode === 'login' ? 'Sign in to Herald' : fields.invitation ? 'Join Herald' : 'Create the owner account';
+    const intro =
+      mode === 'login'
+        ? ''
+        : fields.invitation
+          ? '<p>You were invited: choose your password.</p>'
+          : '<p>Nobody has signed up on this Herald yet. The first person becomes its owner.</p>';
+    const nameField = mode === 'signup' ? '<label for="name">Name</label><input type="text" id="name" name="name" autocomplete="name">' : '';
+    return sendPage(
+      reply,
+      status,
+      title,
+      `<h1>${title}</h1>${intro}${errorBox(fields.error)}<form method="post" action="/oauth/login">${hiddenFields({ next: fields.next, mode, form_token: formToken, invitation: fields.invitation })}
+<label for="email">Email</label><input type="email" id="email" name="email" required autocomplete="email" value="${escapeHtml(fields.email ?? '')}">
+${nameField}<label for="password">Password${mode === 'signup' ? ' (at least 10 characters)' : ''}</label><input type="password" id="password" name="password" required autocomplete="${mode === 'signup' ? 'new-password' : 'current-password'}">
+<button type="submit">${mode === 'login' ? 'Sign in' : 'Create account'}</button></form>`,
+    );
+  }
+
+  return async (app) => {
+    installFormParser(app);
+    const query = z.object({ next: z.string().max(4096).optional(), invitation: z.string().max(200).optional() });
+
+    app.get('/oauth/login', { schema: { hide: true, querystring: query } }, async (request, reply) =>
+      render(request, reply, 200, { next: safeNext(request.query.next), invitation: request.query.invitation }),
+    );
+
+    app.post('/oauth/login', { schema: { hide: true } }, async (request, reply) => {
+      const form = (request.body ?? {}) as Record<string, string | undefined>;
+      const next = safeNext(form.next);
+      const again = (status: number, error: string) => render(request, reply, status, { next, invitation: form.invitation || undefined, email: form.email, error });
+      if (!sameToken(form.form_token, cookies(request)[FORM_COOKIE] ?? '\u0000')) return again(403, 'This form expired or was sent from another site. Please try again.');
+      try {
+        let user;
+        if (form.mode === 'signup') {
+          const email = emailSchema.safeParse(form.email ?? '');
+          if (!email.success) return again(400, 'Email: enter a valid email address.');
+          const password = passwordSchema.safeParse(form.password ?? '');
+          if (!password.success) return again(400, 'Password: use at least 10 characters.');
+          user = await people.signUp({ email: email.data, password: password.data, name: form.name?.slice(0, 200), invitation: form.invitation || undefined });
+        } else {
+          user = await logIn(services, (form.email ?? '').slice(0, 320), (form.password ?? '').slice(0, 1024), request.ip);
+        }
+        const session = await people.startSession(user.id);
+        setSessionCookies(reply, session.token, session.expiresAt, secure);
+        return reply.redirect(next, 303);
+      } catch (err) {
+        if (err instanceof ApiError) {
+          if (err.headers['Retry-After']) reply.header('retry-after', err.headers['Retry-After']);
+          return again(err.statusCode, err.message);
+        }
+        throw err;
+      }
+    });
+  };
+}

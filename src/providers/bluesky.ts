@@ -1,0 +1,351 @@
+/**
+ * Bluesky (AT Protocol): the user gives a handle and an app password (and, for
+ * a self-hosted PDS, its address). Herald logs in once (createSession) and keeps
+ * the session alive with refreshSession; posts are app.bsky.feed.post records
+ * with facets for links, mentions and hashtags (UTF-8 byte offsets), images and
+ * video as uploaded blobs, and replies that name the thread's root and parent.
+ *
+ * Each record's key is derived from the post item, so a repeat after an unknown
+ * outcome cannot create a second post, and findPublished can look the item up.
+ */
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import { invalidField } from '../domain/errors.ts';
+import { OutboundRefused } from '../lib/outbound.ts';
+import { errorMessage, type NetworkRequest } from './network-http.ts';
+import { classifyStatus, readDetail, retryAfterMs } from './http-failures.ts';
+import { PublishError, type ConnectResult, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
+
+const POST = 'app.bsky.feed.post';
+/** The image blob limit older PDSes still apply (the lexicon now says 2 MB). */
+export const MAX_IMAGE_BYTES = 1_000_000;
+/** Blob uploads on Bluesky's own PDSes. */
+const MAX_VIDEO_BYTES = 50 * 1024 * 1024;
+const MAX_GRAPHEMES = 300;
+
+const credentials = z.object({
+  identifier: z.string().trim().min(1, 'is required: your handle (name.bsky.social), email or DID').max(253).describe('Handle, email or DID'),
+  password: z.string().min(1, 'is required: an app password from Settings → Privacy and security → App passwords').max(200).describe('App password'),
+  service: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional().describe('Your PDS, if not bsky.social'),
+});
+
+interface Config extends TokenConfig {
+  service: string;
+  pds: string;
+  did: string;
+  handle: string;
+  identifier: string;
+  /** Kept sealed to log in again when the refresh token has expired (after months unused). */
+  password: string;
+}
+
+interface Session {
+  accessJwt: string;
+  refreshJwt: string;
+  handle: string;
+  did: string;
+  didDoc?: { service?: { id?: string; type?: string; serviceEndpoint?: string }[] };
+}
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+export function graphemes(text: string): number {
+  let n = 0;
+  for (const _ of segmenter.segment(text)) n++;
+  return n;
+}
+
+/** When a JWT expires (its `exp`), in epoch ms; undefined when it cannot be read. */
+function jwtExpiry(jwt: string): number | undefined {
+  try {
+    const payload = JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
+    return typeof payload.exp === 'number' ? payload.exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function pdsOf(session: Session, fallback: string): string {
+  const entry = session.didDoc?.service?.find((s) => s.id === '#atproto_pds' || s.id?.endsWith('#atproto_pds'));
+  return (entry?.serviceEndpoint ?? fallback).replace(/\/+$/, '');
+}
+
+function sessionTokens(session: Session): TokenConfig {
+  return { accessToken: session.accessJwt, refreshToken: session.refreshJwt, expiresAt: jwtExpiry(session.accessJwt) };
+}
+
+/**
+ * XRPC failures: an expired or bad access token is a 400 with ExpiredToken or
+ * InvalidToken (not a 401), and a 429 says when to come back in RateLimit-Reset (epoch seconds).
+ */
+async function xrpcFailure(response: Response): Promise<PublishError> {
+  const raw = await readDetail(response, 2000);
+  let body: any;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    body = raw;
+  }
+  const name: string | undefined = typeof body?.error === 'string' ? body.error : undefined;
+  const text = typeof body?.message === 'string' ? body.message : (errorMessage(body) ?? raw);
+  const detail = [name, text].filter((p, i, all) => p && all.indexOf(p) === i).join(': ').slice(0, 500);
+  const message = `Bluesky answered ${response.status}${detail ? `: ${detail}` : ''}`;
+  if (response.status === 401 || name === 'ExpiredToken' || name === 'InvalidToken') return new PublishError('auth', message);
+  if (response.status === 429) {
+    const reset = Number(response.headers.get('ratelimit-reset'));
+    const wait = retryAfterMs(response.headers.get('retry-after')) ?? (Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined);
+    return new PublishError('retryable', message, wait);
+  }
+  return classifyStatus(response.status, detail, response.headers.get('retry-after'), 'Bluesky');
+}
+
+async function xrpc<T = any>(ctx: NetworkContext, base: string, nsid: string, request: NetworkRequest = {}): Promise<T> {
+  const response = await ctx.http.send(`${base}/xrpc/${nsid}`, request);
+  if (!response.ok) throw await xrpcFailure(response);
+  const text = await response.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new PublishError('unknown', `Bluesky answered ${response.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`);
+  }
+}
+
+async function createSession(ctx: NetworkContext, service: string, identifier: string, password: string): Promise<Session> {
+  return xrpc<Session>(ctx, service, 'com.atproto.server.createSession', { method: 'POST', json: { identifier, password } });
+}
+
+// ---------------------------------------------------------------- rich text
+
+export interface Facet {
+  index: { byteStart: number; byteEnd: number };
+  features: ({ $type: 'app.bsky.richtext.facet#link'; uri: string } | { $type: 'app.bsky.richtext.facet#mention'; did: string } | { $type: 'app.bsky.richtext.facet#tag'; tag: string })[];
+}
+
+const LINK = /\bhttps?:\/\/[^\s<>"]+/g;
+const MENTION = /(^|[\s(])@([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+)/g;
+const TAG = /(^|\s)#([^\s#.,;:!?()[\]{}"'`]*[^\d\s#.,;:!?()[\]{}"'`][^\s#.,;:!?()[\]{}"'`]*)/gu;
+
+/** Byte range of text[start, end) in UTF-8, as facets index it. */
+function bytes(text: string, start: number, end: number): { byteStart: number; byteEnd: number } {
+  const byteStart = Buffer.byteLength(text.slice(0, start), 'utf8');
+  return { byteStart, byteEnd: byteStart + Buffer.byteLength(text.slice(start, end), 'utf8') };
+}
+
+/**
+ * Links, mentions (resolved to DIDs; unknown handles stay plain text) and
+ * hashtags. Bluesky links nothing by itself: text without a facet is plain.
+ */
+export async function facetsOf(text: string, resolve: (handle: string) => Promise<string | undefined>): Promise<Facet[]> {
+  const facets: Facet[] = [];
+  for (const m of text.matchAll(LINK)) {
+    // Punctuation ending a sentence is not part of the link.
+    const uri = m[0].replace(/[.,;:!?)\]]+$/, '');
+    facets.push({ index: bytes(text, m.index, m.index + uri.length), features: [{ $type: 'app.bsky.richtext.facet#link', uri }] });
+  }
+  for (const m of text.matchAll(MENTION)) {
+    const start = m.index + m[1].length;
+    const handle = m[2];
+    const did = await resolve(handle.toLowerCase());
+    if (did) facets.push({ index: bytes(text, start, start + 1 + handle.length), features: [{ $type: 'app.bsky.richtext.facet#mention', did }] });
+  }
+  for (const m of text.matchAll(TAG)) {
+    const start = m.index + m[1].length;
+    const tag = m[2];
+    if (graphemes(tag) > 64) continue;
+    facets.push({ index: bytes(text, start, start + 1 + tag.length), features: [{ $type: 'app.bsky.richtext.facet#tag', tag }] });
+  }
+  // Facets must not overlap (a link may contain "#" or "@"): the first one found wins.
+  facets.sort((a, b) => a.index.byteStart - b.index.byteStart);
+  return facets.filter((f, i) => i === 0 || f.index.byteStart >= facets[i - 1].index.byteEnd);
+}
+
+// ------------------------------------------------------------------ records
+
+const TID_ALPHABET = '234567abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * A record key (TID: microseconds since 1970 and a 10-bit clock id, base32-sortable)
+ * fixed for the post item: its due time plus a clock id from its id. Repeating the
+ * item repeats the key, and the PDS does not create the record twice.
+ */
+export function itemRecordKey(publishAt: Date, itemId: string): string {
+  const clock = crypto.createHash('sha256').update(itemId).digest().readUInt16BE(0) & 0x3ff;
+  const micros = BigInt(publishAt.getTime()) * 1000n + BigInt(crypto.createHash('sha256').update(`us:${itemId}`).digest().readUInt16BE(0) % 1000);
+  let value = (micros << 10n) | BigInt(clock);
+  let key = '';
+  for (let i = 0; i < 13; i++) {
+    key = TID_ALPHABET[Number(value & 31n)] + key;
+    value >>= 5n;
+  }
+  return key;
+}
+
+function parseAtUri(uri: string): { repo: string; collection: string; rkey: string } {
+  const match = /^at:\/\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(uri);
+  if (!match) throw new PublishError('refused', `"${uri}" is not a Bluesky post address (at://…) to reply to`);
+  return { repo: match[1], collection: match[2], rkey: match[3] };
+}
+
+function permalink(did: string, uri: string): string {
+  return `https://bsky.app/profile/${did}/post/${parseAtUri(uri).rkey}`;
+}
+
+function auth(config: Config): Record<string, string> {
+  return { authorization: `Bearer ${config.accessToken}` };
+}
+
+async function uploadBlob(ctx: PublishContext, config: Config, media: MediaRef): Promise<unknown> {
+  const isImage = media.mimeType.startsWith('image/');
+  const limit = isImage ? MAX_IMAGE_BYTES : MAX_VIDEO_BYTES;
+  if (media.size > limit) {
+    throw new PublishError('refused', `a ${isImage ? 'picture' : 'video'} of ${media.size} bytes is larger than Bluesky accepts (${limit} bytes)`);
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of (await media.open()) as AsyncIterable<Buffer>) chunks.push(chunk);
+  const answer = await xrpc<{ blob: unknown }>(ctx, config.pds, 'com.atproto.repo.uploadBlob', {
+    method: 'POST',
+    headers: { ...auth(config), 'content-type': media.mimeType },
+    body: new Uint8Array(Buffer.concat(chunks)),
+    timeoutMs: 5 * 60_000,
+  }).catch((err: PublishError) => {
+    // An unreferenced blob publishes nothing.
+    throw err.kind === 'unknown' ? new PublishError('retryable', err.message) : err;
+  });
+  return answer.blob;
+}
+
+function aspectRatio(media: MediaRef): { aspectRatio?: { width: number; height: number } } {
+  return media.width && media.height ? { aspectRatio: { width: media.width, height: media.height } } : {};
+}
+
+async function embedOf(ctx: PublishContext, config: Config): Promise<Record<string, unknown> | undefined> {
+  const media = ctx.item.media;
+  if (media.length === 0) return undefined;
+  const video = media.find((m) => m.mimeType.startsWith('video/'));
+  if (video) {
+    if (media.length > 1) throw new PublishError('refused', 'a Bluesky post takes one video or up to 4 pictures, not both');
+    return { $type: 'app.bsky.embed.video', video: await uploadBlob(ctx, config, video), ...aspectRatio(video) };
+  }
+  const images = [];
+  for (const m of media) images.push({ image: await uploadBlob(ctx, config, m), alt: '', ...aspectRatio(m) });
+  return { $type: 'app.bsky.embed.images', images };
+}
+
+/** The reply refs: the parent as it is, the root from the parent's own reply (or the parent when it starts the thread). */
+async function replyRefs(ctx: PublishContext, config: Config, parentUri: string) {
+  const { repo, collection, rkey } = parseAtUri(parentUri);
+  const parent = await xrpc<{ uri: string; cid: string; value?: { reply?: { root?: { uri: string; cid: string } } } }>(ctx, config.pds, 'com.atproto.repo.getRecord', {
+    headers: auth(config),
+    query: { repo, collection, rkey },
+  });
+  const parentRef = { uri: parent.uri, cid: parent.cid };
+  return { root: parent.value?.reply?.root ?? parentRef, parent: parentRef };
+}
+
+async function resolver(ctx: PublishContext, config: Config): Promise<(handle: string) => Promise<string | undefined>> {
+  return async (handle) => {
+    try {
+      const answer = await xrpc<{ did: string }>(ctx, config.pds, 'com.atproto.identity.resolveHandle', { headers: auth(config), query: { handle } });
+      return answer.did;
+    } catch (err) {
+      // A handle nobody has stays plain text; a failure of Bluesky itself is the post's failure.
+      if (err instanceof PublishError && err.kind === 'refused') return undefined;
+      throw err;
+    }
+  };
+}
+
+export const bluesky: Provider = {
+  identifier: 'bluesky',
+  name: 'Bluesky',
+  auth: 'credentials',
+  urls: { service: 'https://bsky.social' },
+  credentials,
+  settings: z.object({}),
+  rules: {
+    maxLength: MAX_GRAPHEMES,
+    length: graphemes,
+    maxMedia: 4,
+    mediaKinds: ['image', 'video'],
+    threads: true,
+    media: { imageTypes: ['image/jpeg', 'image/png', 'image/webp'], maxImageBytes: MAX_IMAGE_BYTES, maxImageSide: 2000 },
+  },
+  // Bluesky allows 3000 requests per 5 minutes per IP, shared by every account this server posts for;
+  // a post with pictures, mentions and a reply makes several requests.
+  pacing: { perWindow: { count: 500, windowMs: 5 * 60_000 } },
+
+  async connect(input, ctx) {
+    const given = credentials.parse(input);
+    const service = (given.service ?? ctx.urls.service).replace(/\/+$/, '');
+    try {
+      ctx.outbound.checkUrl(service);
+    } catch (err) {
+      if (err instanceof OutboundRefused) throw invalidField('credentials.service', err.reason, 'url_refused');
+      throw err;
+    }
+    const session = await createSession(ctx, service, given.identifier, given.password);
+    const pds = pdsOf(session, service);
+    const profile = await xrpc<{ displayName?: string; avatar?: string }>(ctx, pds, 'app.bsky.actor.getProfile', {
+      headers: { authorization: `Bearer ${session.accessJwt}` },
+      query: { actor: session.did },
+    }).catch(() => ({}) as { displayName?: string; avatar?: string });
+    const config: Config = { service, pds, did: session.did, handle: session.handle, identifier: given.identifier, password: given.password, ...sessionTokens(session) };
+    const result: ConnectResult = {
+      externalId: session.did,
+      name: profile.displayName || session.handle,
+      picture: profile.avatar ?? null,
+      profile: session.handle,
+      config: { ...config },
+    };
+    return result;
+  },
+
+  async refresh(ctx) {
+    const config = ctx.channel.config as unknown as Config;
+    try {
+      const session = await xrpc<Session>(ctx, config.pds, 'com.atproto.server.refreshSession', { method: 'POST', headers: { authorization: `Bearer ${config.refreshToken}` } });
+      return { ...sessionTokens(session), handle: session.handle };
+    } catch (err) {
+      if (!(err instanceof PublishError) || err.kind === 'retryable' || err.kind === 'unknown') throw err;
+      // The refresh token expired or was revoked: log in again with the app password.
+      const session = await createSession(ctx, config.service, config.identifier, config.password);
+      return { ...sessionTokens(session), handle: session.handle, pds: pdsOf(session, config.service) };
+    }
+  },
+
+  async publish(ctx) {
+    const config = ctx.channel.config as unknown as Config;
+    const text = ctx.item.content;
+    const facets = await facetsOf(text, await resolver(ctx, config));
+    const embed = await embedOf(ctx, config);
+    const reply = ctx.replyTo ? await replyRefs(ctx, config, ctx.replyTo.releaseId) : undefined;
+    const record = {
+      $type: POST,
+      text,
+      createdAt: new Date().toISOString(),
+      ...(facets.length > 0 ? { facets } : {}),
+      ...(embed ? { embed } : {}),
+      ...(reply ? { reply } : {}),
+    };
+    const created = await xrpc<{ uri: string; cid: string }>(ctx, config.pds, 'com.atproto.repo.createRecord', {
+      method: 'POST',
+      headers: auth(config),
+      json: { repo: config.did, collection: POST, rkey: itemRecordKey(ctx.item.publishAt, ctx.item.postId), record },
+    });
+    return { releaseId: created.uri, releaseUrl: permalink(config.did, created.uri) };
+  },
+
+  /** The record key is the item's own, so the record is there or it is not. */
+  async findPublished(ctx) {
+    const config = ctx.channel.config as unknown as Config;
+    const rkey = itemRecordKey(ctx.item.publishAt, ctx.item.postId);
+    const response = await ctx.http.send(`${config.pds}/xrpc/com.atproto.repo.getRecord`, { headers: auth(config), query: { repo: config.did, collection: POST, rkey } });
+    if (response.ok) {
+      const found = (await response.json()) as { uri: string };
+      return { releaseId: found.uri, releaseUrl: permalink(config.did, found.uri) };
+    }
+    const failure = await xrpcFailure(response);
+    if (/RecordNotFound|Could not locate record/i.test(failure.message)) return null;
+    throw failure;
+  },
+};

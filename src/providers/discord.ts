@@ -1,0 +1,203 @@
+/**
+ * Discord server channels. The server runs one Discord app whose bot posts;
+ * connecting a channel is the OAuth 2 bot install flow (the user adds the bot to
+ * their server, the code grant tells Herald which server). Each post names the
+ * text channel in its `channel` setting; the `channels` tool lists them.
+ *
+ * The bot is shared by every account of this Herald, so a post's channel is
+ * checked to belong to the connected server before anything is sent.
+ */
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import { retryAfterMs } from './http-failures.ts';
+import { checkMediaSize, mediaBlob, mediaFilename } from './media-bytes.ts';
+import { PublishError, type NetworkContext, type Provider, type PublishContext } from './types.ts';
+
+const NETWORK = 'Discord';
+/** Per-file limit without server boosts, and the whole request's limit. */
+const MAX_FILE_BYTES = 10 * 1024 * 1024;
+const MAX_REQUEST_BYTES = 25 * 1024 * 1024;
+/** VIEW_CHANNEL, SEND_MESSAGES, EMBED_LINKS, ATTACH_FILES, READ_MESSAGE_HISTORY (replies). */
+const PERMISSIONS = (1n << 10n) | (1n << 11n) | (1n << 14n) | (1n << 15n) | (1n << 16n);
+/** Channel types a message can be posted to directly: GUILD_TEXT, GUILD_ANNOUNCEMENT. */
+const TEXT_CHANNEL_TYPES = new Set([0, 5]);
+/** Error codes meaning the bot is no longer in the server or cannot see the channel: add it again. */
+const NO_ACCESS = new Set([50001, 10004]);
+
+interface DiscordConfig {
+  guildId: string;
+}
+
+interface DiscordError {
+  code?: number;
+  message?: string;
+  retry_after?: number;
+  errors?: unknown;
+}
+
+/** The first leaf message of Discord's nested `errors` object ("content: Must be 2000 or fewer in length."). */
+function firstFieldError(errors: unknown, path: string[] = []): string | undefined {
+  if (!errors || typeof errors !== 'object') return undefined;
+  const e = errors as Record<string, any>;
+  if (Array.isArray(e._errors) && e._errors[0]?.message) return `${path.join('.') || 'body'}: ${e._errors[0].message}`;
+  for (const [key, value] of Object.entries(e)) {
+    const found = firstFieldError(value, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+async function discordFailure(response: Response): Promise<PublishError> {
+  const text = await response.text().catch(() => '');
+  let body: DiscordError = {};
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = { message: text.slice(0, 300) };
+  }
+  const detail = [body.message, firstFieldError(body.errors)].filter(Boolean).join(' — ');
+  const message = `${NETWORK} answered ${response.status}${body.code ? ` (code ${body.code})` : ''}: ${detail || 'no message'}`;
+  if (response.status === 429) {
+    // The body's retry_after (seconds, with decimals) is the precise one; the header is rounded.
+    const wait = typeof body.retry_after === 'number' ? Math.ceil(body.retry_after * 1000) : retryAfterMs(response.headers.get('retry-after'));
+    return new PublishError('retryable', message, wait);
+  }
+  if (response.status === 401) return new PublishError('auth', message);
+  if (response.status === 403 && body.code !== undefined && NO_ACCESS.has(body.code)) {
+    return new PublishError('auth', `${message}. Add the Herald bot to the server again.`);
+  }
+  if (response.status >= 500 || response.status === 408) return new PublishError('retryable', message, retryAfterMs(response.headers.get('retry-after')));
+  return new PublishError('refused', message);
+}
+
+/** A bot call; JSON answer, failures classified by Discord's error body. */
+async function bot<T = any>(ctx: NetworkContext, path: string, request: { method?: string; json?: unknown; body?: FormData } = {}): Promise<T> {
+  const response = await ctx.http.send(`${ctx.urls.api}${path}`, {
+    method: request.method ?? (request.json !== undefined || request.body ? 'POST' : 'GET'),
+    headers: { authorization: `Bot ${ctx.app.BOT_TOKEN}`, 'user-agent': 'DiscordBot (https://github.com/herald-social/herald, 1)' },
+    ...(request.json !== undefined ? { json: request.json } : {}),
+    ...(request.body ? { body: request.body, timeoutMs: 120_000 } : {}),
+  });
+  if (!response.ok) throw await discordFailure(response);
+  try {
+    return (await response.json()) as T;
+  } catch {
+    throw new PublishError('unknown', `${NETWORK} answered ${response.status} with a body that is not JSON, so the outcome is unknown. Check the channel before retrying.`);
+  }
+}
+
+/** Discord keeps a nonce for a few minutes and, with enforce_nonce, returns the first message for a repeat. */
+function nonce(key: string): string {
+  return crypto.createHash('sha256').update(key).digest('base64url').slice(0, 25);
+}
+
+async function checkChannel(ctx: PublishContext, config: DiscordConfig, channelId: string): Promise<void> {
+  const channel = await bot<{ id: string; guild_id?: string; type: number; name?: string }>(ctx, `/channels/${channelId}`);
+  if (channel.guild_id !== config.guildId) throw new PublishError('refused', `channel ${channelId} is not in the connected Discord server`);
+  if (!TEXT_CHANNEL_TYPES.has(channel.type)) throw new PublishError('refused', `#${channel.name ?? channelId} is not a text or announcement channel`);
+}
+
+const settings = z.object({
+  channel: z
+    .string()
+    .regex(/^\d{15,25}$/, 'must be a Discord channel id (the "channels" tool lists them)')
+    .describe('The text channel to post in'),
+});
+
+export const discord: Provider = {
+  identifier: 'discord',
+  name: NETWORK,
+  auth: 'oauth2',
+  urls: { api: 'https://discord.com/api/v10', authorize: 'https://discord.com/oauth2/authorize' },
+  appSettings: ['CLIENT_ID', 'CLIENT_SECRET', 'BOT_TOKEN'],
+  settings,
+  rules: {
+    maxLength: 2000,
+    maxMedia: 10,
+    mediaKinds: ['image', 'video'],
+    threads: true,
+    media: { imageTypes: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'], maxImageBytes: MAX_FILE_BYTES },
+  },
+  // One bot for the whole server: Discord's global limit is 50 requests a second per bot (publishing makes two).
+  pacing: { perWindow: { count: 25, windowMs: 1000 } },
+
+  oauth: {
+    async start({ urls, app, state, redirectUri }) {
+      const url = new URL(urls.authorize);
+      url.search = new URLSearchParams({
+        client_id: app.CLIENT_ID,
+        scope: 'bot',
+        permissions: PERMISSIONS.toString(),
+        response_type: 'code',
+        redirect_uri: redirectUri,
+        state,
+      }).toString();
+      return { url: url.toString() };
+    },
+
+    async finish(ctx) {
+      const { query, redirectUri, app, urls, http } = ctx;
+      if (!query.code) throw new PublishError('refused', 'Discord sent no authorization code back');
+      const basic = Buffer.from(`${app.CLIENT_ID}:${app.CLIENT_SECRET}`).toString('base64');
+      const token = await http.json<{ guild?: { id: string; name: string } }>(`${urls.api}/oauth2/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${basic}` },
+        form: { grant_type: 'authorization_code', code: query.code, redirect_uri: redirectUri },
+      });
+      // The user's own token is not needed: the bot posts. Only the server it was added to matters.
+      const guildId = token.guild?.id;
+      if (!guildId) throw new PublishError('refused', 'Discord did not say which server the bot was added to; add it to a server');
+      const guild = await bot<{ id: string; name: string; icon?: string | null }>(ctx, `/guilds/${guildId}`);
+      const config: DiscordConfig = { guildId: guild.id };
+      return [
+        {
+          externalId: guild.id,
+          name: guild.name,
+          picture: guild.icon ? `https://cdn.discordapp.com/icons/${guild.id}/${guild.icon}.png` : null,
+          profile: guild.name,
+          config: { ...config },
+        },
+      ];
+    },
+  },
+
+  async publish(ctx) {
+    const config = ctx.channel.config as unknown as DiscordConfig;
+    const channelId = String(ctx.item.settings.channel ?? '');
+    if (!settings.shape.channel.safeParse(channelId).success) throw new PublishError('refused', 'settings.channel must be a Discord channel id');
+    await checkChannel(ctx, config, channelId);
+
+    const { content, media } = ctx.item;
+    const payload: Record<string, unknown> = { content, nonce: nonce(ctx.idempotencyKey), enforce_nonce: true };
+    if (ctx.replyTo) payload.message_reference = { message_id: ctx.replyTo.releaseId, channel_id: channelId, fail_if_not_exists: true };
+
+    let message: { id: string; channel_id: string };
+    if (media.length === 0) {
+      message = await bot(ctx, `/channels/${channelId}/messages`, { json: payload });
+    } else {
+      for (const m of media) checkMediaSize(m, MAX_FILE_BYTES, NETWORK);
+      const total = media.reduce((sum, m) => sum + m.size, 0);
+      if (total > MAX_REQUEST_BYTES) throw new PublishError('refused', `${NETWORK} takes at most 25 MB of files per message; these are ${Math.ceil(total / 1024 / 1024)} MB`);
+      payload.attachments = media.map((m, i) => ({ id: i, filename: mediaFilename(m) }));
+      const form = new FormData();
+      form.append('payload_json', new Blob([JSON.stringify(payload)], { type: 'application/json' }));
+      for (const [i, m] of media.entries()) form.append(`files[${i}]`, await mediaBlob(m, MAX_FILE_BYTES, NETWORK), mediaFilename(m));
+      message = await bot(ctx, `/channels/${channelId}/messages`, { body: form });
+    }
+    return { releaseId: message.id, releaseUrl: `https://discord.com/channels/${config.guildId}/${message.channel_id ?? channelId}/${message.id}` };
+  },
+
+  tools: {
+    channels: {
+      description: "List the connected server's text and announcement channels (id and name) for the `channel` setting.",
+      async run(ctx) {
+        const { guildId } = ctx.channel.config as unknown as DiscordConfig;
+        const channels = await bot<{ id: string; name: string; type: number; position?: number }[]>(ctx, `/guilds/${guildId}/channels`);
+        return channels
+          .filter((c) => TEXT_CHANNEL_TYPES.has(c.type))
+          .sort((a, b) => (a.position ?? 0) - (b.position ?? 0))
+          .map((c) => ({ id: c.id, name: c.name }));
+      },
+    },
+  },
+};

@@ -1,0 +1,220 @@
+/**
+ * LinkedIn's versioned REST API (/rest/...), shared by member and page channels:
+ * OAuth 2 tokens, the LinkedIn-Version header (a server setting, since LinkedIn
+ * retires each monthly version after about a year), media uploads
+ * (initializeUpload, then PUT the bytes), posts and comments.
+ */
+import { z } from 'zod';
+import { mediaFilename, readMedia } from '../media-bytes.ts';
+import { mediaChunks } from '../media-chunks.ts';
+import type { NetworkRequest } from '../network-http.ts';
+import { authorizeUrl, needRefreshToken, requestToken, tokenFields } from '../oauth2-tokens.ts';
+import { waitForProcessing } from '../processing-wait.ts';
+import { PublishError, type ContentRules, type MediaRef, type NetworkContext, type PublishContext, type PublishResult, type TokenConfig } from '../types.ts';
+
+/** The newest LinkedIn-Version known to be active; override with HERALD_LINKEDIN[_PAGE]_API_VERSION. */
+export const DEFAULT_LINKEDIN_VERSION = '202609';
+
+export const LINKEDIN_URLS = { auth: 'https://www.linkedin.com', api: 'https://api.linkedin.com' };
+
+export interface LinkedInConfig extends TokenConfig {
+  /** urn:li:person:{id} or urn:li:organization:{id}: who posts, owns media and comments. */
+  author: string;
+}
+
+export const linkedinSettings = z.object({
+  post_as_images_carousel: z.boolean().optional().describe('Accepted for client compatibility; several images are published as a multi-image post'),
+  carousel_name: z.string().max(200).optional().describe('Title of the carousel (kept with the post settings)'),
+});
+
+/** commentary ≤ 3000 characters; text, 1 image, 2–20 images or 1 video; JPEG/PNG/GIF images. */
+export const linkedinRules: ContentRules = {
+  maxLength: 3000,
+  maxMedia: 20,
+  mediaKinds: ['image', 'video'],
+  threads: true,
+  media: { imageTypes: ['image/jpeg', 'image/png', 'image/gif'], maxImageBytes: 20 * 1024 * 1024 },
+};
+
+const IMAGE_BYTES = 20 * 1024 * 1024;
+/** LinkedIn's video parts are 4 MiB (uploadInstructions give the exact ranges). */
+const VIDEO_PART_BYTES = 4_194_304;
+
+function version(ctx: NetworkContext): string {
+  return ctx.app.API_VERSION || DEFAULT_LINKEDIN_VERSION;
+}
+
+function restHeaders(ctx: NetworkContext, accessToken: string): Record<string, string> {
+  return { authorization: `Bearer ${accessToken}`, 'linkedin-version': version(ctx), 'x-restli-protocol-version': '2.0.0' };
+}
+
+/** A request to /rest: version headers added, LinkedIn's special failures explained. */
+export async function rest(ctx: NetworkContext, accessToken: string, path: string, request: NetworkRequest = {}): Promise<Response> {
+  const response = await ctx.http.send(`${ctx.urls.api}${path}`, { ...request, headers: { ...restHeaders(ctx, accessToken), ...request.headers } });
+  if (response.ok) return response;
+  const failure = await ctx.http.failure(response);
+  if (response.status === 426) {
+    throw new PublishError('refused', `${failure.message}. LinkedIn retired API version ${version(ctx)}: set HERALD_LINKEDIN_API_VERSION (or HERALD_LINKEDIN_PAGE_API_VERSION) to an active YYYYMM version`);
+  }
+  throw failure;
+}
+
+export async function restJson<T = any>(ctx: NetworkContext, accessToken: string, path: string, request: NetworkRequest = {}): Promise<T> {
+  const response = await rest(ctx, accessToken, path, request);
+  const text = await response.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+// --- OAuth ---
+
+export function startAuthorization(ctx: NetworkContext & { state: string; redirectUri: string }, scopes: string[]): string {
+  return authorizeUrl(`${ctx.urls.auth}/oauth/v2/authorization`, {
+    response_type: 'code',
+    client_id: ctx.app.CLIENT_ID,
+    redirect_uri: ctx.redirectUri,
+    state: ctx.state,
+    scope: scopes.join(' '),
+  });
+}
+
+export async function exchangeCode(ctx: NetworkContext & { query: Record<string, string>; redirectUri: string }): Promise<TokenConfig> {
+  if (!ctx.query.code) throw new PublishError('refused', 'LinkedIn sent no authorization code');
+  const answer = await requestToken(ctx, `${ctx.urls.auth}/oauth/v2/accessToken`, {
+    grant_type: 'authorization_code',
+    code: ctx.query.code,
+    redirect_uri: ctx.redirectUri,
+    client_id: ctx.app.CLIENT_ID,
+    client_secret: ctx.app.CLIENT_SECRET,
+  });
+  return tokenFields(answer);
+}
+
+/** Only apps approved for programmatic refresh get refresh tokens; without one the member reconnects. */
+export async function refreshTokens(ctx: NetworkContext & { channel: { config: Record<string, unknown> } }): Promise<TokenConfig & Record<string, unknown>> {
+  const refreshToken = needRefreshToken(ctx.channel.config, ctx.http.network);
+  const answer = await requestToken(ctx, `${ctx.urls.auth}/oauth/v2/accessToken`, {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: ctx.app.CLIENT_ID,
+    client_secret: ctx.app.CLIENT_SECRET,
+  });
+  return tokenFields(answer);
+}
+
+export async function userInfo(ctx: NetworkContext, accessToken: string): Promise<{ sub: string; name?: string; picture?: string }> {
+  return ctx.http.json(`${ctx.urls.api}/v2/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+}
+
+// --- Text ---
+
+/**
+ * Commentary is in LinkedIn's "little" format: reserved characters are escaped
+ * so plain text stays plain; #word becomes a hashtag.
+ */
+export function littleText(text: string): string {
+  return text
+    .split(/(#[\p{L}\p{N}_]+)/u)
+    .map((part, i) => (i % 2 === 1 ? `{hashtag|\\#|${part.slice(1)}}` : part.replace(/[\\|{}@[\]()<>#*_~]/g, (c) => `\\${c}`)))
+    .join('');
+}
+
+// --- Media ---
+
+async function uploadImage(ctx: PublishContext, config: LinkedInConfig, media: MediaRef): Promise<string> {
+  const token = config.accessToken!;
+  const init = await restJson<{ value: { uploadUrl: string; image: string } }>(ctx, token, '/rest/images', {
+    method: 'POST',
+    query: { action: 'initializeUpload' },
+    json: { initializeUploadRequest: { owner: config.author } },
+  });
+  const bytes = await readMedia(media, IMAGE_BYTES, ctx.http.network);
+  const put = await ctx.http.send(init.value.uploadUrl, { method: 'PUT', body: new Uint8Array(bytes), headers: { authorization: `Bearer ${token}`, 'content-type': media.mimeType }, timeoutMs: 120_000 });
+  if (!put.ok) throw await ctx.http.failure(put);
+  return init.value.image;
+}
+
+async function uploadVideo(ctx: PublishContext, config: LinkedInConfig, media: MediaRef): Promise<string> {
+  const token = config.accessToken!;
+  const init = await restJson<{ value: { video: string; uploadToken?: string; uploadInstructions: { uploadUrl: string; firstByte: number; lastByte: number }[] } }>(ctx, token, '/rest/videos', {
+    method: 'POST',
+    query: { action: 'initializeUpload' },
+    json: { initializeUploadRequest: { owner: config.author, fileSizeBytes: media.size, uploadCaptions: false, uploadThumbnail: false } },
+  });
+  const { video, uploadToken = '', uploadInstructions } = init.value;
+  const etags: string[] = [];
+  let part = 0;
+  for await (const chunk of mediaChunks(media, VIDEO_PART_BYTES)) {
+    const instruction = uploadInstructions[part++];
+    if (!instruction || instruction.lastByte - instruction.firstByte + 1 !== chunk.length) {
+      throw new PublishError('refused', `LinkedIn's upload instructions do not match ${mediaFilename(media)} (${media.size} bytes)`);
+    }
+    const put = await ctx.http.send(instruction.uploadUrl, { method: 'PUT', body: new Uint8Array(chunk), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, timeoutMs: 120_000 });
+    if (!put.ok) throw await ctx.http.failure(put);
+    etags.push(put.headers.get('etag') ?? '');
+  }
+  await rest(ctx, token, '/rest/videos', {
+    method: 'POST',
+    query: { action: 'finalizeUpload' },
+    json: { finalizeUploadRequest: { video, uploadToken, uploadedPartIds: etags } },
+  });
+  await waitForProcessing(
+    async () => {
+      const status = await restJson<{ status?: string; processingFailureReason?: string }>(ctx, token, `/rest/videos/${encodeURIComponent(video)}`);
+      if (status.status === 'AVAILABLE') return { done: true };
+      if (status.status === 'PROCESSING_FAILED') return { done: false, failed: status.processingFailureReason ?? 'PROCESSING_FAILED' };
+      return { done: false, checkAfterMs: 3_000 };
+    },
+    { network: ctx.http.network, what: mediaFilename(media), signal: ctx.signal },
+  );
+  return video;
+}
+
+function postContent(ctx: PublishContext, urns: string[]): Record<string, unknown> | undefined {
+  const media = ctx.item.media;
+  if (media.length === 0) return undefined;
+  if (media.some((m) => m.mimeType.startsWith('video/'))) {
+    if (media.length > 1) throw new PublishError('refused', `${ctx.http.network} takes one video alone, not with other media`);
+    return { media: { id: urns[0], title: mediaFilename(media[0]) } };
+  }
+  if (urns.length === 1) return { media: { id: urns[0] } };
+  return { multiImage: { images: urns.map((id) => ({ id })) } };
+}
+
+// --- Publishing ---
+
+const COMMENT_URN = /^urn:li:comment:\((urn:li:[a-zA-Z]+:\d+),\d+\)$/;
+
+/** A thread item after the first is a comment on the post (the previous item may itself be a comment). */
+async function comment(ctx: PublishContext, config: LinkedInConfig, replyTo: string): Promise<PublishResult> {
+  const target = COMMENT_URN.exec(replyTo)?.[1] ?? replyTo;
+  const answer = await restJson<{ $URN?: string; id?: string }>(ctx, config.accessToken!, `/rest/socialActions/${encodeURIComponent(target)}/comments`, {
+    method: 'POST',
+    json: { actor: config.author, object: target, message: { text: ctx.item.content } },
+  });
+  const urn = answer?.$URN ?? (answer?.id ? `urn:li:comment:(${target},${answer.id})` : undefined);
+  if (!urn) throw new PublishError('unknown', `${ctx.http.network} took the comment but did not say its id`);
+  return { releaseId: urn, releaseUrl: `https://www.linkedin.com/feed/update/${target}?commentUrn=${encodeURIComponent(urn)}` };
+}
+
+export async function publishPost(ctx: PublishContext): Promise<PublishResult> {
+  const config = ctx.channel.config as unknown as LinkedInConfig;
+  if (ctx.replyTo) return comment(ctx, config, ctx.replyTo.releaseId);
+  const urns: string[] = [];
+  for (const media of ctx.item.media) urns.push(media.mimeType.startsWith('video/') ? await uploadVideo(ctx, config, media) : await uploadImage(ctx, config, media));
+  const content = postContent(ctx, urns);
+  const response = await rest(ctx, config.accessToken!, '/rest/posts', {
+    method: 'POST',
+    json: {
+      author: config.author,
+      commentary: littleText(ctx.item.content),
+      visibility: 'PUBLIC',
+      distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+      ...(content ? { content } : {}),
+      lifecycleState: 'PUBLISHED',
+      isReshareDisabledByAuthor: false,
+    },
+  });
+  const urn = response.headers.get('x-restli-id');
+  if (!urn) throw new PublishError('unknown', `${ctx.http.network} accepted the post but did not say its id (x-restli-id)`);
+  return { releaseId: urn, releaseUrl: `https://www.linkedin.com/feed/update/${urn}` };
+}

@@ -1,0 +1,254 @@
+/**
+ * Mastodon, on any instance the user names: GET /social/mastodon?instance=https://…
+ * registers Herald as an app on that instance (POST /api/v1/apps), then runs
+ * OAuth 2 with PKCE. The app's client id and secret travel in the pending
+ * connection's stash and stay in the channel's config, next to the instance URL,
+ * so every later call knows where the account lives. Every request goes through
+ * ctx.http, so the user-given instance passes the outbound guard.
+ *
+ * Statuses carry an Idempotency-Key (the post item's id): Mastodon answers a
+ * repeated key with the status it already created, so a retry never doubles a post.
+ */
+import { z } from 'zod';
+import { ApiError, invalidField } from '../domain/errors.ts';
+import { OutboundRefused } from '../lib/outbound.ts';
+import type { NetworkRequest } from './network-http.ts';
+import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext, type PublishResult } from './types.ts';
+
+const SCOPES = 'read:accounts read:statuses write:statuses write:media';
+const APP_NAME = 'Herald';
+/** Media processing is polled from this interval up to MEDIA_POLL_MAX_MS between looks. */
+const MEDIA_POLL_FIRST_MS = 250;
+const MEDIA_POLL_MAX_MS = 5_000;
+const MEDIA_WAIT_MS = 50_000;
+
+interface Config {
+  instance: string;
+  accessToken: string;
+  clientId: string;
+  clientSecret: string;
+  accountId: string;
+  username: string;
+}
+
+/** The instance's origin from what the user typed ("mastodon.social" or a URL). */
+export function instanceOrigin(raw: string | undefined): string {
+  const value = (raw ?? '').trim();
+  if (!value) throw invalidField('instance', 'is required: the address of your Mastodon server, e.g. ?instance=https://mastodon.social');
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`);
+  } catch {
+    throw invalidField('instance', 'must be the address of a Mastodon server, e.g. https://mastodon.social');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidField('instance', 'must be an https address');
+  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) {
+    throw invalidField('instance', 'must be just the server address (no path, query or credentials), e.g. https://mastodon.social');
+  }
+  return url.origin;
+}
+
+/** Mastodon's count: every link is 23 characters, a mention counts only its local part. */
+export function mastodonLength(text: string): number {
+  const counted = text.replace(/https?:\/\/[^\s]+/g, 'x'.repeat(23)).replace(/(^|[^\w/])@(\w+)@[\w.-]+\w/g, '$1@$2');
+  return [...counted].length;
+}
+
+/** Plain text of a status's HTML, to compare it with what was sent. */
+function plainText(html: string): string {
+  return html
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/p>\s*<p>/gi, '\n\n')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;|&apos;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+function sameText(a: string, b: string): boolean {
+  // The HTML shows a remote mention as @user only.
+  const norm = (s: string) => s.replace(/@(\w+)@[\w.-]+\w/g, '@$1').replace(/\s+/g, ' ').trim();
+  return norm(a) === norm(b);
+}
+
+/** A failed answer; Mastodon's 429 says when to come back in X-RateLimit-Reset rather than Retry-After. */
+async function failure(ctx: NetworkContext, response: Response): Promise<PublishError> {
+  const reset = response.headers.get('x-ratelimit-reset');
+  const err = await ctx.http.failure(response);
+  if (err.kind === 'retryable' && err.retryAfterMs === undefined && reset) {
+    const at = Date.parse(reset);
+    if (!Number.isNaN(at)) return new PublishError('retryable', err.message, Math.max(0, at - Date.now()));
+  }
+  return err;
+}
+
+async function call<T = any>(ctx: NetworkContext, url: string, request: NetworkRequest): Promise<{ status: number; body: T }> {
+  const response = await ctx.http.send(url, request);
+  if (!response.ok) throw await failure(ctx, response);
+  const text = await response.text();
+  try {
+    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+  } catch {
+    throw new PublishError('unknown', `Mastodon answered ${response.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`);
+  }
+}
+
+function auth(config: Config): Record<string, string> {
+  return { authorization: `Bearer ${config.accessToken}` };
+}
+
+/** Uploads one file and waits until the instance has processed it (videos take a while). */
+async function uploadMedia(ctx: PublishContext, config: Config, media: MediaRef): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of (await media.open()) as AsyncIterable<Buffer>) chunks.push(chunk);
+  const form = new FormData();
+  form.append('file', new Blob([Buffer.concat(chunks)], { type: media.mimeType }), `${media.id}.${media.mimeType.split('/')[1] ?? 'bin'}`);
+  // An upload that fails or times out published nothing: the status is not sent yet.
+  const uploaded = await call<{ id: string; url: string | null }>(ctx, `${config.instance}/api/v2/media`, { method: 'POST', headers: auth(config), body: form, timeoutMs: 5 * 60_000 }).catch(
+    (err: PublishError) => {
+      throw err.kind === 'unknown' ? new PublishError('retryable', err.message) : err;
+    },
+  );
+  if (uploaded.status === 200 && uploaded.body.url) return uploaded.body.id;
+  const deadline = Date.now() + MEDIA_WAIT_MS;
+  for (let wait = MEDIA_POLL_FIRST_MS; ; wait = Math.min(wait * 2, MEDIA_POLL_MAX_MS)) {
+    if (Date.now() + wait > deadline) throw new PublishError('retryable', 'Mastodon is still processing the media; trying again later');
+    await new Promise((r) => setTimeout(r, wait));
+    const response = await ctx.http.send(`${config.instance}/api/v1/media/${encodeURIComponent(uploaded.body.id)}`, { headers: auth(config) });
+    if (response.status === 206) {
+      await response.body?.cancel();
+      continue;
+    }
+    if (response.ok) {
+      await response.body?.cancel();
+      return uploaded.body.id;
+    }
+    throw await failure(ctx, response);
+  }
+}
+
+function release(config: Config, status: { id: string; url?: string | null }): PublishResult {
+  return { releaseId: status.id, releaseUrl: status.url ?? `${config.instance}/@${config.username}/${status.id}` };
+}
+
+export const mastodon: Provider = {
+  identifier: 'mastodon',
+  name: 'Mastodon',
+  auth: 'oauth2',
+  // No server-wide settings: the app is registered on each instance as users connect.
+  settings: z.object({}),
+  rules: {
+    // The default of Mastodon's configuration (instances may allow more).
+    maxLength: 500,
+    length: mastodonLength,
+    maxMedia: 4,
+    mediaKinds: ['image', 'video'],
+    threads: true,
+    media: { imageTypes: ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/heic'], maxImageBytes: 16 * 1024 * 1024 },
+  },
+  // Mastodon's limits are per account and per instance, not one budget for the network: no shared pacing.
+
+  oauth: {
+    pkce: true,
+    async start(ctx) {
+      const instance = instanceOrigin(ctx.options.instance);
+      try {
+        ctx.outbound.checkUrl(instance);
+      } catch (err) {
+        if (err instanceof OutboundRefused) throw invalidField('instance', err.reason, 'url_refused');
+        throw err;
+      }
+      let app;
+      try {
+        app = await call<{ client_id: string; client_secret: string }>(ctx, `${instance}/api/v1/apps`, {
+          method: 'POST',
+          json: { client_name: APP_NAME, redirect_uris: ctx.redirectUri, scopes: SCOPES, website: ctx.redirectUri.replace(/\/connect\/.*$/, '') },
+        });
+      } catch (err) {
+        if (err instanceof PublishError && err.kind === 'refused') {
+          throw new ApiError(400, 'connect_refused', `${instance} did not accept Herald as an app (is it a Mastodon server?): ${err.message}`, [{ path: 'instance', message: err.message }]);
+        }
+        throw err;
+      }
+      const url = new URL(`${instance}/oauth/authorize`);
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: app.body.client_id,
+        redirect_uri: ctx.redirectUri,
+        scope: SCOPES,
+        state: ctx.state,
+        ...(ctx.codeChallenge ? { code_challenge: ctx.codeChallenge, code_challenge_method: 'S256' } : {}),
+      }).toString();
+      return { url: url.toString(), stash: { instance, clientId: app.body.client_id, clientSecret: app.body.client_secret } };
+    },
+
+    async finish(ctx) {
+      const { instance, clientId, clientSecret } = ctx.stash as { instance: string; clientId: string; clientSecret: string };
+      const token = await call<{ access_token: string }>(ctx, `${instance}/oauth/token`, {
+        method: 'POST',
+        form: {
+          grant_type: 'authorization_code',
+          code: ctx.query.code,
+          client_id: clientId,
+          client_secret: clientSecret,
+          redirect_uri: ctx.redirectUri,
+          code_verifier: ctx.codeVerifier,
+          scope: SCOPES,
+        },
+      });
+      const me = await call<{ id: string; username: string; acct: string; display_name?: string; avatar?: string; url?: string }>(ctx, `${instance}/api/v1/accounts/verify_credentials`, {
+        headers: { authorization: `Bearer ${token.body.access_token}` },
+      });
+      const host = new URL(instance).host;
+      const config: Config = { instance, accessToken: token.body.access_token, clientId, clientSecret, accountId: me.body.id, username: me.body.username };
+      return [
+        {
+          // Account ids are local to an instance.
+          externalId: `${me.body.id}@${host}`,
+          name: me.body.display_name || me.body.username,
+          picture: me.body.avatar ?? null,
+          profile: `@${me.body.username}@${host}`,
+          config: { ...config },
+        },
+      ];
+    },
+  },
+
+  async publish(ctx) {
+    const config = ctx.channel.config as unknown as Config;
+    const mediaIds: string[] = [];
+    for (const media of ctx.item.media) mediaIds.push(await uploadMedia(ctx, config, media));
+    const status = await call<{ id: string; url?: string | null }>(ctx, `${config.instance}/api/v1/statuses`, {
+      method: 'POST',
+      headers: { ...auth(config), 'idempotency-key': ctx.idempotencyKey },
+      json: {
+        status: ctx.item.content,
+        ...(mediaIds.length > 0 ? { media_ids: mediaIds } : {}),
+        ...(ctx.replyTo ? { in_reply_to_id: ctx.replyTo.releaseId } : {}),
+      },
+    });
+    return release(config, status.body);
+  },
+
+  /** After an unknown outcome: the account's latest statuses, matched on text, reply target and media count. */
+  async findPublished(ctx) {
+    const config = ctx.channel.config as unknown as Config;
+    const recent = await call<{ id: string; url?: string | null; content: string; in_reply_to_id: string | null; created_at: string; media_attachments?: unknown[] }[]>(
+      ctx,
+      `${config.instance}/api/v1/accounts/${encodeURIComponent(config.accountId)}/statuses`,
+      { headers: auth(config), query: { limit: 40, exclude_reblogs: true } },
+    );
+    // A status older than the item's due time cannot be it (a minute of slack for clocks).
+    const since = ctx.item.publishAt.getTime() - 60_000;
+    const found = recent.body.find(
+      (s) =>
+        Date.parse(s.created_at) >= since &&
+        (s.in_reply_to_id ?? null) === (ctx.replyTo?.releaseId ?? null) &&
+        (s.media_attachments?.length ?? 0) === ctx.item.media.length &&
+        sameText(plainText(s.content), ctx.item.content),
+    );
+    return found ? release(config, found) : null;
+  },
+};

@@ -1,0 +1,166 @@
+/**
+ * The `threads` channel: a Threads profile, connected with Threads OAuth. Its
+ * long-lived token (60 days) renews itself. Each item is a media container
+ * (text, image, video or carousel) polled until FINISHED, then published;
+ * later items of a thread reply to the item before them (reply_to_id).
+ */
+import { z } from 'zod';
+import { PublishError, type NetworkContext, type Provider, type PublishContext, type PublishResult, type RuleItem } from './types.ts';
+import { Graph, findByText, waitForContainer } from './meta/graph.ts';
+import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow } from './meta/long-lived-token.ts';
+
+const NAME = 'Threads';
+const DEFAULT_VERSION = 'v1.0';
+
+/** threads_read_replies lets Herald look for a reply after a timeout. */
+const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies'];
+
+const EMOJI_PART = /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}|\u200d|\ufe0f/u;
+
+/** Threads counts characters, except that an emoji counts as many as its UTF-8 bytes. */
+export function threadsLength(text: string): number {
+  let length = 0;
+  for (const char of text) length += EMOJI_PART.test(char) ? Buffer.byteLength(char, 'utf8') : 1;
+  return length;
+}
+
+const LINK = /(?:https?:\/\/|www\.)[^\s]+/gi;
+const MAX_LINKS = 5;
+
+function check(item: RuleItem): { field: 'content' | 'image'; message: string }[] {
+  const links = new Set((item.content.match(LINK) ?? []).map((l) => l.replace(/[.,;:!?)]+$/, '').toLowerCase()));
+  return links.size > MAX_LINKS ? [{ field: 'content', message: `has ${links.size} different links, but Threads allows at most ${MAX_LINKS}` }] : [];
+}
+
+interface ThreadsConfig {
+  accessToken: string;
+  username?: string;
+}
+
+const POLL = { stateField: 'status', errorField: 'error_message' };
+
+function flow(ctx: NetworkContext): LongLivedTokenFlow {
+  return {
+    network: NAME,
+    codeUrl: `${ctx.urls.api}/oauth/access_token`,
+    exchangeUrl: `${ctx.urls.api}/access_token`,
+    exchangeGrant: 'th_exchange_token',
+    refreshUrl: `${ctx.urls.api}/refresh_access_token`,
+    refreshGrant: 'th_refresh_token',
+  };
+}
+
+function graph(ctx: NetworkContext, token: string): Graph {
+  return new Graph(ctx, { host: ctx.urls.api, version: ctx.app.API_VERSION || DEFAULT_VERSION, token, tokenIn: 'param', network: NAME });
+}
+
+const isVideo = (m: { mimeType: string }) => m.mimeType.startsWith('video/');
+
+async function permalink(api: Graph, id: string, fallback: string): Promise<string> {
+  try {
+    const { permalink: url } = await api.get<{ permalink?: string }>(id, { fields: 'permalink' });
+    return url || fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+async function container(ctx: PublishContext, api: Graph, params: Record<string, string | boolean | undefined>): Promise<string> {
+  const { id } = await api.post<{ id: string }>(`${ctx.channel.externalId}/threads`, params);
+  return id;
+}
+
+async function publish(ctx: PublishContext): Promise<PublishResult> {
+  const config = ctx.channel.config as unknown as ThreadsConfig;
+  const api = graph(ctx, config.accessToken);
+  const { content: text, media, threadIndex } = ctx.item;
+  let replyTo: string | undefined;
+  if (threadIndex > 0) {
+    replyTo = ctx.replyTo?.releaseId;
+    if (!replyTo) throw new PublishError('refused', 'The post this reply answers has no Threads id');
+  }
+  let id: string;
+  if (media.length === 0) {
+    id = await container(ctx, api, { media_type: 'TEXT', text, reply_to_id: replyTo });
+  } else if (media.length === 1) {
+    const m = media[0];
+    id = await container(ctx, api, isVideo(m) ? { media_type: 'VIDEO', video_url: m.url, text, reply_to_id: replyTo } : { media_type: 'IMAGE', image_url: m.url, text, reply_to_id: replyTo });
+  } else {
+    const children: string[] = [];
+    for (const m of media) {
+      const child = await container(ctx, api, isVideo(m) ? { media_type: 'VIDEO', video_url: m.url, is_carousel_item: true } : { media_type: 'IMAGE', image_url: m.url, is_carousel_item: true });
+      await waitForContainer(api, child, POLL, ctx.signal);
+      children.push(child);
+    }
+    id = await container(ctx, api, { media_type: 'CAROUSEL', children: children.join(','), text, reply_to_id: replyTo });
+  }
+  const state = await waitForContainer(api, id, POLL, ctx.signal);
+  // Already live: publishing again would post it twice.
+  if (state === 'PUBLISHED') throw new PublishError('unknown', `Threads reports container ${id} as already published; check the profile`);
+  const published = await api.post<{ id: string }>(`${ctx.channel.externalId}/threads_publish`, { creation_id: id });
+  return { releaseId: published.id, releaseUrl: await permalink(api, published.id, `https://www.threads.net/@${config.username ?? ''}`) };
+}
+
+export const threads: Provider = {
+  identifier: 'threads',
+  name: NAME,
+  auth: 'oauth2',
+  urls: { api: 'https://graph.threads.net', login: 'https://threads.com' },
+  appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
+  optionalSettings: ['API_VERSION'],
+  settings: z.object({}),
+  rules: {
+    maxLength: 500,
+    length: threadsLength,
+    // A carousel holds 2 to 20 images or videos.
+    maxMedia: 20,
+    mediaKinds: ['image', 'video'],
+    threads: true,
+    media: { imageTypes: ['image/jpeg', 'image/png'], maxImageBytes: 8 * 1024 * 1024, maxImageSide: 1440 },
+    check,
+  },
+
+  oauth: {
+    async start(ctx) {
+      const url = new URL(`${ctx.urls.login}/oauth/authorize`);
+      url.search = new URLSearchParams({ client_id: ctx.app.CLIENT_ID, redirect_uri: ctx.redirectUri, scope: SCOPES.join(','), response_type: 'code', state: ctx.state }).toString();
+      return { url: url.toString() };
+    },
+    async finish(ctx) {
+      const token = await connectToken(ctx, flow(ctx), authorizationCode(ctx.query, NAME), ctx.redirectUri);
+      const me = await graph(ctx, token.accessToken).get<{ id?: string; username?: string; name?: string; threads_profile_picture_url?: string }>('me', {
+        fields: 'id,username,name,threads_profile_picture_url',
+      });
+      const id = me.id ?? token.userId;
+      if (!id) throw new PublishError('refused', 'Threads did not say which profile logged in');
+      return [
+        {
+          externalId: String(id),
+          name: me.name || me.username || String(id),
+          picture: me.threads_profile_picture_url ?? null,
+          profile: me.username ?? null,
+          config: { accessToken: token.accessToken, expiresAt: token.expiresAt, tokenExpiresAt: token.tokenExpiresAt, username: me.username },
+        },
+      ];
+    },
+  },
+
+  async refresh(ctx) {
+    const { accessToken } = ctx.channel.config as unknown as ThreadsConfig;
+    return renewToken(ctx, flow(ctx), accessToken);
+  },
+
+  publish,
+
+  /** After a timeout: the profile's latest posts (or the replies to the item before) with this text. */
+  async findPublished(ctx) {
+    const config = ctx.channel.config as unknown as ThreadsConfig;
+    const api = graph(ctx, config.accessToken);
+    const { item } = ctx;
+    if (item.threadIndex > 0 && !ctx.replyTo) return null;
+    const path = item.threadIndex > 0 ? `${ctx.replyTo!.releaseId}/replies` : `${ctx.channel.externalId}/threads`;
+    const { data = [] } = await api.get<{ data?: { id: string; text?: string; timestamp?: string; permalink?: string }[] }>(path, { fields: 'id,text,timestamp,permalink', limit: 25 });
+    const found = findByText(data, 'text', 'timestamp', item.content, item.publishAt);
+    return found ? { releaseId: found.id, releaseUrl: found.permalink ?? null } : null;
+  },
+};

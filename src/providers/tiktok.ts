@@ -1,0 +1,296 @@
+/**
+ * TikTok (Content Posting API v2): a post is one video or up to 35 photos,
+ * posted directly or sent to the user's TikTok inbox to finish in the app.
+ * A video is uploaded in chunks (FILE_UPLOAD), photos are pulled by TikTok from
+ * their public URLs (PULL_FROM_URL); either way TikTok publishes later, so the
+ * publish status is polled until TikTok says it is done.
+ */
+import { z } from 'zod';
+import { errorMessage } from './network-http.ts';
+import { classifyStatus, retryAfterMs } from './http-failures.ts';
+import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
+
+const SCOPES = ['user.info.basic', 'user.info.profile', 'video.publish', 'video.upload'];
+const PRIVACY = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
+
+/** Chunks of 10 MB: inside TikTok's 5–64 MB window, so a 4 GB video stays far below 1000 chunks. */
+export const CHUNK_BYTES = 10 * 1024 * 1024;
+/** Below 5 MB TikTok wants the whole file as one chunk. */
+const SINGLE_CHUNK_BELOW = 5 * 1024 * 1024;
+/** Status fetch allows 30 calls a minute per user. */
+const POLL_INTERVAL_MS = 2_000;
+/** How long one publish waits for TikTok's processing before leaving it to TikTok. */
+const POLL_LIMIT_MS = 40_000;
+
+const settings = z.object({
+  title: z.string().max(90).optional().describe('Title of a photo post'),
+  privacy_level: z.enum(PRIVACY).describe("Who can see the post; must be one of the account's options"),
+  duet: z.boolean().describe('Allow duets (videos)'),
+  stitch: z.boolean().describe('Allow stitches (videos)'),
+  comment: z.boolean().describe('Allow comments'),
+  brand_content_toggle: z.boolean().describe('Paid partnership promoting a third-party brand'),
+  brand_organic_toggle: z.boolean().describe("Promotes the creator's own business"),
+  autoAddMusic: z.enum(['yes', 'no']).describe('Let TikTok add music to a photo post'),
+  content_posting_method: z.enum(['DIRECT_POST', 'UPLOAD']).describe('DIRECT_POST publishes; UPLOAD sends the media to the TikTok inbox to finish in the app'),
+  video_made_with_ai: z.boolean().optional().describe('The video is AI-generated'),
+});
+type Settings = z.infer<typeof settings>;
+
+interface Config extends TokenConfig {
+  username?: string;
+}
+
+/** Splits a video into TikTok's chunks: equal chunks, the remainder added to the last. */
+export function chunkPlan(size: number): { chunkSize: number; count: number } {
+  if (size < SINGLE_CHUNK_BELOW) return { chunkSize: size, count: 1 };
+  const chunkSize = Math.min(CHUNK_BYTES, size);
+  return { chunkSize, count: Math.floor(size / chunkSize) };
+}
+
+function classifyCode(code: string, message: string, status: number, retryAfter: string | null): PublishError {
+  const text = `TikTok answered ${code}${message ? `: ${message}` : ''}`;
+  if (code === 'access_token_invalid') return new PublishError('auth', text);
+  // A scope the user unticked: a refresh cannot add it, so the channel ends up needing a reconnect.
+  if (code === 'scope_not_authorized' || code === 'scope_permission_missed') return new PublishError('auth', `${text} (connect the channel again and grant posting)`);
+  if (code === 'rate_limit_exceeded') return new PublishError('retryable', text, retryAfterMs(retryAfter));
+  if (code === 'internal_error') return new PublishError('retryable', text, retryAfterMs(retryAfter));
+  if (status >= 500 || status === 429) return classifyStatus(status, `${code}: ${message}`, retryAfter, 'TikTok');
+  return new PublishError('refused', text);
+}
+
+/** Post ids are int64: JSON numbers that long lose digits, so they are read as strings. */
+function bigIntsAsStrings(raw: string): string {
+  return raw.replace(/([:[,]\s*)(-?\d{16,})(?=\s*[,\]}])/g, '$1"$2"');
+}
+
+/** Every TikTok answer carries error.code; "ok" is the only success. */
+async function tiktokCall<T = any>(ctx: NetworkContext, token: string | undefined, path: string, body?: unknown, method = 'POST'): Promise<T> {
+  const response = await ctx.http.send(`${ctx.urls.api}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(method === 'POST' ? { 'content-type': 'application/json; charset=UTF-8' } : {}) },
+    ...(body === undefined ? {} : { json: body }),
+  });
+  const raw = await response.text();
+  let parsed: any;
+  try {
+    parsed = JSON.parse(bigIntsAsStrings(raw));
+  } catch {
+    if (response.ok) throw new PublishError('unknown', `TikTok answered ${response.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`);
+    throw classifyStatus(response.status, raw, response.headers.get('retry-after'), 'TikTok');
+  }
+  const code: string | undefined = parsed?.error?.code;
+  if (response.ok && (code === undefined || code === 'ok')) return parsed.data as T;
+  if (code && code !== 'ok') throw classifyCode(code, parsed.error.message ?? '', response.status, response.headers.get('retry-after'));
+  if (response.status === 401) throw new PublishError('auth', `TikTok answered 401: ${errorMessage(parsed) ?? ''}`);
+  throw classifyStatus(response.status, errorMessage(parsed) ?? raw, response.headers.get('retry-after'), 'TikTok');
+}
+
+async function tokenRequest(ctx: NetworkContext, form: Record<string, string | undefined>): Promise<TokenConfig & { scope?: string; openId?: string }> {
+  const answer = await ctx.http.json<any>(`${ctx.urls.api}/v2/oauth/token/`, {
+    form: { client_key: ctx.app.CLIENT_KEY, client_secret: ctx.app.CLIENT_SECRET, ...form },
+  });
+  // The token endpoint reports errors in the body, sometimes with a 200.
+  if (!answer?.access_token) throw new PublishError('refused', `TikTok refused the token request: ${errorMessage(answer) ?? 'no access token in the answer'}`);
+  return {
+    accessToken: answer.access_token,
+    refreshToken: answer.refresh_token,
+    expiresAt: Date.now() + Number(answer.expires_in ?? 0) * 1000,
+    scope: answer.scope,
+    openId: answer.open_id,
+  };
+}
+
+/** Sends the video in its chunks, in order, as TikTok's media transfer guide describes. */
+async function uploadChunks(ctx: PublishContext, uploadUrl: string, video: MediaRef, plan: { chunkSize: number; count: number }): Promise<void> {
+  const stream = await video.open();
+  let buffered: Buffer[] = [];
+  let length = 0;
+  let first = 0;
+  let index = 0;
+  const send = async (bytes: Buffer) => {
+    const last = first + bytes.length - 1;
+    const response = await ctx.http.send(uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-type': video.mimeType, 'content-length': String(bytes.length), 'content-range': `bytes ${first}-${last}/${video.size}` },
+      body: new Uint8Array(bytes),
+      timeoutMs: 10 * 60_000,
+    });
+    if (response.status !== 201 && response.status !== 206 && response.status !== 200) {
+      const failure = await ctx.http.failure(response);
+      // Nothing is published until every chunk arrived, so a failed chunk is safe to try again later.
+      throw failure.kind === 'unknown' ? new PublishError('retryable', failure.message) : failure;
+    }
+    await response.body?.cancel();
+    first = last + 1;
+    index++;
+  };
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    buffered.push(chunk);
+    length += chunk.length;
+    // The last chunk takes the remainder, so only full chunks before it are sent early.
+    while (index < plan.count - 1 && length >= plan.chunkSize) {
+      const all = Buffer.concat(buffered);
+      await send(all.subarray(0, plan.chunkSize));
+      buffered = [all.subarray(plan.chunkSize)];
+      length = buffered[0].length;
+    }
+  }
+  await send(Buffer.concat(buffered));
+}
+
+interface Status {
+  status: string;
+  fail_reason?: string;
+  publicaly_available_post_id?: (string | number)[];
+}
+
+async function waitForPublish(ctx: PublishContext, token: string | undefined, publishId: string): Promise<Status | undefined> {
+  const deadline = Date.now() + POLL_LIMIT_MS;
+  for (;;) {
+    const status = await tiktokCall<Status>(ctx, token, '/v2/post/publish/status/fetch/', { publish_id: publishId });
+    if (status.status === 'FAILED') throw new PublishError('refused', `TikTok could not publish the post: ${status.fail_reason ?? 'no reason given'}`);
+    if (status.status === 'SEND_TO_USER_INBOX') return status;
+    if (status.status === 'PUBLISH_COMPLETE') return status;
+    if (Date.now() + POLL_INTERVAL_MS > deadline) return undefined;
+    await new Promise((r) => setTimeout(r, POLL_INTERVAL_MS));
+  }
+}
+
+export const tiktok: Provider = {
+  identifier: 'tiktok',
+  name: 'TikTok',
+  auth: 'oauth2',
+  urls: { auth: 'https://www.tiktok.com', api: 'https://open.tiktokapis.com' },
+  appSettings: ['CLIENT_KEY', 'CLIENT_SECRET'],
+  settings,
+  rules: {
+    // Video captions are counted in UTF-16 units.
+    maxLength: 2200,
+    length: (text) => text.length,
+    maxMedia: 35,
+    minMedia: 1,
+    mediaKinds: ['image', 'video'],
+    threads: false,
+    // Photo posts take JPEG and WebP up to 20 MB and 1080p, never PNG.
+    media: { imageTypes: ['image/jpeg', 'image/webp'], maxImageBytes: 20 * 1024 * 1024, maxImageSide: 1920 },
+  },
+  // TikTok's limits (6 inits a minute, 30 status fetches) are per user token, not per app: no shared pacing.
+
+  oauth: {
+    // The web flow authenticates with the client secret; TikTok documents PKCE only for desktop and mobile apps.
+    pkce: false,
+    async start({ urls, app, state, redirectUri }) {
+      const url = new URL(`${urls.auth}/v2/auth/authorize/`);
+      url.search = new URLSearchParams({ client_key: app.CLIENT_KEY, response_type: 'code', scope: SCOPES.join(','), redirect_uri: redirectUri, state }).toString();
+      return { url: url.toString() };
+    },
+
+    async finish(ctx) {
+      const token = await tokenRequest(ctx, { code: ctx.query.code, grant_type: 'authorization_code', redirect_uri: ctx.redirectUri });
+      const granted = (token.scope ?? '').split(',');
+      if (token.scope !== undefined && !granted.includes('video.publish') && !granted.includes('video.upload')) {
+        throw new PublishError('refused', 'the permission to post videos was not granted; connect again and allow posting');
+      }
+      const info = await tiktokCall<{ user: { open_id: string; display_name?: string; username?: string; avatar_url?: string } }>(
+        ctx,
+        token.accessToken,
+        '/v2/user/info/?fields=open_id,union_id,avatar_url,display_name,username',
+        undefined,
+        'GET',
+      );
+      const user = info.user;
+      return [
+        {
+          externalId: user.open_id ?? token.openId,
+          name: user.display_name || user.username || 'TikTok account',
+          picture: user.avatar_url ?? null,
+          profile: user.username ?? null,
+          config: { accessToken: token.accessToken, refreshToken: token.refreshToken, expiresAt: token.expiresAt, username: user.username },
+        },
+      ];
+    },
+  },
+
+  async refresh(ctx) {
+    const { refreshToken } = ctx.channel.config as unknown as Config;
+    if (!refreshToken) throw new PublishError('auth', 'no refresh token was stored for this channel');
+    // TikTok rotates refresh tokens: the new one is stored, the old one stops working.
+    const { accessToken, refreshToken: next, expiresAt } = await tokenRequest(ctx, { grant_type: 'refresh_token', refresh_token: refreshToken });
+    return { accessToken, refreshToken: next, expiresAt };
+  },
+
+  async publish(ctx) {
+    const config = ctx.channel.config as Config;
+    const token = config.accessToken;
+    const s = ctx.item.settings as Settings;
+    const direct = s.content_posting_method !== 'UPLOAD';
+    const videos = ctx.item.media.filter((m) => m.mimeType.startsWith('video/'));
+    const photos = ctx.item.media.filter((m) => m.mimeType.startsWith('image/'));
+    if (videos.length > 0 && (videos.length > 1 || photos.length > 0)) throw new PublishError('refused', 'TikTok posts are one video or photos only, never both');
+    if (videos.length === 0 && photos.length === 0) throw new PublishError('refused', 'TikTok posts need a video or photos');
+
+    // TikTok's posting rules: ask the creator's current options before every direct post.
+    const creator = await tiktokCall<{ privacy_level_options?: string[]; comment_disabled?: boolean; duet_disabled?: boolean; stitch_disabled?: boolean; max_video_post_duration_sec?: number }>(
+      ctx,
+      token,
+      '/v2/post/publish/creator_info/query/',
+    );
+    if (direct && creator.privacy_level_options && !creator.privacy_level_options.includes(s.privacy_level)) {
+      throw new PublishError('refused', `privacy_level ${s.privacy_level} is not allowed for this TikTok account; it allows ${creator.privacy_level_options.join(', ')}`);
+    }
+    const video = videos[0];
+    if (video?.duration && creator.max_video_post_duration_sec && video.duration > creator.max_video_post_duration_sec) {
+      throw new PublishError('refused', `the video is ${Math.round(video.duration)} s long, but this TikTok account can post at most ${creator.max_video_post_duration_sec} s`);
+    }
+
+    let publishId: string;
+    if (video) {
+      const plan = chunkPlan(video.size);
+      const source_info = { source: 'FILE_UPLOAD', video_size: video.size, chunk_size: plan.chunkSize, total_chunk_count: plan.count };
+      const init = direct
+        ? await tiktokCall<{ publish_id: string; upload_url: string }>(ctx, token, '/v2/post/publish/video/init/', {
+            post_info: {
+              title: ctx.item.content,
+              privacy_level: s.privacy_level,
+              disable_duet: !s.duet || creator.duet_disabled === true,
+              disable_stitch: !s.stitch || creator.stitch_disabled === true,
+              disable_comment: !s.comment || creator.comment_disabled === true,
+              brand_content_toggle: s.brand_content_toggle,
+              brand_organic_toggle: s.brand_organic_toggle,
+              is_aigc: s.video_made_with_ai === true,
+            },
+            source_info,
+          })
+        : await tiktokCall<{ publish_id: string; upload_url: string }>(ctx, token, '/v2/post/publish/inbox/video/init/', { source_info });
+      publishId = init.publish_id;
+      await uploadChunks(ctx, init.upload_url, video, plan);
+    } else {
+      const init = await tiktokCall<{ publish_id: string }>(ctx, token, '/v2/post/publish/content/init/', {
+        media_type: 'PHOTO',
+        post_mode: direct ? 'DIRECT_POST' : 'MEDIA_UPLOAD',
+        post_info: {
+          title: s.title ?? '',
+          description: ctx.item.content,
+          ...(direct
+            ? {
+                privacy_level: s.privacy_level,
+                disable_comment: !s.comment || creator.comment_disabled === true,
+                auto_add_music: s.autoAddMusic === 'yes',
+                brand_content_toggle: s.brand_content_toggle,
+                brand_organic_toggle: s.brand_organic_toggle,
+              }
+            : {}),
+        },
+        source_info: { source: 'PULL_FROM_URL', photo_images: photos.map((p) => p.url), photo_cover_index: 0 },
+      });
+      publishId = init.publish_id;
+    }
+
+    const status = await waitForPublish(ctx, token, publishId);
+    const postId = status?.publicaly_available_post_id?.[0];
+    // Until moderation passes (or while TikTok is still processing) there is no post id yet: the publish id stands for it.
+    if (postId === undefined) return { releaseId: publishId, releaseUrl: null };
+    const id = String(postId);
+    return { releaseId: id, releaseUrl: config.username ? `https://www.tiktok.com/@${config.username}/${video ? 'video' : 'photo'}/${id}` : null };
+  },
+};

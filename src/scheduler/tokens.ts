@@ -1,0 +1,74 @@
+/**
+ * Keeping a channel's access token good: refreshed ahead of expiry and once after
+ * a 401. Only one process refreshes a channel at a time (networks that rotate
+ * refresh tokens would otherwise see the second refresh as a stolen token); the
+ * others wait and use what it stored.
+ */
+import type { Services } from '../app.ts';
+import type { ChannelRow } from '../db/schema.ts';
+import { PublishError, type Provider, type PublishChannel, type TokenConfig } from '../providers/types.ts';
+import type { Pacing } from './pacing.ts';
+
+/** Refresh when the token has less than this left. */
+export const REFRESH_MARGIN_MS = 5 * 60_000;
+const LOCK_MS = 60_000;
+const LOCK_WAIT_MS = 15_000;
+const LOCK_POLL_MS = 100;
+
+/** The network refused the refresh: only the user can fix this, by connecting again. */
+export class ReconnectNeeded extends Error {}
+
+export class TokenKeeper {
+  constructor(
+    private readonly services: Services,
+    private readonly pacing: Pacing,
+    private readonly holder: string,
+  ) {}
+
+  /** The channel as the adapter sees it, with a token that is not about to expire. */
+  async fresh(provider: Provider, row: ChannelRow): Promise<PublishChannel> {
+    const channel = this.services.channels.publishView(row);
+    const { expiresAt } = channel.config as TokenConfig;
+    if (!provider.refresh || !expiresAt || expiresAt - Date.now() > REFRESH_MARGIN_MS) return channel;
+    return this.refresh(provider, row, channel);
+  }
+
+  /** New tokens for the channel (after a 401, or ahead of expiry). */
+  async refresh(provider: Provider, row: ChannelRow, used: PublishChannel): Promise<PublishChannel> {
+    if (!provider.refresh) throw new ReconnectNeeded(`${provider.name} does not let Herald renew access`);
+    const release = await this.lock(row.id);
+    try {
+      // Another process may have refreshed while we waited for the lock.
+      const current = this.services.channels.publishView(await this.reread(row));
+      const token = (current.config as TokenConfig).accessToken;
+      if (token && token !== (used.config as TokenConfig).accessToken) return current;
+      let fresh;
+      try {
+        fresh = await provider.refresh({ ...this.services.network(provider, AbortSignal.timeout(30_000)), channel: current });
+      } catch (err) {
+        if (err instanceof PublishError && (err.kind === 'retryable' || err.kind === 'unknown')) {
+          throw new PublishError('retryable', `Renewing access to ${provider.name} failed for now: ${err.message}`, err.retryAfterMs);
+        }
+        throw new ReconnectNeeded(`${provider.name} refused to renew access (${(err as Error).message})`);
+      }
+      const config = await this.services.channels.saveTokens(row.id, current.config, fresh);
+      return { ...current, config };
+    } finally {
+      await release();
+    }
+  }
+
+  private async reread(row: ChannelRow): Promise<ChannelRow> {
+    return (await this.services.store.db.selectFrom('channels').selectAll().where('id', '=', row.id).executeTakeFirst()) ?? row;
+  }
+
+  private async lock(channelId: string): Promise<() => Promise<void>> {
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      const release = await this.pacing.slot(`refresh:${channelId}`, 1, this.holder, LOCK_MS);
+      if (release) return release;
+      if (Date.now() > deadline) throw new PublishError('retryable', 'Another worker is renewing this channel’s access; trying again shortly');
+      await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+    }
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * Sends recorded webhook deliveries: claims due ones with a lease (so several
+ * workers share them), POSTs each signed body through the outbound guard, and
+ * either marks it delivered or schedules the next attempt. Receivers may see an
+ * event more than once (a worker that dies mid-send is retried after its lease);
+ * the webhook-id header stays the same so they can drop repeats.
+ */
+import os from 'node:os';
+import { sql } from 'kysely';
+import type { Store } from '../db/index.ts';
+import type { WebhookDeliveryRow, WebhookDeliveryState } from '../db/schema.ts';
+import type { AttemptRecord, Webhooks } from '../domain/webhooks.ts';
+import { newId } from '../lib/ids.ts';
+import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
+import { signatureHeaders } from '../lib/webhook-signature.ts';
+import { readDetail } from '../providers/http-failures.ts';
+
+/**
+ * Waits after the 1st, 2nd ... failed attempt: 11 attempts spread over about 28 h
+ * (at least 24.9 h with the jitter), then the delivery is failed.
+ */
+export const DEFAULT_RETRY_DELAYS_MS = [5, 30, 120, 600, 1_800, 3_600, 7_200, 14_400, 28_800, 43_200].map((s) => s * 1000);
+
+export interface WebhookDispatcherOptions {
+  /** How long a claim is held; a delivery whose worker died is taken again after this. */
+  leaseMs?: number;
+  /** Deliveries sent at once by this worker. */
+  concurrency?: number;
+  /** Longest sleep between looks at the table (other processes may record events). */
+  pollMs?: number;
+  /** Longest wait for an endpoint's answer. */
+  timeoutMs?: number;
+  /** Wait after each failed attempt; when they run out the delivery fails. */
+  retryDelaysMs?: number[];
+}
+
+/** The wait before the next attempt after `failedAttempts` failures, with ±10 % jitter; undefined: give up. */
+export function retryDelayMs(failedAttempts: number, delays: number[], random = Math.random): number | undefined {
+  const base = delays[failedAttempts - 1];
+  if (base === undefined) return undefined;
+  return Math.round(base * (0.9 + random() * 0.2));
+}
+
+/** Leases up to `limit` due deliveries to `worker`; PostgreSQL skips rows other workers are claiming. */
+export async function claimDueDeliveries(store: Store, worker: string, limit: number, leaseMs: number, now = Date.now()): Promise<WebhookDeliveryRow[]> {
+  const lock = store.dialect === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
+  const result = await sql<WebhookDeliveryRow>`
+    UPDATE webhook_deliveries SET lease_owner = ${worker}, lease_until = ${now + leaseMs}, attempts = attempts + 1
+    WHERE id IN (
+      SELECT d.id FROM webhook_deliveries d
+      WHERE d.state = 'pending' AND d.next_attempt_at <= ${now}
+        AND (d.lease_until IS NULL OR d.lease_until < ${now})
+      ORDER BY d.next_attempt_at
+      LIMIT ${limit}
+      ${lock}
+    )
+    RETURNING *`.execute(store.db);
+  return result.rows;
+}
+
+/** When the next pending delivery becomes claimable (due time or lease expiry), if any. */
+export async function nextDeliveryDue(store: Store): Promise<number | undefined> {
+  const row = await sql<{ at: number | null }>`
+    SELECT MIN(CASE WHEN lease_until IS NOT NULL AND lease_until > next_attempt_at THEN lease_until ELSE next_attempt_at END) AS at
+    FROM webhook_deliveries WHERE state = 'pending'`.execute(store.db);
+  const at = row.rows[0]?.at;
+  return at === null || at === undefined ? undefined : Number(at);
+}
+
+function describeFailure(err: unknown, timeoutMs: number): string {
+  if (err instanceof OutboundRefused) return `refused: ${err.reason}${err.reason === 'too many redirects' ? ' (webhook deliveries do not follow redirects)' : ''}`;
+  const name = (err as Error)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${Math.round(timeoutMs / 1000)} s`;
+  const e = err as { code?: string; cause?: { code?: string; message?: string } };
+  return `could not be reached (${e.cause?.code ?? e.code ?? e.cause?.message ?? (err as Error)?.message ?? 'unknown error'})`;
+}
+
+export interface DispatcherDeps {
+  store: Store;
+  webhooks: Webhooks;
+  outbound: OutboundGuard;
+}
+
+export class WebhookDispatcher {
+  readonly worker = `${os.hostname()}:${process.pid}:wh:${newId().slice(0, 8)}`;
+  private readonly leaseMs: number;
+  private readonly concurrency: number;
+  private readonly pollMs: number;
+  private readonly timeoutMs: number;
+  private readonly retryDelaysMs: number[];
+  private timer?: NodeJS.Timeout;
+  private timerAt = Infinity;
+  private running = 0;
+  private ticking = false;
+  private again = false;
+  private stopped = true;
+  private readonly idle = new Set<() => void>();
+
+  constructor(
+    private readonly deps: DispatcherDeps,
+    options: WebhookDispatcherOptions = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.concurrency = options.concurrency ?? 8;
+    this.pollMs = options.pollMs ?? 5_000;
+    this.timeoutMs = options.timeoutMs ?? 15_000;
+    this.retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    if (this.timeoutMs >= this.leaseMs) throw new Error('webhook dispatcher: timeoutMs must be shorter than leaseMs');
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.deps.webhooks.wake = (at) => this.wake(at);
+    this.wake(Date.now());
+  }
+
+  /** Stops claiming; resolves when the deliveries in hand are finished. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timerAt = Infinity;
+    this.deps.webhooks.wake = () => {};
+    if (this.running > 0 || this.ticking) await new Promise<void>((resolve) => this.idle.add(resolve));
+  }
+
+  /** A delivery is due at `at`: look then (or now) rather than at the next poll. */
+  wake(at: number): void {
+    if (this.stopped || at >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timerAt = Infinity;
+      void this.tick();
+    }, Math.max(0, at - Date.now()));
+    this.timer.unref?.();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = true;
+    try {
+      do {
+        this.again = false;
+        const free = this.concurrency - this.running;
+        if (free <= 0 || this.stopped) break;
+        const claimed = await claimDueDeliveries(this.deps.store, this.worker, free, this.leaseMs);
+        const endpoints = await this.deps.webhooks.endpoints([...new Set(claimed.map((d) => d.webhook_id))]);
+        for (const delivery of claimed) {
+          this.running++;
+          void this.attempt(delivery, endpoints.get(delivery.webhook_id))
+            .catch((err) => console.error(`webhooks: delivery ${delivery.id} could not be recorded:`, (err as Error).message))
+            .finally(() => {
+              this.running--;
+              // A freed slot may take a delivery that was waiting for one.
+              this.wake(Date.now());
+              this.settle();
+            });
+        }
+        if (claimed.length === free) this.again = true;
+      } while (this.again && !this.stopped);
+      if (!this.stopped) {
+        const next = await nextDeliveryDue(this.deps.store);
+        this.wake(Math.min(next ?? Infinity, Date.now() + this.pollMs));
+      }
+    } catch (err) {
+      console.error('webhooks: could not claim deliveries:', (err as Error).message);
+      if (!this.stopped) this.wake(Date.now() + this.pollMs);
+    } finally {
+      this.ticking = false;
+      this.settle();
+    }
+  }
+
+  private settle(): void {
+    if (this.running === 0 && !this.ticking) {
+      for (const resolve of this.idle) resolve();
+      this.idle.clear();
+    }
+  }
+
+  /** One attempt: send, then record its outcome and what happens next. */
+  private async attempt(delivery: WebhookDeliveryRow, endpoint: { url: string; secret: string; disabled: boolean } | undefined): Promise<void> {
+    if (!endpoint) return this.finish(delivery, 'failed', null, 'The webhook was deleted before this event could be delivered.');
+    if (endpoint.disabled) return this.finish(delivery, 'failed', null, 'The webhook is disabled; enable it and redeliver this event.');
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Herald-Webhooks/1',
+      ...signatureHeaders(endpoint.secret, delivery.message_id, delivery.payload),
+    };
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const response = await this.deps.outbound.fetch(endpoint.url, {
+        method: 'POST',
+        headers,
+        body: delivery.payload,
+        signal: AbortSignal.timeout(this.timeoutMs),
+        maxRedirects: 0,
+      });
+      status = response.status;
+      if (response.ok) await response.body?.cancel();
+      else error = `answered ${status}${await readDetail(response, 300).then((d) => (d ? `: ${d}` : ''))}`;
+    } catch (err) {
+      error = describeFailure(err, this.timeoutMs);
+    }
+    if (error === null) return this.finish(delivery, 'delivered', status, null);
+    const wait = retryDelayMs(delivery.attempts, this.retryDelaysMs);
+    if (wait === undefined) return this.finish(delivery, 'failed', status, `${error} (gave up after ${delivery.attempts} attempts)`);
+    return this.finish(delivery, 'pending', status, error, Date.now() + wait);
+  }
+
+  private async finish(delivery: WebhookDeliveryRow, state: WebhookDeliveryState, status: number | null, error: string | null, nextAt?: number): Promise<void> {
+    const now = Date.now();
+    const log: AttemptRecord[] = [...(JSON.parse(delivery.attempt_log) as AttemptRecord[]), { at: now, status, error }];
+    await this.deps.store.db
+      .updateTable('webhook_deliveries')
+      .set({
+        state,
+        attempt_log: JSON.stringify(log),
+        last_status: status,
+        last_error: error,
+        lease_owner: null,
+        lease_until: null,
+        ...(nextAt !== undefined ? { next_attempt_at: nextAt } : {}),
+        ...(state === 'delivered' ? { delivered_at: now } : {}),
+      })
+      .where('id', '=', delivery.id)
+      // A worker whose lease ran out must not overwrite the outcome of the one that took over.
+      .where('lease_owner', '=', this.worker)
+      .execute();
+    if (nextAt !== undefined) this.wake(nextAt);
+  }
+}

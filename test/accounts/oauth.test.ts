@@ -1,0 +1,333 @@
+/**
+ * Herald's OAuth2 authorization server, as an application sees it: the consent
+ * page (after signing in), the authorization code grant with and without PKCE,
+ * refresh, revocation, and every refusal named as RFC 6749 names it. The
+ * application is played by the test over HTTP; its redirect URI is never
+ * followed, only read from the Location header.
+ */
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { addWebhookChannel, scheduledPost } from '../helpers/api-fixtures.ts';
+import { caller, startHerald, type TestHerald } from '../helpers/herald.ts';
+import { testStores } from '../helpers/stores.ts';
+import { formOf, location, WebClient } from './web-client.ts';
+
+const REDIRECT = 'http://127.0.0.1:9/app/callback';
+const OTHER_REDIRECT = 'http://127.0.0.1:9/app/other';
+
+function pkce() {
+  const verifier = crypto.randomBytes(32).toString('base64url');
+  return { verifier, challenge: crypto.createHash('sha256').update(verifier).digest('base64url') };
+}
+
+for (const store of await testStores()) {
+  describe(`OAuth2 authorization server (${store})`, () => {
+    let herald: TestHerald;
+    let owner: WebClient;
+    let accountId: string;
+    let app: { clientId: string; clientSecret: string };
+
+    /** POST /api/oauth/token, as a form (RFC 6749) unless `json`. */
+    async function token(fields: Record<string, string>, options: { json?: boolean; headers?: Record<string, string> } = {}) {
+      const response = await fetch(`${herald.url}/api/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': options.json ? 'application/json' : 'application/x-www-form-urlencoded', ...options.headers },
+        body: options.json ? JSON.stringify(fields) : new URLSearchParams(fields).toString(),
+      });
+      return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+    }
+
+    /** The person approves (or denies) on the consent page; the redirect Herald answers with. */
+    async function consent(params: Record<string, string>, decision: 'approve' | 'deny' = 'approve', browser = owner): Promise<URL> {
+      const page = await browser.request('GET', `/oauth/authorize?${new URLSearchParams(params)}`);
+      assert.equal(page.status, 200, page.text);
+      const form = formOf(page.text);
+      return location(await browser.request('POST', form.action, { form: { ...form.fields, decision } }), herald.url);
+    }
+
+    async function code(extra: Record<string, string> = {}): Promise<string> {
+      const answer = await consent({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT, state: 'xyz', ...extra });
+      assert.equal(answer.origin + answer.pathname, REDIRECT);
+      assert.equal(answer.searchParams.get('state'), 'xyz');
+      return answer.searchParams.get('code')!;
+    }
+
+    before(async () => {
+      herald = await startHerald(store);
+      owner = new WebClient(herald.url);
+      accountId = (await owner.signUp('owner@example.com')).body.account.id;
+      const registered = await owner.app('POST', '/oauth/apps', { name: 'Scheduler Pro', redirectUris: [REDIRECT, OTHER_REDIRECT] });
+      assert.equal(registered.status, 201, JSON.stringify(registered.body));
+      app = registered.body;
+      // A channel, so the tokens have something to read.
+      const key = (await owner.app('POST', '/keys', { name: 'setup' })).body.key;
+      await addWebhookChannel({ id: accountId, key, call: caller(herald.api, key) });
+    });
+    after(async () => herald?.close());
+
+    it('registering shows the secret once; the list never shows it', async () => {
+      assert.match(app.clientSecret, /^hcs_/);
+      const listed = await owner.app('GET', '/oauth/apps');
+      assert.deepEqual(listed.body.map((a: any) => a.clientId), [app.clientId]);
+      assert.ok(!JSON.stringify(listed.body).includes(app.clientSecret));
+      const bad = await owner.app('POST', '/oauth/apps', { name: 'Bad', redirectUris: ['not a url'] });
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.errors[0].path, 'redirectUris.0');
+    });
+
+    it('the consent page asks to sign in first, then comes back to the request', async () => {
+      const browser = new WebClient(herald.url);
+      const query = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT, state: 's1' });
+      const toLogin = location(await browser.request('GET', `/oauth/authorize?${query}`), herald.url);
+      assert.equal(toLogin.pathname, '/oauth/login');
+      const loginPage = await browser.request('GET', toLogin.pathname + toLogin.search);
+      assert.equal(loginPage.status, 200);
+      const form = formOf(loginPage.text);
+      const back = location(await browser.request('POST', form.action, { form: { ...form.fields, email: 'owner@example.com', password: 'correct horse battery' } }), herald.url);
+      assert.equal(back.pathname + back.search, `/oauth/authorize?${query}`);
+      const page = await browser.request('GET', back.pathname + back.search);
+      assert.equal(page.status, 200);
+      assert.match(page.text, /Scheduler Pro/);
+      assert.equal(page.headers.get('x-frame-options'), 'DENY');
+    });
+
+    it('without PKCE: the code and the client secret give a token that works in the raw Authorization header', async () => {
+      const answer = await token({ grant_type: 'authorization_code', code: await code(), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.equal(answer.headers.get('cache-control'), 'no-store');
+      assert.equal(answer.body.token_type, 'bearer');
+      assert.equal(answer.body.id, accountId);
+      assert.equal(answer.body.expires_in, 3600);
+      assert.ok(answer.body.refresh_token);
+      const api = caller(herald.api, answer.body.access_token);
+      const channels = await api('GET', '/integrations');
+      assert.equal(channels.status, 200);
+      assert.equal(channels.body.length, 1);
+      assert.equal((await caller(herald.api, `Bearer ${answer.body.access_token}`)('GET', '/is-connected')).status, 200);
+      // Stored hashed: the database does not hold the token.
+      const rows = await herald.services.store.db.selectFrom('oauth_tokens').selectAll().execute();
+      assert.ok(!JSON.stringify(rows).includes(answer.body.access_token));
+    });
+
+    it('without PKCE the client secret is required, and must be right', async () => {
+      const c = await code();
+      const missing = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, redirect_uri: REDIRECT });
+      assert.equal(missing.status, 401);
+      assert.equal(missing.body.error, 'invalid_client');
+      const wrong = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, client_secret: 'hcs_wrong', redirect_uri: REDIRECT });
+      assert.equal(wrong.status, 401);
+      assert.equal(wrong.body.error, 'invalid_client');
+      // HTTP Basic client authentication works too.
+      const basic = Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64');
+      const ok = await token({ grant_type: 'authorization_code', code: c, redirect_uri: REDIRECT }, { headers: { authorization: `Basic ${basic}` } });
+      assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    });
+
+    it('with PKCE (S256): the verifier alone exchanges the code (JSON body, as the contract shows)', async () => {
+      const { verifier, challenge } = pkce();
+      const c = await code({ code_challenge: challenge, code_challenge_method: 'S256' });
+      const answer = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, code_verifier: verifier, redirect_uri: REDIRECT }, { json: true });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.equal((await caller(herald.api, answer.body.access_token)('GET', '/integrations')).status, 200);
+    });
+
+    it('with PKCE: a wrong or missing verifier is invalid_grant', async () => {
+      const { verifier, challenge } = pkce();
+      const c = await code({ code_challenge: challenge, code_challenge_method: 'S256' });
+      const wrong = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, code_verifier: pkce().verifier, redirect_uri: REDIRECT });
+      assert.equal(wrong.status, 400);
+      assert.equal(wrong.body.error, 'invalid_grant');
+      assert.match(wrong.body.error_description, /code_verifier/);
+      const missing = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      assert.equal(missing.body.error, 'invalid_grant');
+      // A verifier for a code without a challenge is refused too (no downgrade).
+      const plain = await token({ grant_type: 'authorization_code', code: await code(), client_id: app.clientId, client_secret: app.clientSecret, code_verifier: verifier, redirect_uri: REDIRECT });
+      assert.equal(plain.body.error, 'invalid_grant');
+      // "plain" challenges are not accepted at all.
+      const refused = await consentRedirectError({ code_challenge: verifier, code_challenge_method: 'plain' });
+      assert.equal(refused.searchParams.get('error'), 'invalid_request');
+    });
+
+    /** The redirect an invalid (but safely redirectable) request gets, without any consent. */
+    async function consentRedirectError(extra: Record<string, string>): Promise<URL> {
+      const query = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT, state: 'st', ...extra });
+      const answer = location(await owner.request('GET', `/oauth/authorize?${query}`), herald.url);
+      assert.equal(answer.origin + answer.pathname, REDIRECT);
+      assert.equal(answer.searchParams.get('state'), 'st');
+      return answer;
+    }
+
+    it('a reused code is invalid_grant, and the token it gave is revoked', async () => {
+      const c = await code();
+      const fields = { grant_type: 'authorization_code', code: c, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT };
+      const first = await token(fields);
+      assert.equal(first.status, 200);
+      const api = caller(herald.api, first.body.access_token);
+      assert.equal((await api('GET', '/integrations')).status, 200);
+      const second = await token(fields);
+      assert.equal(second.status, 400);
+      assert.equal(second.body.error, 'invalid_grant');
+      assert.equal((await api('GET', '/integrations')).status, 401);
+      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret });
+      assert.equal(refreshed.body.error, 'invalid_grant');
+    });
+
+    it('a wrong redirect URI: never redirected to at the consent step, invalid_grant at the token step', async () => {
+      const query = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: 'https://evil.example/steal', state: 's' });
+      const page = await owner.request('GET', `/oauth/authorize?${query}`);
+      assert.equal(page.status, 400);
+      assert.equal(page.headers.get('location'), null);
+      assert.match(page.text, /not registered/);
+      // Posting the consent form with a swapped redirect_uri is refused the same way.
+      const form = formOf((await owner.request('GET', `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT })}`)).text);
+      const swapped = await owner.request('POST', form.action, { form: { ...form.fields, redirect_uri: 'https://evil.example/steal', decision: 'approve' } });
+      assert.equal(swapped.status, 400);
+      assert.equal(swapped.headers.get('location'), null);
+
+      const c = await code();
+      const other = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: OTHER_REDIRECT });
+      assert.equal(other.body.error, 'invalid_grant');
+      const omitted = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, client_secret: app.clientSecret });
+      assert.equal(omitted.body.error, 'invalid_grant');
+      // An unknown client is shown an error page, not redirected.
+      const unknownClient = await owner.request('GET', `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'nope', redirect_uri: REDIRECT })}`);
+      assert.equal(unknownClient.status, 400);
+      assert.equal(unknownClient.headers.get('location'), null);
+    });
+
+    it('an expired code is invalid_grant', async () => {
+      const c = await code();
+      // Ten minutes pass.
+      await herald.services.store.db.updateTable('oauth_codes').set({ expires_at: Date.now() - 1 }).where('used_at', 'is', null).execute();
+      const answer = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      assert.equal(answer.status, 400);
+      assert.equal(answer.body.error, 'invalid_grant');
+      assert.match(answer.body.error_description, /expired/);
+    });
+
+    it('refresh gives a new pair; the old access and refresh tokens stop working; scopes may narrow, not widen', async () => {
+      const first = await token({ grant_type: 'authorization_code', code: await code({ scope: 'posts:read channels:read' }), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      assert.equal(first.body.scope, 'channels:read posts:read');
+      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret, scope: 'channels:read' });
+      assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+      assert.equal(refreshed.body.scope, 'channels:read');
+      assert.notEqual(refreshed.body.access_token, first.body.access_token);
+      assert.equal((await caller(herald.api, first.body.access_token)('GET', '/integrations')).status, 401);
+      const fresh = caller(herald.api, refreshed.body.access_token);
+      assert.equal((await fresh('GET', '/integrations')).status, 200);
+      const start = new Date().toISOString();
+      assert.equal((await fresh('GET', `/posts?startDate=${start}&endDate=${start}`)).status, 403);
+      const reused = await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret });
+      assert.equal(reused.body.error, 'invalid_grant');
+      const widen = await token({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret, scope: 'posts:write' });
+      assert.equal(widen.body.error, 'invalid_scope');
+    });
+
+    it('access tokens expire', async () => {
+      const answer = await token({ grant_type: 'authorization_code', code: await code(), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const api = caller(herald.api, answer.body.access_token);
+      assert.equal((await api('GET', '/integrations')).status, 200);
+      // An hour passes.
+      await herald.services.store.db.updateTable('oauth_tokens').set({ access_expires_at: Date.now() - 1 }).where('revoked_at', 'is', null).execute();
+      assert.equal((await api('GET', '/integrations')).status, 401);
+      // The refresh token still gets a new one.
+      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: answer.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret });
+      assert.equal((await caller(herald.api, refreshed.body.access_token)('GET', '/integrations')).status, 200);
+    });
+
+    it("a token revoked from the account's settings is refused at once, and so is its refresh token", async () => {
+      const answer = await token({ grant_type: 'authorization_code', code: await code(), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const api = caller(herald.api, answer.body.access_token);
+      assert.equal((await api('GET', '/integrations')).status, 200);
+      const grants = await owner.app('GET', '/oauth/authorizations');
+      assert.ok(grants.body.every((g: any) => g.app.name === 'Scheduler Pro' && g.grantedBy === 'owner@example.com'));
+      const newest = grants.body.at(-1);
+      assert.equal((await owner.app('DELETE', `/oauth/authorizations/${newest.id}`)).status, 200);
+      assert.equal((await api('GET', '/integrations')).status, 401);
+      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: answer.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret });
+      assert.equal(refreshed.body.error, 'invalid_grant');
+      assert.ok(!(await owner.app('GET', '/oauth/authorizations')).body.some((g: any) => g.id === newest.id));
+    });
+
+    it('the application may revoke its own token (RFC 7009)', async () => {
+      const answer = await token({ grant_type: 'authorization_code', code: await code(), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const revoked = await fetch(`${herald.url}/api/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: answer.body.access_token, client_id: app.clientId, client_secret: app.clientSecret }),
+      });
+      assert.equal(revoked.status, 200);
+      assert.equal((await caller(herald.api, answer.body.access_token)('GET', '/integrations')).status, 401);
+    });
+
+    it('a token carries the scopes the person approved: posts:read cannot create posts', async () => {
+      const answer = await token({ grant_type: 'authorization_code', code: await code({ scope: 'posts:read' }), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const api = caller(herald.api, answer.body.access_token);
+      const start = new Date().toISOString();
+      const end = new Date(Date.now() + 86_400_000 * 7).toISOString();
+      assert.equal((await api('GET', `/posts?startDate=${start}&endDate=${end}`)).status, 200);
+      const channelId = (await caller(herald.api, (await owner.app('POST', '/keys', { name: 'k' })).body.key)('GET', '/integrations')).body[0].id;
+      const created = await api('POST', '/posts', scheduledPost(channelId, 'nope'));
+      assert.equal(created.status, 403);
+      assert.equal(created.body.code, 'insufficient_scope');
+      const unknownScope = await consentRedirectError({ scope: 'posts:read everything' });
+      assert.equal(unknownScope.searchParams.get('error'), 'invalid_scope');
+    });
+
+    it('a denied request goes back with access_denied and the state', async () => {
+      const answer = await consent({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT, state: 'keep-me' }, 'deny');
+      assert.equal(answer.searchParams.get('error'), 'access_denied');
+      assert.equal(answer.searchParams.get('state'), 'keep-me');
+      assert.equal(answer.searchParams.get('code'), null);
+    });
+
+    it('the consent form refuses a post without the session CSRF token', async () => {
+      const page = await owner.request('GET', `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT })}`);
+      const form = formOf(page.text);
+      const { csrf, ...withoutCsrf } = form.fields;
+      assert.ok(csrf);
+      const forged = await owner.request('POST', form.action, { form: { ...withoutCsrf, decision: 'approve' } });
+      assert.equal(forged.status, 403);
+      assert.equal(forged.headers.get('location'), null);
+    });
+
+    it('token endpoint errors use the OAuth names', async () => {
+      const unsupported = await token({ grant_type: 'password', username: 'a', password: 'b', client_id: app.clientId });
+      assert.equal(unsupported.status, 400);
+      assert.equal(unsupported.body.error, 'unsupported_grant_type');
+      const noGrant = await token({ client_id: app.clientId });
+      assert.equal(noGrant.body.error, 'invalid_request');
+      const unknownClient = await token({ grant_type: 'authorization_code', code: 'x', client_id: 'nope', client_secret: 'x' });
+      assert.equal(unknownClient.status, 401);
+      assert.equal(unknownClient.body.error, 'invalid_client');
+      const unknownCode = await token({ grant_type: 'authorization_code', code: 'hac_nope', client_id: app.clientId, client_secret: app.clientSecret });
+      assert.equal(unknownCode.body.error, 'invalid_grant');
+      const badJson = await fetch(`${herald.url}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+      assert.equal(badJson.status, 400);
+      assert.equal(((await badJson.json()) as any).error, 'invalid_request');
+      const wrongType = await token({ grant_type: 'authorization_code', code: ['a', 'b'] as never, client_id: app.clientId }, { json: true });
+      assert.equal(wrongType.body.error, 'invalid_request');
+    });
+
+    it('deleting the application revokes its tokens', async () => {
+      const other = await owner.app('POST', '/oauth/apps', { name: 'Short-lived', redirectUris: [REDIRECT] });
+      const c = location(
+        await owner.request('POST', '/oauth/authorize', {
+          form: {
+            ...formOf((await owner.request('GET', `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: other.body.clientId })}`)).text).fields,
+            decision: 'approve',
+          },
+        }),
+        herald.url,
+      ).searchParams.get('code')!;
+      // The one registered redirect URI was implied, so the token request may leave it out.
+      const answer = await token({ grant_type: 'authorization_code', code: c, client_id: other.body.clientId, client_secret: other.body.clientSecret });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      const api = caller(herald.api, answer.body.access_token);
+      assert.equal((await api('GET', '/integrations')).status, 200);
+      assert.equal((await owner.app('DELETE', `/oauth/apps/${other.body.clientId}`)).status, 200);
+      assert.equal((await api('GET', '/integrations')).status, 401);
+    });
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * Workers as separate processes (`herald worker`), the way a deployment runs
+ * them: one killed with SIGKILL in the middle of its work, and three sharing one
+ * PostgreSQL queue. The receiver counts deliveries by webhook-id (the post item's
+ * id), so a post sent twice cannot hide.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { testStores } from '../helpers/stores.ts';
+import { addWebhookChannel, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/herald.js');
+const LEASE_SECONDS = 3;
+
+function startWorker(herald: TestHerald): ChildProcess {
+  const { config } = herald.services;
+  const child = spawn(process.execPath, [BIN, 'worker'], {
+    env: {
+      PATH: process.env.PATH,
+      HERALD_DATA_DIR: config.dataDir,
+      ...(config.databaseUrl ? { HERALD_DATABASE_URL: config.databaseUrl } : {}),
+      HERALD_SECRET: 'test-secret',
+      HERALD_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+      HERALD_LEASE_SECONDS: String(LEASE_SECONDS),
+      HERALD_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr!.on('data', (chunk) => process.stderr.write(`[worker ${child.pid}] ${chunk}`));
+  return child;
+}
+
+async function stopWorker(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
+}
+
+/** Queues `count` posts due now, 50 per request (the most one request takes). */
+async function queuePosts(account: TestAccount, channelId: string, count: number, label: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let start = 0; start < count; start += 50) {
+    const entries = Array.from({ length: Math.min(50, count - start) }, (_, i) => entry(channelId, [`${label} ${start + i}`]));
+    ids.push(...(await createPosts(account, postBody('now', entries))).map((c) => c.postId));
+  }
+  return ids;
+}
+
+async function states(herald: TestHerald, ids: string[]): Promise<Map<string, { state: string; error: string | null }>> {
+  const rows = await herald.services.store.db.selectFrom('posts').select(['id', 'state', 'error']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, { state: r.state, error: r.error }]));
+}
+
+function deliveriesById(receiver: WebhookReceiver): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const d of receiver.deliveries) {
+    const id = String(d.headers['webhook-id']);
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+for (const store of await testStores()) {
+  describe(`workers in their own processes (${store})`, () => {
+    let herald: TestHerald;
+    let receiver: WebhookReceiver;
+    let account: TestAccount;
+    const workers: ChildProcess[] = [];
+
+    before(async () => {
+      receiver = await startWebhookReceiver();
+      // The receiver takes a little time, as real ones do, so a kill finds posts in flight.
+      receiver.respond(() => ({ delayMs: 5 }));
+      herald = await startHerald(store, { env: { HERALD_POSTS_PER_HOUR: '1000000', HERALD_REQUESTS_PER_MINUTE: '1000000' } });
+      account = await herald.newAccount();
+    });
+    after(async () => {
+      await Promise.all(workers.map((w) => stopWorker(w, 'SIGKILL')));
+      await herald.close();
+      await receiver.close();
+    });
+
+    it('kill -9 in the middle of 2,000 posts: another worker finishes; none stays QUEUE, none is delivered twice', async () => {
+      const channel = await addWebhookChannel(account, {}, `${receiver.url}?crash`);
+      const ids = await queuePosts(account, channel.id, 2_000, 'crash');
+      const first = startWorker(herald);
+      workers.push(first);
+      await eventually(async () => (receiver.deliveries.length >= 300 ? true : undefined), 60_000, 'the first worker to be busy');
+      await stopWorker(first, 'SIGKILL');
+      const deliveredBeforeKill = receiver.deliveries.length;
+      assert.ok(deliveredBeforeKill < 2_000, 'killed in the middle');
+
+      workers.push(startWorker(herald));
+      const final = await eventually(async () => {
+        const now = await states(herald, ids);
+        return [...now.values()].some((s) => s.state === 'QUEUE') ? undefined : now;
+      }, 120_000, 'every post to leave the queue');
+
+      const counts = deliveriesById(receiver);
+      const twice = [...counts].filter(([, n]) => n > 1);
+      assert.deepEqual(twice, [], 'no post delivered twice');
+      const published = ids.filter((id) => final.get(id)!.state === 'PUBLISHED');
+      const failed = ids.filter((id) => final.get(id)!.state === 'ERROR');
+      assert.equal(published.length + failed.length, 2_000, 'every post ended PUBLISHED or ERROR');
+      for (const id of published) assert.equal(counts.get(id), 1, `published post ${id} was delivered once`);
+      // Only what the killed worker had in flight can be in doubt, and the user is told to check.
+      assert.ok(failed.length <= herald.services.config.workerConcurrency, `${failed.length} in doubt, at most one worker's concurrency`);
+      for (const id of failed) assert.match(final.get(id)!.error!, /may have been published.*[Cc]heck/);
+      const byWorker = await herald.services.store.db.selectFrom('post_attempts').select('worker').distinct().where('post_id', 'in', ids).execute();
+      assert.equal(byWorker.length, 2, 'both workers published some');
+    });
+
+    if (store === 'postgres') {
+      it('three workers drain 5,000 due posts together: each delivered exactly once, none missed', async () => {
+        await Promise.all(workers.splice(0).map((w) => stopWorker(w)));
+        const channel = await addWebhookChannel(account, {}, `${receiver.url}?three`);
+        receiver.respond(() => undefined);
+        const ids = await queuePosts(account, channel.id, 5_000, 'three');
+        const before = receiver.deliveries.length;
+        for (let i = 0; i < 3; i++) workers.push(startWorker(herald));
+        const final = await eventually(async () => {
+          const now = await states(herald, ids);
+          return [...now.values()].every((s) => s.state === 'PUBLISHED' || s.state === 'ERROR') ? now : undefined;
+        }, 180_000, 'all 5,000 posts to be published');
+        assert.deepEqual(
+          ids.filter((id) => final.get(id)!.state !== 'PUBLISHED'),
+          [],
+          'every post published',
+        );
+        const counts = deliveriesById(receiver);
+        assert.equal(receiver.deliveries.length - before, 5_000, 'exactly 5,000 deliveries');
+        for (const id of ids) assert.equal(counts.get(id), 1, `post ${id} delivered once`);
+        const byWorker = await herald.services.store.db.selectFrom('post_attempts').select('worker').distinct().where('post_id', 'in', ids).execute();
+        assert.equal(byWorker.length, 3, 'all three workers took a share');
+      });
+    }
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * A local AT Protocol PDS speaking the XRPC methods Herald uses, as the
+ * lexicons and docs.bsky.app describe them: createSession / refreshSession
+ * (JWTs with `exp`, rotating refresh tokens), getProfile, resolveHandle,
+ * uploadBlob, createRecord (validating text length in graphemes and refusing
+ * an rkey already used), getRecord, and XRPC errors {"error", "message"} —
+ * an expired access token is a 400 ExpiredToken.
+ */
+import crypto from 'node:crypto';
+import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
+
+export const DID = 'did:plc:heraldtest0000000000000';
+export const HANDLE = 'herald.test';
+export const APP_PASSWORD = 'abcd-efgh-ijkl-mnop';
+
+export interface StoredRecord {
+  uri: string;
+  cid: string;
+  rkey: string;
+  value: any;
+}
+
+export interface BlueskyFake extends NetworkFake {
+  accessTokens: Set<string>;
+  refreshTokens: Set<string>;
+  /** Handles resolveHandle knows. */
+  handles: Map<string, string>;
+  blobs: { cid: string; mimeType: string; bytes: Buffer }[];
+  records: StoredRecord[];
+  /** The next record is stored, but the answer is not JSON (an unknown outcome for the client). */
+  garbleNextCreate?: boolean;
+}
+
+function xrpcError(status: number, error: string, message: string): FakeAnswer {
+  return { status, body: { error, message } };
+}
+
+function jwt(payload: Record<string, unknown>): string {
+  const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  return `${part({ typ: 'at+jwt', alg: 'ES256K' })}.${part(payload)}.${crypto.randomBytes(32).toString('base64url')}`;
+}
+
+function cidOf(bytes: Buffer | string): string {
+  return `bafyrei${crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 52)}`;
+}
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+export async function startBlueskyFake(): Promise<BlueskyFake> {
+  const fake = (await startNetworkFake()) as BlueskyFake;
+  fake.accessTokens = new Set();
+  fake.refreshTokens = new Set();
+  fake.handles = new Map([['alice.test', 'did:plc:alice000000000000000000']]);
+  fake.blobs = [];
+  fake.records = [];
+
+  const session = () => {
+    const now = Math.floor(Date.now() / 1000);
+    const accessJwt = jwt({ scope: 'com.atproto.appPass', sub: DID, iat: now, exp: now + 7200, jti: crypto.randomUUID() });
+    const refreshJwt = jwt({ scope: 'com.atproto.refresh', sub: DID, iat: now, exp: now + 90 * 86400, jti: crypto.randomUUID() });
+    fake.accessTokens.add(accessJwt);
+    fake.refreshTokens.add(refreshJwt);
+    return {
+      accessJwt,
+      refreshJwt,
+      handle: HANDLE,
+      did: DID,
+      didDoc: { '@context': ['https://www.w3.org/ns/did/v1'], id: DID, service: [{ id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: fake.url }] },
+      active: true,
+    };
+  };
+  const bearer = (request: RecordedRequest) => /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+  const denied = (request: RecordedRequest): FakeAnswer | undefined => {
+    const token = bearer(request);
+    if (!token) return xrpcError(401, 'AuthenticationRequired', 'Authentication Required');
+    if (!fake.accessTokens.has(token)) return xrpcError(400, 'ExpiredToken', 'Token has expired');
+    return undefined;
+  };
+
+  fake.route({
+    'POST /xrpc/com.atproto.server.createSession': (request) => {
+      const { identifier, password } = request.json ?? {};
+      if ((identifier !== HANDLE && identifier !== DID) || password !== APP_PASSWORD) return xrpcError(401, 'AuthenticationRequired', 'Invalid identifier or password');
+      return { body: session() };
+    },
+
+    'POST /xrpc/com.atproto.server.refreshSession': (request) => {
+      const token = bearer(request);
+      // Rotation: a refresh token works once.
+      if (!token || !fake.refreshTokens.delete(token)) return xrpcError(400, 'ExpiredToken', 'Token has expired');
+      return { body: session() };
+    },
+
+    'GET /xrpc/app.bsky.actor.getProfile': (request) =>
+      denied(request) ?? (request.query.actor === DID ? { body: { did: DID, handle: HANDLE, displayName: 'Herald on Bluesky', avatar: 'https://cdn.bsky.example/avatar.jpg' } } : xrpcError(400, 'InvalidRequest', 'Profile not found')),
+
+    'GET /xrpc/com.atproto.identity.resolveHandle': (request) => {
+      const did = fake.handles.get(request.query.handle);
+      return did ? { body: { did } } : xrpcError(400, 'InvalidRequest', 'Unable to resolve handle');
+    },
+
+    'POST /xrpc/com.atproto.repo.uploadBlob': (request) => {
+      const no = denied(request);
+      if (no) return no;
+      if (request.raw.length > 5_000_000) return xrpcError(413, 'PayloadTooLarge', 'request entity too large');
+      const mimeType = String(request.headers['content-type']);
+      const cid = cidOf(request.raw);
+      fake.blobs.push({ cid, mimeType, bytes: request.raw });
+      return { body: { blob: { $type: 'blob', ref: { $link: cid }, mimeType, size: request.raw.length } } };
+    },
+
+    'POST /xrpc/com.atproto.repo.createRecord': (request) => {
+      const no = denied(request);
+      if (no) return no;
+      const { repo, collection, rkey, record } = request.json ?? {};
+      if (repo !== DID) return xrpcError(400, 'InvalidRequest', 'Could not find repo');
+      if (collection !== 'app.bsky.feed.post' || record?.$type !== 'app.bsky.feed.post') return xrpcError(400, 'InvalidRequest', 'Invalid collection');
+      if (typeof record.text !== 'string' || !record.createdAt) return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record must have the property "text"');
+      if ([...segmenter.segment(record.text)].length > 300) return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record/text must not be longer than 300 graphemes');
+      if (rkey !== undefined && !/^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/.test(rkey)) return xrpcError(400, 'InvalidRequest', 'Invalid record key');
+      const key = rkey ?? crypto.randomBytes(8).toString('hex');
+      if (fake.records.some((r) => r.rkey === key)) return xrpcError(400, 'InvalidRequest', 'Record already exists');
+      const uri = `at://${DID}/app.bsky.feed.post/${key}`;
+      const stored = { uri, cid: cidOf(JSON.stringify(record)), rkey: key, value: record };
+      fake.records.push(stored);
+      if (fake.garbleNextCreate) {
+        fake.garbleNextCreate = false;
+        return { status: 200, body: 'upstream hiccup', headers: { 'content-type': 'text/plain' } };
+      }
+      return { body: { uri, cid: stored.cid, commit: { cid: cidOf(uri), rev: '3l' }, validationStatus: 'valid' } };
+    },
+
+    'GET /xrpc/com.atproto.repo.getRecord': (request) => {
+      const { repo, collection, rkey } = request.query;
+      const found = fake.records.find((r) => repo === DID && collection === 'app.bsky.feed.post' && r.rkey === rkey);
+      if (!found) return xrpcError(400, 'RecordNotFound', `Could not locate record: at://${repo}/${collection}/${rkey}`);
+      return { body: { uri: found.uri, cid: found.cid, value: found.value } };
+    },
+  });
+  return fake;
+}

@@ -1,0 +1,144 @@
+/**
+ * A local Instagram API with Facebook Login: Facebook Login (dialog, code and
+ * long-lived exchanges, /me/accounts with each Page's instagram_business_account)
+ * and the Instagram content endpoints on graph.facebook.com: media containers
+ * (fetched from their public URL, IN_PROGRESS then FINISHED), media_publish,
+ * comments and permalinks, as the Instagram Platform docs describe them. The
+ * content routes are shared with the Instagram Login fake.
+ */
+import { consentAllows, startNetworkFake, type NetworkFake, type Routes } from './network-fake.ts';
+import { authed, containerStore, createContainer, graphError, lookAt, newId, paramsOf, tokenBook } from './meta.ts';
+
+export const IG_APP = { id: 'ig-fb-app-id', secret: 'ig-fb-app-secret' };
+export const IG_PAGES = [
+  { id: '2010', name: 'Plain Page', token: 'page-token-plain' },
+  { id: '2020', name: 'Studio Page', token: 'page-token-studio', ig: { id: '17841400000000020', username: 'herald.studio', name: 'Herald Studio' } },
+];
+export const IG_STUDIO = IG_PAGES[1].ig!;
+
+export interface InstagramMedia {
+  id: string;
+  owner: string;
+  container: string;
+  caption?: string;
+  type: string;
+  children: string[];
+}
+
+export interface InstagramComment {
+  id: string;
+  media: string;
+  text: string;
+}
+
+export interface InstagramFake extends NetworkFake {
+  media: InstagramMedia[];
+  comments: InstagramComment[];
+}
+
+const CAPTION_MAX = 2200;
+
+/** The content endpoints, the same on graph.facebook.com and graph.instagram.com. */
+export function instagramContentRoutes(fake: InstagramFake): Routes {
+  const store = containerStore(fake);
+  const notMine = (actor: string, user: string) => (actor === user ? undefined : graphError(10, '(#10) Application does not have permission for this action', { type: 'OAuthException' }));
+  return {
+    'POST /:version/:user/media': authed(fake, async (request, actor) => {
+      const denied = notMine(actor, request.params.user);
+      if (denied) return denied;
+      const p = paramsOf(request);
+      if ((p.caption ?? '').length > CAPTION_MAX) return graphError(100, 'The caption is too long', { subcode: 2207010 });
+      if (p.media_type === 'CAROUSEL') {
+        const children = (p.children ?? '').split(',').filter(Boolean);
+        if (children.length < 2 || children.length > 10) return graphError(100, 'Invalid parameter: too little or too many attachments');
+        for (const child of children) {
+          const c = store.containers.get(child);
+          if (!c || c.params.is_carousel_item !== 'true' || c.state !== 'FINISHED') return graphError(100, `(#100) The carousel item ${child} is not ready`);
+        }
+      } else if (!p.image_url && !p.video_url) {
+        return graphError(100, '(#100) The parameter image_url is required.');
+      } else if (p.video_url && !['REELS', 'STORIES', 'VIDEO'].includes(p.media_type)) {
+        return graphError(100, '(#100) media_type must be REELS, STORIES or VIDEO for a video');
+      }
+      const container = await createContainer(fake, actor, p, 'ERROR: the media could not be fetched from this URI (2207052)');
+      return { body: { id: container.id } };
+    }),
+    'POST /:version/:user/media_publish': authed(fake, (request, actor) => {
+      const denied = notMine(actor, request.params.user);
+      if (denied) return denied;
+      const container = store.containers.get(paramsOf(request).creation_id);
+      if (!container) return graphError(100, '(#100) Invalid creation_id');
+      if (container.state !== 'FINISHED') return graphError(9007, 'Media ID is not available', { subcode: 2207027, userMessage: 'The media is not ready for publishing, please wait for a moment' });
+      container.state = 'PUBLISHED';
+      const id = newId(fake);
+      fake.media.push({ id, owner: actor, container: container.id, caption: container.params.caption, type: container.params.media_type ?? 'IMAGE', children: (container.params.children ?? '').split(',').filter(Boolean) });
+      return { body: { id } };
+    }),
+    'POST /:version/:media/comments': authed(fake, (request) => {
+      const media = fake.media.find((m) => m.id === request.params.media);
+      if (!media) return graphError(100, `(#100) Unsupported post request. Object with ID '${request.params.media}' does not exist`);
+      const text = paramsOf(request).message;
+      if (!text) return graphError(100, '(#100) The parameter message is required');
+      const id = newId(fake);
+      fake.comments.push({ id, media: media.id, text });
+      return { body: { id } };
+    }),
+    'GET /:version/:user/media': authed(fake, (request) => ({
+      body: { data: fake.media.filter((m) => m.owner === request.params.user).reverse().map((m) => ({ id: m.id, caption: m.caption, timestamp: new Date().toISOString().replace(/\.\d+Z$/, '+0000'), permalink: `https://www.instagram.com/p/${m.id}/` })) },
+    })),
+    'GET /:version/:media/comments': authed(fake, (request) => ({
+      body: { data: fake.comments.filter((c) => c.media === request.params.media).map((c) => ({ id: c.id, text: c.text, timestamp: new Date().toISOString().replace(/\.\d+Z$/, '+0000') })) },
+    })),
+    'GET /:version/:id': authed(fake, (request) => {
+      const id = request.params.id;
+      const container = store.containers.get(id);
+      if (container) {
+        const state = lookAt(container);
+        return { body: { id, status_code: state, status: container.error ?? (state === 'FINISHED' ? 'Finished: Media has been uploaded and it is ready to be published.' : state) } };
+      }
+      const media = fake.media.find((m) => m.id === id);
+      if (media) return { body: { id, permalink: media.type === 'REELS' ? `https://www.instagram.com/reel/${id}/` : `https://www.instagram.com/p/${id}/` } };
+      const comment = fake.comments.find((c) => c.id === id);
+      if (comment) return { body: { id, media: { id: comment.media } } };
+      return graphError(100, `(#100) Object with ID '${id}' does not exist`);
+    }),
+  };
+}
+
+export async function startInstagramFake(): Promise<InstagramFake> {
+  const fake = (await startNetworkFake()) as InstagramFake;
+  fake.media = [];
+  fake.comments = [];
+  const book = tokenBook(fake);
+  book.valid.set('ig-user-short', 'user-1');
+  book.valid.set('ig-user-long', 'user-1');
+  // A Page token acts for the Page's Instagram account.
+  for (const page of IG_PAGES) book.valid.set(page.token, page.ig?.id ?? page.id);
+
+  fake.route({
+    'GET /:version/dialog/oauth': consentAllows('ig-fb-code'),
+    'GET /:version/oauth/access_token': (request) => {
+      const q = request.query;
+      if (q.client_id !== IG_APP.id || q.client_secret !== IG_APP.secret) return graphError(101, 'Error validating application. Invalid application ID.', { type: 'OAuthException' });
+      if (q.grant_type === 'fb_exchange_token') return q.fb_exchange_token === 'ig-user-short' ? { body: { access_token: 'ig-user-long', token_type: 'bearer', expires_in: 5_184_000 } } : graphError(190, 'Invalid OAuth access token.');
+      if (q.code !== 'ig-fb-code' || q.redirect_uri !== fake.state.authorize?.redirect_uri) return graphError(100, 'Invalid verification code format.', { type: 'OAuthException' });
+      return { body: { access_token: 'ig-user-short', token_type: 'bearer', expires_in: 5400 } };
+    },
+    'GET /:version/me/accounts': authed(fake, (request) => {
+      const fields = request.query.fields ?? '';
+      return {
+        body: {
+          data: IG_PAGES.map((p) => ({
+            id: p.id,
+            name: p.name,
+            ...(fields.includes('access_token') ? { access_token: p.token } : {}),
+            ...(p.ig ? { instagram_business_account: { ...p.ig, profile_picture_url: `https://pics.example/${p.ig.id}.jpg` } } : {}),
+          })),
+          paging: { cursors: { before: 'b', after: 'a' } },
+        },
+      };
+    }),
+    ...instagramContentRoutes(fake),
+  });
+  return fake;
+}

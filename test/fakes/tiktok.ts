@@ -1,0 +1,153 @@
+/**
+ * A local stand-in for TikTok's Login Kit and Content Posting API v2 as the
+ * developer documentation describes them: the consent screen, /v2/oauth/token/
+ * (code and rotating refresh tokens), /v2/user/info/, creator_info, video init
+ * with FILE_UPLOAD (chunks PUT to upload_url with Content-Range; 206 partial,
+ * 201 complete), photo init with PULL_FROM_URL, and status fetch. Every JSON
+ * answer is {data, error: {code, message, log_id}}.
+ */
+import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
+
+export const CLIENT_KEY = 'tt-client-key';
+export const CLIENT_SECRET = 'tt-client-secret';
+
+export interface TikTokFake extends NetworkFake {
+  validTokens: Set<string>;
+  refreshTokens: Set<string>;
+  privacyOptions: string[];
+  /** Uploads by publish id. */
+  uploads: Map<string, { init: any; chunks: { range: string; bytes: Buffer }[]; complete: boolean; kind: 'video' | 'photo' | 'inbox' }>;
+  /** Status answers to give, in order, before PUBLISH_COMPLETE (e.g. ['PROCESSING_UPLOAD']). */
+  pendingStatuses: string[];
+  /** Makes the next publish end FAILED with this reason. */
+  failNextPublish?: string;
+  published: { publishId: string; postId: string }[];
+}
+
+export function tiktokError(status: number, code: string, message: string): FakeAnswer {
+  return { status, body: { data: {}, error: { code, message, log_id: '202601010000000000' } } };
+}
+
+function ok(data: unknown): FakeAnswer {
+  return { body: { data, error: { code: 'ok', message: '', log_id: '202601010000000001' } } };
+}
+
+export async function startTikTokFake(): Promise<TikTokFake> {
+  let issued = 0;
+  let publishes = 0;
+  const fake = (await startNetworkFake()) as TikTokFake;
+  fake.validTokens = new Set();
+  fake.refreshTokens = new Set();
+  fake.privacyOptions = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'SELF_ONLY'];
+  fake.uploads = new Map();
+  fake.pendingStatuses = [];
+  fake.published = [];
+
+  const denied = (request: RecordedRequest): FakeAnswer | undefined => {
+    const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    return token && fake.validTokens.has(token) ? undefined : tiktokError(401, 'access_token_invalid', 'The access token is invalid or not found in the request.');
+  };
+  const tokens = () => {
+    issued++;
+    const access = `act.access-${issued}`;
+    const refresh = `rft.refresh-${issued}`;
+    fake.validTokens.add(access);
+    fake.refreshTokens.add(refresh);
+    return { open_id: 'open-id-42', scope: 'user.info.basic,user.info.profile,video.publish,video.upload', access_token: access, expires_in: 7200, refresh_token: refresh, refresh_expires_in: 15552000, token_type: 'Bearer' };
+  };
+  const newPublish = (init: any, kind: 'video' | 'photo' | 'inbox') => {
+    publishes++;
+    const publishId = `v_pub_file~v2-1.${7300000000000000000n + BigInt(publishes)}`;
+    fake.uploads.set(publishId, { init, chunks: [], complete: kind === 'photo', kind });
+    return publishId;
+  };
+
+  fake.route({
+    'GET /v2/auth/authorize/': consentAllows('tiktok-code'),
+
+    'POST /v2/oauth/token/': (request) => {
+      const form = request.form ?? {};
+      if (form.client_key !== CLIENT_KEY || form.client_secret !== CLIENT_SECRET) return { status: 401, body: { error: 'invalid_client', error_description: 'Client key or secret is incorrect.', log_id: 'x' } };
+      if (form.grant_type === 'authorization_code') {
+        if (form.code !== 'tiktok-code' || form.redirect_uri !== fake.state.authorize?.redirect_uri) return { status: 400, body: { error: 'invalid_grant', error_description: 'Authorization code is expired.', log_id: 'x' } };
+        return { body: tokens() };
+      }
+      if (form.grant_type === 'refresh_token') {
+        // Rotation: the used refresh token stops working.
+        if (!fake.refreshTokens.delete(form.refresh_token)) return { status: 400, body: { error: 'invalid_grant', error_description: 'Refresh token is invalid or expired.', log_id: 'x' } };
+        return { body: tokens() };
+      }
+      return { status: 400, body: { error: 'unsupported_grant_type', error_description: 'unsupported', log_id: 'x' } };
+    },
+
+    'GET /v2/user/info/': (request) =>
+      denied(request) ?? ok({ user: { open_id: 'open-id-42', union_id: 'union-1', avatar_url: 'https://p16.tiktokcdn.example/avatar.jpg', display_name: 'Herald Creator', username: 'heraldcreator' } }),
+
+    'POST /v2/post/publish/creator_info/query/': (request) =>
+      denied(request) ??
+      ok({ creator_username: 'heraldcreator', creator_nickname: 'Herald Creator', creator_avatar_url: 'https://p16.tiktokcdn.example/avatar.jpg', privacy_level_options: fake.privacyOptions, comment_disabled: false, duet_disabled: false, stitch_disabled: true, max_video_post_duration_sec: 600 }),
+
+    'POST /v2/post/publish/video/init/': (request) => {
+      const no = denied(request);
+      if (no) return no;
+      const body = request.json;
+      if (body?.source_info?.source !== 'FILE_UPLOAD') return tiktokError(400, 'invalid_params', 'source must be FILE_UPLOAD here');
+      if (!fake.privacyOptions.includes(body.post_info?.privacy_level)) return tiktokError(400, 'privacy_level_option_mismatch', 'privacy_level is not one of the options');
+      const publishId = newPublish(body, 'video');
+      return ok({ publish_id: publishId, upload_url: `${fake.url}/upload/?upload_id=${encodeURIComponent(publishId)}` });
+    },
+
+    'POST /v2/post/publish/inbox/video/init/': (request) => {
+      const no = denied(request);
+      if (no) return no;
+      const publishId = newPublish(request.json, 'inbox');
+      return ok({ publish_id: publishId, upload_url: `${fake.url}/upload/?upload_id=${encodeURIComponent(publishId)}` });
+    },
+
+    'POST /v2/post/publish/content/init/': (request) => {
+      const no = denied(request);
+      if (no) return no;
+      if (request.json?.source_info?.source !== 'PULL_FROM_URL') return tiktokError(400, 'invalid_params', 'photos are pulled from URLs');
+      return ok({ publish_id: newPublish(request.json, 'photo') });
+    },
+
+    'PUT /upload/': (request) => {
+      const upload = fake.uploads.get(request.query.upload_id);
+      if (!upload) return { status: 404, body: 'upload not found' };
+      const range = String(request.headers['content-range'] ?? '');
+      const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(range);
+      const received = upload.chunks.reduce((n, c) => n + c.bytes.length, 0);
+      if (!match || Number(match[1]) !== received || Number(match[2]) - Number(match[1]) + 1 !== request.raw.length) return { status: 400, body: 'bad Content-Range' };
+      upload.chunks.push({ range, bytes: request.raw });
+      const total = Number(match[3]);
+      if (received + request.raw.length < total) return { status: 206 };
+      upload.complete = true;
+      return { status: 201 };
+    },
+
+    'POST /v2/post/publish/status/fetch/': (request) => {
+      const no = denied(request);
+      if (no) return no;
+      const publishId = request.json?.publish_id;
+      const upload = fake.uploads.get(publishId);
+      if (!upload) return tiktokError(400, 'invalid_params', 'publish_id not found');
+      if (!upload.complete) return ok({ status: 'PROCESSING_UPLOAD', uploaded_bytes: 0 });
+      const pending = fake.pendingStatuses.shift();
+      if (pending) return ok({ status: pending });
+      if (fake.failNextPublish) {
+        const reason = fake.failNextPublish;
+        fake.failNextPublish = undefined;
+        return ok({ status: 'FAILED', fail_reason: reason });
+      }
+      if (upload.kind === 'inbox') return ok({ status: 'SEND_TO_USER_INBOX' });
+      let post = fake.published.find((p) => p.publishId === publishId);
+      if (!post) {
+        // int64 post ids, larger than a JSON number keeps exactly.
+        post = { publishId, postId: String(7450000000000000000n + BigInt(fake.published.length + 1)) };
+        fake.published.push(post);
+      }
+      return { body: `{"data":{"status":"PUBLISH_COMPLETE","publicaly_available_post_id":[${post.postId}],"uploaded_bytes":1},"error":{"code":"ok","message":"","log_id":"1"}}`, headers: { 'content-type': 'application/json' } };
+    },
+  });
+  return fake;
+}

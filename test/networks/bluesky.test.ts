@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { testStores } from '../helpers/stores.ts';
+import { graphemes, itemRecordKey } from '../../src/providers/bluesky.ts';
+import { APP_PASSWORD, DID, HANDLE, startBlueskyFake, type BlueskyFake } from '../fakes/bluesky.ts';
+import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
+
+describe('bluesky text rules', () => {
+  it('counts graphemes, not code units or bytes', () => {
+    assert.equal(graphemes('👩‍👩‍👧‍👦 é'), 3);
+    assert.equal(graphemes('e\u0301'), 1);
+  });
+  it('derives one 13-character record key per item, the same every time', () => {
+    const at = new Date('2026-05-01T12:00:00Z');
+    const key = itemRecordKey(at, 'post-item-1');
+    assert.match(key, /^[234567abcdefghij][234567a-z]{12}$/);
+    assert.equal(itemRecordKey(at, 'post-item-1'), key);
+    assert.notEqual(itemRecordKey(at, 'post-item-2'), key);
+  });
+});
+
+for (const store of await testStores()) {
+  describe(`bluesky (${store})`, () => {
+    let herald: TestHerald;
+    let fake: BlueskyFake;
+    let account: TestAccount;
+    let channelId: string;
+
+    before(async () => {
+      fake = await startBlueskyFake();
+      herald = await startHerald(store, { engine: { pollMs: 50 }, env: { HERALD_BLUESKY_SERVICE_URL: 'https://bsky.invalid' } });
+      account = await herald.newAccount();
+    });
+    after(async () => {
+      await herald?.close();
+      await fake?.close();
+    });
+
+    it('connects with a handle and an app password on the given PDS (createSession), never showing the password', async () => {
+      const added = await account.call('POST', '/integrations', { identifier: 'bluesky', credentials: { identifier: HANDLE, password: APP_PASSWORD, service: fake.url } });
+      assert.equal(added.status, 201, JSON.stringify(added.body));
+      channelId = added.body.id;
+      assert.equal(added.body.name, 'Herald on Bluesky');
+      const [login] = fake.calls('POST /xrpc/com.atproto.server.createSession');
+      assert.deepEqual(login.json, { identifier: HANDLE, password: APP_PASSWORD });
+      const [profile] = fake.calls('GET /xrpc/app.bsky.actor.getProfile');
+      assert.equal(profile.query.actor, DID);
+      const listed = await listedChannel(account, channelId);
+      assert.equal(listed.profile, HANDLE);
+      assert.equal(listed.picture, 'https://cdn.bsky.example/avatar.jpg');
+      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), new RegExp(APP_PASSWORD));
+    });
+
+    it("refuses wrong credentials with Bluesky's message, and bad fields by name", async () => {
+      const wrong = await account.call('POST', '/integrations', { identifier: 'bluesky', credentials: { identifier: HANDLE, password: 'nope-nope-nope-nope', service: fake.url } });
+      assert.equal(wrong.status, 400);
+      assert.match(wrong.body.message, /Invalid identifier or password/);
+      const empty = await account.call('POST', '/integrations', { identifier: 'bluesky', credentials: { service: 'ftp://x' } });
+      assert.equal(empty.status, 400);
+      assert.deepEqual(empty.body.errors.map((e: any) => e.path).sort(), ['credentials.identifier', 'credentials.password', 'credentials.service']);
+      const privateService = await account.call('POST', '/integrations', { identifier: 'bluesky', credentials: { identifier: HANDLE, password: APP_PASSWORD, service: 'http://10.9.8.7' } });
+      assert.equal(privateService.status, 400);
+      assert.equal(privateService.body.errors[0].path, 'credentials.service');
+    });
+
+    it('publishes text with link, mention and hashtag facets at UTF-8 byte offsets', async () => {
+      const text = 'Ça va @alice.test? https://example.com/a #tag @nobody.test';
+      const post = await settled(account, await publishNow(account, channelId, [text]));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const [create] = fake.calls('POST /xrpc/com.atproto.repo.createRecord');
+      assert.match(String(create.headers.authorization), /^Bearer ey/);
+      const { repo, collection, rkey, record } = create.json;
+      assert.deepEqual({ repo, collection }, { repo: DID, collection: 'app.bsky.feed.post' });
+      assert.match(rkey, /^[234567a-z]{13}$/);
+      assert.equal(record.$type, 'app.bsky.feed.post');
+      assert.equal(record.text, text);
+      assert.ok(!Number.isNaN(Date.parse(record.createdAt)));
+      // "Ç" is two bytes, so everything after it sits one byte later than its character index.
+      assert.deepEqual(record.facets, [
+        { index: { byteStart: 7, byteEnd: 18 }, features: [{ $type: 'app.bsky.richtext.facet#mention', did: 'did:plc:alice000000000000000000' }] },
+        { index: { byteStart: 20, byteEnd: 41 }, features: [{ $type: 'app.bsky.richtext.facet#link', uri: 'https://example.com/a' }] },
+        { index: { byteStart: 42, byteEnd: 46 }, features: [{ $type: 'app.bsky.richtext.facet#tag', tag: 'tag' }] },
+      ]);
+      assert.deepEqual(fake.calls('GET /xrpc/com.atproto.identity.resolveHandle').map((r) => r.query.handle), ['alice.test', 'nobody.test']);
+      const stored = fake.records.at(-1)!;
+      assert.equal(post.releaseId, stored.uri);
+      assert.equal(post.releaseURL, `https://bsky.app/profile/${DID}/post/${stored.rkey}`);
+    });
+
+    it('uploads pictures with uploadBlob and embeds them', async () => {
+      const png = await uploadPng(account, herald);
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'A picture', media: [png] }]));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const [blobCall] = fake.calls('POST /xrpc/com.atproto.repo.uploadBlob');
+      assert.equal(blobCall.headers['content-type'], 'image/png');
+      const blob = fake.blobs.at(-1)!;
+      assert.deepEqual(blobCall.raw, blob.bytes);
+      assert.deepEqual(fake.records.at(-1)!.value.embed, {
+        $type: 'app.bsky.embed.images',
+        images: [{ image: { $type: 'blob', ref: { $link: blob.cid }, mimeType: 'image/png', size: blob.bytes.length }, alt: '', aspectRatio: { width: 1, height: 1 } }],
+      });
+    });
+
+    it('publishes a thread with reply refs: the first post as root, the previous as parent', async () => {
+      const post = await settled(account, await publishNow(account, channelId, ['first', 'second', 'third']));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const [a, b, c] = fake.records.slice(-3);
+      assert.equal(a.value.reply, undefined);
+      assert.deepEqual(b.value.reply, { root: { uri: a.uri, cid: a.cid }, parent: { uri: a.uri, cid: a.cid } });
+      assert.deepEqual(c.value.reply, { root: { uri: a.uri, cid: a.cid }, parent: { uri: b.uri, cid: b.cid } });
+      assert.deepEqual(post.thread.map((t: any) => t.releaseId), [a.uri, b.uri, c.uri]);
+    });
+
+    it("ends in ERROR with Bluesky's message when it refuses the record", async () => {
+      fake.failNext('POST /xrpc/com.atproto.repo.createRecord', { status: 400, body: { error: 'InvalidRequest', message: 'Invalid app.bsky.feed.post record: Record/langs must not be longer than 3 elements' } });
+      const post = await settled(account, await publishNow(account, channelId, ['refused']));
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error, /InvalidRequest: Invalid app\.bsky\.feed\.post record/);
+    });
+
+    it('after an answer it cannot read, finds the record by its key instead of posting twice', async () => {
+      const before = fake.records.length;
+      fake.garbleNextCreate = true;
+      const post = await settled(account, await publishNow(account, channelId, ['Did it land?']));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.equal(fake.records.length, before + 1);
+      assert.equal(post.releaseId, fake.records.at(-1)!.uri);
+      assert.equal(fake.calls('GET /xrpc/com.atproto.repo.getRecord').at(-1)!.query.rkey, fake.records.at(-1)!.rkey);
+    });
+
+    it('refreshes an expired session with refreshSession, and logs in again when the refresh token died too', async () => {
+      const refreshJwt = [...fake.refreshTokens].at(-1)!;
+      fake.accessTokens.clear();
+      const post = await settled(account, await publishNow(account, channelId, ['after refresh']));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const refreshes = fake.calls('POST /xrpc/com.atproto.server.refreshSession');
+      assert.equal(refreshes.length, 1);
+      assert.equal(refreshes[0].headers.authorization, `Bearer ${refreshJwt}`);
+
+      const logins = fake.calls('POST /xrpc/com.atproto.server.createSession').length;
+      fake.accessTokens.clear();
+      fake.refreshTokens.clear();
+      const again = await settled(account, await publishNow(account, channelId, ['after a new login']));
+      assert.equal(again.state, 'PUBLISHED', again.error ?? '');
+      assert.equal(fake.calls('POST /xrpc/com.atproto.server.createSession').length, logins + 1);
+      assert.equal((await listedChannel(account, channelId)).needsReconnect, false);
+    });
+
+    it('waits out a 429 until RateLimit-Reset and publishes once', async () => {
+      const before = fake.records.length;
+      fake.failNext('POST /xrpc/com.atproto.repo.createRecord', {
+        status: 429,
+        body: { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' },
+        headers: { 'ratelimit-limit': '5000', 'ratelimit-remaining': '0', 'ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 1), 'ratelimit-policy': '5000;w=3600' },
+      });
+      const post = await settled(account, await publishNow(account, channelId, ['Patient']));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.equal(fake.records.length, before + 1);
+      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+    });
+  });
+}

@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config.ts';
+import { networkContext } from '../../src/providers/network-settings.ts';
+import { facebook } from '../../src/providers/facebook.ts';
+import { OutboundGuard } from '../../src/lib/outbound.ts';
+import { connectOAuth } from '../helpers/connect.ts';
+import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { testStores } from '../helpers/stores.ts';
+import { FB_APP, FB_PAGES, startFacebookFake, type FacebookFake } from '../fakes/facebook.ts';
+import { graphError, tokenBook } from '../fakes/meta.ts';
+import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+
+const GARAGE = FB_PAGES[1];
+
+describe('facebook: the Graph API version is a setting', () => {
+  it('uses the current default, or HERALD_FACEBOOK_API_VERSION when set', async () => {
+    const start = async (env: Record<string, string>) => {
+      const config = loadConfig({ HERALD_SECRET: 'x', HERALD_FACEBOOK_CLIENT_ID: 'id', HERALD_FACEBOOK_CLIENT_SECRET: 's', ...env });
+      const ctx = networkContext(config, new OutboundGuard(), facebook, AbortSignal.timeout(1000));
+      return new URL((await facebook.oauth!.start({ ...ctx, state: 'st', redirectUri: 'https://h.example/cb', options: {} })).url);
+    };
+    assert.match((await start({})).pathname, /^\/v\d+\.0\/dialog\/oauth$/);
+    assert.equal((await start({ HERALD_FACEBOOK_API_VERSION: 'v27.0' })).pathname, '/v27.0/dialog/oauth');
+  });
+});
+
+for (const store of await testStores()) {
+  describe(`facebook (${store})`, () => {
+    let fake: FacebookFake;
+    let herald: TestHerald;
+    let account: TestAccount;
+    let channelId: string;
+    let version: string;
+
+    before(async () => {
+      fake = await startFacebookFake();
+      herald = await startHerald(store, {
+        engine: { pollMs: 50 },
+        env: {
+          HERALD_FACEBOOK_CLIENT_ID: FB_APP.id,
+          HERALD_FACEBOOK_CLIENT_SECRET: FB_APP.secret,
+          HERALD_FACEBOOK_API_URL: fake.url,
+          HERALD_FACEBOOK_VIDEO_URL: fake.url,
+          HERALD_FACEBOOK_LOGIN_URL: fake.url,
+        },
+      });
+      account = await herald.newAccount();
+    });
+    after(async () => {
+      await herald?.close();
+      await fake?.close();
+    });
+
+    /** The requests that created content, after `from`. */
+    const since = (from: number) => fake.requests.slice(from).filter((r) => r.method === 'POST');
+
+    it('connects with Facebook Login, a long-lived token, and the Page the user picks', async () => {
+      const connected = await connectOAuth(herald, account, 'facebook', {
+        pick: (choices) => {
+          assert.deepEqual(
+            choices.map((c) => c.name),
+            FB_PAGES.map((p) => p.name),
+          );
+          return choices.findIndex((c) => c.name === GARAGE.name);
+        },
+      });
+      channelId = connected.id;
+      const consent = fake.state.authorize;
+      version = fake.calls('GET /:version/dialog/oauth')[0].params.version;
+      assert.match(version, /^v\d+\.0$/);
+      assert.equal(consent.client_id, FB_APP.id);
+      assert.equal(consent.redirect_uri, `${herald.url}/connect/facebook/callback`);
+      assert.equal(consent.response_type, 'code');
+      assert.ok(consent.state.length >= 20);
+      for (const scope of ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement', 'pages_manage_engagement']) assert.ok(consent.scope.split(',').includes(scope), scope);
+
+      const [code, exchange] = fake.calls('GET /:version/oauth/access_token');
+      assert.deepEqual(code.query, { client_id: FB_APP.id, client_secret: FB_APP.secret, redirect_uri: consent.redirect_uri, code: 'fb-code-1' });
+      assert.deepEqual(exchange.query, { grant_type: 'fb_exchange_token', client_id: FB_APP.id, client_secret: FB_APP.secret, fb_exchange_token: 'fb-user-short' });
+      const pages = fake.calls('GET /:version/me/accounts');
+      assert.equal(pages.length, 2, 'the result cursor is followed to the second Page');
+      assert.equal(pages[0].headers.authorization, 'Bearer fb-user-long');
+      assert.equal(pages[1].query.after, 'cursor-1');
+
+      const channel = await listedChannel(account, channelId);
+      assert.equal(channel.name, GARAGE.name);
+      assert.equal(channel.identifier, 'facebook');
+      assert.equal(channel.profile, GARAGE.username);
+    });
+
+    it('publishes text with a link to the Page feed, with the Page token', async () => {
+      const from = fake.requests.length;
+      const post = await settled(account, await publishNow(account, channelId, ['Fresh bread at 7'], { __type: 'facebook', url: 'https://bakery.example/menu' }));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      const [sent] = since(from);
+      assert.equal(sent.path, `/${version}/${GARAGE.id}/feed`);
+      assert.equal(sent.headers.authorization, `Bearer ${GARAGE.token}`);
+      assert.deepEqual(sent.form, { message: 'Fresh bread at 7', link: 'https://bakery.example/menu', published: 'true' });
+      const stored = fake.posts.at(-1)!;
+      assert.equal(post.releaseId, stored.id);
+      assert.equal(post.releaseURL, `https://www.facebook.com/${GARAGE.id}/posts/${stored.id.split('_')[1]}`);
+    });
+
+    it('publishes one photo by its public URL, several as one post of unpublished photos, and a video', async () => {
+      const a = await uploadPng(account, herald);
+      const b = await uploadPng(account, herald);
+      let from = fake.requests.length;
+      const one = await settled(account, await publishNow(account, channelId, [{ content: 'One loaf', media: [a] }]));
+      assert.equal(one.state, 'PUBLISHED', one.error);
+      const [photo] = since(from);
+      assert.equal(photo.path, `/${version}/${GARAGE.id}/photos`);
+      assert.equal(photo.form!.caption, 'One loaf');
+      assert.equal(photo.form!.published, 'true');
+      assert.ok(photo.form!.url.startsWith(herald.url), 'the photo is fetched by Facebook from its public URL');
+      assert.match(one.releaseId, new RegExp(`^${GARAGE.id}_\\d+$`), 'the post id, not the photo id');
+
+      from = fake.requests.length;
+      const two = await settled(account, await publishNow(account, channelId, [{ content: 'Two loaves', media: [a, b] }]));
+      assert.equal(two.state, 'PUBLISHED', two.error);
+      const [p1, p2, feed] = since(from);
+      assert.deepEqual([p1.path, p2.path, feed.path], [`/${version}/${GARAGE.id}/photos`, `/${version}/${GARAGE.id}/photos`, `/${version}/${GARAGE.id}/feed`]);
+      assert.equal(p1.form!.published, 'false');
+      const photoIds = fake.posts.filter((p) => p.kind === 'photo').slice(-2).map((p) => p.id);
+      assert.deepEqual(JSON.parse(feed.form!.attached_media), photoIds.map((id) => ({ media_fbid: id })));
+      assert.equal(feed.form!.message, 'Two loaves');
+
+      const clip = await uploadMp4(account, herald, 4096);
+      from = fake.requests.length;
+      const video = await settled(account, await publishNow(account, channelId, [{ content: 'Kneading', media: [clip] }]));
+      assert.equal(video.state, 'PUBLISHED', video.error);
+      const [upload] = since(from);
+      assert.equal(upload.path, `/${version}/${GARAGE.id}/videos`);
+      assert.equal(upload.form!.description, 'Kneading');
+      assert.ok(upload.form!.file_url.startsWith(herald.url));
+      assert.equal(video.releaseURL, `https://www.facebook.com/${GARAGE.id}/videos/${video.releaseId}/`);
+    });
+
+    it('publishes a photo and a video story', async () => {
+      const photo = await uploadPng(account, herald);
+      const clip = await uploadMp4(account, herald, 2048);
+      const from = fake.requests.length;
+      const story = await settled(account, await publishNow(account, channelId, [{ content: '', media: [photo, clip] }], { __type: 'facebook', post_type: 'story' }));
+      assert.equal(story.state, 'PUBLISHED', story.error);
+      const paths = since(from).map((r) => r.path.replace(/\d{6,}/g, 'ID'));
+      assert.deepEqual(paths, [
+        `/${version}/${GARAGE.id}/photos`,
+        `/${version}/${GARAGE.id}/photo_stories`,
+        `/${version}/${GARAGE.id}/video_stories`,
+        `/video-upload/${version}/ID`,
+        `/${version}/${GARAGE.id}/video_stories`,
+      ]);
+      const upload = since(from)[3];
+      assert.equal(upload.headers.authorization, `OAuth ${GARAGE.token}`);
+      assert.ok(String(upload.headers.file_url).startsWith(herald.url));
+    });
+
+    it('refuses before queueing what Facebook would refuse', async () => {
+      const story = await account.call('POST', '/posts', {
+        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content: 'no media', image: [] }], settings: { __type: 'facebook', post_type: 'story' } }],
+      });
+      assert.equal(story.status, 400);
+      assert.ok(story.body.errors.some((e: any) => e.path === 'posts.0.value.0.image' && /story needs at least one/.test(e.message)), JSON.stringify(story.body));
+      const long = await account.call('POST', '/posts', {
+        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content: 'x'.repeat(63_207), image: [] }] }],
+      });
+      assert.equal(long.status, 400);
+      assert.ok(long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content'));
+    });
+
+    it('posts the next items as a comment under the post, then a reply to that comment', async () => {
+      const from = fake.requests.length;
+      const post = await settled(account, await publishNow(account, channelId, ['Opening soon', 'First comment: hours are 7-19', 'And a reply']));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      const [feed, comment, reply] = since(from);
+      assert.equal(feed.path, `/${version}/${GARAGE.id}/feed`);
+      assert.equal(comment.path, `/${version}/${post.thread[0].releaseId}/comments`);
+      assert.deepEqual(comment.form, { message: 'First comment: hours are 7-19' });
+      assert.equal(comment.headers.authorization, `Bearer ${GARAGE.token}`);
+      assert.equal(reply.path, `/${version}/${post.thread[1].releaseId}/comments`);
+      assert.deepEqual(post.thread.map((t: any) => t.state), ['PUBLISHED', 'PUBLISHED', 'PUBLISHED']);
+    });
+
+    it("ends in ERROR with Facebook's own message when it refuses the post, without retrying", async () => {
+      fake.failNext('POST /:version/:page/feed', graphError(506, '(#506) Duplicate status message'));
+      const from = fake.requests.length;
+      const post = await settled(account, await publishNow(account, channelId, ['Same as yesterday']));
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error, /Duplicate status message/);
+      assert.match(post.error, /code 506/);
+      assert.equal(since(from).length, 1);
+      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['failed']);
+    });
+
+    it('waits when Facebook throttles the Page (code 32), then publishes once', async () => {
+      fake.failNext('POST /:version/:page/feed', graphError(32, 'Page request limit reached', { headers: { 'x-business-use-case-usage': JSON.stringify({ [GARAGE.id]: [{ type: 'pages', call_count: 100, estimated_time_to_regain_access: 0 }] }) } }));
+      const from = fake.requests.length;
+      const post = await settled(account, await publishNow(account, channelId, ['After the rush']));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.equal(since(from).length, 2);
+      assert.equal(fake.posts.filter((p) => p.params.message === 'After the rush').length, 1);
+    });
+
+    it('lists the Pages of the login through the pages tool', async () => {
+      const result = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'pages' });
+      assert.equal(result.status, 200, JSON.stringify(result.body));
+      assert.deepEqual(
+        result.body.output.pages.map((p: any) => [p.id, p.connected]),
+        FB_PAGES.map((p) => [p.id, p.id === GARAGE.id]),
+      );
+    });
+
+    it('marks the channel for reconnection when the Page token has expired, and a reconnect clears it', async () => {
+      tokenBook(fake).revoked.add(GARAGE.token);
+      const post = await settled(account, await publishNow(account, channelId, ['Too late']));
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error, /must be reconnected/);
+      assert.match(post.error, /Session has expired/);
+      assert.equal((await listedChannel(account, channelId)).needsReconnect, true);
+
+      tokenBook(fake).revoked.delete(GARAGE.token);
+      const again = await connectOAuth(herald, account, 'facebook', { pick: (choices) => choices.findIndex((c) => c.name === GARAGE.name) });
+      assert.equal(again.id, channelId, 'the same Page updates the same channel');
+      assert.equal((await listedChannel(account, channelId)).needsReconnect, false);
+    });
+  });
+}

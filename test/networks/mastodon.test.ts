@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { testStores } from '../helpers/stores.ts';
+import { connectOAuth } from '../helpers/connect.ts';
+import { mastodonLength } from '../../src/providers/mastodon.ts';
+import { startMastodonFake, type MastodonFake } from '../fakes/mastodon.ts';
+import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+
+describe('mastodon length', () => {
+  it('counts every link as 23 characters and a remote mention by its local part', () => {
+    assert.equal(mastodonLength('see https://example.com/a/very/long/path/that/goes/on/and/on'), 4 + 23);
+    assert.equal(mastodonLength('hi @alice@social.example.org'), 'hi @alice'.length);
+    assert.equal(mastodonLength('héllo 👋'), 7);
+  });
+});
+
+for (const store of await testStores()) {
+  describe(`mastodon (${store})`, () => {
+    let herald: TestHerald;
+    let fake: MastodonFake;
+    let other: MastodonFake;
+    let account: TestAccount;
+    let channelId: string;
+
+    before(async () => {
+      fake = await startMastodonFake();
+      other = await startMastodonFake();
+      herald = await startHerald(store, { engine: { pollMs: 50 } });
+      account = await herald.newAccount();
+    });
+    after(async () => {
+      await herald?.close();
+      await fake?.close();
+      await other?.close();
+    });
+
+    it('connects to the instance the user names: registers an app there, then OAuth with PKCE', async () => {
+      const connected = await connectOAuth(herald, account, 'mastodon', { query: { instance: fake.url } });
+      channelId = connected.id;
+      assert.equal(connected.name, 'Herald Test');
+
+      const [app] = fake.calls('POST /api/v1/apps');
+      assert.deepEqual(app.json, {
+        client_name: 'Herald',
+        redirect_uris: `${herald.url}/connect/mastodon/callback`,
+        scopes: 'read:accounts read:statuses write:statuses write:media',
+        website: herald.url,
+      });
+      const consent = fake.state.authorize;
+      assert.equal(consent.client_id, fake.apps[0].client_id);
+      assert.equal(consent.code_challenge_method, 'S256');
+      const [token] = fake.calls('POST /oauth/token');
+      assert.equal(token.form?.client_secret, fake.apps[0].client_secret);
+      assert.equal(token.form?.grant_type, 'authorization_code');
+      assert.ok(token.form?.code_verifier);
+      const [me] = fake.calls('GET /api/v1/accounts/verify_credentials');
+      assert.match(String(me.headers.authorization), /^Bearer /);
+      const listed = await listedChannel(account, channelId);
+      assert.equal(listed.profile, `@herald@${fake.host}`);
+      assert.equal(listed.picture, fake.account.avatar);
+
+      // Another instance: its own app, its own channel.
+      const second = await connectOAuth(herald, account, 'mastodon', { query: { instance: other.url } });
+      assert.notEqual(second.id, channelId);
+      assert.equal(other.apps.length, 1);
+      assert.equal((await listedChannel(account, second.id)).profile, `@herald@${other.host}`);
+    });
+
+    it('asks for the instance, and refuses one on a private address', async () => {
+      const missing = await account.call('GET', '/social/mastodon');
+      assert.equal(missing.status, 400);
+      assert.equal(missing.body.errors[0].path, 'instance');
+      const privateOne = await account.call('GET', `/social/mastodon?instance=${encodeURIComponent('http://10.20.30.40')}`);
+      assert.equal(privateOne.status, 400, JSON.stringify(privateOne.body));
+      assert.equal(privateOne.body.errors[0].path, 'instance');
+      assert.match(privateOne.body.message, /private/);
+      const withPath = await account.call('GET', `/social/mastodon?instance=${encodeURIComponent('https://mastodon.example/@someone')}`);
+      assert.equal(withPath.status, 400);
+      assert.equal(withPath.body.errors[0].path, 'instance');
+    });
+
+    it('publishes a status with an Idempotency-Key and links it', async () => {
+      const post = await settled(account, await publishNow(account, channelId, ['Hello fediverse https://example.com/news']));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const [sent] = fake.calls('POST /api/v1/statuses');
+      assert.deepEqual(sent.json, { status: 'Hello fediverse https://example.com/news' });
+      assert.equal(sent.headers['idempotency-key'], post.thread[0].id);
+      assert.match(String(sent.headers.authorization), /^Bearer /);
+      const status = fake.statuses.at(-1)!;
+      assert.equal(post.releaseId, status.id);
+      assert.equal(post.releaseURL, status.url);
+    });
+
+    it('uploads media with /api/v2/media, waits for the video to be processed, then attaches both', async () => {
+      const png = await uploadPng(account, herald);
+      const video = await uploadMp4(account, herald, 4000);
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Pictures', media: [png] }, { content: 'A clip', media: [video] }]));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const uploads = fake.calls('POST /api/v2/media');
+      assert.equal(uploads.length, 2);
+      assert.equal(uploads[0].multipart?.files[0].name, 'file');
+      assert.equal(uploads[0].multipart?.files[0].type, 'image/png');
+      assert.equal(uploads[1].multipart?.files[0].type, 'video/mp4');
+      assert.deepEqual(uploads[1].multipart?.files[0].data, video.bytes);
+      // The video answered 202: Herald asked until it was processed (206, then 200).
+      const polls = fake.calls('GET /api/v1/media/:id');
+      assert.ok(polls.length >= 2, `polled ${polls.length} times`);
+      const [first, second] = fake.statuses.slice(-2);
+      assert.equal(first.media_ids.length, 1);
+      assert.equal(second.media_ids.length, 1);
+      assert.equal(second.in_reply_to_id, first.id);
+    });
+
+    it('publishes a thread as replies, each to the one before', async () => {
+      const post = await settled(account, await publishNow(account, channelId, ['one', 'two', 'three']));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const [a, b, c] = fake.statuses.slice(-3);
+      assert.deepEqual([a.text, b.text, c.text], ['one', 'two', 'three']);
+      assert.equal(a.in_reply_to_id, null);
+      assert.equal(b.in_reply_to_id, a.id);
+      assert.equal(c.in_reply_to_id, b.id);
+      const keys = fake.calls('POST /api/v1/statuses').slice(-3).map((r) => r.headers['idempotency-key']);
+      assert.deepEqual(keys, post.thread.map((t: { id: string }) => t.id));
+    });
+
+    it("ends in ERROR with the instance's message when it refuses the status", async () => {
+      fake.failNext('POST /api/v1/statuses', { status: 422, body: { error: 'Validation failed: Text contains a word this server does not allow' } });
+      const post = await settled(account, await publishNow(account, channelId, ['refused words']));
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error, /422/);
+      assert.match(post.error, /contains a word this server does not allow/);
+    });
+
+    it('after an answer it cannot read, finds the status among the recent ones instead of posting again', async () => {
+      const before = fake.statuses.length;
+      fake.garbleNextStatusAnswer = true;
+      const post = await settled(account, await publishNow(account, channelId, ['Did it go out? https://example.com/x']));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.equal(fake.statuses.length, before + 1, 'one status, not two');
+      assert.equal(post.releaseId, fake.statuses.at(-1)!.id);
+      assert.equal(fake.calls('GET /api/v1/accounts/:id/statuses').at(-1)!.params.id, fake.account.id);
+      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['unknown']);
+    });
+
+    it('waits out a 429 until X-RateLimit-Reset and publishes once', async () => {
+      const before = fake.statuses.length;
+      fake.failNext('POST /api/v1/statuses', { status: 429, body: { error: 'Too many requests' }, headers: { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': new Date(Date.now() + 1000).toISOString() } });
+      const post = await settled(account, await publishNow(account, channelId, ['Patient']));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.equal(fake.statuses.length, before + 1);
+      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+    });
+
+    it('a revoked token (Mastodon has no refresh) marks the channel for reconnection; connecting again restores it', async () => {
+      fake.validTokens.clear();
+      const post = await settled(account, await publishNow(account, channelId, ['Nobody home']));
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error, /must be reconnected/);
+      assert.match(post.error, /access token is invalid/);
+      assert.equal((await listedChannel(account, channelId)).needsReconnect, true);
+
+      const again = await connectOAuth(herald, account, 'mastodon', { query: { instance: fake.url } });
+      assert.equal(again.id, channelId, 'the same account on the same instance is the same channel');
+      assert.equal((await listedChannel(account, channelId)).needsReconnect, false);
+      const after = await settled(account, await publishNow(account, channelId, ['Back again']));
+      assert.equal(after.state, 'PUBLISHED', after.error ?? '');
+    });
+  });
+}

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { connectOAuth } from '../helpers/connect.ts';
+import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { testStores } from '../helpers/stores.ts';
+import { REDDIT_APP, REDDIT_USER, startRedditFake, type RedditFake } from '../fakes/reddit.ts';
+import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
+
+const to = (subreddit: string, title: string, more: Record<string, unknown> = {}) => ({ value: { subreddit, title, type: 'self', ...more } });
+
+for (const store of await testStores()) {
+  describe(`reddit network (${store})`, () => {
+    let herald: TestHerald;
+    let fake: RedditFake;
+    let account: TestAccount;
+    let channelId: string;
+
+    before(async () => {
+      fake = await startRedditFake();
+      herald = await startHerald(store, {
+        engine: { pollMs: 50 },
+        env: {
+          HERALD_REDDIT_CLIENT_ID: REDDIT_APP.id,
+          HERALD_REDDIT_CLIENT_SECRET: REDDIT_APP.secret,
+          HERALD_REDDIT_AUTH_URL: fake.url,
+          HERALD_REDDIT_API_URL: fake.url,
+          HERALD_POSTS_PER_HOUR: '1000',
+        },
+      });
+      account = await herald.newAccount();
+    });
+    after(async () => {
+      await herald.close();
+      await fake.close();
+    });
+
+    it('connects through OAuth 2: permanent duration, Basic client auth, a descriptive User-Agent', async () => {
+      const connected = await connectOAuth(herald, account, 'reddit');
+      channelId = connected.id;
+      assert.equal(connected.name, REDDIT_USER.name);
+      assert.equal(fake.state.authorize.duration, 'permanent');
+      assert.equal(fake.state.authorize.scope, 'identity submit read flair');
+      const [token] = fake.calls('POST /api/v1/access_token');
+      assert.equal(token.headers.authorization, `Basic ${Buffer.from(`${REDDIT_APP.id}:${REDDIT_APP.secret}`).toString('base64')}`);
+      assert.deepEqual(token.form, { grant_type: 'authorization_code', code: 'rd-code-1', redirect_uri: `${herald.url}/connect/reddit/callback` });
+      const listed = await listedChannel(account, channelId);
+      assert.equal(listed.picture, 'https://styles.redditmedia.com/a.png?width=256&s=abc', 'the HTML-escaped icon URL is unescaped');
+    });
+
+    it('searches subreddits and reads a subreddit\'s rules through helper tools', async () => {
+      const search = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'subreddits', data: { word: 'her' } });
+      assert.equal(search.status, 200, JSON.stringify(search.body));
+      assert.deepEqual(search.body.output.map((s: any) => s.name), ['herald']);
+      const rules = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'restrictions', data: { subreddit: 'r/herald' } });
+      assert.deepEqual(rules.body.output, { submissionType: 'any', allowImages: true, allowVideos: false, isFlairRequired: true, flairs: [{ id: 'f1a2', name: 'News' }] });
+      const bad = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'subreddits', data: {} });
+      assert.equal(bad.status, 400);
+      assert.match(bad.body.message, /data\.word/);
+    });
+
+    it('validates the subreddit settings before the post is queued', async () => {
+      const created = await account.call('POST', '/posts', {
+        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content: 'x', image: [] }], settings: { __type: 'reddit', subreddit: [to('herald', 'T', { type: 'link', is_flair_required: true })] } }],
+      });
+      assert.equal(created.status, 400);
+      const paths = created.body.errors.map((e: any) => e.path);
+      assert.ok(paths.includes('posts.0.settings.subreddit.0.value.url'), JSON.stringify(created.body.errors));
+      assert.ok(paths.includes('posts.0.settings.subreddit.0.value.flair'), JSON.stringify(created.body.errors));
+    });
+
+    it('submits a text post to each subreddit with its title and flair', async () => {
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, ['Hello **Reddit**'], { __type: 'reddit', subreddit: [to('r/herald', 'First title', { flair: { id: 'f1a2', name: 'News' } }), to('test', 'Second title')] }),
+      );
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      const [a, b] = fake.calls('POST /api/submit');
+      assert.match(String(a.headers['user-agent']), new RegExp(`^web:herald:${REDDIT_APP.id} \\(by /u/${REDDIT_USER.name}\\)$`));
+      assert.match(String(a.headers.authorization), /^bearer rd-access-/);
+      assert.deepEqual(a.form, { api_type: 'json', sr: 'herald', title: 'First title', flair_id: 'f1a2', flair_text: 'News', sendreplies: 'true', resubmit: 'true', kind: 'self', text: 'Hello **Reddit**' });
+      assert.equal(b.form?.sr, 'test');
+      const [s1, s2] = fake.submissions;
+      assert.equal(post.releaseId, `t3_${s1.id},t3_${s2.id}`);
+      assert.equal(post.releaseURL, `https://www.reddit.com/r/herald/comments/${s1.id}/slug/`);
+    });
+
+    it('uploads an image to Reddit\'s media store and finds the media post it creates', async () => {
+      const png = await uploadPng(account, herald);
+      const post = await settled(account, await publishNow(account, channelId, [{ content: '', media: [png] }], { __type: 'reddit', subreddit: [to('pics', 'A picture', { type: 'media' })] }));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      const [lease] = fake.calls('POST /api/media/asset.json');
+      assert.equal(lease.form?.mimetype, 'image/png');
+      const [bucket] = fake.calls('POST /media-bucket');
+      assert.deepEqual(Object.keys(bucket.multipart!.fields), ['acl', 'key', 'Content-Type']);
+      assert.equal(bucket.headers.authorization, undefined, 'the storage upload carries no Reddit token');
+      const submit = fake.calls('POST /api/submit').at(-1)!;
+      assert.equal(submit.form?.kind, 'image');
+      assert.equal(submit.form?.url, `${fake.url}/media-bucket/${bucket.multipart!.fields.key}`);
+      const made = fake.submissions.at(-1)!;
+      assert.equal(post.releaseId, `t3_${made.id}`, 'found through the user\'s submitted listing');
+      assert.ok(fake.calls('GET /user/:name/submitted').length >= 1);
+    });
+
+    it('publishes thread items as comments, each under the previous one', async () => {
+      const post = await settled(account, await publishNow(account, channelId, ['the post', 'a comment', 'a reply'], { __type: 'reddit', subreddit: [to('herald', 'Thread')] }));
+      assert.ok(post.thread.every((t: any) => t.state === 'PUBLISHED'), JSON.stringify(post.thread));
+      const [c1, c2] = fake.comments.slice(-2);
+      assert.equal(c1.parent, post.releaseId);
+      assert.equal(c1.text, 'a comment');
+      assert.equal(c2.parent, `t1_${c1.id}`);
+      assert.equal(post.thread[2].releaseId, `t1_${c2.id}`);
+      const [comment] = fake.calls('POST /api/comment');
+      assert.deepEqual(comment.form, { api_type: 'json', thing_id: post.releaseId, text: 'a comment' });
+    });
+
+    it('ends in ERROR with Reddit\'s own error when it refuses (200 with json.errors)', async () => {
+      const post = await settled(account, await publishNow(account, channelId, ['nowhere'], { __type: 'reddit', subreddit: [to('nosuchsub', 'Title')] }));
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error, /SUBREDDIT_NOEXIST/);
+      assert.match(post.error, /that subreddit doesn't exist/);
+    });
+
+    it('refreshes an expired token and publishes', async () => {
+      fake.tokens.clear();
+      const post = await settled(account, await publishNow(account, channelId, ['after expiry'], { __type: 'reddit', subreddit: [to('herald', 'Expiry')] }));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      const refresh = fake.calls('POST /api/v1/access_token').filter((r) => r.form?.grant_type === 'refresh_token');
+      assert.equal(refresh.length, 1);
+      assert.match(refresh[0].form?.refresh_token ?? '', /^rd-refresh-/);
+      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['failed', 'published']);
+    });
+
+    it('retries after a 429 and submits once', async () => {
+      const before = fake.calls('POST /api/submit').length;
+      fake.failNext('POST /api/submit', { status: 429, headers: { 'retry-after': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' }, body: { message: 'Too Many Requests', error: 429 } });
+      const post = await settled(account, await publishNow(account, channelId, ['after the limit'], { __type: 'reddit', subreddit: [to('herald', 'Limit')] }));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      assert.equal(fake.calls('POST /api/submit').length - before, 2);
+      assert.equal(fake.submissions.filter((s) => s.title === 'Limit').length, 1);
+    });
+  });
+}

@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hmacSha1Signature, oauthParameters, parseAuthorizationHeader, signatureBaseString } from '../../src/providers/oauth1.ts';
+import { xWeightedLength } from '../../src/providers/x/text-length.ts';
+import { connectOAuth } from '../helpers/connect.ts';
+import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { testStores } from '../helpers/stores.ts';
+import { startXFake, X_CONSUMER, X_USER, type XFake } from '../fakes/x.ts';
+import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+
+describe('OAuth 1.0a signing (RFC 5849)', () => {
+  it('builds the signature base string of RFC 5849 section 3.4.1.1', () => {
+    const base = signatureBaseString('POST', 'http://example.com/request?b5=%3D%253D&a3=a&c%40=&a2=r%20b', [
+      ['oauth_consumer_key', '9djdj82h48djs9d2'],
+      ['oauth_token', 'kkk9d7dh3k39sjv7'],
+      ['oauth_signature_method', 'HMAC-SHA1'],
+      ['oauth_timestamp', '137131201'],
+      ['oauth_nonce', '7d8f3e4a'],
+      ['c2', ''],
+      ['a3', '2 q'],
+    ]);
+    assert.equal(
+      base,
+      'POST&http%3A%2F%2Fexample.com%2Frequest&a2%3Dr%2520b%26a3%3D2%2520q%26a3%3Da%26b5%3D%253D%25253D%26c%2540%3D%26c2%3D%26oauth_consumer_key%3D9djdj82h48djs9d2%26oauth_nonce%3D7d8f3e4a%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D137131201%26oauth_token%3Dkkk9d7dh3k39sjv7',
+    );
+  });
+
+  it('signs the photos request of RFC 5849 section 1.2 as published', () => {
+    const params = oauthParameters({
+      method: 'GET',
+      url: 'http://photos.example.net/photos?file=vacation.jpg&size=original',
+      keys: { consumerKey: 'dpf43f3p2l4k3l03', consumerSecret: 'kd94hf93k423kf44', token: 'nnch734d00sl2jdk', tokenSecret: 'pfkkdhi9sl3r4s00' },
+      nonce: 'chapoH',
+      timestamp: '137131202',
+      withVersion: false,
+    });
+    assert.equal(params.oauth_signature, 'MdpQcU8iPSUjWoN/UDMsK2sui9I=');
+  });
+
+  it('signs the example of X\'s "Creating a signature" guide as published', () => {
+    const params = oauthParameters({
+      method: 'POST',
+      url: 'https://api.twitter.com/1.1/statuses/update.json?include_entities=true',
+      form: { status: 'Hello Ladies + Gentlemen, a signed OAuth request!' },
+      keys: {
+        consumerKey: 'xvz1evFS4wEEPTGEFPHBog',
+        consumerSecret: 'kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw',
+        token: '370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb',
+        tokenSecret: 'LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE',
+      },
+      nonce: 'kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg',
+      timestamp: '1318622958',
+    });
+    assert.equal(params.oauth_signature, 'hCtSmYh+iHYCEqBWrE7C7hYmtUk=');
+    // A changed secret changes the signature: the check above is not vacuous.
+    assert.notEqual(hmacSha1Signature('x', 'a', 'b'), hmacSha1Signature('x', 'a', 'c'));
+  });
+});
+
+describe('X weighted length', () => {
+  it('counts URLs as 23, CJK and emoji as 2, Latin as 1', () => {
+    assert.equal(xWeightedLength('hello'), 5);
+    assert.equal(xWeightedLength('read https://example.com/a/very/long/path/that/is/long?x=1'), 5 + 23);
+    assert.equal(xWeightedLength('see example.com.'), 4 + 23 + 1);
+    assert.equal(xWeightedLength('你好世界'), 8);
+    assert.equal(xWeightedLength('👍🏽👨‍👩‍👧'), 4);
+    assert.equal(xWeightedLength('e\u0301'), 1, 'NFC: e + combining accent is one character');
+  });
+});
+
+for (const store of await testStores()) {
+  describe(`x network (${store})`, () => {
+    let herald: TestHerald;
+    let fake: XFake;
+    let account: TestAccount;
+    let channelId: string;
+    const settings = { __type: 'x', who_can_reply_post: 'everyone' };
+
+    before(async () => {
+      fake = await startXFake();
+      herald = await startHerald(store, {
+        engine: { pollMs: 50 },
+        env: { HERALD_X_API_KEY: X_CONSUMER.key, HERALD_X_API_SECRET: X_CONSUMER.secret, HERALD_X_API_URL: fake.url, HERALD_POSTS_PER_HOUR: '1000' },
+      });
+      account = await herald.newAccount();
+    });
+    after(async () => {
+      await herald.close();
+      await fake.close();
+    });
+
+    it('connects through OAuth 1.0a: request token, authorize, access token, all signed', async () => {
+      const connected = await connectOAuth(herald, account, 'x');
+      channelId = connected.id;
+      assert.equal(connected.name, X_USER.name);
+      assert.equal(fake.lastSignatureProblem, undefined);
+
+      const [requestToken] = fake.calls('POST /oauth/request_token');
+      const callback = new URL(parseAuthorizationHeader(String(requestToken.headers.authorization)).oauth_callback);
+      assert.equal(callback.origin + callback.pathname, `${herald.url}/connect/x/callback`);
+      assert.ok(callback.searchParams.get('state'), 'the state rides in the callback URL');
+
+      const [access] = fake.calls('POST /oauth/access_token');
+      const accessParams = parseAuthorizationHeader(String(access.headers.authorization));
+      assert.match(accessParams.oauth_token, /^req-/);
+      assert.equal(accessParams.oauth_verifier, `verifier-for-${accessParams.oauth_token}`);
+      assert.equal(accessParams.oauth_signature_method, 'HMAC-SHA1');
+
+      const [me] = fake.calls('GET /2/users/me');
+      assert.match(parseAuthorizationHeader(String(me.headers.authorization)).oauth_token, new RegExp(`^${X_USER.id}-access`));
+      const listed = await listedChannel(account, channelId);
+      assert.equal(listed.identifier, 'x');
+      assert.equal(listed.profile, X_USER.username);
+    });
+
+    it('refuses a post over 280 weighted characters before it is queued', async () => {
+      const created = await account.call('POST', '/posts', {
+        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content: '字'.repeat(141), image: [] }], settings }],
+      });
+      assert.equal(created.status, 400);
+      assert.ok(created.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /282/.test(e.message)), JSON.stringify(created.body));
+      const missing = await account.call('POST', '/posts', {
+        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content: 'no settings', image: [] }], settings: { __type: 'x' } }],
+      });
+      assert.equal(missing.status, 400);
+      assert.ok(missing.body.errors.some((e: any) => e.path === 'posts.0.settings.who_can_reply_post'), JSON.stringify(missing.body));
+    });
+
+    it('publishes text with POST /2/tweets, signed, with reply settings', async () => {
+      const before = fake.calls('POST /2/tweets').length;
+      const postId = await publishNow(account, channelId, ['Hello from Herald'], { __type: 'x', who_can_reply_post: 'following', community: 'https://x.com/i/communities/1493446837214187523' });
+      const post = await settled(account, postId);
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      const sent = fake.calls('POST /2/tweets').slice(before);
+      assert.equal(sent.length, 1);
+      assert.deepEqual(sent[0].json, { text: 'Hello from Herald', reply_settings: 'following', community_id: '1493446837214187523' });
+      assert.match(String(sent[0].headers['content-type']), /^application\/json/);
+      assert.match(String(sent[0].headers.authorization), /^OAuth .*oauth_signature="/);
+      const id = fake.state.tweets.at(-1).id;
+      assert.equal(post.releaseId, id);
+      assert.equal(post.releaseURL, `https://x.com/${X_USER.username}/status/${id}`);
+    });
+
+    it('uploads an image in one request and a video in chunks, then attaches them', async () => {
+      const png = await uploadPng(account, herald);
+      const imagePost = await settled(account, await publishNow(account, channelId, [{ content: 'with a picture', media: [png] }], settings));
+      assert.equal(imagePost.state, 'PUBLISHED', imagePost.error);
+      const [oneShot] = fake.calls('POST /2/media/upload');
+      assert.equal(oneShot.multipart?.fields.media_category, 'tweet_image');
+      assert.equal(oneShot.multipart?.fields.media_type, 'image/png');
+      assert.equal(oneShot.multipart?.files[0].name, 'media');
+      const imageTweet = fake.state.tweets.find((t: any) => t.text === 'with a picture');
+      assert.equal(imageTweet.body.media.media_ids.length, 1);
+
+      const video = await uploadMp4(account, herald, 5 * 1024 * 1024 + 100);
+      const videoPost = await settled(account, await publishNow(account, channelId, [{ content: 'with a video', media: [video] }], settings));
+      assert.equal(videoPost.state, 'PUBLISHED', videoPost.error);
+      const [init] = fake.calls('POST /2/media/upload/initialize');
+      assert.deepEqual(init.json, { media_type: 'video/mp4', total_bytes: video.bytes.length, media_category: 'tweet_video' });
+      const appends = fake.calls('POST /2/media/upload/:id/append');
+      assert.deepEqual(appends.map((a) => a.multipart?.fields.segment_index), ['0', '1'], 'two segments of at most 4 MB');
+      assert.ok(Buffer.concat(appends.map((a) => a.multipart!.files[0].data)).equals(video.bytes), 'the segments are the file');
+      assert.equal(fake.calls('POST /2/media/upload/:id/finalize').length, 1);
+      const status = fake.calls('GET /2/media/upload');
+      assert.ok(status.length >= 2 && status.every((s) => s.query.command === 'STATUS'), 'polled STATUS until succeeded');
+      const videoTweet = fake.state.tweets.find((t: any) => t.text === 'with a video');
+      assert.deepEqual(videoTweet.body.media.media_ids, [fake.calls('POST /2/media/upload/:id/finalize')[0].params.id]);
+    });
+
+    it('publishes a thread as replies to the previous post', async () => {
+      const postId = await publishNow(account, channelId, ['thread one', 'thread two', 'thread three'], settings);
+      const post = await settled(account, postId);
+      assert.ok(post.thread.every((t: any) => t.state === 'PUBLISHED'), JSON.stringify(post.thread));
+      const [one, two, three] = ['thread one', 'thread two', 'thread three'].map((text) => fake.state.tweets.find((t: any) => t.text === text));
+      assert.equal(one.body.reply, undefined);
+      assert.deepEqual(two.body.reply, { in_reply_to_tweet_id: one.id });
+      assert.deepEqual(three.body.reply, { in_reply_to_tweet_id: two.id });
+      assert.equal(post.thread[1].releaseId, two.id);
+    });
+
+    it('ends in ERROR with X\'s message when it refuses duplicate content', async () => {
+      const postId = await publishNow(account, channelId, ['Hello from Herald'], settings);
+      const post = await settled(account, postId);
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error, /403/);
+      assert.match(post.error, /duplicate content/);
+    });
+
+    it('waits for the rate-limit reset on 429 and publishes once', async () => {
+      const before = fake.calls('POST /2/tweets').length;
+      fake.failNext('POST /2/tweets', {
+        status: 429,
+        headers: { 'x-rate-limit-limit': '100', 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(Math.floor(Date.now() / 1000) + 1) },
+        body: { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
+      });
+      const post = await settled(account, await publishNow(account, channelId, ['after the limit'], settings));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      assert.equal(fake.calls('POST /2/tweets').length - before, 2);
+      assert.equal(fake.state.tweets.filter((t: any) => t.text === 'after the limit').length, 1);
+      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+    });
+
+    it('marks the channel for reconnection on 401: X user tokens do not expire, so access was revoked', async () => {
+      for (const token of fake.secrets.keys()) fake.state.revoked.add(token);
+      const post = await settled(account, await publishNow(account, channelId, ['after revocation'], settings));
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error, /must be reconnected/);
+      assert.equal((await listedChannel(account, channelId)).needsReconnect, true);
+      assert.equal(fake.state.tweets.some((t: any) => t.text === 'after revocation'), false);
+
+      // Connecting again brings the same channel back.
+      const again = await connectOAuth(herald, account, 'x');
+      assert.equal(again.id, channelId);
+      assert.equal((await listedChannel(account, channelId)).needsReconnect, false);
+    });
+  });
+}

@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { testStores } from '../helpers/stores.ts';
+import { connectOAuth } from '../helpers/connect.ts';
+import { CLIENT_ID, CLIENT_SECRET, googleError, startYouTubeFake, type YouTubeFake } from '../fakes/youtube.ts';
+import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+
+const SETTINGS = { title: 'Launch day', type: 'unlisted', selfDeclaredMadeForKids: 'no', tags: [{ value: 'herald', label: 'herald' }, { value: 'open source', label: 'open source' }] };
+
+for (const store of await testStores()) {
+  describe(`youtube (${store})`, () => {
+    let herald: TestHerald;
+    let fake: YouTubeFake;
+    let account: TestAccount;
+    let channelId: string;
+
+    before(async () => {
+      fake = await startYouTubeFake();
+      fake.channels.push(
+        { id: 'UC-main', snippet: { title: 'Main channel', customUrl: '@main', thumbnails: { default: { url: 'https://yt3.example/main.jpg' } } } },
+        { id: 'UC-brand', snippet: { title: 'Brand channel', customUrl: '@brand', thumbnails: { default: { url: 'https://yt3.example/brand.jpg' } } } },
+      );
+      herald = await startHerald(store, {
+        engine: { pollMs: 50 },
+        env: {
+          HERALD_YOUTUBE_CLIENT_ID: CLIENT_ID,
+          HERALD_YOUTUBE_CLIENT_SECRET: CLIENT_SECRET,
+          HERALD_YOUTUBE_AUTH_URL: fake.url,
+          HERALD_YOUTUBE_TOKEN_URL: fake.url,
+          HERALD_YOUTUBE_API_URL: fake.url,
+        },
+      });
+      account = await herald.newAccount();
+    });
+    after(async () => {
+      await herald?.close();
+      await fake?.close();
+    });
+
+    it('connects through Google OAuth with PKCE and offline access, then the user picks a channel', async () => {
+      const connected = await connectOAuth(herald, account, 'youtube', { pick: (choices) => choices.findIndex((c) => c.name === 'Brand channel') });
+      channelId = connected.id;
+      assert.equal(connected.identifier, 'youtube');
+      assert.equal(connected.name, 'Brand channel');
+
+      const consent = fake.state.authorize;
+      assert.equal(consent.client_id, CLIENT_ID);
+      assert.equal(consent.redirect_uri, `${herald.url}/connect/youtube/callback`);
+      assert.equal(consent.response_type, 'code');
+      assert.equal(consent.access_type, 'offline');
+      assert.equal(consent.prompt, 'consent');
+      assert.equal(consent.code_challenge_method, 'S256');
+      assert.match(consent.scope, /auth\/youtube\.upload/);
+
+      const [token] = fake.calls('POST /token');
+      assert.equal(token.form?.grant_type, 'authorization_code');
+      assert.equal(token.form?.code, 'google-code');
+      assert.equal(token.form?.client_secret, CLIENT_SECRET);
+      assert.ok(token.form?.code_verifier, 'the PKCE verifier is sent');
+      const [channels] = fake.calls('GET /youtube/v3/channels');
+      assert.deepEqual({ part: channels.query.part, mine: channels.query.mine }, { part: 'snippet', mine: 'true' });
+      assert.equal(channels.headers.authorization, 'Bearer ya29.access-1');
+
+      const listed = await listedChannel(account, channelId);
+      assert.equal(listed.picture, 'https://yt3.example/brand.jpg');
+      assert.equal(listed.profile, '@brand');
+
+      // The helper tool lists the account's channels.
+      const tool = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'listChannels' });
+      assert.equal(tool.status, 200, JSON.stringify(tool.body));
+      assert.deepEqual(tool.body.output.map((c: { id: string }) => c.id), ['UC-main', 'UC-brand']);
+    });
+
+    it('refuses a post without a video, or without title and privacy, naming the field', async () => {
+      const text = await account.call('POST', '/posts', {
+        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content: 'Just words', image: [] }], settings: SETTINGS }],
+      });
+      assert.equal(text.status, 400, JSON.stringify(text.body));
+      assert.ok(text.body.errors.some((e: any) => e.path === 'posts.0.value.0.image' && /at least 1/.test(e.message)), JSON.stringify(text.body.errors));
+
+      const png = await uploadPng(account, herald);
+      const noTitle = await account.call('POST', '/posts', {
+        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content: 'x', image: [{ id: png.id, path: png.path }] }], settings: { type: 'loud' } }],
+      });
+      assert.equal(noTitle.status, 400);
+      const paths = noTitle.body.errors.map((e: any) => e.path);
+      assert.ok(paths.includes('posts.0.settings.title'), JSON.stringify(paths));
+      assert.ok(paths.includes('posts.0.settings.type'), JSON.stringify(paths));
+      assert.ok(paths.includes('posts.0.value.0.image.0'), 'a picture is not a video');
+    });
+
+    it('uploads the video with a resumable session: metadata first, then the bytes', async () => {
+      const video = await uploadMp4(account, herald, 6000);
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'The description', media: [video] }], SETTINGS));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+
+      const [open] = fake.calls('POST /upload/youtube/v3/videos');
+      assert.equal(open.query.uploadType, 'resumable');
+      assert.equal(open.query.part, 'snippet,status');
+      assert.equal(open.headers.authorization, 'Bearer ya29.access-1');
+      assert.equal(open.headers['x-upload-content-length'], '6000');
+      assert.equal(open.headers['x-upload-content-type'], 'video/mp4');
+      assert.match(String(open.headers['content-type']), /^application\/json/);
+      assert.deepEqual(open.json, {
+        snippet: { title: 'Launch day', description: 'The description', tags: ['herald', 'open source'], categoryId: '22' },
+        status: { privacyStatus: 'unlisted', selfDeclaredMadeForKids: false },
+      });
+      const puts = fake.calls('PUT /upload/youtube/v3/videos');
+      assert.equal(puts.length, 1);
+      assert.equal(puts[0].headers['content-type'], 'video/mp4');
+      assert.deepEqual(puts[0].raw, video.bytes);
+
+      const stored = fake.videos.at(-1)!;
+      assert.deepEqual(stored.bytes, video.bytes);
+      assert.equal(post.releaseId, stored.id);
+      assert.equal(post.releaseURL, `https://www.youtube.com/watch?v=${stored.id}`);
+    });
+
+    it('has no threads: only the first item becomes a video, with a warning', async () => {
+      const before = fake.videos.length;
+      const video = await uploadMp4(account, herald, 3000);
+      const created = await account.call('POST', '/posts', {
+        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content: 'one', image: [{ id: video.id, path: video.path }] }, { content: 'two', image: [] }], settings: SETTINGS }],
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const post = await settled(account, created.body[0].postId);
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.equal(post.thread.length, 1);
+      assert.match(post.warning, /no threads/);
+      assert.equal(fake.videos.length, before + 1);
+    });
+
+    it('resumes an interrupted upload from the byte YouTube says it holds', async () => {
+      const video = await uploadMp4(account, herald, 5000);
+      const putsBefore = fake.calls('PUT /upload/youtube/v3/videos').length;
+      fake.cutNextUploadAt = 2048;
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Resumed', media: [video] }], SETTINGS));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const puts = fake.calls('PUT /upload/youtube/v3/videos').slice(putsBefore);
+      assert.deepEqual(
+        puts.map((p) => p.headers['content-range'] ?? null),
+        [null, 'bytes */5000', 'bytes 2048-4999/5000'],
+      );
+      assert.deepEqual(puts[2].raw, video.bytes.subarray(2048));
+      assert.deepEqual(fake.videos.at(-1)!.bytes, video.bytes);
+      assert.equal(post.releaseId, fake.videos.at(-1)!.id);
+    });
+
+    it("ends in ERROR with YouTube's message when it refuses the upload", async () => {
+      const video = await uploadMp4(account, herald, 2000);
+      const before = fake.videos.length;
+      fake.failNext('POST /upload/youtube/v3/videos', googleError(400, 'uploadLimitExceeded', 'The user has exceeded the number of videos they may upload.'));
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Too many', media: [video] }], SETTINGS));
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error, /uploadLimitExceeded/);
+      assert.match(post.error, /exceeded the number of videos/);
+      assert.equal(fake.videos.length, before);
+    });
+
+    it('refreshes an expired access token with the refresh token, then uploads', async () => {
+      for (const token of fake.validTokens) fake.validTokens.delete(token);
+      const refreshesBefore = fake.calls('POST /token').filter((r) => r.form?.grant_type === 'refresh_token').length;
+      const video = await uploadMp4(account, herald, 2500);
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'After refresh', media: [video] }], SETTINGS));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const refreshes = fake.calls('POST /token').filter((r) => r.form?.grant_type === 'refresh_token').slice(refreshesBefore);
+      assert.equal(refreshes.length, 1);
+      assert.equal(refreshes[0].form?.refresh_token, '1//refresh-1');
+      assert.equal(refreshes[0].form?.client_id, CLIENT_ID);
+      const opens = fake.calls('POST /upload/youtube/v3/videos');
+      assert.equal(opens.at(-2)!.headers.authorization, 'Bearer ya29.access-1', 'first try with the old token');
+      assert.equal(opens.at(-1)!.headers.authorization, 'Bearer ya29.access-2', 'then with the refreshed one');
+      assert.equal((await listedChannel(account, channelId)).needsReconnect, false);
+    });
+
+    it('waits out a rate limit (Retry-After) and uploads once', async () => {
+      const video = await uploadMp4(account, herald, 2200);
+      const before = fake.videos.length;
+      fake.failNext('POST /upload/youtube/v3/videos', { ...googleError(429, 'rateLimitExceeded', 'Too many requests'), headers: { 'retry-after': '1' } });
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Patient', media: [video] }], SETTINGS));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.equal(fake.videos.length, before + 1);
+      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+    });
+  });
+}
