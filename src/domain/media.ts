@@ -192,7 +192,9 @@ export class Media implements MediaLookup {
     try {
       // Large write buffers: each file write is a round trip to libuv's thread pool, and the
       // socket is paused while one is pending (the memory use stays bounded by these sizes).
-      await pipeline(source, sniff, fs.createWriteStream(temp, { mode: 0o640, highWaterMark: WRITE_BUFFER_BYTES }));
+      // Opened before the pipeline starts, so a failure can never leave it to be created after the clean-up.
+      const file = await fs.promises.open(temp, 'wx', 0o640);
+      await pipeline(source, sniff, file.createWriteStream({ highWaterMark: WRITE_BUFFER_BYTES }));
       const mime = sniff.mime!;
       const seen = await inspect(mime, temp, thumbTemp);
       const now = new Date();

@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
 import { decodeBmp } from './bmp.ts';
 
 /** Longest side of a thumbnail or poster, in pixels. */
@@ -24,8 +24,14 @@ export interface Inspection {
 
 export class DamagedFile extends Error {}
 
+/** sharp (libvips) is loaded on first use: it adds tens of MB to a process that never handles an image. */
+export async function loadSharp(): Promise<typeof import('sharp').default> {
+  return (await import('sharp')).default;
+}
+
 /** A sharp pipeline reading the image; BMP is decoded here first, since libvips has no BMP loader. */
 export async function openImage(file: string, mime: string): Promise<Sharp> {
+  const sharp = await loadSharp();
   if (mime === 'image/bmp') {
     const { data, width, height } = await decodeBmp(file);
     return sharp(data, { raw: { width, height, channels: 4 } });
@@ -107,7 +113,7 @@ export async function inspectVideo(file: string, posterFile: string): Promise<In
     try {
       const scale = `scale=w='min(${THUMBNAIL_SIDE},iw)':h='min(${THUMBNAIL_SIDE},ih)':force_original_aspect_ratio=decrease`;
       await run('ffmpeg', ['-v', 'error', '-y', '-i', file, '-frames:v', '1', '-vf', scale, '-f', 'image2', '-c:v', 'mjpeg', '-q:v', '4', posterFile]);
-      const meta = await sharp(posterFile).metadata();
+      const meta = await (await loadSharp())(posterFile).metadata();
       const { size } = await fs.promises.stat(posterFile);
       result.thumbnail = { file: posterFile, width: meta.width ?? 0, height: meta.height ?? 0, size };
     } catch {

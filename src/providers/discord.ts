@@ -119,7 +119,7 @@ export const discord: Provider = {
     media: { imageTypes: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'], maxImageBytes: MAX_FILE_BYTES },
   },
   // One bot for the whole server: Discord's global limit is 50 requests a second per bot (publishing makes two).
-  pacing: { perWindow: { count: 25, windowMs: 1000 } },
+  pacing: { perWindow: { count: 25, windowMs: 1000 }, perChannel: { count: 5, windowMs: 5_000 } },
 
   oauth: {
     async start({ urls, app, state, redirectUri }) {

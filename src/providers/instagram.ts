@@ -47,6 +47,8 @@ export const instagram: Provider = {
   optionalSettings: ['API_VERSION'],
   settings: instagramSettings,
   rules: instagramRules,
+  // Instagram publishes at most 100 posts per account in 24 hours through the API.
+  pacing: { perChannel: { count: 100, windowMs: 24 * 60 * 60_000 } },
 
   oauth: {
     async start(ctx) {

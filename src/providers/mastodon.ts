@@ -148,7 +148,8 @@ export const mastodon: Provider = {
     threads: true,
     media: { imageTypes: ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/heic'], maxImageBytes: 16 * 1024 * 1024 },
   },
-  // Mastodon's limits are per account and per instance, not one budget for the network: no shared pacing.
+  // Mastodon's limits are per account (300 statuses in 3 hours by default), not one budget for the network.
+  pacing: { perChannel: { count: 300, windowMs: 3 * 60 * 60_000 } },
 
   oauth: {
     pkce: true,

@@ -196,7 +196,8 @@ export const telegram: Provider = {
     media: { imageTypes: ['image/jpeg', 'image/png', 'image/webp'], maxImageBytes: MAX_PHOTO_BYTES, maxImageSide: 5000 },
   },
   // Telegram's FAQ: about 30 messages a second per bot overall (and about one a second per chat).
-  pacing: { perWindow: { count: 30, windowMs: 1000 } },
+  // A bot sends at most 30 messages a second overall and 20 a minute to one group.
+  pacing: { perWindow: { count: 30, windowMs: 1000 }, perChannel: { count: 20, windowMs: 60_000 } },
 
   async connect(input, ctx) {
     const { botToken, chat } = credentials.parse(input);

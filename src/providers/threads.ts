@@ -119,6 +119,8 @@ export const threads: Provider = {
     media: { imageTypes: ['image/jpeg', 'image/png'], maxImageBytes: 8 * 1024 * 1024, maxImageSide: 1440 },
     check,
   },
+  // Threads publishes at most 250 posts per profile in 24 hours through the API.
+  pacing: { perChannel: { count: 250, windowMs: 24 * 60 * 60_000 } },
 
   oauth: {
     async start(ctx) {

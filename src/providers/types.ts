@@ -179,8 +179,10 @@ export interface ProviderTool {
 export interface Pacing {
   /** Publishes in flight at once. */
   concurrent?: number;
-  /** At most `count` publishes per `windowMs`. */
+  /** At most `count` publishes per `windowMs`, for the whole network (the app's quota). */
   perWindow?: { count: number; windowMs: number };
+  /** At most `count` publishes per `windowMs` on one channel (a chat, an account). */
+  perChannel?: { count: number; windowMs: number };
 }
 
 export interface Provider {

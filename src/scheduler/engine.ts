@@ -16,6 +16,7 @@ import { claimDue, nextWakeUp } from './claim.ts';
 import { listenForDue } from './due-signal.ts';
 import { Pacing } from './pacing.ts';
 import { SuccessDigest } from './success-digest.ts';
+import { WorkLoop } from './work-loop.ts';
 import { TokenKeeper, ReconnectNeeded } from './tokens.ts';
 
 export interface EngineOptions {
@@ -53,113 +54,52 @@ interface Job {
 export class Engine {
   readonly worker = `${os.hostname()}:${process.pid}:${newId().slice(0, 8)}`;
   private readonly leaseMs: number;
-  private readonly concurrency: number;
-  private readonly pollMs: number;
   private readonly retryDeadlineMs: number;
   private readonly publishTimeoutMs: number;
   private readonly pacing: Pacing;
   private readonly tokens: TokenKeeper;
   private readonly successes: SuccessDigest;
-  private timer?: NodeJS.Timeout;
-  private timerAt = Infinity;
-  private running = 0;
-  private ticking = false;
-  private again = false;
-  private stopped = true;
+  private readonly loop: WorkLoop<PostRow>;
   private unlisten?: () => Promise<void>;
-  private readonly idle = new Set<() => void>();
 
   constructor(
     private readonly services: Services,
     options: EngineOptions = {},
   ) {
     this.leaseMs = options.leaseMs ?? services.config.leaseMs;
-    this.concurrency = options.concurrency ?? services.config.workerConcurrency;
-    this.pollMs = options.pollMs ?? 5_000;
     this.retryDeadlineMs = options.retryDeadlineMs ?? services.config.retryDeadlineMs;
     this.publishTimeoutMs = options.publishTimeoutMs ?? 30 * 60_000;
     this.pacing = new Pacing(services.store, services.rateLimiter);
     this.tokens = new TokenKeeper(services, this.pacing, this.worker);
     this.successes = new SuccessDigest(services.notifications, options.successDigestMs ?? 10_000);
+    this.loop = new WorkLoop({
+      name: 'engine',
+      concurrency: options.concurrency ?? services.config.workerConcurrency,
+      pollMs: options.pollMs ?? 5_000,
+      claim: (limit) => claimDue(services.store, this.worker, limit, this.leaseMs),
+      handle: (item) => this.handle(item),
+      nextDue: () => nextWakeUp(services.store),
+    });
   }
 
   start(): void {
-    this.stopped = false;
+    this.loop.start();
     this.services.wake = (at) => this.wake(at);
     // Other processes (API servers, workers) announce due work on PostgreSQL.
     if (this.services.config.databaseUrl) this.unlisten = listenForDue(this.services.config.databaseUrl, (at) => this.wake(at));
-    this.wake(Date.now());
   }
 
   /** Stops claiming; resolves when the items in hand are finished. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
     this.services.wake = () => {};
     await this.unlisten?.();
-    if (this.running > 0 || this.ticking) await new Promise<void>((resolve) => this.idle.add(resolve));
+    await this.loop.stop();
     await this.successes.flush();
   }
 
   /** Something is due at `at`: look then (or now) rather than at the next poll. */
   wake(at: number): void {
-    if (this.stopped) return;
-    const delay = Math.max(0, at - Date.now());
-    if (at >= this.timerAt) return;
-    clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timerAt = Infinity;
-      void this.tick();
-    }, delay);
-    this.timer.unref?.();
-  }
-
-  private async tick(): Promise<void> {
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    this.ticking = true;
-    let drained = false;
-    try {
-      do {
-        this.again = false;
-        const free = this.concurrency - this.running;
-        if (free <= 0 || this.stopped) break;
-        const claimed = await claimDue(this.services.store, this.worker, free, this.leaseMs);
-        for (const item of claimed) {
-          this.running++;
-          void this.handle(item).finally(() => {
-            this.running--;
-            // Claim again once half the slots are free (one claim for many items, not one each);
-            // a finished item may also unblock the next item of its thread.
-            if (this.running <= this.concurrency / 2) this.wake(Date.now());
-            this.settle();
-          });
-        }
-        if (claimed.length === free) this.again = true;
-        else drained = true;
-      } while (this.again && !this.stopped);
-      if (!this.stopped) {
-        // Nothing else is due now: sleep until the next item is (or the next poll).
-        const next = drained ? await nextWakeUp(this.services.store) : undefined;
-        this.wake(Math.min(next ?? Infinity, Date.now() + this.pollMs));
-      }
-    } catch (err) {
-      console.error('engine: could not claim work:', (err as Error).message);
-      if (!this.stopped) this.wake(Date.now() + this.pollMs);
-    } finally {
-      this.ticking = false;
-      this.settle();
-    }
-  }
-
-  private settle(): void {
-    if (this.running === 0 && !this.ticking) {
-      for (const resolve of this.idle) resolve();
-      this.idle.clear();
-    }
+    this.loop.wake(at);
   }
 
   private async handle(item: PostRow): Promise<void> {
@@ -178,7 +118,14 @@ export class Engine {
     if (!channel || channel.deleted_at !== null) return this.fail(item, 'The channel was removed before this post went out.');
     const provider = this.services.channels.providerOrUndefined(channel);
     if (!provider) return this.fail(item, `This server no longer has the "${channel.provider}" network, so the post cannot go out.`, { channel });
-    const job = await this.load(item, channel, provider);
+    let job: Job;
+    try {
+      job = await this.load(item, channel, provider);
+    } catch (err) {
+      // Media that cannot be made to fit the network, or storage that is down for now.
+      if (!(err instanceof PublishError)) throw err;
+      return err.kind === 'retryable' ? this.retryOrFail(item, err.message) : this.fail(item, err.message, { channel });
+    }
 
     const unfinished = await db.selectFrom('post_attempts').select('id').where('post_id', '=', item.id).where('outcome', '=', 'sending').executeTakeFirst();
     if (unfinished) {
@@ -188,8 +135,12 @@ export class Engine {
     if (channel.disabled) return this.fail(item, `Channel "${channel.name}" is disabled; enable it and retry the post.`, { channel });
     if (channel.needs_reconnect) return this.fail(item, `Channel "${channel.name}" must be reconnected before it can publish.`, { channel });
 
-    const permit = await this.pacing.acquire(provider, this.worker, this.leaseMs);
-    if (!permit.granted) return this.defer(item, permit.retryAt);
+    const permit = await this.pacing.acquire(provider, channel.id, this.worker, this.leaseMs);
+    if (!permit.granted) {
+      // Waiting past the retry deadline (a daily quota) would publish far too late: say why instead.
+      if (permit.retryAt > item.publish_at + this.retryDeadlineMs) return this.fail(item, `Not published: ${permit.reason}.`, { channel });
+      return this.defer(item, permit.retryAt);
+    }
     // Large uploads take longer than a lease: the lease is renewed while this worker is alive.
     const heartbeat = setInterval(() => void this.renewLease(item).catch(() => {}), this.leaseMs / 3);
     try {

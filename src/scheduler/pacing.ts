@@ -9,10 +9,16 @@ import { ApiError } from '../domain/errors.ts';
 import type { RateLimiter } from '../domain/rate-limit.ts';
 import type { Provider } from '../providers/types.ts';
 
-export type Permit = { granted: true; release(): Promise<void> } | { granted: false; retryAt: number };
+export type Permit = { granted: true; release(): Promise<void> } | { granted: false; retryAt: number; reason: string };
 
 /** A busy network is asked again soon; items keep roughly their order. */
 const BUSY_RETRY_MS = 100;
+
+function describeWindow(ms: number): string {
+  if (ms >= 3_600_000) return `${ms / 3_600_000} hour(s)`;
+  if (ms >= 60_000) return `${ms / 60_000} minute(s)`;
+  return `${ms / 1000} second(s)`;
+}
 
 export class Pacing {
   /** Slot names whose rows this process has made sure exist. */
@@ -23,22 +29,26 @@ export class Pacing {
     private readonly limiter: RateLimiter,
   ) {}
 
-  async acquire(provider: Provider, holder: string, holdMs: number, now = Date.now()): Promise<Permit> {
+  async acquire(provider: Provider, channelId: string, holder: string, holdMs: number, now = Date.now()): Promise<Permit> {
     const pacing = provider.pacing;
     let release = async () => {};
     if (pacing?.concurrent) {
       const held = await this.slot(`network:${provider.identifier}`, pacing.concurrent, holder, holdMs, now);
-      if (!held) return { granted: false, retryAt: now + BUSY_RETRY_MS + Math.round(Math.random() * (BUSY_RETRY_MS / 2)) };
+      if (!held) return { granted: false, retryAt: now + BUSY_RETRY_MS + Math.round(Math.random() * (BUSY_RETRY_MS / 2)), reason: `${provider.name} is busy` };
       release = held;
     }
-    if (pacing?.perWindow) {
-      const { count, windowMs } = pacing.perWindow;
+    const windows = [
+      pacing?.perWindow && { bucket: `network:${provider.identifier}`, ...pacing.perWindow, what: provider.name },
+      pacing?.perChannel && { bucket: `channel:${channelId}`, ...pacing.perChannel, what: `this ${provider.name} channel` },
+    ].filter((w) => !!w);
+    for (const w of windows) {
       try {
-        await this.limiter.consume(`network:${provider.identifier}`, count, windowMs, provider.name, now);
+        await this.limiter.consume(w.bucket, w.count, w.windowMs, w.what, now);
       } catch (err) {
         await release();
         if (!(err instanceof ApiError)) throw err;
-        return { granted: false, retryAt: now + Number(err.headers['Retry-After'] ?? 1) * 1000 };
+        const retryAt = now + Number(err.headers['Retry-After'] ?? 1) * 1000;
+        return { granted: false, retryAt, reason: `${w.what} allows ${w.count} posts per ${describeWindow(w.windowMs)}; the limit is reached until ${new Date(retryAt).toISOString()}` };
       }
     }
     return { granted: true, release };

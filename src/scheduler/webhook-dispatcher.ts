@@ -14,6 +14,7 @@ import { newId } from '../lib/ids.ts';
 import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
 import { signatureHeaders } from '../lib/webhook-signature.ts';
 import { readDetail } from '../providers/http-failures.ts';
+import { WorkLoop } from './work-loop.ts';
 
 /**
  * Waits after the 1st, 2nd ... failed attempt: 11 attempts spread over about 28 h
@@ -84,101 +85,55 @@ export interface DispatcherDeps {
 export class WebhookDispatcher {
   readonly worker = `${os.hostname()}:${process.pid}:wh:${newId().slice(0, 8)}`;
   private readonly leaseMs: number;
-  private readonly concurrency: number;
-  private readonly pollMs: number;
   private readonly timeoutMs: number;
   private readonly retryDelaysMs: number[];
-  private timer?: NodeJS.Timeout;
-  private timerAt = Infinity;
-  private running = 0;
-  private ticking = false;
-  private again = false;
-  private stopped = true;
-  private readonly idle = new Set<() => void>();
+  private readonly loop: WorkLoop<WebhookDeliveryRow>;
+  /** The endpoints of claimed deliveries, read once per claim for all of them. */
+  private endpoints = new Map<string, { url: string; secret: string; disabled: boolean }>();
 
   constructor(
     private readonly deps: DispatcherDeps,
     options: WebhookDispatcherOptions = {},
   ) {
     this.leaseMs = options.leaseMs ?? 60_000;
-    this.concurrency = options.concurrency ?? 8;
-    this.pollMs = options.pollMs ?? 5_000;
     this.timeoutMs = options.timeoutMs ?? 15_000;
     this.retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     if (this.timeoutMs >= this.leaseMs) throw new Error('webhook dispatcher: timeoutMs must be shorter than leaseMs');
+    this.loop = new WorkLoop({
+      name: 'webhooks',
+      concurrency: options.concurrency ?? 8,
+      pollMs: options.pollMs ?? 5_000,
+      claim: async (limit) => {
+        const claimed = await claimDueDeliveries(this.deps.store, this.worker, limit, this.leaseMs);
+        // Read fresh each time: a webhook may have been changed, disabled or deleted since.
+        const ids = [...new Set(claimed.map((d) => d.webhook_id))];
+        const found = await this.deps.webhooks.endpoints(ids);
+        for (const id of ids) {
+          const endpoint = found.get(id);
+          if (endpoint) this.endpoints.set(id, endpoint);
+          else this.endpoints.delete(id);
+        }
+        return claimed;
+      },
+      handle: (delivery) => this.attempt(delivery, this.endpoints.get(delivery.webhook_id)),
+      nextDue: () => nextDeliveryDue(this.deps.store),
+    });
   }
 
   start(): void {
-    this.stopped = false;
     this.deps.webhooks.wake = (at) => this.wake(at);
-    this.wake(Date.now());
+    this.loop.start();
   }
 
   /** Stops claiming; resolves when the deliveries in hand are finished. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.timerAt = Infinity;
     this.deps.webhooks.wake = () => {};
-    if (this.running > 0 || this.ticking) await new Promise<void>((resolve) => this.idle.add(resolve));
+    await this.loop.stop();
   }
 
   /** A delivery is due at `at`: look then (or now) rather than at the next poll. */
   wake(at: number): void {
-    if (this.stopped || at >= this.timerAt) return;
-    clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timerAt = Infinity;
-      void this.tick();
-    }, Math.max(0, at - Date.now()));
-    this.timer.unref?.();
-  }
-
-  private async tick(): Promise<void> {
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    this.ticking = true;
-    try {
-      do {
-        this.again = false;
-        const free = this.concurrency - this.running;
-        if (free <= 0 || this.stopped) break;
-        const claimed = await claimDueDeliveries(this.deps.store, this.worker, free, this.leaseMs);
-        const endpoints = await this.deps.webhooks.endpoints([...new Set(claimed.map((d) => d.webhook_id))]);
-        for (const delivery of claimed) {
-          this.running++;
-          void this.attempt(delivery, endpoints.get(delivery.webhook_id))
-            .catch((err) => console.error(`webhooks: delivery ${delivery.id} could not be recorded:`, (err as Error).message))
-            .finally(() => {
-              this.running--;
-              // A freed slot may take a delivery that was waiting for one.
-              this.wake(Date.now());
-              this.settle();
-            });
-        }
-        if (claimed.length === free) this.again = true;
-      } while (this.again && !this.stopped);
-      if (!this.stopped) {
-        const next = await nextDeliveryDue(this.deps.store);
-        this.wake(Math.min(next ?? Infinity, Date.now() + this.pollMs));
-      }
-    } catch (err) {
-      console.error('webhooks: could not claim deliveries:', (err as Error).message);
-      if (!this.stopped) this.wake(Date.now() + this.pollMs);
-    } finally {
-      this.ticking = false;
-      this.settle();
-    }
-  }
-
-  private settle(): void {
-    if (this.running === 0 && !this.ticking) {
-      for (const resolve of this.idle) resolve();
-      this.idle.clear();
-    }
+    this.loop.wake(at);
   }
 
   /** One attempt: send, then record its outcome and what happens next. */

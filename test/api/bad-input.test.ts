@@ -132,6 +132,7 @@ const endpoints: Endpoint[] = [
     ],
   },
   { route: 'GET /groups', sample: () => '/groups', cases: [] },
+  { route: 'GET /networks', sample: () => '/networks', cases: [] },
   {
     route: 'POST /groups',
     sample: () => '/groups',

@@ -206,6 +206,17 @@ for (const store of await testStores()) {
       }
     });
 
+    it('a channel’s daily quota: posts beyond it fail at once saying so, rather than going out a day late', async () => {
+      const c = await channel();
+      const created = await createPosts(account, postBody('now', Array.from({ length: 12 }, (_, i) => entry(c.id, [`quota ${i}`]))));
+      const posts = await Promise.all(created.map(({ postId }) => settled(postId)));
+      const failed = posts.filter((p) => p.state === 'ERROR');
+      assert.equal(posts.filter((p) => p.state === 'PUBLISHED').length, 10);
+      assert.equal(failed.length, 2);
+      for (const p of failed) assert.match(p.error, /allows 10 posts per 24 hour\(s\); the limit is reached until/);
+      assert.equal(net.calls('POST /posts').filter((r) => /^quota /.test(r.json?.text)).length, 10, 'nothing beyond the quota was sent');
+    });
+
     it('editing or deleting a post while it is being published is refused; it is published once, as it was', async () => {
       const c = await channel();
       net.latencyMs = 800;

@@ -18,7 +18,7 @@ export const testnet: Provider = {
   credentials: z.object({ accessToken: z.string(), refreshToken: z.string(), expiresInMs: z.number().int().optional(), account: z.string().default('me') }),
   settings: z.object({}).passthrough(),
   rules: { maxLength: 500, maxMedia: 4, mediaKinds: ['image'], threads: true },
-  pacing: { concurrent: 2 },
+  pacing: { concurrent: 2, perChannel: { count: 10, windowMs: 24 * 60 * 60_000 } },
 
   async connect(input) {
     const c = input as { accessToken: string; refreshToken: string; expiresInMs?: number; account: string };
