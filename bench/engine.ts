@@ -9,7 +9,7 @@
 // as the time the receiver got each one minus its due time.
 //
 // Options: --posts=N (10000)  --spread=N (600)  --spread-seconds=S (60)
-//          --stores=sqlite,postgres  --no-spread  --no-write
+//          --stores=sqlite,postgres  --no-spread  --no-write  --profile=DIR
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -32,7 +32,7 @@ const SPREAD = Number(options.spread ?? 600);
 const SPREAD_SECONDS = Number(options['spread-seconds'] ?? 60);
 const STORES = String(options.stores ?? 'sqlite,postgres').split(',');
 const LATENCY_MS = 20;
-const CONCURRENCY = 64;
+const CONCURRENCY = Number(options.concurrency ?? 64);
 const TARGETS = { drainPerSecondSqlite: 1000, latenessP99Ms: 1000 };
 
 // ---------------------------------------------------------------------------
@@ -140,8 +140,10 @@ async function seed(services: Services, receiverUrl: string, dueTimes: number[])
 }
 
 function startWorker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'herald.js'), 'worker'], {
-    env: { PATH: process.env.PATH, ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}), ...env, HERALD_WORKER_CONCURRENCY: String(CONCURRENCY) },
+  // --profile=DIR runs the workers under node --cpu-prof.
+  const profile = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.profile)}`] : [];
+  const child = spawn(process.execPath, [...profile, path.join(ROOT, 'bin', 'herald.js'), 'worker'], {
+    env: { PATH: process.env.PATH, ...env, HERALD_WORKER_CONCURRENCY: String(CONCURRENCY) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return child;
@@ -233,7 +235,11 @@ async function lateness(kind: string, receiver: Receiver): Promise<LatenessResul
     const start = Date.now() + 5_000;
     const due = Array.from({ length: SPREAD }, (_, i) => start + Math.round((i * SPREAD_SECONDS * 1000) / SPREAD));
     const ids = await seed(services, receiver.url, due);
-    await waitFor(() => ids.every((id) => receiver.arrivals.has(id)), (SPREAD_SECONDS + 60) * 1000);
+    await waitFor(() => ids.every((id) => receiver.arrivals.has(id)), (SPREAD_SECONDS + 60) * 1000).catch(async (err) => {
+      const states = await services.store.db.selectFrom('posts').select(['state', 'lease_owner', 'error']).execute();
+      console.error('arrived', ids.filter((id) => receiver.arrivals.has(id)).length, 'of', ids.length, JSON.stringify(states.slice(0, 3)));
+      throw err;
+    });
     const late = ids.map((id, i) => receiver.arrivals.get(id)! - due[i]).sort((a, b) => a - b);
     const pick = (q: number) => late[Math.min(late.length - 1, Math.floor(q * late.length))];
     return { store: kind, posts: SPREAD, p50: pick(0.5), p99: pick(0.99), max: late[late.length - 1] };

@@ -120,7 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean),
     runWorker: env.HERALD_WORKER !== 'off',
-    workerConcurrency: int(env, 'HERALD_WORKER_CONCURRENCY', 16, 1),
+    workerConcurrency: int(env, 'HERALD_WORKER_CONCURRENCY', 64, 1),
     retryDeadlineMs: int(env, 'HERALD_RETRY_DEADLINE_MINUTES', 60, 1) * 60_000,
     leaseMs: int(env, 'HERALD_LEASE_SECONDS', 120, 2) * 1000,
     logLevel: env.HERALD_LOG_LEVEL || 'info',

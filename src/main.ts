@@ -67,7 +67,11 @@ async function runService(config: Config, withServer: boolean, withEngine: boole
   if (server) await server.listen({ port: config.port, host: config.host });
   engine?.start();
   dispatcher?.start();
+  // The engine's timers do not hold the process open (so tests and shutdowns end
+  // cleanly); a worker without a server stays up until it is told to stop.
+  const keepAlive = server ? undefined : setInterval(() => {}, 60 * 60_000);
   onShutdown(async () => {
+    clearInterval(keepAlive);
     await server?.close();
     await engine?.stop();
     await dispatcher?.stop();

@@ -7,7 +7,7 @@ import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 
 const MARK = '\u0000hot-query:';
 
-export function hotQuery<Args extends Record<string, string | number>, Row>(
+export function hotQuery<Args extends Record<string, string | number | null>, Row>(
   db: Kysely<any>,
   names: (keyof Args & string)[],
   build: (placeholders: Args) => Compilable<Row>,

@@ -6,7 +6,7 @@
  */
 import dns from 'node:dns';
 import net from 'node:net';
-import { Agent, fetch as undiciFetch, type BodyInit, type Response } from 'undici';
+import { Agent, fetch as undiciFetch, request as undiciRequest, type BodyInit, type Response } from 'undici';
 
 /** What a request may carry: text, bytes, a form, or a stream read as it is sent. */
 export type OutboundBody = string | Uint8Array | URLSearchParams | FormData | Blob | AsyncIterable<Uint8Array>;
@@ -160,6 +160,27 @@ export class OutboundGuard {
         body = undefined;
       }
     }
+  }
+
+  /**
+   * One request, no redirects followed, without fetch's streams machinery: for
+   * the hot paths that send small JSON bodies (webhook channels and deliveries).
+   */
+  async post(raw: string, init: { headers: Record<string, string>; body: string; signal?: AbortSignal }): Promise<{ status: number; header(name: string): string | null; text(): Promise<string> }> {
+    const url = this.checkUrl(raw);
+    const response = await undiciRequest(url, { method: 'POST', headers: init.headers, body: init.body, signal: init.signal, dispatcher: this.agent }).catch((err: unknown) => {
+      const cause = (err as { cause?: unknown }).cause;
+      if (cause instanceof OutboundRefused) throw cause;
+      throw err;
+    });
+    return {
+      status: response.statusCode,
+      header: (name) => {
+        const value = response.headers[name.toLowerCase()];
+        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+      },
+      text: () => response.body.text(),
+    };
   }
 
   close(): Promise<void> {

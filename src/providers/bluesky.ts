@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { invalidField } from '../domain/errors.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
 import { errorMessage, type NetworkRequest } from './network-http.ts';
-import { classifyStatus, readDetail, retryAfterMs } from './http-failures.ts';
+import { classifyStatus, readErrorBody, retryAfterMs } from './http-failures.ts';
 import { PublishError, type ConnectResult, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
 
 const POST = 'app.bsky.feed.post';
@@ -79,13 +79,7 @@ function sessionTokens(session: Session): TokenConfig {
  * InvalidToken (not a 401), and a 429 says when to come back in RateLimit-Reset (epoch seconds).
  */
 async function xrpcFailure(response: Response): Promise<PublishError> {
-  const raw = await readDetail(response, 2000);
-  let body: any;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    body = raw;
-  }
+  const { raw, body } = await readErrorBody(response);
   const name: string | undefined = typeof body?.error === 'string' ? body.error : undefined;
   const text = typeof body?.message === 'string' ? body.message : (errorMessage(body) ?? raw);
   const detail = [name, text].filter((p, i, all) => p && all.indexOf(p) === i).join(': ').slice(0, 500);

@@ -50,3 +50,13 @@ export async function readDetail(response: { text(): Promise<string> }, limit = 
   const text = (await response.text().catch(() => '')).trim();
   return text.length > limit ? `${text.slice(0, limit)}…` : text;
 }
+
+/** An error answer's body: the text (cut at `limit`) and, when it is JSON, the parsed value (else the text). */
+export async function readErrorBody(response: { text(): Promise<string> }, limit = 2000): Promise<{ raw: string; body: any }> {
+  const raw = await readDetail(response, limit);
+  try {
+    return { raw, body: JSON.parse(raw) };
+  } catch {
+    return { raw, body: raw };
+  }
+}

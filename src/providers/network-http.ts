@@ -4,7 +4,7 @@
  * error text is what the user reads. Adapters stay about the network's API.
  */
 import type { OutboundBody, OutboundGuard } from '../lib/outbound.ts';
-import { classifyFetchError, classifyStatus, readDetail } from './http-failures.ts';
+import { classifyFetchError, classifyStatus, readErrorBody } from './http-failures.ts';
 import { PublishError } from './types.ts';
 
 export interface NetworkRequest {
@@ -97,14 +97,8 @@ export class NetworkHttp {
    * the rest as `classifyStatus` says.
    */
   async failure(response: Response): Promise<PublishError> {
-    const raw = await readDetail(response, 2000);
-    let parsed: unknown = raw;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      /* plain text */
-    }
-    const detail = (errorMessage(parsed) ?? raw).slice(0, 500);
+    const { raw, body } = await readErrorBody(response);
+    const detail = (errorMessage(body) ?? raw).slice(0, 500);
     if (response.status === 401) return new PublishError('auth', `${this.network} answered 401${detail ? `: ${detail}` : ''}`);
     return classifyStatus(response.status, detail, response.headers.get('retry-after'), this.network);
   }

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { newWebhookSecret, signatureHeaders } from '../lib/webhook-signature.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
+import { deadline } from '../lib/deadline.ts';
 import { classifyFetchError, classifyStatus, readDetail } from './http-failures.ts';
 import type { Provider, PublishContext } from './types.ts';
 
@@ -41,12 +42,14 @@ function deliveryBody(ctx: PublishContext): string {
 }
 
 async function send(ctx: Pick<PublishContext, 'outbound' | 'signal'>, url: string, secret: string, id: string, body: string) {
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(TIMEOUT_MS)]);
+  const limit = deadline(TIMEOUT_MS, ctx.signal);
   const headers = { 'content-type': 'application/json', 'user-agent': 'Herald-Webhook/1', ...signatureHeaders(secret, id, body) };
   try {
-    return await ctx.outbound.fetch(url, { method: 'POST', headers, body, signal, maxRedirects: 0 });
+    return await ctx.outbound.post(url, { headers, body, signal: limit.signal });
   } catch (err) {
     throw classifyFetchError(err, 'The webhook receiver');
+  } finally {
+    limit.clear();
   }
 }
 
@@ -74,10 +77,16 @@ export const webhook: Provider = {
   async publish(ctx) {
     const { url, secret } = ctx.channel.config as { url: string; secret: string };
     const response = await send(ctx, url, secret, ctx.idempotencyKey, deliveryBody(ctx));
-    if (!response.ok) {
-      throw classifyStatus(response.status, await readDetail(response), response.headers.get('retry-after'), 'The webhook receiver');
+    if (response.status < 200 || response.status >= 300) {
+      throw classifyStatus(response.status, await readDetail(response), response.header('retry-after'), 'The webhook receiver');
     }
-    const answer = releaseAnswer.safeParse(await response.json().catch(() => ({})));
+    let parsed: unknown = {};
+    try {
+      parsed = JSON.parse(await response.text());
+    } catch {
+      // A receiver that answers 2xx without JSON took the post; it just gave no id.
+    }
+    const answer = releaseAnswer.safeParse(parsed);
     const id = answer.success && answer.data.id !== undefined ? String(answer.data.id) : ctx.idempotencyKey;
     return { releaseId: id, releaseUrl: answer.success ? (answer.data.url ?? null) : null };
   },
@@ -91,7 +100,8 @@ export const webhook: Provider = {
         const ctx = { outbound, signal: AbortSignal.timeout(TIMEOUT_MS) };
         const response = await send(ctx, url, secret, `ping_${Date.now()}`, body).catch((err: Error) => err);
         if (response instanceof Error) return { ok: false, error: response.message };
-        return { ok: response.ok, status: response.status };
+        await response.text().catch(() => '');
+        return { ok: response.status >= 200 && response.status < 300, status: response.status };
       },
     },
   },

@@ -8,7 +8,7 @@
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { errorMessage } from './network-http.ts';
-import { classifyStatus, readDetail } from './http-failures.ts';
+import { classifyStatus, readErrorBody } from './http-failures.ts';
 import { PublishError, type ConnectResult, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
 
 const SCOPES = [
@@ -54,13 +54,7 @@ function bearer(token: string | undefined): Record<string, string> {
  * reasons are 403s, and a 401 for an account without a channel is not a token problem.
  */
 async function youtubeFailure(response: Response): Promise<PublishError> {
-  const raw = await readDetail(response, 2000);
-  let body: any;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    body = raw;
-  }
+  const { raw, body } = await readErrorBody(response);
   const reason: string | undefined = body?.error?.errors?.[0]?.reason;
   const detail = (errorMessage(body) ?? raw).slice(0, 500);
   const message = `YouTube answered ${response.status}${reason ? ` (${reason})` : ''}${detail ? `: ${detail}` : ''}`;

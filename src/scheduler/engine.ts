@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import type { Services } from '../app.ts';
 import type { ChannelRow, PostRow } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
+import { deadline } from '../lib/deadline.ts';
 import { PublishError, type MediaRef, type Provider, type PublishChannel, type PublishContext, type PublishResult } from '../providers/types.ts';
 import { publishRefs } from '../media/refs.ts';
 import { channelEventData, postEventData } from '../domain/events.ts';
@@ -17,6 +18,7 @@ import { listenForDue } from './due-signal.ts';
 import { Pacing } from './pacing.ts';
 import { SuccessDigest } from './success-digest.ts';
 import { WorkLoop } from './work-loop.ts';
+import { engineQueries, type EngineQueries } from './engine-queries.ts';
 import { TokenKeeper, ReconnectNeeded } from './tokens.ts';
 
 export interface EngineOptions {
@@ -33,6 +35,9 @@ export interface EngineOptions {
   /** Longest a whole publish may take (uploads included); each request has its own shorter timeout. */
   publishTimeoutMs?: number;
 }
+
+/** Longest a look on the network for a post of unknown fate may take. */
+const FIND_TIMEOUT_MS = 60_000;
 
 export const UNKNOWN_OUTCOME =
   'Herald stopped while this post was being sent, so it may have been published. Check the channel before retrying.';
@@ -60,6 +65,7 @@ export class Engine {
   private readonly tokens: TokenKeeper;
   private readonly successes: SuccessDigest;
   private readonly loop: WorkLoop<PostRow>;
+  private readonly queries: EngineQueries;
   private unlisten?: () => Promise<void>;
 
   constructor(
@@ -70,6 +76,7 @@ export class Engine {
     this.retryDeadlineMs = options.retryDeadlineMs ?? services.config.retryDeadlineMs;
     this.publishTimeoutMs = options.publishTimeoutMs ?? 30 * 60_000;
     this.pacing = new Pacing(services.store, services.rateLimiter);
+    this.queries = engineQueries(services.store.db);
     this.tokens = new TokenKeeper(services, this.pacing, this.worker);
     this.successes = new SuccessDigest(services.notifications, options.successDigestMs ?? 10_000);
     this.loop = new WorkLoop({
@@ -114,7 +121,7 @@ export class Engine {
 
   private async publish(item: PostRow): Promise<void> {
     const db = this.services.store.db;
-    const channel = await db.selectFrom('channels').selectAll().where('id', '=', item.channel_id).executeTakeFirst();
+    const [channel] = await this.queries.channel({ id: item.channel_id });
     if (!channel || channel.deleted_at !== null) return this.fail(item, 'The channel was removed before this post went out.');
     const provider = this.services.channels.providerOrUndefined(channel);
     if (!provider) return this.fail(item, `This server no longer has the "${channel.provider}" network, so the post cannot go out.`, { channel });
@@ -127,7 +134,8 @@ export class Engine {
       return err.kind === 'retryable' ? this.retryOrFail(item, err.message) : this.fail(item, err.message, { channel });
     }
 
-    const unfinished = await db.selectFrom('post_attempts').select('id').where('post_id', '=', item.id).where('outcome', '=', 'sending').executeTakeFirst();
+    // Claiming counts attempts: only an item claimed before can have an attempt that never finished.
+    const [unfinished] = item.attempts > 1 ? await this.queries.unfinishedAttempt({ post: item.id }) : [];
     if (unfinished) {
       await db.updateTable('post_attempts').set({ outcome: 'unknown', finished_at: Date.now(), detail: 'worker stopped while sending' }).where('id', '=', unfinished.id).execute();
       return this.afterUnknown(job, UNKNOWN_OUTCOME);
@@ -157,18 +165,18 @@ export class Engine {
 
   /** The thread and its media, as the adapter will see them. */
   private async load(item: PostRow, channel: ChannelRow, provider: Provider): Promise<Job> {
-    const thread = await this.services.store.db.selectFrom('posts').selectAll().where('group_id', '=', item.group_id).where('deleted_at', 'is', null).orderBy('thread_index').execute();
+    const thread = await this.queries.thread({ group: item.group_id });
     const ids = thread.flatMap((p) => (JSON.parse(p.media) as { id: string }[]).map((m) => m.id));
     const media = await publishRefs(this.services, ids, provider.rules.media);
     return { item, channel, provider, thread, media };
   }
 
-  private context(job: Job, channel: PublishChannel): PublishContext {
+  private context(job: Job, channel: PublishChannel, signal: AbortSignal): PublishContext {
     const { item, thread, media } = job;
     const refs = (row: PostRow): MediaRef[] => (JSON.parse(row.media) as { id: string }[]).flatMap((m) => media.get(m.id) ?? []);
     const parent = item.parent_id ? thread.find((p) => p.id === item.parent_id) : undefined;
     return {
-      ...this.services.network(job.provider, AbortSignal.timeout(this.publishTimeoutMs)),
+      ...this.services.network(job.provider, signal),
       channel,
       item: {
         postId: item.id,
@@ -195,7 +203,8 @@ export class Engine {
       return this.tokenTrouble(job, err);
     }
     for (let refreshed = false; ; refreshed = true) {
-      const ctx = this.context(job, channel);
+      const limit = deadline(this.publishTimeoutMs);
+      const ctx = this.context(job, channel, limit.signal);
       const attempt = await this.beginAttempt(item);
       // Changed or deleted since it was claimed: the change released it, nothing to send.
       if (!attempt) return;
@@ -203,6 +212,7 @@ export class Engine {
       try {
         result = await provider.publish(ctx);
       } catch (err) {
+        limit.clear();
         const failure = err instanceof PublishError ? err : new PublishError('unknown', UNKNOWN_OUTCOME);
         if (failure.kind === 'unknown') {
           await attempt('unknown', failure.message);
@@ -221,6 +231,7 @@ export class Engine {
         if (failure.kind === 'retryable') return this.retryOrFail(item, failure.message, failure.retryAfterMs);
         return this.fail(item, failure.message, { channel: job.channel });
       }
+      limit.clear();
       await attempt('published', result.releaseUrl ?? result.releaseId);
       return this.published(job, result);
     }
@@ -240,7 +251,7 @@ export class Engine {
       WHERE EXISTS (SELECT 1 FROM posts WHERE id = ${item.id} AND version = ${item.version} AND deleted_at IS NULL AND lease_owner = ${this.worker})`.execute(db);
     if (Number(inserted.numAffectedRows ?? 0) === 0) return undefined;
     return async (outcome, detail) => {
-      await db.updateTable('post_attempts').set({ outcome, detail, finished_at: Date.now() }).where('id', '=', id).execute();
+      await this.queries.finishAttempt({ id, outcome, detail, at: Date.now() });
     };
   }
 
@@ -254,8 +265,9 @@ export class Engine {
     if (provider.findPublished) {
       try {
         // A fresh context: the publish's own deadline may be what ran out.
-        const context = this.context(job, await this.tokens.fresh(provider, job.channel));
-        const found = await provider.findPublished(context);
+        const limit = deadline(FIND_TIMEOUT_MS);
+        const context = this.context(job, await this.tokens.fresh(provider, job.channel), limit.signal);
+        const found = await provider.findPublished(context).finally(() => limit.clear());
         if (found) return this.published(job, found);
         return this.fail(item, `${message} ${provider.name} does not show it yet.`, { channel: job.channel });
       } catch {
@@ -294,11 +306,7 @@ export class Engine {
     const { item, thread, channel } = job;
     const db = this.services.store.db;
     const now = Date.now();
-    await db
-      .updateTable('posts')
-      .set({ state: 'PUBLISHED', release_id: result.releaseId, release_url: result.releaseUrl ?? null, error: null, lease_owner: null, lease_until: null, updated_at: now })
-      .where('id', '=', item.id)
-      .execute();
+    await this.queries.markPublished({ id: item.id, releaseId: result.releaseId, releaseUrl: result.releaseUrl ?? null, at: now });
     // The next reply is due its delay after this one went out.
     const next = thread.find((p) => p.parent_id === item.id);
     if (next) {

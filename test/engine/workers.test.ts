@@ -29,10 +29,23 @@ function startWorker(herald: TestHerald): ChildProcess {
       HERALD_LEASE_SECONDS: String(LEASE_SECONDS),
       HERALD_LOG_LEVEL: 'warn',
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  child.stdout!.resume();
   child.stderr!.on('data', (chunk) => process.stderr.write(`[worker ${child.pid}] ${chunk}`));
   return child;
+}
+
+/** Resolves once the worker says it runs. */
+function running(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk) => {
+      seen += chunk;
+      if (seen.includes('worker is running')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before it ran`)));
+  });
 }
 
 async function stopWorker(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -86,9 +99,21 @@ for (const store of await testStores()) {
       await receiver.close();
     });
 
+    it('a worker with nothing to do stays up and publishes what is queued later', async () => {
+      const channel = await addWebhookChannel(account, {}, `${receiver.url}?later`);
+      const worker = startWorker(herald);
+      workers.push(worker);
+      await running(worker);
+      const [created] = await createPosts(account, postBody('schedule', [entry(channel.id, ['queued after the worker started'])], { date: new Date(Date.now() + 1_500).toISOString() }));
+      await eventually(async () => (receiver.deliveries.some((d) => d.headers['webhook-id'] === created.postId) ? true : undefined), 20_000, 'the later post');
+      assert.equal(worker.exitCode, null, 'the worker is still running');
+      await stopWorker(worker);
+    });
+
     it('kill -9 in the middle of 2,000 posts: another worker finishes; none stays QUEUE, none is delivered twice', async () => {
       const channel = await addWebhookChannel(account, {}, `${receiver.url}?crash`);
       const ids = await queuePosts(account, channel.id, 2_000, 'crash');
+      await Promise.all(workers.splice(0).map((w) => stopWorker(w)));
       const first = startWorker(herald);
       workers.push(first);
       await eventually(async () => (receiver.deliveries.length >= 300 ? true : undefined), 60_000, 'the first worker to be busy');

@@ -54,6 +54,17 @@ for (const store of await testStores()) {
       assert.equal((await listedChannel(account, channelId)).profile, `https://www.linkedin.com/company/${page.vanityName}`);
     });
 
+    it('the pages tool lists the pages the member may post for', async () => {
+      const listed = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'pages' });
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      assert.deepEqual(
+        listed.body.output.map((p: { name: string }) => p.name),
+        ['Herald Inc', 'Side Project'],
+      );
+      const calls = fake.calls('GET /rest/organizationAcls');
+      assert.equal(calls.at(-1)!.headers.authorization, calls[0].headers.authorization, 'with the token stored when the channel was connected');
+    });
+
     it('publishes text and an image as the organization', async () => {
       const png = await uploadPng(account, herald);
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Page news', media: [png] }], settings));

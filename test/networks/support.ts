@@ -5,39 +5,50 @@
  */
 import assert from 'node:assert/strict';
 import { eventually, PNG_1x1, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { entry, postBody, type ItemInput } from '../helpers/api-fixtures.ts';
 
-export interface Item {
-  content: string;
+/** A thread item: `media` (uploads) or `image` (as the API names it), and a delay. */
+export interface Item extends ItemInput {
   media?: { id: string; path: string }[];
 }
 
 /** POST /posts type "now" with one thread on one channel; returns the post id. */
-export async function publishNow(account: TestAccount, channelId: string, items: (string | Item)[], settings: Record<string, unknown> = {}): Promise<string> {
-  const created = await account.call('POST', '/posts', {
-    type: 'now',
-    date: new Date().toISOString(),
-    shortLink: false,
-    tags: [],
-    posts: [
-      {
-        integration: { id: channelId },
-        value: items.map((i) => (typeof i === 'string' ? { content: i, image: [] } : { content: i.content, image: (i.media ?? []).map(({ id, path }) => ({ id, path })) })),
-        settings,
-      },
-    ],
-  });
+export async function publishNow(account: TestAccount, channelId: string, items: (string | Item)[], settings?: Record<string, unknown>): Promise<string> {
+  const values = items.map((i) => (typeof i === 'string' ? i : { content: i.content, delay: i.delay, id: i.id, image: (i.image ?? i.media ?? []).map(({ id, path }) => ({ id, path })) }));
+  const created = await account.call('POST', '/posts', postBody('now', [entry(channelId, values, settings ? { settings } : {})], { date: new Date().toISOString() }));
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body[0].postId;
 }
 
-/** The post once every item is PUBLISHED or one is in ERROR. */
-export async function settled(account: TestAccount, postId: string, ms = 15_000): Promise<any> {
+// Errors and release ids are strings once settled (or null); tests compare them as such.
+export interface SettledItem {
+  id: string;
+  state: string;
+  error: any;
+  releaseId: any;
+  releaseURL: any;
+  attempts: { outcome: string; detail: any }[];
+  [field: string]: any;
+}
+
+/** GET /posts/{id}, with its thread. */
+export interface Settled {
+  id: string;
+  state: string;
+  error: any;
+  releaseId: any;
+  releaseURL: any;
+  thread: SettledItem[];
+  [field: string]: any;
+}
+
+/** GET /posts/{id} once every item of the thread is PUBLISHED or ERROR. */
+export async function settled(account: TestAccount, postId: string, ms = 15_000): Promise<Settled> {
   return eventually(
     async () => {
       const r = await account.call('GET', `/posts/${postId}`);
       assert.equal(r.status, 200, JSON.stringify(r.body));
-      const states: string[] = r.body.thread.map((t: { state: string }) => t.state);
-      return states.every((s) => s === 'PUBLISHED') || states.includes('ERROR') ? r.body : undefined;
+      return r.body.thread.every((t: { state: string }) => t.state === 'PUBLISHED' || t.state === 'ERROR') ? r.body : undefined;
     },
     ms,
     `post ${postId} settled`,
@@ -71,5 +82,7 @@ export async function uploadMp4(account: TestAccount, herald: TestHerald, size: 
 export async function listedChannel(account: TestAccount, id: string): Promise<any> {
   const list = await account.call('GET', '/integrations');
   assert.equal(list.status, 200);
-  return list.body.find((c: { id: string }) => c.id === id);
+  const found = list.body.find((c: { id: string }) => c.id === id);
+  assert.ok(found, `channel ${id} is listed`);
+  return found;
 }

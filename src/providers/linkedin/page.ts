@@ -64,4 +64,14 @@ export const linkedinPage: Provider = {
 
   refresh: refreshTokens,
   publish: publishPost,
+
+  tools: {
+    pages: {
+      description: 'List the LinkedIn pages this member may post for (to connect another one: GET /social/linkedin-page).',
+      async run(ctx) {
+        const { accessToken } = ctx.channel.config as unknown as LinkedInConfig;
+        return pages(ctx, accessToken!);
+      },
+    },
+  },
 };

@@ -1,0 +1,27 @@
+/**
+ * A signal that aborts after `ms` (or with `parent`), and a way to drop its timer
+ * once the work is done. Cheaper than AbortSignal.timeout/any, which register
+ * every signal for transfer and garbage-collection tracking: this runs for every
+ * post published.
+ */
+export interface Deadline {
+  signal: AbortSignal;
+  /** The work is over: the timer goes and the parent is no longer watched. */
+  clear(): void;
+}
+
+export function deadline(ms: number, parent?: AbortSignal): Deadline {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), ms);
+  timer.unref?.();
+  const onParentAbort = () => controller.abort(parent!.reason);
+  if (parent?.aborted) controller.abort(parent.reason);
+  else parent?.addEventListener('abort', onParentAbort, { once: true });
+  return {
+    signal: controller.signal,
+    clear() {
+      clearTimeout(timer);
+      parent?.removeEventListener('abort', onParentAbort);
+    },
+  };
+}
