@@ -19,6 +19,8 @@ function keepRefreshToken(previous: Record<string, unknown>, next: Record<string
 }
 
 const CONNECT_TIMEOUT_MS = 30_000;
+/** Decrypted channel configurations kept in memory (by ciphertext). */
+const OPENED_CONFIGS = 1_000;
 
 /** A network that refuses the credentials is the user's 400; one that cannot be reached is a 502. */
 export function connectFailure(provider: Provider, err: unknown): unknown {
@@ -83,6 +85,7 @@ function view(row: ChannelWithCustomer): ChannelView {
 
 export class Channels {
   /** GET /integrations is called by every client at start, so its queries are compiled once. */
+  private readonly opened = new Map<string, string>();
   private readonly listAll;
   private readonly listOfCustomer;
 
@@ -145,9 +148,23 @@ export class Channels {
     return provider;
   }
 
-  /** What an adapter sees of a channel: its decrypted configuration. */
+  /** What an adapter sees of a channel: its decrypted configuration (a fresh copy each time). */
   publishView(row: ChannelRow): PublishChannel {
-    return { id: row.id, name: row.name, externalId: row.external_id, config: JSON.parse(this.box.decrypt(row.config_sealed)) };
+    return { id: row.id, name: row.name, externalId: row.external_id, config: JSON.parse(this.openConfig(row.config_sealed)) };
+  }
+
+  /**
+   * The engine opens a channel's sealed configuration for every post; the same
+   * ciphertext always opens to the same text, so recent ones are remembered.
+   */
+  private openConfig(sealed: string): string {
+    let text = this.opened.get(sealed);
+    if (text === undefined) {
+      text = this.box.decrypt(sealed);
+      if (this.opened.size >= OPENED_CONFIGS) this.opened.delete(this.opened.keys().next().value!);
+      this.opened.set(sealed, text);
+    }
+    return text;
   }
 
   private async checkCustomer(accountId: string, customerId: string | null | undefined, path: string): Promise<void> {

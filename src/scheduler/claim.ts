@@ -3,6 +3,8 @@
  * this worker and returns them. An item is due when its time has come, nobody
  * holds a live lease on it, and (for replies) the item it answers is published.
  * PostgreSQL skips rows other workers are claiming; SQLite serialises writers.
+ * Ordered by due time alone, so the (state, publish_at) index yields the first
+ * rows without sorting the whole queue (a reply is never due before its parent).
  */
 import { sql } from 'kysely';
 import type { Store } from '../db/index.ts';
@@ -17,7 +19,7 @@ export async function claimDue(store: Store, worker: string, limit: number, leas
       WHERE p.state = 'QUEUE' AND p.deleted_at IS NULL AND p.publish_at <= ${now}
         AND (p.lease_until IS NULL OR p.lease_until < ${now})
         AND (p.parent_id IS NULL OR EXISTS (SELECT 1 FROM posts q WHERE q.id = p.parent_id AND q.state = 'PUBLISHED'))
-      ORDER BY p.publish_at, p.thread_index
+      ORDER BY p.publish_at
       LIMIT ${limit}
       ${lock}
     )

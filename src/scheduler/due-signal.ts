@@ -17,13 +17,16 @@ export async function announceDue(store: Store, at: number): Promise<void> {
 }
 
 /**
- * Listens for announcements until the returned function is called. The
- * connection is re-opened when it drops; a missed NOTIFY costs at most one poll.
+ * Listens for announcements until `stop` is called; `listening` resolves once the
+ * first LISTEN is in place. The connection is re-opened when it drops; a missed
+ * NOTIFY costs at most one poll.
  */
-export function listenForDue(databaseUrl: string, onDue: (at: number) => void): () => Promise<void> {
+export function listenForDue(databaseUrl: string, onDue: (at: number) => void): { stop: () => Promise<void>; listening: Promise<void> } {
   let client: pg.Client | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
+  let nowListening = () => {};
+  const listening = new Promise<void>((resolve) => (nowListening = resolve));
   const connect = async () => {
     const c = new pg.Client({ connectionString: databaseUrl });
     c.on('error', () => {});
@@ -38,6 +41,7 @@ export function listenForDue(databaseUrl: string, onDue: (at: number) => void): 
       await c.connect();
       await c.query(`LISTEN ${CHANNEL}`);
       client = c;
+      nowListening();
       if (stopped) await c.end();
       // Whatever was announced while we were away is found by looking now.
       else onDue(Date.now());
@@ -47,9 +51,12 @@ export function listenForDue(databaseUrl: string, onDue: (at: number) => void): 
     }
   };
   void connect();
-  return async () => {
-    stopped = true;
-    clearTimeout(retry);
-    await client?.end().catch(() => {});
+  return {
+    listening,
+    stop: async () => {
+      stopped = true;
+      clearTimeout(retry);
+      await client?.end().catch(() => {});
+    },
   };
 }

@@ -67,6 +67,8 @@ export class Engine {
   private readonly loop: WorkLoop<PostRow>;
   private readonly queries: EngineQueries;
   private unlisten?: () => Promise<void>;
+  /** Resolves once this engine hears other processes' announcements (PostgreSQL). */
+  listening: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly services: Services,
@@ -93,7 +95,11 @@ export class Engine {
     this.loop.start();
     this.services.wake = (at) => this.wake(at);
     // Other processes (API servers, workers) announce due work on PostgreSQL.
-    if (this.services.config.databaseUrl) this.unlisten = listenForDue(this.services.config.databaseUrl, (at) => this.wake(at));
+    if (this.services.config.databaseUrl) {
+      const listener = listenForDue(this.services.config.databaseUrl, (at) => this.wake(at));
+      this.unlisten = listener.stop;
+      this.listening = listener.listening;
+    }
   }
 
   /** Stops claiming; resolves when the items in hand are finished. */

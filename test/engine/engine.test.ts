@@ -10,6 +10,8 @@ import { testStores } from '../helpers/stores.ts';
 import { addWebhookChannel, assertError, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 import { startTestnet, type TestnetFake } from '../fakes/testnet.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+import { createServices, type Services } from '../../src/app.ts';
+import { Engine } from '../../src/scheduler/engine.ts';
 
 const MINUTE = 60_000;
 
@@ -289,4 +291,35 @@ for (const store of await testStores()) {
       assert.ok(post.thread[0].attempts.every((a: any) => a.outcome === 'retry' || a.outcome === 'failed'));
     });
   });
+
+  if (store === 'postgres') {
+    describe('engines in other processes hear of posts due now (postgres)', () => {
+      let api: TestHerald;
+      let worker: { services: Services; engine: Engine } | undefined;
+      let receiver: WebhookReceiver;
+      before(async () => {
+        receiver = await startWebhookReceiver();
+        api = await startHerald('postgres');
+      });
+      after(async () => {
+        await worker?.engine.stop();
+        await worker?.services.close();
+        await api.close();
+        await receiver.close();
+      });
+
+      it('a post made "now" on an API server is published by a worker elsewhere at once, not at its next poll', async () => {
+        // The worker looks at the queue only once a minute: only the announcement can wake it in time.
+        const services = await createServices(api.services.config);
+        const engine = new Engine(services, { pollMs: 60_000 });
+        worker = { services, engine };
+        engine.start();
+        await engine.listening;
+        const account = await api.newAccount();
+        const channel = await addWebhookChannel(account, {}, `${receiver.url}?notify`);
+        const [created] = await createPosts(account, postBody('now', [entry(channel.id, ['announced'])]));
+        await eventually(async () => (receiver.deliveries.some((d) => d.headers['webhook-id'] === created.postId) ? true : undefined), 15_000, 'the announced post');
+      });
+    });
+  }
 }
