@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Services } from '../app.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Finished } from '../domain/connections.ts';
-import { escapeHtml, htmlPage } from '../lib/html.ts';
+import { errorBox, escapeHtml, hiddenFields, sendPage } from './oauth/pages.ts';
 import { sendError } from './errors.ts';
 import { installFormParser } from './form-body.ts';
 
@@ -25,24 +25,22 @@ function answer(request: FastifyRequest, reply: FastifyReply, result: Finished) 
       : reply.send({ connected: false, state: result.state, choices: result.choices });
   }
   if (result.kind === 'connected') {
-    return reply
-      .type('text/html')
-      .send(htmlPage(`${result.provider.name} connected`, `<p>The channel <strong>${escapeHtml(result.name)}</strong> is connected. You can close this window.</p>`));
+    return sendPage(reply, 200, `${result.provider.name} connected`, `<h1>${escapeHtml(result.provider.name)} connected</h1><p>The channel <strong>${escapeHtml(result.name)}</strong> is connected. You can close this window.</p>`);
   }
   const items = result.choices
     .map(
       (c) =>
-        `<li><form method="post" action="/connect/${escapeHtml(result.provider.identifier)}/choose"><input type="hidden" name="state" value="${escapeHtml(result.state)}"><input type="hidden" name="index" value="${c.index}">` +
-        `${c.picture ? `<img src="${escapeHtml(c.picture)}" alt="">` : ''}<button type="submit">${escapeHtml(c.name)}</button></form></li>`,
+        `<li><form method="post" action="/connect/${escapeHtml(result.provider.identifier)}/choose">${hiddenFields({ state: result.state, index: String(c.index) })}` +
+        `<button type="submit">${escapeHtml(c.name)}</button></form></li>`,
     )
     .join('');
-  return reply.type('text/html').send(htmlPage(`Pick a ${result.provider.name} account`, `<p>Which one should Herald publish to?</p><ul>${items}</ul>`));
+  return sendPage(reply, 200, `Pick a ${result.provider.name} account`, `<h1>Pick a ${escapeHtml(result.provider.name)} account</h1><p>Which one should Herald publish to?</p><ul>${items}</ul>`);
 }
 
 function failure(request: FastifyRequest, reply: FastifyReply, err: unknown) {
   if (!(err instanceof ApiError)) throw err;
   if (wantsJson(request)) return sendError(reply, err);
-  return reply.code(err.statusCode).type('text/html').send(htmlPage('The channel was not connected', `<p class="error">${escapeHtml(err.message)}</p>`));
+  return sendPage(reply, err.statusCode, 'The channel was not connected', `<h1>The channel was not connected</h1>${errorBox(err.message)}`);
 }
 
 export function connectRoutes(services: Services): FastifyPluginAsyncZod {

@@ -98,20 +98,39 @@ export function eventPayload(type: string, data: Record<string, unknown>, now: n
   return JSON.stringify({ type, timestamp: iso(now), data });
 }
 
+/** How long an account's endpoint list is remembered, and for how many accounts. */
+const SUBSCRIBERS_TTL_MS = 1_000;
+const SUBSCRIBERS_CACHED = 10_000;
+
 export class Webhooks {
   /** Tells the local dispatcher that a delivery is due at `at`; the dispatcher replaces this no-op when it runs here. */
   wake: (at: number) => void = () => {};
   /** Asked on every post change, so compiled once. */
-  private readonly subscribers;
+  private readonly subscribersQuery;
+  /**
+   * Each account's live endpoints, remembered briefly: every post published asks.
+   * Changes made here apply at once; changes made by another process within
+   * SUBSCRIBERS_TTL_MS.
+   */
+  private readonly recent = new Map<string, { at: number; rows: Pick<WebhookRow, 'id' | 'account_id' | 'events'>[] }>();
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly box: SecretBox,
     private readonly outbound: OutboundGuard,
   ) {
-    this.subscribers = hotQuery<{ account: string }, Pick<WebhookRow, 'id' | 'account_id' | 'events'>>(db, ['account'], (p) =>
+    this.subscribersQuery = hotQuery<{ account: string }, Pick<WebhookRow, 'id' | 'account_id' | 'events'>>(db, ['account'], (p) =>
       db.selectFrom('webhooks').select(['id', 'account_id', 'events']).where('account_id', '=', p.account).where('deleted_at', 'is', null).where('disabled', '=', 0),
     );
+  }
+
+  private async subscribers(accountId: string, now = Date.now()): Promise<Pick<WebhookRow, 'id' | 'account_id' | 'events'>[]> {
+    const known = this.recent.get(accountId);
+    if (known && now - known.at < SUBSCRIBERS_TTL_MS) return known.rows;
+    const rows = await this.subscribersQuery({ account: accountId });
+    if (this.recent.size >= SUBSCRIBERS_CACHED) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(accountId, { at: now, rows });
+    return rows;
   }
 
   private async row(accountId: string, id: string): Promise<WebhookRow> {
@@ -160,6 +179,7 @@ export class Webhooks {
       deleted_at: null,
     };
     await this.db.insertInto('webhooks').values(row).execute();
+    this.recent.delete(accountId);
     return { webhook: view(row), secret };
   }
 
@@ -172,6 +192,7 @@ export class Webhooks {
     if (input.name !== undefined) set.name = input.name;
     if (input.disabled !== undefined) set.disabled = input.disabled ? 1 : 0;
     await this.db.updateTable('webhooks').set(set).where('id', '=', id).where('account_id', '=', accountId).execute();
+    this.recent.delete(accountId);
     return this.get(accountId, id);
   }
 
@@ -188,6 +209,7 @@ export class Webhooks {
         .where('state', '=', 'pending')
         .execute();
     });
+    this.recent.delete(accountId);
   }
 
   /** Where and with which secret to send, for endpoints not deleted; deleted ones are absent. */
@@ -203,7 +225,7 @@ export class Webhooks {
    */
   async record(accountId: string, events: { type: WebhookEvent; data: Record<string, unknown> }[], now = Date.now()): Promise<number> {
     if (events.length === 0) return 0;
-    const endpoints = await this.subscribers({ account: accountId });
+    const endpoints = await this.subscribers(accountId, now);
     if (endpoints.length === 0) return 0;
     const rows: WebhookDeliveryRow[] = [];
     for (const { type, data } of events) {
