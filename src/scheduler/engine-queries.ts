@@ -14,8 +14,17 @@ export function engineQueries(db: Kysely<Database>) {
     thread: hotQuery<{ group: string }, PostRow>(db, ['group'], (p) =>
       db.selectFrom('posts').selectAll().where('group_id', '=', p.group).where('deleted_at', 'is', null).orderBy('thread_index'),
     ),
-    unfinishedAttempt: hotQuery<{ post: string }, { id: string }>(db, ['post'], (p) =>
-      db.selectFrom('post_attempts').select('id').where('post_id', '=', p.post).where('outcome', '=', 'sending'),
+    /**
+     * An attempt whose fate nobody settled: still 'sending' (its worker died), or
+     * 'unknown' since the post last changed (its worker died before failing the post;
+     * a retry or an edit by the user changes the post and so lets it go again).
+     */
+    unsettledAttempt: hotQuery<{ post: string; since: number }, { id: string; outcome: string }>(db, ['post', 'since'], (p) =>
+      db
+        .selectFrom('post_attempts')
+        .select(['id', 'outcome'])
+        .where('post_id', '=', p.post)
+        .where((eb) => eb.or([eb('outcome', '=', 'sending'), eb.and([eb('outcome', '=', 'unknown'), eb('finished_at', '>=', p.since)])])),
     ),
     finishAttempt: hotQuery<{ id: string; outcome: string; detail: string | null; at: number }, never>(db, ['id', 'outcome', 'detail', 'at'], (p) =>
       db.updateTable('post_attempts').set({ outcome: p.outcome, detail: p.detail, finished_at: p.at }).where('id', '=', p.id),

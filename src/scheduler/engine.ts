@@ -67,6 +67,7 @@ export class Engine {
   private readonly loop: WorkLoop<PostRow>;
   private readonly queries: EngineQueries;
   private unlisten?: () => Promise<void>;
+  private claims = 0;
   /** Resolves once this engine hears other processes' announcements (PostgreSQL). */
   listening: Promise<void> = Promise.resolve();
 
@@ -85,7 +86,9 @@ export class Engine {
       name: 'engine',
       concurrency: options.concurrency ?? services.config.workerConcurrency,
       pollMs: options.pollMs ?? 5_000,
-      claim: (limit) => claimDue(services.store, this.worker, limit, this.leaseMs),
+      // Every claim holds its items under its own name, so an item claimed again (its lease ran
+      // out while it waited here, or a worker died) can no longer be sent by the earlier claim.
+      claim: (limit) => claimDue(services.store, `${this.worker}#${++this.claims}`, limit, this.leaseMs),
       handle: (item) => this.handle(item),
       nextDue: () => nextWakeUp(services.store),
     });
@@ -116,14 +119,20 @@ export class Engine {
   }
 
   private async handle(item: PostRow): Promise<void> {
+    // The lease is renewed for as long as this worker works on the item (large uploads
+    // take longer than a lease); only a dead worker's items are taken over.
+    const heartbeat = setInterval(() => void this.renewLease(item).catch(() => {}), this.leaseMs / 3);
     try {
       await this.publish(item);
     } catch (err) {
       // Anything unexpected: the attempt's fate is unknown, so it must not be repeated blindly.
       console.error(`engine: publishing ${item.id} failed unexpectedly:`, (err as Error).message);
       await this.fail(item, UNKNOWN_OUTCOME).catch(() => {});
+    } finally {
+      clearInterval(heartbeat);
     }
   }
+
 
   private async publish(item: PostRow): Promise<void> {
     const db = this.services.store.db;
@@ -141,9 +150,11 @@ export class Engine {
     }
 
     // Claiming counts attempts: only an item claimed before can have an attempt that never finished.
-    const [unfinished] = item.attempts > 1 ? await this.queries.unfinishedAttempt({ post: item.id }) : [];
-    if (unfinished) {
-      await db.updateTable('post_attempts').set({ outcome: 'unknown', finished_at: Date.now(), detail: 'worker stopped while sending' }).where('id', '=', unfinished.id).execute();
+    const [unsettled] = item.attempts > 1 ? await this.queries.unsettledAttempt({ post: item.id, since: item.updated_at }) : [];
+    if (unsettled) {
+      if (unsettled.outcome === 'sending') {
+        await db.updateTable('post_attempts').set({ outcome: 'unknown', finished_at: Date.now(), detail: 'worker stopped while sending' }).where('id', '=', unsettled.id).execute();
+      }
       return this.afterUnknown(job, UNKNOWN_OUTCOME);
     }
     if (channel.disabled) return this.fail(item, `Channel "${channel.name}" is disabled; enable it and retry the post.`, { channel });
@@ -155,18 +166,15 @@ export class Engine {
       if (permit.retryAt > item.publish_at + this.retryDeadlineMs) return this.fail(item, `Not published: ${permit.reason}.`, { channel });
       return this.defer(item, permit.retryAt);
     }
-    // Large uploads take longer than a lease: the lease is renewed while this worker is alive.
-    const heartbeat = setInterval(() => void this.renewLease(item).catch(() => {}), this.leaseMs / 3);
     try {
       await this.send(job);
     } finally {
-      clearInterval(heartbeat);
       await permit.release();
     }
   }
 
   private async renewLease(item: PostRow): Promise<void> {
-    await this.services.store.db.updateTable('posts').set({ lease_until: Date.now() + this.leaseMs }).where('id', '=', item.id).where('lease_owner', '=', this.worker).execute();
+    await this.services.store.db.updateTable('posts').set({ lease_until: Date.now() + this.leaseMs }).where('id', '=', item.id).where('lease_owner', '=', item.lease_owner).execute();
   }
 
   /** The thread and its media, as the adapter will see them. */
@@ -238,8 +246,7 @@ export class Engine {
         return this.fail(item, failure.message, { channel: job.channel });
       }
       limit.clear();
-      await attempt('published', result.releaseUrl ?? result.releaseId);
-      return this.published(job, result);
+      return this.published(job, result, attempt.id);
     }
   }
 
@@ -248,17 +255,20 @@ export class Engine {
    * checks the post is still the version claimed, not deleted and still ours.
    * Returns how to record the end of the attempt, or undefined when the post changed.
    */
-  private async beginAttempt(item: PostRow): Promise<((outcome: string, detail: string | null) => Promise<void>) | undefined> {
+  private async beginAttempt(item: PostRow): Promise<(((outcome: string, detail: string | null) => Promise<void>) & { id: string }) | undefined> {
     const db = this.services.store.db;
     const id = newId();
     const inserted = await sql`
       INSERT INTO post_attempts (id, post_id, worker, started_at, finished_at, outcome, detail)
       SELECT ${id}, ${item.id}, ${this.worker}, ${Date.now()}, NULL, 'sending', NULL
-      WHERE EXISTS (SELECT 1 FROM posts WHERE id = ${item.id} AND version = ${item.version} AND deleted_at IS NULL AND lease_owner = ${this.worker})`.execute(db);
+      WHERE EXISTS (SELECT 1 FROM posts WHERE id = ${item.id} AND version = ${item.version} AND deleted_at IS NULL AND lease_owner = ${item.lease_owner})`.execute(db);
     if (Number(inserted.numAffectedRows ?? 0) === 0) return undefined;
-    return async (outcome, detail) => {
-      await this.queries.finishAttempt({ id, outcome, detail, at: Date.now() });
-    };
+    return Object.assign(
+      async (outcome: string, detail: string | null) => {
+        await this.queries.finishAttempt({ id, outcome, detail, at: Date.now() });
+      },
+      { id },
+    );
   }
 
   /**
@@ -292,7 +302,7 @@ export class Engine {
       .updateTable('posts')
       .set({ lease_owner: null, lease_until: Date.now() + wait, error: message })
       .where('id', '=', item.id)
-      .where('lease_owner', '=', this.worker)
+      .where('lease_owner', '=', item.lease_owner)
       .execute();
     this.wake(Date.now() + wait);
   }
@@ -303,16 +313,30 @@ export class Engine {
       .updateTable('posts')
       .set((eb) => ({ lease_owner: null, lease_until: at, attempts: eb('attempts', '-', 1) }))
       .where('id', '=', item.id)
-      .where('lease_owner', '=', this.worker)
+      .where('lease_owner', '=', item.lease_owner)
       .execute();
     this.wake(at);
   }
 
-  private async published(job: Job, result: PublishResult): Promise<void> {
+  /**
+   * Marks the item published, and its attempt with it in one transaction: a worker
+   * killed in between must leave either a finished post or an unfinished attempt
+   * (which the next worker treats as an unknown outcome), never a post that looks
+   * unsent behind an attempt that says it went out.
+   */
+  private async published(job: Job, result: PublishResult, attemptId?: string): Promise<void> {
     const { item, thread, channel } = job;
     const db = this.services.store.db;
     const now = Date.now();
-    await this.queries.markPublished({ id: item.id, releaseId: result.releaseId, releaseUrl: result.releaseUrl ?? null, at: now });
+    const mark = { id: item.id, releaseId: result.releaseId, releaseUrl: result.releaseUrl ?? null, at: now };
+    if (attemptId) {
+      await db.transaction().execute(async (tx) => {
+        await this.queries.finishAttempt({ id: attemptId, outcome: 'published', detail: result.releaseUrl ?? result.releaseId, at: now }, tx);
+        await this.queries.markPublished(mark, tx);
+      });
+    } else {
+      await this.queries.markPublished(mark);
+    }
     // The next reply is due its delay after this one went out.
     const next = thread.find((p) => p.parent_id === item.id);
     if (next) {
