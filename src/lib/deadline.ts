@@ -1,8 +1,8 @@
 /**
  * A signal that aborts after `ms` (or with `parent`), and a way to drop its timer
- * once the work is done. Cheaper than AbortSignal.timeout/any, which register
- * every signal for transfer and garbage-collection tracking: this runs for every
- * post published.
+ * once the work is done. Used instead of AbortSignal.any(…, AbortSignal.timeout()):
+ * on Node 20 the composite holds its sources weakly, so a timeout signal that was
+ * garbage-collected never fires; and this is cheaper, as it runs for every post.
  */
 export interface Deadline {
   signal: AbortSignal;

@@ -4,6 +4,7 @@
  * error text is what the user reads. Adapters stay about the network's API.
  */
 import type { OutboundBody, OutboundGuard } from '../lib/outbound.ts';
+import { deadline } from '../lib/deadline.ts';
 import { classifyFetchError, classifyStatus, readErrorBody } from './http-failures.ts';
 import { PublishError } from './types.ts';
 
@@ -70,7 +71,11 @@ export class NetworkHttp {
       headers['content-type'] ??= 'application/x-www-form-urlencoded';
       body = new URLSearchParams(Object.entries(request.form).filter((e): e is [string, string] => e[1] !== undefined)).toString();
     }
-    const signal = AbortSignal.any([this.signal, AbortSignal.timeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS)]);
+    // Not AbortSignal.any(…, AbortSignal.timeout()): on Node 20 the composite holds its
+    // sources weakly, so a collected timeout signal never fires. The timer here keeps
+    // its controller alive; it covers reading the body too, and aborting after the
+    // exchange is over does nothing.
+    const { signal } = deadline(request.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.signal);
     try {
       return (await this.outbound.fetch(withQuery(url, request.query), { method: request.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, signal, maxRedirects: 0 })) as unknown as Response;
     } catch (err) {
