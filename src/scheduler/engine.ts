@@ -319,17 +319,24 @@ export class Engine {
   }
 
   /**
-   * Marks the item published, then its attempt. In that order: a worker killed in
-   * between leaves a published post (never claimed again) behind an attempt still
-   * marked 'sending', never a post that looks unsent behind an attempt that says it
-   * went out.
+   * Marks the item published, and its attempt with it in one transaction: a worker
+   * killed in between must leave either a finished post or an unfinished attempt
+   * (which the next worker treats as an unknown outcome), never a post that looks
+   * unsent behind an attempt that says it went out.
    */
   private async published(job: Job, result: PublishResult, attemptId?: string): Promise<void> {
     const { item, thread, channel } = job;
     const db = this.services.store.db;
     const now = Date.now();
-    await this.queries.markPublished({ id: item.id, releaseId: result.releaseId, releaseUrl: result.releaseUrl ?? null, at: now });
-    if (attemptId) await this.queries.finishAttempt({ id: attemptId, outcome: 'published', detail: result.releaseUrl ?? result.releaseId, at: now });
+    const mark = { id: item.id, releaseId: result.releaseId, releaseUrl: result.releaseUrl ?? null, at: now };
+    if (attemptId) {
+      await db.transaction().execute(async (tx) => {
+        await this.queries.finishAttempt({ id: attemptId, outcome: 'published', detail: result.releaseUrl ?? result.releaseId, at: now }, tx);
+        await this.queries.markPublished(mark, tx);
+      });
+    } else {
+      await this.queries.markPublished(mark);
+    }
     // The next reply is due its delay after this one went out.
     const next = thread.find((p) => p.parent_id === item.id);
     if (next) {
