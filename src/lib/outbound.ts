@@ -164,7 +164,7 @@ export class OutboundGuard {
 
   /**
    * One request, no redirects followed, without fetch's streams machinery: for
-   * the hot paths that send small JSON bodies (webhook channels and deliveries).
+   * the hot path that sends small JSON bodies (the webhook channel's deliveries).
    */
   async post(raw: string, init: { headers: Record<string, string>; body: string; signal?: AbortSignal }): Promise<{ status: number; header(name: string): string | null; text(): Promise<string> }> {
     const url = this.checkUrl(raw);

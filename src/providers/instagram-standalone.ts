@@ -7,7 +7,7 @@
 import { PublishError, type NetworkContext, type Provider, type PublishContext } from './types.ts';
 import { Graph } from './meta/graph.ts';
 import { graphVersion } from './meta/facebook-login.ts';
-import { findOnInstagram, instagramRules, instagramSettings, publishInstagram, type InstagramAccount } from './meta/instagram-content.ts';
+import { findOnInstagram, instagramPacing, instagramRules, instagramSettings, publishInstagram, type InstagramAccount } from './meta/instagram-content.ts';
 import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow } from './meta/long-lived-token.ts';
 
 const NAME = 'Instagram';
@@ -43,8 +43,7 @@ export const instagramStandalone: Provider = {
   optionalSettings: ['API_VERSION'],
   settings: instagramSettings,
   rules: instagramRules,
-  // Instagram publishes at most 100 posts per account in 24 hours through the API.
-  pacing: { perChannel: { count: 100, windowMs: 24 * 60 * 60_000 } },
+  pacing: instagramPacing,
 
   oauth: {
     async start(ctx) {

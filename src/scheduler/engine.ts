@@ -398,7 +398,7 @@ export class Engine {
     });
     const root = item.root_id ?? item.id;
     if (options.notify !== false) await notifications.add(item.account_id, `A post could not be published: ${reason}`, `/api/public/v1/posts/${root}`);
-    const channel = options.channel ?? (await store.db.selectFrom('channels').selectAll().where('id', '=', item.channel_id).executeTakeFirst());
+    const channel = options.channel ?? (await this.queries.channel({ id: item.channel_id }))[0];
     if (channel) await events.emit(item.account_id, 'post.failed', postEventData({ ...item, state: 'ERROR', error: reason }, channel));
   }
 }

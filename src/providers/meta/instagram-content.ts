@@ -7,7 +7,7 @@
  * a thread become comments under the post.
  */
 import { z } from 'zod';
-import type { ContentRules, MediaRef, PublishContext, PublishResult, RuleItem } from '../types.ts';
+import type { ContentRules, MediaRef, Pacing, PublishContext, PublishResult, RuleItem } from '../types.ts';
 import { PublishError } from '../types.ts';
 import { findByText, waitForContainer, type Graph } from './graph.ts';
 
@@ -39,6 +39,9 @@ function check(item: RuleItem): { field: 'content' | 'image'; message: string }[
   if (mentions > 20) problems.push({ field: 'content', message: `has ${mentions} @mentions, but Instagram allows at most 20` });
   return problems;
 }
+
+/** Instagram publishes at most 100 posts per account in 24 hours through the API. */
+export const instagramPacing: Pacing = { perChannel: { count: 100, windowMs: 24 * 60 * 60_000 } };
 
 export const instagramRules: ContentRules = {
   maxLength: 2200,
