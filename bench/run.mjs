@@ -10,6 +10,7 @@
 //          --stores=sqlite,postgres  --no-start (skip `herald start` time and memory)
 //          --no-write (do not touch README.md)
 //          --profile=DIR (run the Herald servers under node --cpu-prof, profiles in DIR)
+//          --cases=integrations,posts,create (a subset, e.g. to profile one case; implies --no-write)
 import { spawn, execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -35,6 +36,7 @@ const WARMUP = 2;
 const SETTLE_AFTER_WARMUP_MS = 1_500;
 const CONNECTIONS = Number(options.connections ?? 50);
 let STORES = String(options.stores ?? 'sqlite,postgres').split(',');
+const SELECTED_CASES = String(options.cases ?? 'integrations,posts,create').split(',');
 const PROFILE_DIR = typeof options.profile === 'string' ? path.resolve(options.profile) : undefined;
 
 const CHANNELS = 5;
@@ -342,11 +344,9 @@ async function measureHerald(store) {
     const key = await createKey(deployment);
     const { channels, payloads } = await seed(deployment, key);
     const requests = caseRequests(`${deployment.url}/api/public/v1`, key, channels[0]);
-    const results = {
-      integrations: await load(`${store}: GET /integrations`, child.pid, requests.integrations),
-      posts: await load(`${store}: GET /posts (${LISTED_POSTS} posts)`, child.pid, requests.posts),
-      create: await load(`${store}: POST /posts`, child.pid, requests.create),
-    };
+    const labels = { integrations: 'GET /integrations', posts: `GET /posts (${LISTED_POSTS} posts)`, create: 'POST /posts' };
+    const results = {};
+    for (const name of SELECTED_CASES) results[name] = await load(`${store}: ${labels[name]}`, child.pid, requests[name]);
     const afterLoad = memoryOf(child.pid);
     console.log(`  ${store}: RSS after the load ${afterLoad.rssMb.toFixed(1)} MB (peak ${afterLoad.peakMb.toFixed(1)} MB)`);
     return { store, results, payloads, afterLoad, sizes: payloadSizes(payloads), createBodyBytes: Buffer.byteLength(requests.create.body) };
@@ -494,9 +494,11 @@ async function main() {
   let baseline;
   for (const store of STORES) {
     herald.push(await measureHerald(store));
+    if (options.cases) continue;
     // The baseline runs once, with the payloads of the first store.
     baseline ??= await measureBaseline(herald[0].payloads, herald[0].payloads.created[0].integration);
   }
+  if (options.cases) return; // a subset: the lines above are the result, no report
 
   info.loadEnd = os.loadavg()[0].toFixed(2);
   const text = report({ info, starts, herald, baseline });

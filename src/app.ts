@@ -61,11 +61,11 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   const box = createSecretBox(resolveSecret(config.secret, config.dataDir));
   const outbound = new OutboundGuard({ allowPrivateHosts: config.allowPrivateHosts, lookup: options.lookup, connectTimeoutMs: config.fetchConnectTimeoutMs });
   const storage = await createStorage(config);
-  const accounts = new Accounts(store.db, box);
+  const accounts = new Accounts(store.db, box, store.changes);
   const network = (provider: Provider, signal: AbortSignal = AbortSignal.timeout(60_000)) => networkContext(config, outbound, provider, signal);
-  const channels = new Channels(store.db, box, network);
+  const channels = new Channels(store.db, box, network, store.changes);
   const media = new Media(store.db, storage, config);
-  const webhooks = new Webhooks(store.db, box, outbound);
+  const webhooks = new Webhooks(store.db, box, outbound, store.changes);
   const events = new Events(webhooks);
   const services: Services = {
     config,

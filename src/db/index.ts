@@ -5,16 +5,18 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type SqliteDatabase as KyselySqlite, type SqliteStatement } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type PostgresPool, type PostgresPoolClient, type SqliteDatabase as KyselySqlite, type SqliteStatement } from 'kysely';
 import SqliteDatabase from 'libsql';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { connectionWatcher, fileChangeSignal, notifyChangeSignal, type ChangeSignal } from './changes.ts';
 import * as initial from './migrations/001_initial.ts';
 import * as pacing from './migrations/002_pacing.ts';
 import * as mediaVariants from './migrations/003_media.ts';
 import * as accounts from './migrations/004_accounts.ts';
 import * as connect from './migrations/005_connect.ts';
 import * as webhooks from './migrations/006_webhooks.ts';
+import * as changeTriggers from './migrations/007_change_triggers.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -23,6 +25,8 @@ export interface Store {
   dialect: Dialect;
   /** Where the data lives, for log lines (never includes a password). */
   description: string;
+  /** Changes to the tables that in-memory read caches hold, from every process. */
+  changes: ChangeSignal;
   close(): Promise<void>;
 }
 
@@ -37,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '004_accounts': accounts,
   '005_connect': connect,
   '006_webhooks': webhooks,
+  '007_change_triggers': changeTriggers,
 };
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {
@@ -44,13 +49,18 @@ export function openStore(options: { databaseUrl?: string; dataDir: string }): S
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     // An idle client that loses its connection must not crash the process.
     pool.on('error', () => {});
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const changes = notifyChangeSignal(options.databaseUrl);
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: watchingPool(pool, changes) }) });
     const where = new URL(options.databaseUrl);
     return {
       db,
       dialect: 'postgres',
       description: `PostgreSQL ${where.hostname}:${where.port || 5432}${where.pathname}`,
-      close: () => db.destroy(),
+      changes,
+      close: async () => {
+        await changes.close();
+        await db.destroy();
+      },
     };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
@@ -60,8 +70,41 @@ export function openStore(options: { databaseUrl?: string; dataDir: string }): S
   sqlite.exec('PRAGMA synchronous = NORMAL');
   sqlite.exec('PRAGMA busy_timeout = 5000');
   sqlite.exec('PRAGMA foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) });
-  return { db, dialect: 'sqlite', description: `SQLite ${file}`, close: () => db.destroy() };
+  const changes = fileChangeSignal(file);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite, connectionWatcher(changes)) }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    description: `SQLite ${file}`,
+    changes,
+    close: async () => {
+      await db.destroy();
+      await changes.close();
+    },
+  };
+}
+
+/** Pooled PostgreSQL connections whose writes to watched tables are signalled (see changes.ts). */
+function watchingPool(pool: pg.Pool, changes: ChangeSignal): PostgresPool {
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    const watch = connectionWatcher(changes);
+    // Kysely passes (sql, parameters), or a cursor object for .stream() (reads only; no cursor is configured here).
+    const query = ((sql: string, parameters: unknown[]) => {
+      if (typeof sql !== 'string') return client.query(sql as never);
+      return client.query(sql, parameters).finally(() => watch(sql));
+    }) as unknown as PostgresPoolClient['query'];
+    return { query, release: () => client.release() };
+  };
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let own = wrapped.get(client);
+      if (!own) wrapped.set(client, (own = wrap(client)));
+      return own;
+    },
+    end: () => pool.end(),
+  };
 }
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -74,7 +117,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * all()/run() step a statement to its end, so a reused statement never holds a
  * read snapshot open; iterate() (which a caller may stop early) gets its own.
  */
-function reusingStatements(sqlite: SqliteDatabase.Database): KyselySqlite {
+function reusingStatements(sqlite: SqliteDatabase.Database, watch: (sql: string) => void): KyselySqlite {
   const cache = new Map<string, SqliteStatement>();
   return {
     close: () => sqlite.close(),
@@ -83,7 +126,7 @@ function reusingStatements(sqlite: SqliteDatabase.Database): KyselySqlite {
       if (statement) {
         cache.delete(sql);
       } else {
-        statement = reusable(sqlite, sql);
+        statement = reusable(sqlite, sql, watch);
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
       }
       cache.set(sql, statement);
@@ -104,7 +147,7 @@ function asObjectModeValue(value: unknown): unknown {
  * more than the query itself on long lists (GET /posts). The rows are the same
  * objects: one field per column, in column order (a repeated name keeps the last).
  */
-function reusable(sqlite: SqliteDatabase.Database, sql: string): SqliteStatement {
+function reusable(sqlite: SqliteDatabase.Database, sql: string, watch: (sql: string) => void): SqliteStatement {
   const prepared = sqlite.prepare(sql);
   const reader = prepared.reader;
   const names = () => prepared.columns().map((c) => c.name);
@@ -113,7 +156,12 @@ function reusable(sqlite: SqliteDatabase.Database, sql: string): SqliteStatement
   return {
     reader,
     all: (parameters) => {
-      const rows = prepared.all(parameters) as unknown[][];
+      let rows: unknown[][];
+      try {
+        rows = prepared.all(parameters) as unknown[][];
+      } finally {
+        watch(sql);
+      }
       // SQLite prepares a statement again when another process changed the schema; `*` may then give other columns.
       if (rows.length > 0 && rows[0].length !== columns.length) columns = names();
       return rows.map((values) => {
@@ -122,7 +170,13 @@ function reusable(sqlite: SqliteDatabase.Database, sql: string): SqliteStatement
         return row;
       });
     },
-    run: (parameters) => prepared.run(parameters),
+    run: (parameters) => {
+      try {
+        return prepared.run(parameters);
+      } finally {
+        watch(sql);
+      }
+    },
     iterate: (parameters) => sqlite.prepare(sql).iterate(parameters) as IterableIterator<unknown>,
   };
 }

@@ -6,6 +6,8 @@
 import type { Kysely } from 'kysely';
 import type { Database, ApiKeyRow } from '../db/schema.ts';
 import { hotQuery } from '../db/hot-query.ts';
+import type { ChangeSignal } from '../db/changes.ts';
+import { ReadCache } from '../db/read-cache.ts';
 import { newId } from '../lib/ids.ts';
 import { randomToken, sha256, type SecretBox } from '../lib/secrets.ts';
 import { ApiError, notFound } from './errors.ts';
@@ -45,15 +47,23 @@ function summary(row: ApiKeyRow): KeySummary {
   };
 }
 
+type KeyLookup = Pick<ApiKeyRow, 'id' | 'account_id' | 'last_used_at' | 'scopes'>;
+
+/** Keys in use kept in memory (a revocation or rotation anywhere drops them). */
+const KNOWN_KEYS = 10_000;
+
 export class Accounts {
-  /** Every API request looks its key up, so this query is compiled once. */
+  /** Every API request looks its key up: compiled once, and kept until api_keys changes. */
   private readonly keyByHash;
+  private readonly keys: ReadCache<KeyLookup | undefined>;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly box: SecretBox,
+    changes: ChangeSignal,
   ) {
-    this.keyByHash = hotQuery<{ hash: string }, Pick<ApiKeyRow, 'id' | 'account_id' | 'last_used_at' | 'scopes'>>(db, ['hash'], (p) =>
+    this.keys = new ReadCache(changes, KNOWN_KEYS);
+    this.keyByHash = hotQuery<{ hash: string }, KeyLookup>(db, ['hash'], (p) =>
       db.selectFrom('api_keys').select(['id', 'account_id', 'last_used_at', 'scopes']).where('key_hash', '=', p.hash).where('revoked_at', 'is', null),
     );
   }
@@ -130,10 +140,13 @@ export class Accounts {
 
   /** The account a presented key belongs to, or undefined for an unknown or revoked key. */
   async authenticate(presented: string, now = Date.now()): Promise<Principal | undefined> {
-    const [row] = await this.keyByHash({ hash: sha256(presented) });
+    const hash = sha256(presented);
+    const row = await this.keys.get(hash, async () => (await this.keyByHash({ hash }))[0]);
     if (!row) return undefined;
     // "Last used" is kept to the minute: one write per key and minute, not per request.
     if (row.last_used_at === null || row.last_used_at < now - LAST_USED_PRECISION_MS) {
+      // Marked on the kept row first, so the requests that arrive meanwhile do not write it too.
+      row.last_used_at = now;
       await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
     }
     return { accountId: row.account_id, keyId: row.id, scopes: scopesFromJson(row.scopes) };

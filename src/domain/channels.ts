@@ -5,6 +5,8 @@
 import type { Kysely } from 'kysely';
 import type { ChannelRow, Database } from '../db/schema.ts';
 import { hotQuery } from '../db/hot-query.ts';
+import type { ChangeSignal } from '../db/changes.ts';
+import { ReadCache } from '../db/read-cache.ts';
 import { newId } from '../lib/ids.ts';
 import type { SecretBox } from '../lib/secrets.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
@@ -21,6 +23,8 @@ function keepRefreshToken(previous: Record<string, unknown>, next: Record<string
 const CONNECT_TIMEOUT_MS = 30_000;
 /** Decrypted channel configurations kept in memory (by ciphertext). */
 const OPENED_CONFIGS = 1_000;
+/** Channel lists kept in memory (by account and customer) until channels or customers change. */
+const KEPT_LISTS = 1_000;
 
 /** A network that refuses the credentials is the user's 400; one that cannot be reached is a 502. */
 export function connectFailure(provider: Provider, err: unknown): unknown {
@@ -84,17 +88,20 @@ function view(row: ChannelWithCustomer): ChannelView {
 }
 
 export class Channels {
-  /** GET /integrations is called by every client at start, so its queries are compiled once. */
   private readonly opened = new Map<string, string>();
+  /** GET /integrations is called by every client at start and often after: compiled once, kept until a change. */
   private readonly listAll;
   private readonly listOfCustomer;
+  private readonly lists: ReadCache<ChannelView[]>;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly box: SecretBox,
     /** How adapters reach their network (base URLs, app credentials, HTTP). */
     private readonly network: (provider: Provider, signal?: AbortSignal) => NetworkContext,
+    changes: ChangeSignal,
   ) {
+    this.lists = new ReadCache(changes, KEPT_LISTS);
     const listed = (account: string) => this.scoped(account).select(VIEW_COLUMNS);
     this.listAll = hotQuery<{ account: string }, ChannelWithCustomer>(db, ['account'], (p) => listed(p.account).orderBy('channels.created_at'));
     this.listOfCustomer = hotQuery<{ account: string; customer: string }, ChannelWithCustomer>(db, ['account', 'customer'], (p) =>
@@ -117,8 +124,10 @@ export class Channels {
   }
 
   async list(accountId: string, customerId?: string): Promise<ChannelView[]> {
-    const rows = customerId ? await this.listOfCustomer({ account: accountId, customer: customerId }) : await this.listAll({ account: accountId });
-    return rows.map(view);
+    return this.lists.get(`${accountId}\u0000${customerId ?? ''}`, async () => {
+      const rows = customerId ? await this.listOfCustomer({ account: accountId, customer: customerId }) : await this.listAll({ account: accountId });
+      return rows.map(view);
+    });
   }
 
   async row(accountId: string, id: string): Promise<ChannelRow & { customer_name: string | null }> {

@@ -8,6 +8,8 @@ import net from 'node:net';
 import type { Kysely } from 'kysely';
 import type { Database, WebhookDeliveryRow, WebhookRow } from '../db/schema.ts';
 import { hotQuery } from '../db/hot-query.ts';
+import type { ChangeSignal } from '../db/changes.ts';
+import { ReadCache } from '../db/read-cache.ts';
 import { newId } from '../lib/ids.ts';
 import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
 import type { SecretBox } from '../lib/secrets.ts';
@@ -98,8 +100,7 @@ export function eventPayload(type: string, data: Record<string, unknown>, now: n
   return JSON.stringify({ type, timestamp: iso(now), data });
 }
 
-/** How long an account's endpoint list is remembered, and for how many accounts. */
-const SUBSCRIBERS_TTL_MS = 1_000;
+/** For how many accounts the endpoint list is kept in memory. */
 const SUBSCRIBERS_CACHED = 10_000;
 
 export class Webhooks {
@@ -107,30 +108,23 @@ export class Webhooks {
   wake: (at: number) => void = () => {};
   /** Asked on every post change, so compiled once. */
   private readonly subscribersQuery;
-  /**
-   * Each account's live endpoints, remembered briefly: every post published asks.
-   * Changes made here apply at once; changes made by another process within
-   * SUBSCRIBERS_TTL_MS.
-   */
-  private readonly recent = new Map<string, { at: number; rows: Pick<WebhookRow, 'id' | 'account_id' | 'events'>[] }>();
+  /** Each account's live endpoints, kept until the webhooks table changes: every post published asks. */
+  private readonly recent: ReadCache<Pick<WebhookRow, 'id' | 'account_id' | 'events'>[]>;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly box: SecretBox,
     private readonly outbound: OutboundGuard,
+    changes: ChangeSignal,
   ) {
+    this.recent = new ReadCache(changes, SUBSCRIBERS_CACHED);
     this.subscribersQuery = hotQuery<{ account: string }, Pick<WebhookRow, 'id' | 'account_id' | 'events'>>(db, ['account'], (p) =>
       db.selectFrom('webhooks').select(['id', 'account_id', 'events']).where('account_id', '=', p.account).where('deleted_at', 'is', null).where('disabled', '=', 0),
     );
   }
 
-  private async subscribers(accountId: string, now = Date.now()): Promise<Pick<WebhookRow, 'id' | 'account_id' | 'events'>[]> {
-    const known = this.recent.get(accountId);
-    if (known && now - known.at < SUBSCRIBERS_TTL_MS) return known.rows;
-    const rows = await this.subscribersQuery({ account: accountId });
-    if (this.recent.size >= SUBSCRIBERS_CACHED) this.recent.delete(this.recent.keys().next().value!);
-    this.recent.set(accountId, { at: now, rows });
-    return rows;
+  private subscribers(accountId: string): Promise<Pick<WebhookRow, 'id' | 'account_id' | 'events'>[]> {
+    return this.recent.get(accountId, () => this.subscribersQuery({ account: accountId }));
   }
 
   private async row(accountId: string, id: string): Promise<WebhookRow> {
@@ -179,7 +173,6 @@ export class Webhooks {
       deleted_at: null,
     };
     await this.db.insertInto('webhooks').values(row).execute();
-    this.recent.delete(accountId);
     return { webhook: view(row), secret };
   }
 
@@ -192,7 +185,6 @@ export class Webhooks {
     if (input.name !== undefined) set.name = input.name;
     if (input.disabled !== undefined) set.disabled = input.disabled ? 1 : 0;
     await this.db.updateTable('webhooks').set(set).where('id', '=', id).where('account_id', '=', accountId).execute();
-    this.recent.delete(accountId);
     return this.get(accountId, id);
   }
 
@@ -209,7 +201,6 @@ export class Webhooks {
         .where('state', '=', 'pending')
         .execute();
     });
-    this.recent.delete(accountId);
   }
 
   /** Where and with which secret to send, for endpoints not deleted; deleted ones are absent. */
@@ -225,7 +216,7 @@ export class Webhooks {
    */
   async record(accountId: string, events: { type: WebhookEvent; data: Record<string, unknown> }[], now = Date.now()): Promise<number> {
     if (events.length === 0) return 0;
-    const endpoints = await this.subscribers(accountId, now);
+    const endpoints = await this.subscribers(accountId);
     if (endpoints.length === 0) return 0;
     const rows: WebhookDeliveryRow[] = [];
     for (const { type, data } of events) {

@@ -80,10 +80,13 @@ export function caller(api: string, key?: string): Caller {
 
 export async function startHerald(
   store: StoreKind,
-  /** databaseUrl: share the PostgreSQL database of another test Herald (that one creates and drops it). */
-  options: { env?: Record<string, string>; engine?: boolean | EngineOptions; webhooks?: boolean | WebhookDispatcherOptions; lookup?: Lookup; databaseUrl?: string } = {},
+  /**
+   * databaseUrl, dataDir: share the PostgreSQL database or the data folder (and so the
+   * SQLite file) of another test Herald, which creates and removes it.
+   */
+  options: { env?: Record<string, string>; engine?: boolean | EngineOptions; webhooks?: boolean | WebhookDispatcherOptions; lookup?: Lookup; databaseUrl?: string; dataDir?: string } = {},
 ): Promise<TestHerald> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-test-'));
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'herald-test-'));
   const shared = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : undefined;
   const database = shared ?? (store === 'postgres' ? await createTestDatabase() : undefined);
   const port = await freePort();
@@ -131,7 +134,7 @@ export async function startHerald(
       await dispatcher?.stop();
       await services.close();
       await database?.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

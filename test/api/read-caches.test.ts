@@ -1,0 +1,139 @@
+/**
+ * API keys, channel lists and webhook endpoints are kept in memory between
+ * requests (src/db/read-cache.ts). Two servers on one store stand for two
+ * processes: what one changes, the other must stop serving from memory. On
+ * SQLite that holds at once; on PostgreSQL once the change's NOTIFY arrives.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { caller, eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
+import { testStores } from '../helpers/stores.ts';
+import { WATCHED_TABLES } from '../../src/db/changes.ts';
+
+for (const store of await testStores()) {
+  describe(`in-memory reads follow changes made by another process (${store})`, () => {
+    let first: TestHerald;
+    let second: TestHerald;
+    let accountId: string;
+
+    before(async () => {
+      first = await startHerald(store);
+      second = await startHerald(store, store === 'postgres' ? { databaseUrl: first.services.config.databaseUrl } : { dataDir: first.dataDir });
+      accountId = await first.services.accounts.create('Cached');
+    });
+    after(async () => {
+      await second?.close();
+      await first?.close();
+    });
+
+    /** On SQLite the other server must answer the new state at once; on PostgreSQL within 2 s. */
+    async function seenOnSecond<T>(read: () => Promise<T>, expected: (value: T) => boolean, what: string): Promise<T> {
+      if (store === 'sqlite') {
+        const value = await read();
+        assert.ok(expected(value), `${what}: got ${JSON.stringify(value)}`);
+        return value;
+      }
+      return eventually(async () => {
+        const value = await read();
+        return expected(value) ? value : undefined;
+      }, 2000, what);
+    }
+
+    it('a key revoked through one server is refused by the other', async () => {
+      const { key, summary } = await first.services.accounts.createKey(accountId, 'revoked soon');
+      const onSecond = caller(second.api, key);
+      // Twice, so the second answer comes from memory.
+      assert.equal((await onSecond('GET', '/integrations')).status, 200);
+      assert.equal((await onSecond('GET', '/integrations')).status, 200);
+
+      await first.services.accounts.revokeKey(accountId, summary.id);
+      const refused = await seenOnSecond(() => onSecond('GET', '/integrations'), (r) => r.status === 401, 'the revoked key refused');
+      assert.equal(refused.body.code, 'invalid_api_key');
+    });
+
+    it('a rotated key: the old value is refused and the new one accepted by the other server', async () => {
+      const { key, summary } = await first.services.accounts.createKey(accountId, 'rotated');
+      assert.equal((await caller(second.api, key)('GET', '/is-connected')).status, 200);
+      const rotated = await first.services.accounts.rotateKey(accountId, summary.id);
+      await seenOnSecond(() => caller(second.api, key)('GET', '/is-connected'), (r) => r.status === 401, 'the old value refused');
+      assert.equal((await caller(second.api, rotated.key)('GET', '/is-connected')).status, 200);
+    });
+
+    it('channels added, renamed, disabled and removed through one server show in the other', async () => {
+      const { key } = await first.services.accounts.createKey(accountId, 'channels');
+      const onFirst = caller(first.api, key);
+      const onSecond = caller(second.api, key);
+      const names = async () => ((await onSecond('GET', '/integrations')).body as { name: string; disabled: boolean }[]).map((c) => `${c.name}${c.disabled ? ' (off)' : ''}`);
+      assert.deepEqual(await names(), []);
+
+      const added = await onFirst('POST', '/integrations', { identifier: 'webhook', name: 'Hook', credentials: { url: 'https://hooks.example.com/a' } });
+      assert.equal(added.status, 201);
+      await seenOnSecond(names, (list) => list.join() === 'Hook', 'the new channel listed');
+
+      assert.equal((await onFirst('PATCH', `/integrations/${added.body.id}`, { name: 'Renamed', disabled: true })).status, 200);
+      await seenOnSecond(names, (list) => list.join() === 'Renamed (off)', 'the new name and state listed');
+
+      assert.equal((await onFirst('DELETE', `/integrations/${added.body.id}`)).status, 200);
+      await seenOnSecond(names, (list) => list.length === 0, 'the removed channel gone');
+    });
+
+    if (store === 'postgres') it('every watched table has its NOTIFY trigger (migration 007)', async () => {
+      const { rows } = await sql<{ table: string }>`SELECT c.relname AS table FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname = c.relname || '_changes'`.execute(first.services.store.db);
+      assert.deepEqual(rows.map((r) => r.table).sort(), [...WATCHED_TABLES].sort());
+    });
+
+    // On SQLite only Herald's own writes are signalled; PostgreSQL's triggers see every write.
+    if (store === 'postgres') it('a change made with SQL outside Herald shows too', async () => {
+      const { key } = await first.services.accounts.createKey(accountId, 'outside');
+      const onSecond = caller(second.api, key);
+      const added = await caller(first.api, key)('POST', '/integrations', { identifier: 'webhook', name: 'Before', credentials: { url: 'https://hooks.example.com/b' } });
+      await seenOnSecond(async () => (await onSecond('GET', '/integrations')).body.map((c: { name: string }) => c.name), (n) => n.includes('Before'), 'listed');
+      const client = new pg.Client({ connectionString: first.services.config.databaseUrl });
+      await client.connect();
+      try {
+        await client.query('UPDATE channels SET name = $1 WHERE id = $2', ['Edited by hand', added.body.id]);
+      } finally {
+        await client.end();
+      }
+      await seenOnSecond(async () => (await onSecond('GET', '/integrations')).body.map((c: { name: string }) => c.name), (n) => n.includes('Edited by hand'), 'the hand edit listed');
+    });
+
+    it('the writing server itself answers its own change at once', async () => {
+      const { key } = await first.services.accounts.createKey(accountId, 'own');
+      const call = caller(second.api, key);
+      const before = (await call('GET', '/integrations')).body.length;
+      for (let i = 0; i < 5; i++) {
+        assert.equal((await call('POST', '/integrations', { identifier: 'webhook', name: `Own ${i}`, credentials: { url: `https://hooks.example.com/own/${i}` } })).status, 201);
+        assert.equal((await call('GET', '/integrations')).body.length, before + i + 1);
+      }
+    });
+  });
+}
+
+describe('in-memory reads on PostgreSQL while changes cannot be heard', async () => {
+  const stores = await testStores();
+  it('a dropped listening connection: reads go to the database until it is back', { skip: !stores.includes('postgres') && 'no PostgreSQL' }, async () => {
+    const first = await startHerald('postgres');
+    const second = await startHerald('postgres', { databaseUrl: first.services.config.databaseUrl });
+    const admin = new pg.Client({ connectionString: first.services.config.databaseUrl });
+    await admin.connect();
+    try {
+      const accountId = await first.services.accounts.create('Unheard');
+      const { key } = await first.services.accounts.createKey(accountId, 'k');
+      const added = await caller(first.api, key)('POST', '/integrations', { identifier: 'webhook', name: 'One', credentials: { url: 'https://hooks.example.com/one' } });
+      const names = async () => (await caller(second.api, key)('GET', '/integrations')).body.map((c: { name: string }) => c.name).join();
+      await eventually(async () => ((await names()) === 'One' ? true : undefined), 2000, 'listed on the second server');
+
+      // Cut every listening connection; rename while nobody listens.
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN herald_changes%'`);
+      await admin.query('UPDATE channels SET name = $1 WHERE id = $2', ['Two', added.body.id]);
+      await eventually(async () => ((await names()) === 'Two' ? true : undefined), 3000, 'the rename seen although its NOTIFY was lost');
+    } finally {
+      await admin.end();
+      await second.close();
+      await first.close();
+    }
+  });
+});
