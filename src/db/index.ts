@@ -17,6 +17,7 @@ import * as accounts from './migrations/004_accounts.ts';
 import * as connect from './migrations/005_connect.ts';
 import * as webhooks from './migrations/006_webhooks.ts';
 import * as changeTriggers from './migrations/007_change_triggers.ts';
+import * as postsListOrder from './migrations/008_posts_list_order.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '005_connect': connect,
   '006_webhooks': webhooks,
   '007_change_triggers': changeTriggers,
+  '008_posts_list_order': postsListOrder,
 };
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {

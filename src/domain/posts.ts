@@ -8,6 +8,9 @@ import type { ChannelRow, Database, PostRow, PostState } from '../db/schema.ts';
 import type { CreatePostsBody } from '../api/public-v1/schemas.ts';
 import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';
+import type { Dialect } from '../db/index.ts';
+import { fromRow, instant, json, jsonArray, objectTextSql, selections, value, type Shape } from '../db/json-shape.ts';
+import { hotQuery } from '../db/hot-query.ts';
 import type { Provider } from '../providers/types.ts';
 import type { Channels } from './channels.ts';
 import { ApiError, conflict, invalidField, invalidFields, notFound, type FieldProblem } from './errors.ts';
@@ -69,52 +72,70 @@ export function validateSettings(
 }
 
 /** The post columns a summary shows; GET /posts reads only these (each column read costs time on long lists). */
-const SUMMARY_COLUMNS = [
-  'posts.id',
-  'posts.content',
-  'posts.publish_at',
-  'posts.release_url',
-  'posts.release_id',
-  'posts.state',
-  'posts.group_id',
-  'posts.creation_method',
-  'posts.settings',
-  'posts.tags',
-  'posts.media',
-  'posts.error',
-  'posts.warning',
-  'posts.channel_id',
-] as const;
+/** What the API shows of a post (the root of a thread) in lists and in its detail. */
+const SUMMARY: Shape = {
+  id: value('posts.id'),
+  content: value('posts.content'),
+  publishDate: instant('posts.publish_at'),
+  releaseURL: value('posts.release_url'),
+  releaseId: value('posts.release_id'),
+  state: value('posts.state'),
+  group: value('posts.group_id'),
+  creationMethod: value('posts.creation_method'),
+  settings: json('posts.settings'),
+  tags: json('posts.tags'),
+  image: json('posts.media'),
+  error: value('posts.error'),
+  warning: value('posts.warning'),
+  integration: { id: value('posts.channel_id'), providerIdentifier: value('channels.provider'), name: value('channels.name'), picture: value('channels.picture') },
+};
 
-type SummaryColumn = (typeof SUMMARY_COLUMNS)[number] extends `posts.${infer C}` ? C : never;
-type PostWithChannel = Pick<PostRow, SummaryColumn> & { provider: string; channel_name: string; channel_picture: string | null };
-
-function summary(row: PostWithChannel) {
-  return {
-    id: row.id,
-    content: row.content,
-    publishDate: iso(row.publish_at),
-    releaseURL: row.release_url,
-    releaseId: row.release_id,
-    state: row.state,
-    group: row.group_id,
-    creationMethod: row.creation_method,
-    settings: JSON.parse(row.settings) as Record<string, unknown>,
-    tags: JSON.parse(row.tags) as Tag[],
-    image: JSON.parse(row.media) as MediaRefStored[],
-    error: row.error,
-    warning: row.warning,
-    integration: { id: row.channel_id, providerIdentifier: row.provider, name: row.channel_name, picture: row.channel_picture },
-  };
+export interface PostSummary {
+  id: string;
+  content: string;
+  publishDate: string;
+  releaseURL: string | null;
+  releaseId: string | null;
+  state: PostState;
+  group: string;
+  creationMethod: string;
+  settings: Record<string, unknown>;
+  tags: Tag[];
+  image: MediaRefStored[];
+  error: string | null;
+  warning: string | null;
+  integration: { id: string; providerIdentifier: string; name: string; picture: string | null };
 }
 
 export class Posts {
+  /** GET /posts: compiled once, in the order of the index on (account, time, id). */
+  private readonly listAll;
+  private readonly listOfCustomer;
+
   constructor(
     private readonly db: Kysely<Database>,
+    dialect: Dialect,
     private readonly channels: Channels,
     private readonly media: MediaLookup,
     private readonly options: { publicUrl: string; uploadUrl: string; onQueued?: (at: number) => void; events?: EventEmitter },
-  ) {}
+  ) {
+    const listed = (p: { account: string; from: number; to: number }) =>
+      db
+        .selectFrom('posts')
+        .innerJoin('channels', 'channels.id', 'posts.channel_id')
+        .select(objectTextSql(SUMMARY, dialect).as('item'))
+        .where('posts.account_id', '=', p.account)
+        .where('posts.publish_at', '>=', p.from)
+        .where('posts.publish_at', '<=', p.to)
+        .where('posts.deleted_at', 'is', null)
+        .where('posts.thread_index', '=', 0)
+        .orderBy('posts.publish_at')
+        .orderBy('posts.id');
+    this.listAll = hotQuery<{ account: string; from: number; to: number }, { item: string }>(db, ['account', 'from', 'to'], listed);
+    this.listOfCustomer = hotQuery<{ account: string; from: number; to: number; customer: string }, { item: string }>(db, ['account', 'from', 'to', 'customer'], (p) =>
+      listed(p).where('channels.customer_id', '=', p.customer),
+    );
+  }
 
   /**
    * Checks a POST /posts body against everything it references and every content
@@ -309,26 +330,11 @@ export class Posts {
     return root;
   }
 
-  /** Posts joined with the channel fields every answer shows; callers pick the post columns. */
-  private withChannel() {
-    return this.db
-      .selectFrom('posts')
-      .innerJoin('channels', 'channels.id', 'posts.channel_id')
-      .select(['channels.provider as provider', 'channels.name as channel_name', 'channels.picture as channel_picture']);
-  }
-
-  async list(accountId: string, from: number, to: number, customer?: string) {
+  /** The JSON array of the summaries of root posts due in [from, to], each built by the database. */
+  async listJson(accountId: string, from: number, to: number, customer?: string): Promise<string> {
     if (to < from) throw invalidField('endDate', 'must not be before startDate', 'invalid_query');
-    let query = this.withChannel()
-      .select(SUMMARY_COLUMNS)
-      .where('posts.account_id', '=', accountId)
-      .where('posts.deleted_at', 'is', null)
-      .where('posts.thread_index', '=', 0)
-      .where('posts.publish_at', '>=', from)
-      .where('posts.publish_at', '<=', to);
-    if (customer) query = query.where('channels.customer_id', '=', customer);
-    const rows = await query.orderBy('posts.publish_at').orderBy('posts.id').execute();
-    return rows.map(summary);
+    const rows = customer ? await this.listOfCustomer({ account: accountId, from, to, customer }) : await this.listAll({ account: accountId, from, to });
+    return jsonArray(rows.map((row) => row.item));
   }
 
   /** The root post of a thread (any item id resolves to its root). */
@@ -341,11 +347,19 @@ export class Posts {
 
   async detail(accountId: string, id: string) {
     const root = await this.root(accountId, id);
-    const rows = await this.withChannel().selectAll('posts').where('posts.group_id', '=', root.group_id).where('posts.deleted_at', 'is', null).orderBy('posts.thread_index').execute();
+    const rows = await this.db
+      .selectFrom('posts')
+      .innerJoin('channels', 'channels.id', 'posts.channel_id')
+      .selectAll('posts')
+      .select(selections(SUMMARY) as never[])
+      .where('posts.group_id', '=', root.group_id)
+      .where('posts.deleted_at', 'is', null)
+      .orderBy('posts.thread_index')
+      .execute();
     const attempts = await this.db.selectFrom('post_attempts').selectAll().where('post_id', 'in', rows.map((r) => r.id)).orderBy('started_at').execute();
     const head = rows.find((r) => r.id === root.id)!;
     return {
-      ...summary(head),
+      ...(fromRow(SUMMARY, head) as unknown as PostSummary),
       thread: rows.map((r) => ({
         id: r.id,
         content: r.content,
