@@ -182,9 +182,18 @@ async function newDeployment(store) {
   };
 }
 
+/** The node options of `npm start` (package.json), so every Herald here runs as it runs there. */
+const START_NODE_OPTIONS = (() => {
+  const start = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const match = /^node((?:\s+--\S+)*)\s+bin\/herald\.js start$/.exec(start);
+  if (!match) throw new Error(`bench: cannot read the node options of the start script "${start}"`);
+  return match[1].trim().split(/\s+/).filter(Boolean);
+})();
+
 /** Starts `herald <command>` as `npm start` does and times it until the first HTTP answer. */
 async function startHerald(deployment, command) {
-  const nodeArgs = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR, `--cpu-prof-name=${deployment.store}-${command}-${Date.now()}.cpuprofile`] : [];
+  const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR, `--cpu-prof-name=${deployment.store}-${command}-${Date.now()}.cpuprofile`] : [];
+  const nodeArgs = [...START_NODE_OPTIONS, ...profile];
   const since = performance.now();
   const child = spawnNode([...nodeArgs, 'bin/herald.js', command], deployment.env);
   const readyMs = await waitReady(child, `${deployment.url}/api/health`, since);
