@@ -4,7 +4,8 @@
 // Uploads a 200 MB video to a Herald started as `node bin/herald.js serve` (SQLite,
 // disk storage) and compares it, in the same run, with `cp` of the same file
 // into the same file system, and (for reference) with a bare Node HTTP server
-// that writes the same request body to a file (bench/upload-baseline-server.mjs). Measures the server's peak resident memory during
+// that writes the same request body to a file, or discards it
+// (bench/upload-baseline-server.mjs). Measures the server's peak resident memory during
 // each upload (VmHWM, reset before each run) against its memory just before.
 //
 // Options: --runs=N (default 3)  --size-mb=N (default 200)  --no-write (do not touch README.md)
@@ -161,6 +162,7 @@ async function main() {
   const baseline = await startBaseline(path.join(work, 'data'));
   const cpSeconds = [];
   const bareSeconds = [];
+  const discardSeconds = [];
   const uploadSeconds = [];
   const growthMb = [];
   let peakReset = true;
@@ -175,6 +177,11 @@ async function main() {
     t = performance.now();
     await sendRaw(baseline.url, video);
     bareSeconds.push((performance.now() - t) / 1000);
+
+    await sleep(300);
+    t = performance.now();
+    await sendRaw(`${baseline.url}discard`, video);
+    discardSeconds.push((performance.now() - t) / 1000);
 
     await sleep(500);
     const before = memoryKb(server.pid).rss;
@@ -199,6 +206,7 @@ async function main() {
   const cpRate = mb / median(cpSeconds);
   const uploadRate = mb / median(uploadSeconds);
   const bareRate = mb / median(bareSeconds);
+  const discardRate = mb / median(discardSeconds);
   const ratio = uploadRate / cpRate;
   const worstGrowth = Math.max(...growthMb);
   const cpus = os.cpus();
@@ -211,6 +219,7 @@ async function main() {
     '|---|---:|---|---|',
     `| \`cp\` of the file (runs: ${cpSeconds.map((s) => fmt(s, 2)).join(', ')} s) | ${fmt(cpRate)} MB/s | | |`,
     `| bare Node HTTP server writing the body to a file (reference; runs: ${bareSeconds.map((s) => fmt(s, 2)).join(', ')} s) | ${fmt(bareRate)} MB/s | | |`,
+    `| bare Node HTTP server discarding the body: the transport's ceiling (reference; runs: ${discardSeconds.map((s) => fmt(s, 2)).join(', ')} s) | ${fmt(discardRate)} MB/s, ${fmt((discardRate / cpRate) * 100)} % of \`cp\` | | |`,
     `| \`POST /upload\`, request start to answer (runs: ${uploadSeconds.map((s) => fmt(s, 2)).join(', ')} s) | ${fmt(uploadRate)} MB/s | | |`,
     `| upload throughput / \`cp\` throughput | ${fmt(ratio * 100)} % | ≥ ${TARGETS.throughputRatio * 100} % | ${ratio >= TARGETS.throughputRatio ? 'met' : '**missed**'} |`,
     `| upload throughput / bare Node server throughput (reference) | ${fmt((uploadRate / bareRate) * 100)} % | | |`,
