@@ -5,7 +5,7 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { ChannelRow, Database, PostRow, PostState } from '../db/schema.ts';
-import type { CreatePostsBody } from '../api/public-v1/schemas.ts';
+import type { CreatePostsBody, PostSummary } from '../api/public-v1/schemas.ts';
 import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';
 import type { Dialect } from '../db/index.ts';
@@ -71,7 +71,6 @@ export function validateSettings(
   return { value: { __type: provider.identifier, ...(parsed.data as object) }, problems };
 }
 
-/** The post columns a summary shows; GET /posts reads only these (each column read costs time on long lists). */
 /** What the API shows of a post (the root of a thread) in lists and in its detail. */
 const SUMMARY: Shape = {
   id: value('posts.id'),
@@ -90,22 +89,6 @@ const SUMMARY: Shape = {
   integration: { id: value('posts.channel_id'), providerIdentifier: value('channels.provider'), name: value('channels.name'), picture: value('channels.picture') },
 };
 
-export interface PostSummary {
-  id: string;
-  content: string;
-  publishDate: string;
-  releaseURL: string | null;
-  releaseId: string | null;
-  state: PostState;
-  group: string;
-  creationMethod: string;
-  settings: Record<string, unknown>;
-  tags: Tag[];
-  image: MediaRefStored[];
-  error: string | null;
-  warning: string | null;
-  integration: { id: string; providerIdentifier: string; name: string; picture: string | null };
-}
 
 export class Posts {
   /** GET /posts: compiled once, in the order of the index on (account, time, id). */

@@ -16,7 +16,7 @@ export type PostEntryInput = z.input<typeof schemas.postEntry>;
 /** Query of GET /posts. */
 export type ListPostsFilters = z.input<typeof schemas.listPostsQuery>;
 /** A post as listed by GET /posts (the first item of its thread). */
-export type PostSummary = z.output<typeof schemas.postSummary>;
+export type PostSummary = schemas.PostSummary;
 /** GET /posts/{id}: the post with its whole thread, per-item state and attempts. */
 export type PostDetail = z.output<typeof schemas.postDetail>;
 /** Body of every error answer of the API. */

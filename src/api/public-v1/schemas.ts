@@ -121,6 +121,7 @@ export const postSummary = z.object({
   warning: z.string().nullable(),
   integration: z.object({ id: z.string(), providerIdentifier: z.string(), name: z.string(), picture: z.string().nullable() }),
 });
+export type PostSummary = z.output<typeof postSummary>;
 
 export const threadItemState = z.object({
   id: z.string(),
