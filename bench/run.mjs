@@ -10,7 +10,7 @@
 //          --stores=sqlite,postgres  --no-start (skip `herald start` time and memory)
 //          --no-write (do not touch README.md)
 //          --profile=DIR (run the Herald servers under node --cpu-prof, profiles in DIR)
-//          --cases=integrations,posts,create (a subset, e.g. to profile one case; implies --no-write)
+//          --cases=integrations,posts,create (a subset, with its baseline, e.g. to profile one case; implies --no-write)
 import { spawn, execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -44,6 +44,7 @@ const LISTED_POSTS = 1000;
 const POSTS_PER_SEED_CALL = 50;
 const RANGE = { start: '2030-01-01T00:00:00.000Z', end: '2030-01-31T23:59:59.999Z' };
 const UNLIMITED = '1000000000';
+const LABELS = { integrations: 'GET /integrations', posts: `GET /posts (${LISTED_POSTS} posts)`, create: 'POST /posts' };
 
 const READY_RUNS = 3;
 const IDLE_MS = 5_000;
@@ -353,9 +354,8 @@ async function measureHerald(store) {
     const key = await createKey(deployment);
     const { channels, payloads } = await seed(deployment, key);
     const requests = caseRequests(`${deployment.url}/api/public/v1`, key, channels[0]);
-    const labels = { integrations: 'GET /integrations', posts: `GET /posts (${LISTED_POSTS} posts)`, create: 'POST /posts' };
     const results = {};
-    for (const name of SELECTED_CASES) results[name] = await load(`${store}: ${labels[name]}`, child.pid, requests[name]);
+    for (const name of SELECTED_CASES) results[name] = await load(`${store}: ${LABELS[name]}`, child.pid, requests[name]);
     const afterLoad = memoryOf(child.pid);
     console.log(`  ${store}: RSS after the load ${afterLoad.rssMb.toFixed(1)} MB (peak ${afterLoad.peakMb.toFixed(1)} MB)`);
     return { store, results, payloads, afterLoad, sizes: payloadSizes(payloads), createBodyBytes: Buffer.byteLength(requests.create.body) };
@@ -377,12 +377,12 @@ async function measureBaseline(payloads, channelId) {
     const base = `http://127.0.0.1:${port}`;
     await waitReady(child, `${base}/integrations`, performance.now());
     const requests = caseRequests(base, 'unused', channelId);
-    return {
-      integrations: await load('baseline: GET /integrations', child.pid, requests.integrations),
-      posts: await load(`baseline: GET /posts (${LISTED_POSTS} posts)`, child.pid, requests.posts),
-      postsText: await load('baseline: GET /posts, pre-serialised string', child.pid, { url: `${base}/posts-text` }),
-      create: await load('baseline: POST /posts', child.pid, requests.create),
-    };
+    const results = {};
+    for (const name of SELECTED_CASES) {
+      results[name] = await load(`baseline: ${LABELS[name]}`, child.pid, requests[name]);
+      if (name === 'posts') results.postsText = await load('baseline: GET /posts, pre-serialised string', child.pid, { url: `${base}/posts-text` });
+    }
+    return results;
   } finally {
     await stop(child);
     fs.rmSync(folder, { recursive: true, force: true });
@@ -503,7 +503,6 @@ async function main() {
   let baseline;
   for (const store of STORES) {
     herald.push(await measureHerald(store));
-    if (options.cases) continue;
     // The baseline runs once, with the payloads of the first store.
     baseline ??= await measureBaseline(herald[0].payloads, herald[0].payloads.created[0].integration);
   }

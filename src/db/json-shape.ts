@@ -50,18 +50,38 @@ export function fromRow(shape: Shape, row: Record<string, unknown>): Record<stri
   return out;
 }
 
-function fieldSql(field: Field, dialect: Dialect): RawBuilder<unknown> {
-  const ref = sql.ref(field.column);
-  if (field.kind === 'value') return sql`${ref}`;
-  if (dialect === 'postgres') {
-    return field.kind === 'json' ? sql`${ref}::json` : sql`to_char(timestamp 'epoch' + ${ref} * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-  }
-  return field.kind === 'json' ? sql`json(${ref})` : sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${ref} / 1000.0, 'unixepoch')`;
+/** SQLite: json_object builds each row's JSON at native speed. */
+function sqliteObject(shape: Shape): RawBuilder<unknown> {
+  const parts = Object.entries(shape).map(([key, value]) => {
+    if (!isField(value)) return sql`${sql.lit(key)}, ${sqliteObject(value)}`;
+    const ref = sql.ref(value.column);
+    const field = value.kind === 'value' ? ref : value.kind === 'json' ? sql`json(${ref})` : sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${ref} / 1000.0, 'unixepoch')`;
+    return sql`${sql.lit(key)}, ${field}`;
+  });
+  return sql`json_object(${sql.join(parts)})`;
 }
 
-function objectSql(shape: Shape, dialect: Dialect): RawBuilder<unknown> {
-  const parts = Object.entries(shape).map(([key, value]) => sql`${sql.lit(key)}, ${isField(value) ? fieldSql(value, dialect) : objectSql(value, dialect)}`);
-  return dialect === 'postgres' ? sql`json_build_object(${sql.join(parts)})` : sql`json_object(${sql.join(parts)})`;
+/**
+ * PostgreSQL: the JSON text is concatenated. json_build_object looks up how to
+ * show each argument's type on every call, which made it cost several times the
+ * query itself (1,000 posts: 7.7 ms against 4 ms concatenated). to_json still
+ * escapes every value; JSON columns hold text Herald wrote with JSON.stringify
+ * and go in as they are.
+ */
+function postgresObject(shape: Shape): RawBuilder<string> {
+  const members = Object.entries(shape).map(([key, value], i) => {
+    const name = sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(key)}:`);
+    if (!isField(value)) return sql`${name} || ${postgresObject(value)}`;
+    const ref = sql.ref(value.column);
+    const text =
+      value.kind === 'value'
+        ? sql`to_json(${ref})::text`
+        : value.kind === 'json'
+          ? sql`${ref}`
+          : sql`'"' || to_char(timestamp 'epoch' + ${ref} * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'`;
+    return sql`${name} || coalesce(${text}, 'null')`;
+  });
+  return sql<string>`(${sql.join(members, sql` || `)} || '}')`;
 }
 
 /**
@@ -71,8 +91,7 @@ function objectSql(shape: Shape, dialect: Dialect): RawBuilder<unknown> {
  * query can read its rows in an index's order.
  */
 export function objectTextSql(shape: Shape, dialect: Dialect): RawBuilder<string> {
-  const object = objectSql(shape, dialect);
-  return dialect === 'postgres' ? sql<string>`${object}::text` : sql<string>`${object}`;
+  return dialect === 'postgres' ? postgresObject(shape) : sql<string>`${sqliteObject(shape)}`;
 }
 
 export function jsonArray(texts: string[]): string {
