@@ -78,7 +78,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     connections: new Connections(store.db, box, config, channels, network),
     media,
     storage,
-    posts: new Posts(store.db, store.dialect, channels, media, { publicUrl: config.publicUrl, uploadUrl: config.uploadUrl, onQueued: (at) => announce(at), events }),
+    posts: new Posts(store.db, store.dialect, store.changes, channels, media, { publicUrl: config.publicUrl, uploadUrl: config.uploadUrl, onQueued: (at) => announce(at), events }),
     idempotency: new Idempotency(store.db),
     rateLimiter: new RateLimiter(store.db),
     notifications: new Notifications(store.db),

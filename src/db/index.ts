@@ -18,6 +18,7 @@ import * as connect from './migrations/005_connect.ts';
 import * as webhooks from './migrations/006_webhooks.ts';
 import * as changeTriggers from './migrations/007_change_triggers.ts';
 import * as postsListOrder from './migrations/008_posts_list_order.ts';
+import * as postChangeTrigger from './migrations/009_post_change_trigger.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '006_webhooks': webhooks,
   '007_change_triggers': changeTriggers,
   '008_posts_list_order': postsListOrder,
+  '009_post_change_trigger': postChangeTrigger,
 };
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {

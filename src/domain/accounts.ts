@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, ApiKeyRow } from '../db/schema.ts';
 import { hotQuery } from '../db/hot-query.ts';
-import type { ChangeSignal } from '../db/changes.ts';
+import { tables, type ChangeSignal } from '../db/changes.ts';
 import { ReadCache } from '../db/read-cache.ts';
 import { newId } from '../lib/ids.ts';
 import { randomToken, sha256, type SecretBox } from '../lib/secrets.ts';
@@ -62,7 +62,7 @@ export class Accounts {
     private readonly box: SecretBox,
     changes: ChangeSignal,
   ) {
-    this.keys = new ReadCache(changes, KNOWN_KEYS);
+    this.keys = new ReadCache(changes, tables('api_keys', 'accounts'), { entries: KNOWN_KEYS });
     this.keyByHash = hotQuery<{ hash: string }, KeyLookup>(db, ['hash'], (p) =>
       db.selectFrom('api_keys').select(['id', 'account_id', 'last_used_at', 'scopes']).where('key_hash', '=', p.hash).where('revoked_at', 'is', null),
     );

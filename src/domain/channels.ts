@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { ChannelRow, Database } from '../db/schema.ts';
 import { hotQuery } from '../db/hot-query.ts';
-import type { ChangeSignal } from '../db/changes.ts';
+import { tables, type ChangeSignal } from '../db/changes.ts';
 import { ReadCache } from '../db/read-cache.ts';
 import { newId } from '../lib/ids.ts';
 import type { SecretBox } from '../lib/secrets.ts';
@@ -101,7 +101,7 @@ export class Channels {
     private readonly network: (provider: Provider, signal?: AbortSignal) => NetworkContext,
     changes: ChangeSignal,
   ) {
-    this.lists = new ReadCache(changes, KEPT_LISTS);
+    this.lists = new ReadCache(changes, tables('channels', 'customers'), { entries: KEPT_LISTS });
     const listed = (account: string) => this.scoped(account).select(VIEW_COLUMNS);
     this.listAll = hotQuery<{ account: string }, ChannelWithCustomer>(db, ['account'], (p) => listed(p.account).orderBy('channels.created_at'));
     this.listOfCustomer = hotQuery<{ account: string; customer: string }, ChannelWithCustomer>(db, ['account', 'customer'], (p) =>

@@ -11,6 +11,8 @@ import { iso } from '../lib/time.ts';
 import type { Dialect } from '../db/index.ts';
 import { fromRow, instant, json, jsonArray, objectTextSql, selections, value, type Shape } from '../db/json-shape.ts';
 import { hotQuery } from '../db/hot-query.ts';
+import { tables, type ChangeSignal } from '../db/changes.ts';
+import { ReadCache } from '../db/read-cache.ts';
 import type { Provider } from '../providers/types.ts';
 import type { Channels } from './channels.ts';
 import { ApiError, conflict, invalidField, invalidFields, notFound, type FieldProblem } from './errors.ts';
@@ -18,6 +20,10 @@ import { postEventData, type EventEmitter, type WebhookEvent } from './events.ts
 import { shortenLinks, type PendingLinks } from './shortlinks.ts';
 
 type Entry = CreatePostsBody['posts'][number];
+
+/** Post lists kept in memory: at most this many, and this many characters of JSON in all (a 1,000-post list is about 0.5 M). */
+const KEPT_LISTS = 200;
+const KEPT_LISTS_CHARS = 32 * 1024 * 1024;
 type Tag = { value: string; label: string };
 type MediaRefStored = { id: string; path: string };
 
@@ -95,13 +101,18 @@ export class Posts {
   private readonly listAll;
   private readonly listOfCustomer;
 
+  /** Lists as JSON text, by account and query: pollers ask for the same range again and again. */
+  private readonly lists: ReadCache<string>;
+
   constructor(
     private readonly db: Kysely<Database>,
     dialect: Dialect,
+    changes: ChangeSignal,
     private readonly channels: Channels,
     private readonly media: MediaLookup,
     private readonly options: { publicUrl: string; uploadUrl: string; onQueued?: (at: number) => void; events?: EventEmitter },
   ) {
+    this.lists = new ReadCache(changes, tables('posts', 'channels'), { entries: KEPT_LISTS, total: { sizeOf: (text) => text.length, most: KEPT_LISTS_CHARS } });
     const listed = (p: { account: string; from: number; to: number }) =>
       db
         .selectFrom('posts')
@@ -316,8 +327,10 @@ export class Posts {
   /** The JSON array of the summaries of root posts due in [from, to], each built by the database. */
   async listJson(accountId: string, from: number, to: number, customer?: string): Promise<string> {
     if (to < from) throw invalidField('endDate', 'must not be before startDate', 'invalid_query');
-    const rows = customer ? await this.listOfCustomer({ account: accountId, from, to, customer }) : await this.listAll({ account: accountId, from, to });
-    return jsonArray(rows.map((row) => row.item));
+    return this.lists.get(`${accountId}\n${from}\n${to}\n${customer ?? ''}`, async () => {
+      const rows = customer ? await this.listOfCustomer({ account: accountId, from, to, customer }) : await this.listAll({ account: accountId, from, to });
+      return jsonArray(rows.map((row) => row.item));
+    });
   }
 
   /** The root post of a thread (any item id resolves to its root). */

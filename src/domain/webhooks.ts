@@ -8,7 +8,7 @@ import net from 'node:net';
 import type { Kysely } from 'kysely';
 import type { Database, WebhookDeliveryRow, WebhookRow } from '../db/schema.ts';
 import { hotQuery } from '../db/hot-query.ts';
-import type { ChangeSignal } from '../db/changes.ts';
+import { tables, type ChangeSignal } from '../db/changes.ts';
 import { ReadCache } from '../db/read-cache.ts';
 import { newId } from '../lib/ids.ts';
 import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
@@ -117,7 +117,7 @@ export class Webhooks {
     private readonly outbound: OutboundGuard,
     changes: ChangeSignal,
   ) {
-    this.recent = new ReadCache(changes, SUBSCRIBERS_CACHED);
+    this.recent = new ReadCache(changes, tables('webhooks'), { entries: SUBSCRIBERS_CACHED });
     this.subscribersQuery = hotQuery<{ account: string }, Pick<WebhookRow, 'id' | 'account_id' | 'events'>>(db, ['account'], (p) =>
       db.selectFrom('webhooks').select(['id', 'account_id', 'events']).where('account_id', '=', p.account).where('deleted_at', 'is', null).where('disabled', '=', 0),
     );

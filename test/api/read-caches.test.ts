@@ -1,6 +1,6 @@
 /**
- * API keys, channel lists and webhook endpoints are kept in memory between
- * requests (src/db/read-cache.ts). Two servers on one store stand for two
+ * API keys, channel lists, webhook endpoints and post lists are kept in memory
+ * between requests (src/db/read-cache.ts). Two servers on one store stand for two
  * processes: what one changes, the other must stop serving from memory. On
  * SQLite that holds at once; on PostgreSQL once the change's NOTIFY arrives.
  */
@@ -11,6 +11,7 @@ import pg from 'pg';
 import { caller, eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { testStores } from '../helpers/stores.ts';
 import { WATCHED_TABLES } from '../../src/db/changes.ts';
+import { entry, FUTURE, postBody } from '../helpers/api-fixtures.ts';
 
 for (const store of await testStores()) {
   describe(`in-memory reads follow changes made by another process (${store})`, () => {
@@ -77,6 +78,40 @@ for (const store of await testStores()) {
 
       assert.equal((await onFirst('DELETE', `/integrations/${added.body.id}`)).status, 200);
       await seenOnSecond(names, (list) => list.length === 0, 'the removed channel gone');
+    });
+
+    it('post lists follow posts created, changed by the publisher, updated and deleted, and channel renames, through the other server', async () => {
+      const { key } = await first.services.accounts.createKey(accountId, 'posts');
+      const onFirst = caller(first.api, key);
+      const onSecond = caller(second.api, key);
+      const channel = await onFirst('POST', '/integrations', { identifier: 'webhook', name: 'Posts hook', credentials: { url: 'https://hooks.example.com/posts' } });
+      const listed = async () => {
+        const answer = await onSecond('GET', `/posts?startDate=${encodeURIComponent('2031-01-01T00:00:00.000Z')}&endDate=${encodeURIComponent('2031-12-31T00:00:00.000Z')}`);
+        assert.equal(answer.status, 200);
+        return (answer.body.posts as { id: string; content: string; state: string; error: string | null; integration: { name: string } }[]).map((p) => `${p.content}|${p.state}|${p.error ?? ''}|${p.integration.name}`);
+      };
+      // Twice, so the second answer comes from memory.
+      assert.deepEqual(await listed(), []);
+      assert.deepEqual(await listed(), []);
+
+      const created = await onFirst('POST', '/posts', postBody('schedule', [entry(channel.body.id, ['First'])]));
+      assert.equal(created.status, 201);
+      const postId = created.body[0].postId as string;
+      await seenOnSecond(listed, (l) => l.join() === 'First|QUEUE||Posts hook', 'the new post listed');
+
+      // As the publishing engine leaves a post that failed.
+      await first.services.store.db.updateTable('posts').set({ state: 'ERROR', error: 'refused by the network' }).where('id', '=', postId).execute();
+      await seenOnSecond(listed, (l) => l.join() === 'First|ERROR|refused by the network|Posts hook', 'the new state listed');
+
+      const group = (await onFirst('GET', `/posts/${postId}`)).body.group as string;
+      assert.equal((await onFirst('POST', '/posts', postBody('update', [entry(channel.body.id, ['Second'], { group })], { date: FUTURE }))).status, 201);
+      await seenOnSecond(listed, (l) => l.length === 1 && l[0]!.startsWith('Second|QUEUE'), 'the updated post listed');
+
+      assert.equal((await onFirst('PATCH', `/integrations/${channel.body.id}`, { name: 'Renamed hook' })).status, 200);
+      await seenOnSecond(listed, (l) => l.length === 1 && l[0]!.endsWith('|Renamed hook'), 'the channel\'s new name listed');
+
+      assert.equal((await onFirst('DELETE', `/posts/group/${group}`)).status, 200);
+      await seenOnSecond(listed, (l) => l.length === 0, 'the deleted post gone');
     });
 
     if (store === 'postgres') it('every watched table has its NOTIFY trigger (migration 007)', async () => {
