@@ -10,7 +10,7 @@
 //          --stores=sqlite,postgres  --no-start (skip `herald start` time and memory)
 //          --no-write (do not touch README.md)
 //          --profile=DIR (run the Herald servers under node --cpu-prof, profiles in DIR)
-//          --cases=integrations,posts,create (a subset, with its baseline, e.g. to profile one case; implies --no-write)
+//          --cases=integrations,posts,postsUncached,create (a subset, with its baseline, e.g. to profile one case; implies --no-write)
 import { spawn, execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -36,7 +36,7 @@ const WARMUP = 2;
 const SETTLE_AFTER_WARMUP_MS = 1_500;
 const CONNECTIONS = Number(options.connections ?? 50);
 let STORES = String(options.stores ?? 'sqlite,postgres').split(',');
-const SELECTED_CASES = String(options.cases ?? 'integrations,posts,create').split(',');
+const SELECTED_CASES = String(options.cases ?? 'integrations,posts,postsUncached,create').split(',');
 const PROFILE_DIR = typeof options.profile === 'string' ? path.resolve(options.profile) : undefined;
 
 const CHANNELS = 5;
@@ -44,7 +44,7 @@ const LISTED_POSTS = 1000;
 const POSTS_PER_SEED_CALL = 50;
 const RANGE = { start: '2030-01-01T00:00:00.000Z', end: '2030-01-31T23:59:59.999Z' };
 const UNLIMITED = '1000000000';
-const LABELS = { integrations: 'GET /integrations', posts: `GET /posts (${LISTED_POSTS} posts)`, create: 'POST /posts' };
+const LABELS = { integrations: 'GET /integrations', posts: `GET /posts (${LISTED_POSTS} posts)`, postsUncached: `GET /posts (${LISTED_POSTS} posts), a new range each time`, create: 'POST /posts' };
 
 const READY_RUNS = 3;
 const IDLE_MS = 5_000;
@@ -225,6 +225,16 @@ async function call(deployment, key, method, route, body) {
 
 const postsQuery = `/posts?startDate=${encodeURIComponent(RANGE.start)}&endDate=${encodeURIComponent(RANGE.end)}`;
 
+/**
+ * The same 1,000 posts, but each request ends its range a millisecond earlier than
+ * the one before (the posts lie weeks before the end): no answer can come from a
+ * cache of lists, so this measures reading them from the store.
+ */
+function uncachedPostsRequest(path) {
+  let n = 0;
+  return (request) => ({ ...request, path: path.replace(encodeURIComponent(RANGE.end), encodeURIComponent(new Date(Date.parse(RANGE.end) - (n++ % 86_400_000)).toISOString())) });
+}
+
 function postEntry(channelId, n) {
   return {
     integration: { id: channelId },
@@ -281,8 +291,8 @@ function cpuMsOf(pid) {
  * 2xx. Also reports the server's CPU time per request, which other load on the
  * machine disturbs far less than requests per second.
  */
-async function load(label, serverPid, { url, method = 'GET', headers = {}, body }) {
-  const run = (duration) => autocannon({ url, method, headers, body, connections: CONNECTIONS, duration });
+async function load(label, serverPid, { url, method = 'GET', headers = {}, body, setupRequest }) {
+  const run = (duration) => autocannon({ url, method, headers, body, connections: CONNECTIONS, duration, ...(setupRequest && { requests: [{ setupRequest }] }) });
   await run(WARMUP);
   // Let the server finish the requests the warm-up left in flight before measuring.
   await sleep(SETTLE_AFTER_WARMUP_MS);
@@ -300,11 +310,15 @@ async function load(label, serverPid, { url, method = 'GET', headers = {}, body 
   return { perSecond, cpuUs, failed, timeouts: result.timeouts, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
 }
 
+/** The baseline a case is compared with: the baseline's /posts answers the same whatever the range. */
+const baselineOf = (name) => (name === 'postsUncached' ? 'posts' : name);
+
 function caseRequests(base, key, channelId) {
   const auth = { authorization: key };
   return {
     integrations: { url: `${base}/integrations`, headers: auth },
     posts: { url: `${base}${postsQuery}`, headers: auth },
+    postsUncached: { url: `${base}${postsQuery}`, headers: auth, setupRequest: uncachedPostsRequest(`${new URL(base).pathname}${postsQuery}`) },
     create: { url: `${base}/posts`, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(createBody(channelId)) },
   };
 }
@@ -378,7 +392,7 @@ async function measureBaseline(payloads, channelId) {
     await waitReady(child, `${base}/integrations`, performance.now());
     const requests = caseRequests(base, 'unused', channelId);
     const results = {};
-    for (const name of SELECTED_CASES) {
+    for (const name of new Set(SELECTED_CASES.map(baselineOf))) {
       results[name] = await load(`baseline: ${LABELS[name]}`, child.pid, requests[name]);
       if (name === 'posts') results.postsText = await load('baseline: GET /posts, pre-serialised string', child.pid, { url: `${base}/posts-text` });
     }
@@ -411,11 +425,13 @@ const verdict = (ok) => (ok ? 'met' : '**missed**');
 const CASES = [
   ['integrations', `GET /integrations (${CHANNELS} channels)`],
   ['posts', `GET /posts (${LISTED_POSTS} posts)`],
+  ['postsUncached', `GET /posts (${LISTED_POSTS} posts), a new range on every request, so never from memory (reference)`],
   ['create', 'POST /posts (schedule, 1 channel)'],
 ];
 
 /** The target of a case on a store, and whether the figures meet it; undefined when the issue sets none. */
 function targetOf(name, store, herald, baseline) {
+  if (name === 'postsUncached') return undefined;
   if (name === 'create') {
     if (store !== 'sqlite') return undefined;
     return { text: `≥ ${fmt(TARGETS.createPerSecondSqlite)} req/s`, ok: herald.perSecond >= TARGETS.createPerSecondSqlite };
@@ -436,7 +452,7 @@ function report({ info, starts, herald, baseline }) {
   for (const run of herald) {
     for (const [name, label] of CASES) {
       const h = run.results[name];
-      const b = baseline[name];
+      const b = baseline[baselineOf(name)];
       const target = targetOf(name, run.store, h, b);
       const failed = h.failed ? ` (${h.timeouts} timed out${h.failed > h.timeouts ? `, ${h.failed - h.timeouts} other errors` : ''})` : '';
       lines.push(

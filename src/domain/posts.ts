@@ -23,7 +23,7 @@ type Entry = CreatePostsBody['posts'][number];
 
 /** Post lists kept in memory: at most this many, and this many characters of JSON in all (a 1,000-post list is about 0.5 M). */
 const KEPT_LISTS = 200;
-const KEPT_LISTS_CHARS = 32 * 1024 * 1024;
+const KEPT_LISTS_CHARS = 8 * 1024 * 1024;
 type Tag = { value: string; label: string };
 type MediaRefStored = { id: string; path: string };
 
