@@ -8,7 +8,10 @@
  * outside a transaction). Other processes learn of them:
  * - on SQLite, through a file beside the database that grows by one byte per
  *   committed change, the byte naming the tables written (one bit each): one
- *   fstat tells whether anything changed, and only then are the new bytes read;
+ *   fstat tells whether anything changed, and only then are the new bytes read.
+ *   The file is looked at once per turn of the event loop (the requests handled
+ *   in one turn are concurrent with any commit elsewhere), and again after each
+ *   change of this process's own;
  * - on PostgreSQL, through statement triggers that NOTIFY on commit with the
  *   table's name (migrations 007 and 009), heard by one listening connection.
  *   While that connection is down the generation is unknown and caches stand aside.
@@ -114,7 +117,14 @@ export function fileChangeSignal(databaseFile: string): ChangeSignal {
   const counts = new Counts();
   let read = fs.fstatSync(fd).size;
   let open = true;
+  let looked = false;
+  const lookAgain = () => {
+    looked = false;
+  };
   const catchUp = () => {
+    if (looked) return;
+    looked = true;
+    setImmediate(lookAgain);
     const size = fs.fstatSync(fd).size;
     if (size === read) return;
     if (size < read || size - read > MOST_RECORDS_READ) {
@@ -134,7 +144,9 @@ export function fileChangeSignal(databaseFile: string): ChangeSignal {
       return counts.sum(set);
     },
     changed(set) {
-      if (open) fs.writeSync(fd, Buffer.of(RECORD | set));
+      if (!open) return;
+      fs.writeSync(fd, Buffer.of(RECORD | set));
+      looked = false;
     },
     close: async () => {
       if (!open) return;

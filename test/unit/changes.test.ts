@@ -67,6 +67,9 @@ describe('which statements signal a change to the read caches', () => {
   });
 });
 
+/** Another process's change is seen from the next turn of the event loop on. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 describe('the SQLite change file, shared by processes', () => {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-changes-'));
   after(() => fs.rmSync(folder, { recursive: true, force: true }));
@@ -80,10 +83,15 @@ describe('the SQLite change file, shared by processes', () => {
     const keys = tables('api_keys', 'accounts');
     const [postsBefore, keysBefore] = [reader.generation(posts), reader.generation(keys)];
     writer.changed(tables('posts', 'channels'));
+    await nextTurn();
     assert.notEqual(reader.generation(posts), postsBefore);
     assert.equal(reader.generation(keys), keysBefore, 'API keys did not change');
     writer.changed(tables('accounts'));
+    await nextTurn();
     assert.notEqual(reader.generation(keys), keysBefore);
+    const own = reader.generation(keys);
+    reader.changed(tables('api_keys'));
+    assert.notEqual(reader.generation(keys), own, "a process's own change counts at once");
     await Promise.all([writer.close(), reader.close()]);
     assert.equal(reader.generation(posts), undefined, 'a closed signal follows nothing');
   });
@@ -93,6 +101,7 @@ describe('the SQLite change file, shared by processes', () => {
     const reader = fileChangeSignal(database);
     const before = reader.generation(tables('webhooks'));
     fs.appendFileSync(`${database}-changes`, '.');
+    await nextTurn();
     assert.notEqual(reader.generation(tables('webhooks')), before);
     await reader.close();
   });
