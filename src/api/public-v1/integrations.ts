@@ -21,7 +21,10 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/integrations', {
       schema: { tags, summary: 'List connected channels', querystring: z.object({ group: z.string().max(200).optional() }), response: { 200: z.array(integration), ...errors } },
-      handler: async (request) => channels.list(request.principal.accountId, request.query.group),
+      handler: async (request, reply) => {
+        const list = await channels.listJson(request.principal.accountId, request.query.group);
+        return reply.type('application/json; charset=utf-8').send(list as never);
+      },
     });
 
     app.post('/integrations', {
