@@ -212,8 +212,10 @@ async function main() {
   const cpus = os.cpus();
   const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  const ffprobe = await run('ffprobe', ['-version']).then(() => true, () => false);
   const lines = [
-    `Run of ${when} on ${cpus.length} × ${cpus[0].model.trim()}, ${fmt(os.totalmem() / 1024 ** 3, 1)} GiB RAM, Linux ${os.release()}, Node ${process.version}; ${fmt(mb)} MB file in ${os.tmpdir()} (the data folder is on the same file system), ${RUNS} runs, medians. Load average (1 min) at the end ${fmt(os.loadavg()[0], 2)}.`,
+    `Run of ${when} on ${cpus.length} × ${cpus[0].model.trim()}, ${fmt(os.totalmem() / 1024 ** 3, 1)} GiB RAM, Linux ${os.release()}, Node ${process.version}; ${fmt(mb)} MB file in ${os.tmpdir()} (the data folder is on the same file system), ${RUNS} runs, medians. ` +
+      `${ffprobe ? 'ffprobe is installed: each upload also runs it on the stored file (for dimensions and duration).' : 'ffprobe is not installed: uploads are stored without reading dimensions or duration.'} Load average (1 min) at the end ${fmt(os.loadavg()[0], 2)}.`,
     '',
     '| Figure | Value | Target | |',
     '|---|---:|---|---|',
