@@ -51,14 +51,14 @@ export function fromRow(shape: Shape, row: Record<string, unknown>): Record<stri
 }
 
 /** SQLite: json_object builds each row's JSON at native speed. */
-function sqliteObject(shape: Shape): RawBuilder<unknown> {
+function sqliteObject(shape: Shape): RawBuilder<string> {
   const parts = Object.entries(shape).map(([key, value]) => {
     if (!isField(value)) return sql`${sql.lit(key)}, ${sqliteObject(value)}`;
     const ref = sql.ref(value.column);
     const field = value.kind === 'value' ? ref : value.kind === 'json' ? sql`json(${ref})` : sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${ref} / 1000.0, 'unixepoch')`;
     return sql`${sql.lit(key)}, ${field}`;
   });
-  return sql`json_object(${sql.join(parts)})`;
+  return sql<string>`json_object(${sql.join(parts)})`;
 }
 
 /**
@@ -91,7 +91,7 @@ function postgresObject(shape: Shape): RawBuilder<string> {
  * query can read its rows in an index's order.
  */
 export function objectTextSql(shape: Shape, dialect: Dialect): RawBuilder<string> {
-  return dialect === 'postgres' ? postgresObject(shape) : sql<string>`${sqliteObject(shape)}`;
+  return dialect === 'postgres' ? postgresObject(shape) : sqliteObject(shape);
 }
 
 export function jsonArray(texts: string[]): string {

@@ -20,12 +20,12 @@ import { postEventData, type EventEmitter, type WebhookEvent } from './events.ts
 import { shortenLinks, type PendingLinks } from './shortlinks.ts';
 
 type Entry = CreatePostsBody['posts'][number];
+type Tag = { value: string; label: string };
+type MediaRefStored = { id: string; path: string };
 
 /** Post lists kept in memory: at most this many, and this many characters of JSON in all (a 1,000-post list is about 0.5 M). */
 const KEPT_LISTS = 200;
 const KEPT_LISTS_CHARS = 8 * 1024 * 1024;
-type Tag = { value: string; label: string };
-type MediaRefStored = { id: string; path: string };
 
 interface PlannedThread {
   channel: ChannelRow;
@@ -94,7 +94,6 @@ const SUMMARY: Shape = {
   warning: value('posts.warning'),
   integration: { id: value('posts.channel_id'), providerIdentifier: value('channels.provider'), name: value('channels.name'), picture: value('channels.picture') },
 };
-
 
 export class Posts {
   /** GET /posts: compiled once, in the order of the index on (account, time, id). */

@@ -133,7 +133,6 @@ export class Engine {
     }
   }
 
-
   private async publish(item: PostRow): Promise<void> {
     const db = this.services.store.db;
     const [channel] = await this.queries.channel({ id: item.channel_id });

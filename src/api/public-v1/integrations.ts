@@ -6,6 +6,7 @@ import { networkSettings } from '../../providers/network-settings.ts';
 import { PublishError } from '../../providers/types.ts';
 import { iso } from '../../lib/time.ts';
 import type { Services } from '../../app.ts';
+import { sendJsonText } from '../json-text.ts';
 import { createIntegrationBody, errorBody as errorSchema, idParam, integration, updateIntegrationBody } from './schemas.ts';
 
 const tags = ['integrations'];
@@ -21,10 +22,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/integrations', {
       schema: { tags, summary: 'List connected channels', querystring: z.object({ group: z.string().max(200).optional() }), response: { 200: z.array(integration), ...errors } },
-      handler: async (request, reply) => {
-        const list = await channels.listJson(request.principal.accountId, request.query.group);
-        return reply.type('application/json; charset=utf-8').send(list as never);
-      },
+      handler: async (request, reply) => sendJsonText(reply, await channels.listJson(request.principal.accountId, request.query.group)),
     });
 
     app.post('/integrations', {

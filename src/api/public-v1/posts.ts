@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { limitHeaders } from '../../domain/rate-limit.ts';
 import { idempotent, jsonBodyHash } from '../idempotent.ts';
+import { sendJsonText } from '../json-text.ts';
 import type { Services } from '../../app.ts';
 import { createPostsBody, errorBody as errorSchema, idParam, listPostsQuery, postDetail, postSummary } from './schemas.ts';
 
@@ -17,7 +18,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
       handler: async (request, reply) => {
         const { startDate, endDate, customer } = request.query;
         const list = await posts.listJson(request.principal.accountId, startDate, endDate, customer);
-        return reply.type('application/json; charset=utf-8').send(`{"posts":${list}}` as never);
+        return sendJsonText(reply, `{"posts":${list}}`);
       },
     });
 
