@@ -24,6 +24,7 @@ import { createStorage } from './media/create-storage.ts';
 import type { MediaStorage } from './media/storage.ts';
 import { networkContext } from './providers/network-settings.ts';
 import { announceDue } from './scheduler/due-signal.ts';
+import { inBackground } from './lib/background.ts';
 import type { NetworkContext, Provider } from './providers/types.ts';
 
 export interface Services {
@@ -98,11 +99,13 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   // Engines in this process hear of due work directly; those in other processes through the database.
   const announce = (at: number) => {
     services.wake(at);
-    if (at <= Date.now() + ANNOUNCE_HORIZON_MS) announceDue(store, at).catch((err) => console.error('could not announce due work:', (err as Error).message));
+    if (at <= Date.now() + ANNOUNCE_HORIZON_MS) inBackground('could not announce due work', () => announceDue(store, at));
   };
   // Expired idempotency answers, old rate windows and abandoned connections are dropped now and then.
   const housekeeping = setInterval(() => {
-    Promise.all([services.idempotency.prune(), services.rateLimiter.prune(), services.connections.prune(), services.webhooks.prune(), services.people.prune(), services.oauth.prune()]).catch((err) => console.error('housekeeping failed:', (err as Error).message));
+    inBackground('housekeeping failed', () =>
+      Promise.all([services.idempotency.prune(), services.rateLimiter.prune(), services.connections.prune(), services.webhooks.prune(), services.people.prune(), services.oauth.prune()]),
+    );
   }, HOUSEKEEPING_MS).unref();
   return services;
 }

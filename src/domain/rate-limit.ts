@@ -7,6 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { ApiError } from './errors.ts';
+import { inBackground } from '../lib/background.ts';
 
 export interface LimitState {
   limit: number;
@@ -27,6 +28,8 @@ export function limitHeaders(state: LimitState): Record<string, string> {
 
 /** How often a process adds its local counts to the shared rows. */
 const SYNC_MS = 250;
+/** After a failed sync (a full disk, a lost connection), wait longer before the next, up to this. */
+const MAX_SYNC_BACKOFF_MS = 30_000;
 
 interface LocalCount {
   windowStart: number;
@@ -55,6 +58,7 @@ export class RateLimiter {
   private readonly local = new Map<string, LocalCount>();
   private timer?: NodeJS.Timeout;
   private syncing?: Promise<void>;
+  private failedSyncs = 0;
 
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -81,9 +85,16 @@ export class RateLimiter {
     if (!entry || entry.windowStart !== windowStart) {
       const fresh: LocalCount = { windowStart, shared: 0, pending: 0, ready: Promise.resolve() };
       // The first request of a window learns what the other processes counted so far.
-      fresh.ready = this.read(bucket, windowStart).then((count) => {
-        fresh.shared = count;
-      });
+      fresh.ready = this.read(bucket, windowStart).then(
+        (count) => {
+          fresh.shared = count;
+        },
+        (err: unknown) => {
+          // The next request of this window reads again rather than failing for ever.
+          if (this.local.get(bucket) === fresh) this.local.delete(bucket);
+          throw err;
+        },
+      );
       this.local.set(bucket, fresh);
       entry = fresh;
     }
@@ -92,20 +103,41 @@ export class RateLimiter {
     const state = { limit, remaining: Math.max(0, limit - used), resetSeconds };
     if (used > limit) throw tooMany(what, limit, windowMs, state);
     entry.pending++;
-    this.timer ??= setTimeout(() => void this.sync(), SYNC_MS).unref();
+    this.scheduleSync(SYNC_MS);
     return state;
+  }
+
+  private scheduleSync(delayMs: number): void {
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      inBackground('rate limits: could not write the request counts (kept, will retry)', async () => {
+        try {
+          await this.sync();
+          this.failedSyncs = 0;
+        } catch (err) {
+          this.failedSyncs++;
+          this.scheduleSync(Math.min(MAX_SYNC_BACKOFF_MS, SYNC_MS * 2 ** this.failedSyncs));
+          throw err;
+        }
+      });
+    }, delayMs).unref();
   }
 
   /** Adds this process's counts to the shared rows and reads back the totals. */
   async sync(): Promise<void> {
-    this.timer = undefined;
     if (this.syncing) return this.syncing;
     this.syncing = (async () => {
       for (const [bucket, entry] of this.local) {
         const pending = entry.pending;
         if (pending > 0) {
           entry.pending -= pending;
-          entry.shared = await this.add(bucket, entry.windowStart, pending);
+          try {
+            entry.shared = await this.add(bucket, entry.windowStart, pending);
+          } catch (err) {
+            // Not written: counted again at the next sync, so no request goes uncounted.
+            entry.pending += pending;
+            throw err;
+          }
         } else if (entry.windowStart + 3_600_000 < Date.now()) {
           this.local.delete(bucket);
         }
@@ -134,6 +166,7 @@ export class RateLimiter {
   /** Writes out what this process counted; call before the store closes. */
   async close(): Promise<void> {
     clearTimeout(this.timer);
+    this.timer = undefined;
     await this.sync();
   }
 

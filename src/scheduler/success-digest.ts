@@ -3,6 +3,7 @@
  * for a few seconds and told per account in one line. Failures are told at once.
  */
 import type { Notifications } from '../domain/notifications.ts';
+import { inBackground } from '../lib/background.ts';
 
 interface Pending {
   items: { channel: string; content: string; root: string }[];
@@ -28,7 +29,7 @@ export class SuccessDigest {
     const entry = this.pending.get(accountId) ?? { items: [] };
     entry.items.push({ channel, content, root });
     this.pending.set(accountId, entry);
-    this.timer ??= setTimeout(() => void this.flush().catch((err) => console.error('engine: could not record notifications:', (err as Error).message)), this.windowMs);
+    this.timer ??= setTimeout(() => inBackground('engine: could not record notifications', () => this.flush()), this.windowMs);
   }
 
   async flush(): Promise<void> {

@@ -5,54 +5,17 @@
  * id), so a post sent twice cannot hide.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores } from '../helpers/stores.ts';
+import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.ts';
 import { addWebhookChannel, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/herald.js');
 const LEASE_SECONDS = 3;
 
-function startWorker(herald: TestHerald): ChildProcess {
-  const { config } = herald.services;
-  const child = spawn(process.execPath, [BIN, 'worker'], {
-    env: {
-      PATH: process.env.PATH,
-      HERALD_DATA_DIR: config.dataDir,
-      ...(config.databaseUrl ? { HERALD_DATABASE_URL: config.databaseUrl } : {}),
-      HERALD_SECRET: 'test-secret',
-      HERALD_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
-      HERALD_LEASE_SECONDS: String(LEASE_SECONDS),
-      HERALD_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.resume();
-  child.stderr!.on('data', (chunk) => process.stderr.write(`[worker ${child.pid}] ${chunk}`));
-  return child;
-}
-
-/** Resolves once the worker says it runs. */
-function running(child: ChildProcess): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (chunk) => {
-      seen += chunk;
-      if (seen.includes('worker is running')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before it ran`)));
-  });
-}
-
-async function stopWorker(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await exited;
+function startWorker(herald: TestHerald): Promise<HeraldProcess> {
+  return startHeraldProcess(herald, 'worker', { HERALD_LEASE_SECONDS: String(LEASE_SECONDS) });
 }
 
 /** Queues `count` posts due now, 50 per request (the most one request takes). */
@@ -84,7 +47,7 @@ for (const store of await testStores()) {
     let herald: TestHerald;
     let receiver: WebhookReceiver;
     let account: TestAccount;
-    const workers: ChildProcess[] = [];
+    const workers: HeraldProcess[] = [];
 
     before(async () => {
       receiver = await startWebhookReceiver();
@@ -94,34 +57,34 @@ for (const store of await testStores()) {
       account = await herald.newAccount();
     });
     after(async () => {
-      await Promise.all(workers.map((w) => stopWorker(w, 'SIGKILL')));
+      await Promise.all(workers.map((w) => w.stop('SIGKILL')));
       await herald.close();
       await receiver.close();
     });
 
     it('a worker with nothing to do stays up and publishes what is queued later', async () => {
       const channel = await addWebhookChannel(account, {}, `${receiver.url}?later`);
-      const worker = startWorker(herald);
+      const worker = await startWorker(herald);
       workers.push(worker);
-      await running(worker);
+      await worker.running;
       const [created] = await createPosts(account, postBody('schedule', [entry(channel.id, ['queued after the worker started'])], { date: new Date(Date.now() + 1_500).toISOString() }));
       await eventually(async () => (receiver.deliveries.some((d) => d.headers['webhook-id'] === created.postId) ? true : undefined), 20_000, 'the later post');
-      assert.equal(worker.exitCode, null, 'the worker is still running');
-      await stopWorker(worker);
+      assert.ok(worker.alive(), 'the worker is still running');
+      await worker.stop();
     });
 
     it('kill -9 in the middle of 2,000 posts: another worker finishes; none stays QUEUE, none is delivered twice', async () => {
       const channel = await addWebhookChannel(account, {}, `${receiver.url}?crash`);
       const ids = await queuePosts(account, channel.id, 2_000, 'crash');
-      await Promise.all(workers.splice(0).map((w) => stopWorker(w)));
-      const first = startWorker(herald);
+      await Promise.all(workers.splice(0).map((w) => w.stop()));
+      const first = await startWorker(herald);
       workers.push(first);
       await eventually(async () => (receiver.deliveries.length >= 300 ? true : undefined), 60_000, 'the first worker to be busy');
-      await stopWorker(first, 'SIGKILL');
+      await first.stop('SIGKILL');
       const deliveredBeforeKill = receiver.deliveries.length;
       assert.ok(deliveredBeforeKill < 2_000, 'killed in the middle');
 
-      workers.push(startWorker(herald));
+      workers.push(await startWorker(herald));
       const final = await eventually(async () => {
         const now = await states(herald, ids);
         return [...now.values()].some((s) => s.state === 'QUEUE') ? undefined : now;
@@ -143,12 +106,12 @@ for (const store of await testStores()) {
 
     if (store === 'postgres') {
       it('three workers drain 5,000 due posts together: each delivered exactly once, none missed', async () => {
-        await Promise.all(workers.splice(0).map((w) => stopWorker(w)));
+        await Promise.all(workers.splice(0).map((w) => w.stop()));
         const channel = await addWebhookChannel(account, {}, `${receiver.url}?three`);
         receiver.respond(() => undefined);
         const ids = await queuePosts(account, channel.id, 5_000, 'three');
         const before = receiver.deliveries.length;
-        for (let i = 0; i < 3; i++) workers.push(startWorker(herald));
+        for (let i = 0; i < 3; i++) workers.push(await startWorker(herald));
         const final = await eventually(async () => {
           const now = await states(herald, ids);
           return [...now.values()].every((s) => s.state === 'PUBLISHED' || s.state === 'ERROR') ? now : undefined;
