@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ApiError, type FieldProblem } from '../domain/errors.ts';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 
 export function errorBody(statusCode: number, code: string, message: string, errors: FieldProblem[] = []) {
   return { statusCode, error: http.STATUS_CODES[statusCode] ?? 'Error', message, msg: message, code, errors };
@@ -58,6 +59,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendFrameworkError(reply, err);
+    if (isStoreUnavailable(err)) {
+      // Nothing was changed (a write that failed is rolled back): the client may simply send it again.
+      request.log.warn({ err: { message: err.message, code: err.code } }, 'store unavailable');
+      const message = `The database is unavailable right now; nothing was changed. Try again in ${STORE_RETRY_AFTER_SECONDS} s.`;
+      return reply.code(503).header('Retry-After', String(STORE_RETRY_AFTER_SECONDS)).send(errorBody(503, 'store_unavailable', message));
+    }
     request.log.error({ err }, 'request failed');
     return reply.code(500).send(errorBody(500, 'internal_error', 'Something went wrong on our side; the request was not completed.'));
   });

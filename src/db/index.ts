@@ -92,6 +92,10 @@ export function openStore(options: { databaseUrl?: string; dataDir: string }): S
 function watchingPool(pool: pg.Pool, changes: ChangeSignal): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    // The pool listens for errors only while a client is idle; a connection lost while a
+    // request holds it (the server restarted, pg_terminate_backend) would otherwise end the
+    // process. The query in flight fails on its own, and the pool drops the broken client.
+    client.on('error', () => {});
     const watch = connectionWatcher(changes);
     // Kysely passes (sql, parameters), or a cursor object for .stream() (reads only; no cursor is configured here).
     const query = ((sql: string, parameters: unknown[]) => {

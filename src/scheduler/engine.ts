@@ -20,6 +20,8 @@ import { SuccessDigest } from './success-digest.ts';
 import { WorkLoop } from './work-loop.ts';
 import { engineQueries, type EngineQueries } from './engine-queries.ts';
 import { TokenKeeper, ReconnectNeeded } from './tokens.ts';
+import { isStoreUnavailable } from '../db/unavailable.ts';
+import { describeError } from '../lib/background.ts';
 
 export interface EngineOptions {
   /** How long a claim is held; an item whose worker died is taken again after this. */
@@ -125,6 +127,12 @@ export class Engine {
     try {
       await this.publish(item);
     } catch (err) {
+      if (isStoreUnavailable(err)) {
+        // Nothing can be written now. The claim runs out and the post is taken again once the
+        // store is back: sent then if no attempt began, or judged by its unfinished attempt.
+        console.error(`engine: the store is unavailable; post ${item.id} is left to its lease:`, describeError(err));
+        return;
+      }
       // Anything unexpected: the attempt's fate is unknown, so it must not be repeated blindly.
       console.error(`engine: publishing ${item.id} failed unexpectedly:`, (err as Error).message);
       await this.fail(item, UNKNOWN_OUTCOME).catch(() => {});
@@ -328,14 +336,14 @@ export class Engine {
     const db = this.services.store.db;
     const now = Date.now();
     const mark = { id: item.id, releaseId: result.releaseId, releaseUrl: result.releaseUrl ?? null, at: now };
-    if (attemptId) {
+    // The network has the post: a store that is down for a moment must not turn that into "outcome unknown".
+    await this.untilStored(item, async () => {
+      if (!attemptId) return void (await this.queries.markPublished(mark));
       await db.transaction().execute(async (tx) => {
         await this.queries.finishAttempt({ id: attemptId, outcome: 'published', detail: result.releaseUrl ?? result.releaseId, at: now }, tx);
         await this.queries.markPublished(mark, tx);
       });
-    } else {
-      await this.queries.markPublished(mark);
-    }
+    });
     // The next reply is due its delay after this one went out.
     const next = thread.find((p) => p.parent_id === item.id);
     if (next) {
@@ -349,6 +357,24 @@ export class Engine {
       'post.published',
       postEventData({ ...item, state: 'PUBLISHED', release_id: result.releaseId, release_url: result.releaseUrl ?? null, error: null }, channel),
     );
+  }
+
+  /**
+   * Runs a write of what is known (the network took the post), again and again while the
+   * store is unavailable, for as long as the claim would have lasted: after that another
+   * worker may hold the post, and the write's own checks (the lease) decide.
+   */
+  private async untilStored<T>(item: PostRow, write: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + this.leaseMs;
+    for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
+      try {
+        return await write();
+      } catch (err) {
+        if (!isStoreUnavailable(err) || Date.now() + wait > giveUpAt) throw err;
+        console.error(`engine: the store is unavailable; recording post ${item.id} again in ${wait} ms:`, describeError(err));
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   private async tokenTrouble(job: Job, err: unknown): Promise<void> {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores } from '../helpers/stores.ts';
+import { deliveriesById, queuePosts, states } from '../helpers/drain.ts';
 import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.ts';
 import { addWebhookChannel, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
@@ -16,30 +17,6 @@ const LEASE_SECONDS = 3;
 
 function startWorker(herald: TestHerald): Promise<HeraldProcess> {
   return startHeraldProcess(herald, 'worker', { HERALD_LEASE_SECONDS: String(LEASE_SECONDS) });
-}
-
-/** Queues `count` posts due now, 50 per request (the most one request takes). */
-async function queuePosts(account: TestAccount, channelId: string, count: number, label: string): Promise<string[]> {
-  const ids: string[] = [];
-  for (let start = 0; start < count; start += 50) {
-    const entries = Array.from({ length: Math.min(50, count - start) }, (_, i) => entry(channelId, [`${label} ${start + i}`]));
-    ids.push(...(await createPosts(account, postBody('now', entries))).map((c) => c.postId));
-  }
-  return ids;
-}
-
-async function states(herald: TestHerald, ids: string[]): Promise<Map<string, { state: string; error: string | null }>> {
-  const rows = await herald.services.store.db.selectFrom('posts').select(['id', 'state', 'error']).where('id', 'in', ids).execute();
-  return new Map(rows.map((r) => [r.id, { state: r.state, error: r.error }]));
-}
-
-function deliveriesById(receiver: WebhookReceiver): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const d of receiver.deliveries) {
-    const id = String(d.headers['webhook-id']);
-    counts.set(id, (counts.get(id) ?? 0) + 1);
-  }
-  return counts;
 }
 
 for (const store of await testStores()) {
