@@ -44,6 +44,8 @@ export interface Config {
   retryDeadlineMs: number;
   /** How long a worker holds a claimed post; a dead worker's posts are taken again after this. */
   leaseMs: number;
+  /** HERALD_SHUTDOWN_SECONDS: how long a stopping process lets publishes already sent finish. */
+  shutdownMs: number;
   logLevel: string;
   /**
    * Every HERALD_* variable as given: networks read their app credentials and
@@ -123,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: int(env, 'HERALD_WORKER_CONCURRENCY', 64, 1),
     retryDeadlineMs: int(env, 'HERALD_RETRY_DEADLINE_MINUTES', 60, 1) * 60_000,
     leaseMs: int(env, 'HERALD_LEASE_SECONDS', 120, 2) * 1000,
+    shutdownMs: int(env, 'HERALD_SHUTDOWN_SECONDS', 20, 0) * 1000,
     logLevel: env.HERALD_LOG_LEVEL || 'info',
     networkEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('HERALD_') && !!e[1])),
   };

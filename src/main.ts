@@ -38,16 +38,24 @@ Settings come from the environment: HERALD_PORT (5000), HERALD_DATA_DIR (./data)
 HERALD_DATABASE_URL (postgres://..., default: embedded SQLite), HERALD_SECRET, ...
 See README.md for the full list.`;
 
+/** Beyond HERALD_SHUTDOWN_SECONDS, time to write what is left and close the store before a stop is forced. */
+const SHUTDOWN_SLACK_MS = 5_000;
+
 function fail(message: string): never {
   console.error(message);
   process.exit(1);
 }
 
-function onShutdown(close: () => Promise<void>): void {
+/** On SIGINT or SIGTERM: `close`, and exit. A second signal, or a close that outlasts `hardLimitMs`, exits at once. */
+function onShutdown(close: () => Promise<void>, hardLimitMs: number): void {
   let closing = false;
   const handler = () => {
     if (closing) process.exit(1);
     closing = true;
+    setTimeout(() => {
+      console.error(`herald: still stopping after ${Math.round(hardLimitMs / 1000)} s; exiting now`);
+      process.exit(1);
+    }, hardLimitMs).unref();
     close().then(
       () => process.exit(0),
       () => process.exit(1),
@@ -72,11 +80,10 @@ async function runService(config: Config, withServer: boolean, withEngine: boole
   const keepAlive = server ? undefined : setInterval(() => {}, 60 * 60_000);
   onShutdown(async () => {
     clearInterval(keepAlive);
-    await server?.close();
-    await engine?.stop();
-    await dispatcher?.stop();
+    // No new requests and no new claims; publishes already sent get HERALD_SHUTDOWN_SECONDS to finish.
+    await Promise.all([server?.close(), engine?.stop(config.shutdownMs), dispatcher?.stop(config.shutdownMs)]);
     await services.close();
-  });
+  }, config.shutdownMs + SHUTDOWN_SLACK_MS);
   const lines = [`Herald ${withServer ? 'is listening on ' + config.publicUrl : 'worker is running'} (${Date.now() - started} ms)`];
   lines.push(`  data:        ${services.store.description}`);
   if (server) {
@@ -168,7 +175,7 @@ async function main(argv: string[]): Promise<void> {
     case 'apps':
       return appsCommand(config, rest);
     case 'auth-server':
-      return runAuthServer(config, onShutdown);
+      return runAuthServer(config, (close) => onShutdown(close, config.shutdownMs + SHUTDOWN_SLACK_MS));
     case undefined:
     case 'help':
     case '--help':

@@ -183,7 +183,8 @@ export class OutboundGuard {
     };
   }
 
+  /** Ends every connection, also those of requests still waiting for an answer (a stop's grace has passed). */
   close(): Promise<void> {
-    return this.agent.close();
+    return this.agent.destroy();
   }
 }

@@ -70,6 +70,10 @@ export class Engine {
   private readonly queries: EngineQueries;
   private unlisten?: () => Promise<void>;
   private claims = 0;
+  /** Set by stop: items not yet sent go back to the queue instead. */
+  private stopping = false;
+  /** Set when a stop's grace ran out: what is still in flight is left, as sent, to the next worker. */
+  private abandoned = false;
   /** Resolves once this engine hears other processes' announcements (PostgreSQL). */
   listening: Promise<void> = Promise.resolve();
 
@@ -107,11 +111,19 @@ export class Engine {
     }
   }
 
-  /** Stops claiming; resolves when the items in hand are finished. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming and hands back the items not yet sent; resolves when the publishes
+   * already sent have finished, or after `graceMs` (those then keep their attempt,
+   * "sending", and the next worker treats them as of unknown outcome).
+   */
+  async stop(graceMs = Infinity): Promise<void> {
+    this.stopping = true;
     this.services.wake = () => {};
     await this.unlisten?.();
-    await this.loop.stop();
+    if (!(await this.loop.stop(graceMs))) {
+      this.abandoned = true;
+      console.error(`engine: stopped with ${this.loop.inHand} publish(es) still running after ${graceMs / 1000} s; the next worker checks them`);
+    }
     await this.successes.flush();
   }
 
@@ -224,6 +236,8 @@ export class Engine {
       return this.tokenTrouble(job, err);
     }
     for (let refreshed = false; ; refreshed = true) {
+      // Stopping: what has not left yet goes back to the queue for the next worker, at once.
+      if (this.stopping) return this.defer(item, Date.now());
       const limit = deadline(this.publishTimeoutMs);
       const ctx = this.context(job, channel, limit.signal);
       const attempt = await this.beginAttempt(item);
@@ -234,6 +248,8 @@ export class Engine {
         result = await provider.publish(ctx);
       } catch (err) {
         limit.clear();
+        // Cut off by the stop: the attempt stays "sending" for the next worker to judge.
+        if (this.abandoned) return;
         const failure = err instanceof PublishError ? err : new PublishError('unknown', UNKNOWN_OUTCOME);
         if (failure.kind === 'unknown') {
           await attempt('unknown', failure.message);

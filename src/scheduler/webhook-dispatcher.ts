@@ -125,10 +125,10 @@ export class WebhookDispatcher {
     this.loop.start();
   }
 
-  /** Stops claiming; resolves when the deliveries in hand are finished. */
-  async stop(): Promise<void> {
+  /** Stops claiming; resolves when the deliveries in hand are finished, or after `graceMs` (they are sent again later). */
+  async stop(graceMs = Infinity): Promise<void> {
     this.deps.webhooks.wake = () => {};
-    await this.loop.stop();
+    await this.loop.stop(graceMs);
   }
 
   /** A delivery is due at `at`: look then (or now) rather than at the next poll. */

@@ -34,12 +34,25 @@ export class WorkLoop<T> {
     this.wake(Date.now());
   }
 
-  /** Stops claiming; resolves when the items in hand are finished. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming; resolves when the items in hand are finished, or after `graceMs`
+   * with false and the items still running left to their leases.
+   */
+  async stop(graceMs = Infinity): Promise<boolean> {
     this.stopped = true;
     clearTimeout(this.timer);
     this.timerAt = Infinity;
-    if (this.running > 0 || this.ticking) await new Promise<void>((resolve) => this.idle.add(resolve));
+    if (this.running === 0 && !this.ticking) return true;
+    const finished = new Promise<boolean>((resolve) => this.idle.add(() => resolve(true)));
+    if (graceMs === Infinity) return finished;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs).unref()));
+    return Promise.race([finished, late]).finally(() => clearTimeout(timer));
+  }
+
+  /** Items being handled right now. */
+  get inHand(): number {
+    return this.running;
   }
 
   /** Something is due at `at`: look then (or now) rather than at the next poll. */
