@@ -92,6 +92,33 @@ for (const store of await testStores()) {
       assert.equal(page.headers.get('x-frame-options'), 'DENY');
     });
 
+    it('after sign-in, only a path of this server is followed: never an open redirect, never a 500', async () => {
+      const hostile = ['/\t/evil.test/', '//evil.test/', '/\\evil.test', 'https://evil.test/', '/ok\r\nSet-Cookie: a=b', '/%09/evil.test'.replace('%09', '\t')];
+      for (const next of hostile) {
+        const browser = new WebClient(herald.url);
+        const loginPage = await browser.request('GET', `/oauth/login?next=${encodeURIComponent(next)}`);
+        assert.equal(loginPage.status, 200, `login page for next=${JSON.stringify(next)}`);
+        const form = formOf(loginPage.text);
+        const answer = await browser.request('POST', form.action, { form: { ...form.fields, next, email: 'owner@example.com', password: 'correct horse battery' } });
+        assert.equal(answer.status, 303, `next=${JSON.stringify(next)} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+        assert.equal(answer.headers.get('location'), '/', `next=${JSON.stringify(next)} is not followed`);
+      }
+      const browser = new WebClient(herald.url);
+      const form = formOf((await browser.request('GET', '/oauth/login')).text);
+      const kept = await browser.request('POST', form.action, { form: { ...form.fields, next: '/oauth/authorize?client_id=x&state=%2F%2F', email: 'owner@example.com', password: 'correct horse battery' } });
+      assert.equal(kept.headers.get('location'), '/oauth/authorize?client_id=x&state=%2F%2F', 'a path of this server is followed');
+    });
+
+    it('malformed percent-encoding in Basic client credentials is invalid_client (401), on token and revoke', async () => {
+      const basic = `Basic ${Buffer.from(`${app.clientId}:%E0%A4%A`).toString('base64')}`;
+      const viaToken = await token({ grant_type: 'authorization_code', code: 'hac_x' }, { headers: { authorization: basic } });
+      assert.equal(viaToken.status, 401, JSON.stringify(viaToken.body));
+      assert.equal(viaToken.body.error, 'invalid_client');
+      const viaRevoke = await fetch(`${herald.url}/api/oauth/revoke`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=hat_x' });
+      assert.equal(viaRevoke.status, 401);
+      assert.equal(((await viaRevoke.json()) as any).error, 'invalid_client');
+    });
+
     it('without PKCE: the code and the client secret give a token that works in the raw Authorization header', async () => {
       const answer = await token({ grant_type: 'authorization_code', code: await code(), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));

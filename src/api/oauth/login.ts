@@ -17,9 +17,16 @@ import { errorBox, escapeHtml, hiddenFields, sendPage } from './pages.ts';
 
 const FORM_COOKIE = 'herald_form';
 
+/**
+ * A path of this server: one leading slash, then no slash or backslash right after
+ * it, and no backslash, space or control character anywhere (browsers drop tabs and
+ * newlines and read a backslash as a slash, so "/\t/evil.test" would leave the site).
+ */
+const SAME_ORIGIN_PATH = /^\/(?![/\\])[^\\\u0000-\u0020\u007f]*$/;
+
 /** Only paths of this server: never an open redirect to somewhere else. */
 export function safeNext(next: string | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+  return next !== undefined && SAME_ORIGIN_PATH.test(next) ? next : '/';
 }
 
 export function loginUrl(next: string): string {

@@ -40,6 +40,15 @@ function fields(request: FastifyRequest): Record<string, string | undefined> {
   return out;
 }
 
+/** RFC 6749 2.3.1 percent-encodes both parts before Basic encoding them; bad encoding is the client's error. */
+function basicPart(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new OAuthError('invalid_client', 'the Basic credentials are not valid percent-encoding (client_id and client_secret are form-encoded)');
+  }
+}
+
 /** client_id and client_secret from HTTP Basic (RFC 6749 2.3.1) or the body; both ways at once is an error. */
 function clientCredentials(request: FastifyRequest, body: Record<string, string | undefined>): { clientId?: string; clientSecret?: string } {
   const header = request.headers.authorization;
@@ -48,9 +57,9 @@ function clientCredentials(request: FastifyRequest, body: Record<string, string 
     const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
     const at = decoded.indexOf(':');
     if (at < 0) throw new OAuthError('invalid_client', 'the Basic credentials must be client_id:client_secret');
-    const clientId = decodeURIComponent(decoded.slice(0, at));
+    const clientId = basicPart(decoded.slice(0, at));
     if (body.client_id !== undefined && body.client_id !== clientId) throw new OAuthError('invalid_request', 'client_id differs between the body and the Authorization header');
-    return { clientId, clientSecret: decodeURIComponent(decoded.slice(at + 1)) };
+    return { clientId, clientSecret: basicPart(decoded.slice(at + 1)) };
   }
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }
