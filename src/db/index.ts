@@ -19,6 +19,7 @@ import * as webhooks from './migrations/006_webhooks.ts';
 import * as changeTriggers from './migrations/007_change_triggers.ts';
 import * as postsListOrder from './migrations/008_posts_list_order.ts';
 import * as postChangeTrigger from './migrations/009_post_change_trigger.ts';
+import * as oneOwner from './migrations/010_one_owner.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '007_change_triggers': changeTriggers,
   '008_posts_list_order': postsListOrder,
   '009_post_change_trigger': postChangeTrigger,
+  '010_one_owner': oneOwner,
 };
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {

@@ -76,6 +76,9 @@ export class Accounts {
 
   /** The first account of the installation, created on first use (the owner). */
   async ownerAccount(): Promise<string> {
+    // The owner's own account first: parallel first sign-ups may each have created one before one of them won.
+    const owners = await this.db.selectFrom('users').select('account_id').where('role', '=', 'owner').executeTakeFirst();
+    if (owners) return owners.account_id;
     const existing = await this.db.selectFrom('accounts').select('id').orderBy('created_at').limit(1).executeTakeFirst();
     return existing?.id ?? (await this.create('Owner'));
   }

@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database, InvitationRow, UserRole, UserRow } from '../db/schema.ts';
+import { isUniqueViolation } from '../db/constraint.ts';
 import { newId } from '../lib/ids.ts';
 import { randomToken, sha256 } from '../lib/secrets.ts';
 import { iso } from '../lib/time.ts';
@@ -67,6 +68,14 @@ export function csrfTokenOf(sessionToken: string): string {
   return crypto.createHash('sha256').update(`csrf:${sessionToken}`).digest('base64url');
 }
 
+function emailTaken(): ApiError {
+  return new ApiError(409, 'email_taken', 'email: a person with this address already exists', [{ path: 'email', message: 'is already registered' }]);
+}
+
+function signupClosed(): ApiError {
+  return new ApiError(403, 'signup_closed', 'Sign-up needs an invitation: ask an owner or admin of this Herald to invite you');
+}
+
 export class People {
   constructor(
     private readonly db: Kysely<Database>,
@@ -96,15 +105,11 @@ export class People {
       accountId = invitation.account_id;
       role = invitation.role;
     } else {
-      if (await this.hasUsers()) {
-        throw new ApiError(403, 'signup_closed', 'Sign-up needs an invitation: ask an owner or admin of this Herald to invite you');
-      }
+      if (await this.hasUsers()) throw signupClosed();
       accountId = await this.accounts.ownerAccount();
       role = 'owner';
     }
-    if (await this.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()) {
-      throw new ApiError(409, 'email_taken', 'email: a person with this address already exists', [{ path: 'email', message: 'is already registered' }]);
-    }
+    if (await this.emailTaken(email)) throw emailTaken();
     const row: UserRow = {
       id: newId(),
       account_id: accountId,
@@ -114,14 +119,25 @@ export class People {
       role,
       created_at: now,
     };
-    await this.db.transaction().execute(async (trx) => {
-      await trx.insertInto('users').values(row).execute();
-      if (invitation) {
-        const used = await trx.updateTable('invitations').set({ accepted_at: now }).where('id', '=', invitation.id).where('accepted_at', 'is', null).executeTakeFirst();
-        if (Number(used.numUpdatedRows) !== 1) throw invalidField('invitation', 'was used already', 'invalid_invitation');
-      }
-    });
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await trx.insertInto('users').values(row).execute();
+        if (invitation) {
+          const used = await trx.updateTable('invitations').set({ accepted_at: now }).where('id', '=', invitation.id).where('accepted_at', 'is', null).executeTakeFirst();
+          if (Number(used.numUpdatedRows) !== 1) throw invalidField('invitation', 'was used already', 'invalid_invitation');
+        }
+      });
+    } catch (err) {
+      // A parallel sign-up got there first: with this address, or as the one owner.
+      if (!isUniqueViolation(err)) throw err;
+      if (await this.emailTaken(email)) throw emailTaken();
+      throw signupClosed();
+    }
     return row;
+  }
+
+  private async emailTaken(email: string): Promise<boolean> {
+    return (await this.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()) !== undefined;
   }
 
   /** The person with this email and password, or undefined (the same time is spent either way). */

@@ -275,3 +275,35 @@ for (const store of await testStores()) {
     });
   });
 }
+
+for (const store of await testStores()) {
+  describe(`parallel first sign-ups (${store})`, () => {
+    it('ten people at once: exactly one owner, the others are told sign-up is closed; never a 500', async () => {
+      const herald = await startHerald(store);
+      try {
+        const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => new WebClient(herald.url).app('POST', '/auth/signup', { email: `first${i}@example.com`, password: PASSWORD })));
+        const statuses = answers.map((a) => a.status).sort();
+        assert.deepEqual(statuses, [201, ...Array(9).fill(403)], JSON.stringify(answers.map((a) => a.body)));
+        const owners = await herald.services.store.db.selectFrom('users').select(['account_id', 'role']).execute();
+        assert.deepEqual(owners.map((o) => o.role), ['owner'], 'one person, the owner');
+        assert.equal(await herald.services.accounts.ownerAccount(), owners[0]!.account_id, "the installation's owner account is the owner's");
+      } finally {
+        await herald.close();
+      }
+    });
+
+    it('one address signed up ten times at once: one person, the others get 409 email_taken', async () => {
+      const herald = await startHerald(store);
+      try {
+        const answers = await Promise.all(Array.from({ length: 10 }, () => new WebClient(herald.url).app('POST', '/auth/signup', { email: 'same@example.com', password: PASSWORD })));
+        const winners = answers.filter((a) => a.status === 201);
+        assert.equal(winners.length, 1, JSON.stringify(answers.map((a) => [a.status, a.body?.code])));
+        for (const a of answers.filter((x) => x.status !== 201)) assert.ok(a.status === 409 || a.status === 403, `answered ${a.status} ${JSON.stringify(a.body)}`);
+        const count = await herald.services.store.db.selectFrom('users').select('id').execute();
+        assert.equal(count.length, 1, 'one person');
+      } finally {
+        await herald.close();
+      }
+    });
+  });
+}
