@@ -2,6 +2,7 @@
  * Every setting Herald reads from the environment, parsed and checked in one place.
  * Nothing else in the code reads process.env.
  */
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -44,6 +45,12 @@ export interface Config {
   retryDeadlineMs: number;
   /** How long a worker holds a claimed post; a dead worker's posts are taken again after this. */
   leaseMs: number;
+  /** HERALD_TRUST_PROXY: whose X-Forwarded-For is believed. */
+  trustProxy: TrustedProxies;
+  /** HERALD_REQUEST_TIMEOUT_SECONDS: longest time to receive a whole request (headers and body) without an upload. */
+  requestTimeoutMs: number;
+  /** HERALD_CONNECTIONS_PER_ADDRESS: open connections one client address may hold. */
+  connectionsPerAddress: number;
   /** HERALD_SHUTDOWN_SECONDS: how long a stopping process lets publishes already sent finish. */
   shutdownMs: number;
   logLevel: string;
@@ -81,6 +88,30 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   return value;
 }
 
+/**
+ * HERALD_TRUST_PROXY: the reverse proxies whose X-Forwarded-For is believed, as
+ * addresses or CIDR ranges (comma-separated) or a hop count. Unset: none, so a
+ * client cannot pick the address its sign-in attempts are counted under.
+ */
+export type TrustedProxies = false | number | string;
+
+export function trustedProxies(env: Env): TrustedProxies {
+  const value = (env.HERALD_TRUST_PROXY || '').trim();
+  if (value === '') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  if (/^(true|yes|on|all|\*)$/i.test(value)) {
+    throw new Error('HERALD_TRUST_PROXY must name the proxies (addresses or CIDR ranges, comma-separated) or give a hop count; trusting every sender would let any client choose its address');
+  }
+  for (const part of value.split(',').map((p) => p.trim())) {
+    const [address, bits] = part.split('/');
+    const named = ['loopback', 'linklocal', 'uniquelocal'].includes(part);
+    if (!named && (!net.isIP(address ?? '') || (bits !== undefined && !/^\d{1,3}$/.test(bits)))) {
+      throw new Error(`HERALD_TRUST_PROXY: "${part}" is not an address, a CIDR range or one of loopback, linklocal, uniquelocal`);
+    }
+  }
+  return value;
+}
+
 function url(env: Env, name: string, fallback: string): string {
   const raw = env[name] || fallback;
   try {
@@ -104,6 +135,9 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: env.HERALD_HOST || '0.0.0.0',
     publicUrl,
+    trustProxy: trustedProxies(env),
+    requestTimeoutMs: int(env, 'HERALD_REQUEST_TIMEOUT_SECONDS', 60, 1) * 1000,
+    connectionsPerAddress: int(env, 'HERALD_CONNECTIONS_PER_ADDRESS', 256, 1),
     // A bucket with a public address serves the files itself; otherwise Herald serves them.
     uploadUrl: url(env, 'HERALD_UPLOAD_URL', s3?.publicUrl ?? `${publicUrl}/uploads`),
     dataDir: path.resolve(env.HERALD_DATA_DIR || 'data'),
@@ -175,6 +209,8 @@ export interface AuthServerConfig {
   pollIntervalSeconds: number;
   /** HERALD_AUTH_SCOPE: scopes asked for (space-separated); unset asks for full access. */
   scope?: string;
+  /** HERALD_TRUST_PROXY, as for the API server. */
+  trustProxy: TrustedProxies;
 }
 
 export function loadAuthServerConfig(env: Env = process.env): AuthServerConfig {
@@ -192,6 +228,7 @@ export function loadAuthServerConfig(env: Env = process.env): AuthServerConfig {
     publicUrl: url(env, 'HERALD_AUTH_PUBLIC_URL', `http://localhost:${port}`),
     apiUrl,
     authorizeUrl: `${apiUrl.replace(/\/api$/, '')}/oauth/authorize`,
+    trustProxy: trustedProxies(env),
     clientId,
     clientSecret,
     pollIntervalSeconds: int(env, 'HERALD_AUTH_POLL_INTERVAL', 5, 1),

@@ -24,6 +24,7 @@ import { webhooksRoutes } from './api/public-v1/webhooks.ts';
 import { followShortLink } from './domain/shortlinks.ts';
 import { registerUploads } from './media/serve.ts';
 import { errorBody } from './api/errors.ts';
+import { capConnectionsPerAddress, IDLE_SOCKET_MS, installBodyDeadline, KEEP_ALIVE_MS, proxyTrust } from './api/slow-clients.ts';
 
 export async function buildServer(services: Services, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const { config } = services;
@@ -32,7 +33,9 @@ export async function buildServer(services: Services, options: { logger?: boolea
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true, maxParamLength: 500 },
-    trustProxy: true,
+    trustProxy: proxyTrust(config.trustProxy),
+    connectionTimeout: IDLE_SOCKET_MS,
+    keepAliveTimeout: KEEP_ALIVE_MS,
     // Bad percent-encoding and over-long path segments get the contract's JSON error too.
     frameworkErrors: (err, _request, reply) => sendFrameworkError(reply, err),
     clientErrorHandler,
@@ -45,6 +48,8 @@ export async function buildServer(services: Services, options: { logger?: boolea
   installJsonParser(app);
   installErrorHandling(app);
   installInputGuard(app);
+  installBodyDeadline(app, config.requestTimeoutMs);
+  capConnectionsPerAddress(app.server, config.connectionsPerAddress, config.trustProxy);
 
   // One line per request; never headers (they carry keys). Only hooked in when the
   // level shows it, so a quieter level costs nothing per request.

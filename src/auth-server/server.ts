@@ -17,6 +17,7 @@ import { clientErrorHandler, installErrorHandling, installJsonParser } from '../
 import { installFormParser } from '../api/form-body.ts';
 import { errorBox, escapeHtml, sendPage, withQuery } from '../api/oauth/pages.ts';
 import { DEVICE_REQUEST_TTL_MS, DeviceRequests, formatUserCode, type TokenGrant } from './device-requests.ts';
+import { proxyTrust } from '../api/slow-clients.ts';
 
 const CODES_PER_ADDRESS = 60;
 const VERIFY_ATTEMPTS_PER_ADDRESS = 30;
@@ -62,7 +63,7 @@ export async function buildAuthServer(config: AuthServerConfig, store: Store, bo
   const app = Fastify({
     logger: options.logger === false ? false : { level: options.logLevel ?? 'info' },
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: true,
+    trustProxy: proxyTrust(config.trustProxy),
     bodyLimit: 64 * 1024,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     clientErrorHandler,

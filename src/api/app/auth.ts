@@ -1,7 +1,9 @@
 /**
  * Signing up, in and out of the web side. Login attempts are limited per email
- * address and per client address, counted in the database so every process of
- * a deployment shares the count.
+ * and client address together, per client address, and (far higher) per email
+ * from everywhere, counted in the database so every process of a deployment
+ * shares the count. A stranger guessing from one address locks out only that
+ * address, never the person signing in from elsewhere.
  */
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -10,9 +12,13 @@ import { ApiError } from '../../domain/errors.ts';
 import { can, csrfTokenOf, userView, type People } from '../../domain/people.ts';
 import { clearSessionCookies, requireSession, setSessionCookies } from './session.ts';
 
-export const LOGIN_WINDOW_MS = 15 * 60_000;
-export const LOGIN_ATTEMPTS_PER_EMAIL = 10;
+const LOGIN_WINDOW_MS = 15 * 60_000;
+/** One address trying one email. */
+const LOGIN_ATTEMPTS_PER_EMAIL_AND_ADDRESS = 10;
+/** One address trying any emails. */
 const LOGIN_ATTEMPTS_PER_ADDRESS = 50;
+/** One email from every address together: only a guess spread over many addresses reaches it. */
+const LOGIN_ATTEMPTS_PER_EMAIL = 300;
 
 export const email = z.email().max(320);
 export const password = z.string().min(10, 'must be at least 10 characters').max(1024);
@@ -29,9 +35,12 @@ export async function sessionView(services: Services, user: Parameters<typeof us
 }
 
 /** Counts a login attempt (successful or not) and throws 429 over the limit. */
-export async function countLoginAttempt(services: Services, emailAddress: string, clientAddress: string): Promise<void> {
-  await services.rateLimiter.consume(`login:email:${emailAddress.toLowerCase()}`, LOGIN_ATTEMPTS_PER_EMAIL, LOGIN_WINDOW_MS, 'Sign-in attempts for this email');
-  await services.rateLimiter.consume(`login:address:${clientAddress}`, LOGIN_ATTEMPTS_PER_ADDRESS, LOGIN_WINDOW_MS, 'Sign-in attempts from this address');
+async function countLoginAttempt(services: Services, emailAddress: string, clientAddress: string): Promise<void> {
+  const email = emailAddress.toLowerCase();
+  const limits = services.rateLimiter;
+  await limits.consume(`login:email-address:${email}:${clientAddress}`, LOGIN_ATTEMPTS_PER_EMAIL_AND_ADDRESS, LOGIN_WINDOW_MS, 'Sign-in attempts for this email from this address');
+  await limits.consume(`login:address:${clientAddress}`, LOGIN_ATTEMPTS_PER_ADDRESS, LOGIN_WINDOW_MS, 'Sign-in attempts from this address');
+  await limits.consume(`login:email:${email}`, LOGIN_ATTEMPTS_PER_EMAIL, LOGIN_WINDOW_MS, 'Sign-in attempts for this email');
 }
 
 export async function logIn(services: Services, emailAddress: string, secret: string, clientAddress: string) {
