@@ -13,7 +13,7 @@ import { randomToken, sha256 } from '../lib/secrets.ts';
 import { iso } from '../lib/time.ts';
 import type { Principal } from './accounts.ts';
 import { ApiError, invalidField, notFound } from './errors.ts';
-import { parseScopes, scopeString, scopesFromJson, scopesToJson, within, type ScopeList } from './scopes.ts';
+import { capScopesForRole, parseScopes, scopeString, scopesFromJson, scopesToJson, within, type ScopeList } from './scopes.ts';
 
 export const ACCESS_TOKEN_PREFIX = 'hat_';
 const REFRESH_TOKEN_PREFIX = 'hrt_';
@@ -234,7 +234,7 @@ export class OAuthServer {
         account_id: user.account_id,
         user_id: user.id,
         redirect_uri: request.redirectUriGiven ? request.redirectUri : null,
-        scopes: scopesToJson(request.scopes),
+        scopes: scopesToJson(capScopesForRole(request.scopes, user.role)),
         code_challenge: request.codeChallenge ?? null,
         created_at: now,
         expires_at: now + CODE_TTL_MS,
@@ -245,6 +245,10 @@ export class OAuthServer {
   }
 
   // Token endpoint ------------------------------------------------------------
+
+  private async personExists(userId: string): Promise<boolean> {
+    return (await this.db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()) !== undefined;
+  }
 
   /** The client named by client_id; the secret, when given, must be its own. */
   private async client(clientId: string | undefined, clientSecret: string | undefined): Promise<OAuthAppRow> {
@@ -289,6 +293,7 @@ export class OAuthServer {
     }
     const claimed = await this.db.updateTable('oauth_codes').set({ used_at: now }).where('code_hash', '=', codeHash).where('used_at', 'is', null).executeTakeFirst();
     if (Number(claimed.numUpdatedRows) !== 1) throw new OAuthError('invalid_grant', 'the authorization code was used already');
+    if (!(await this.personExists(code.user_id))) throw new OAuthError('invalid_grant', 'the person who authorized this code was removed');
     return this.issueToken(app, { accountId: code.account_id, userId: code.user_id, scopes: scopesFromJson(code.scopes), codeHash }, now);
   }
 
@@ -298,6 +303,7 @@ export class OAuthServer {
     if (!input.refreshToken) throw new OAuthError('invalid_request', 'refresh_token is required');
     const row = await this.db.selectFrom('oauth_tokens').selectAll().where('refresh_hash', '=', sha256(input.refreshToken)).executeTakeFirst();
     if (!row || row.app_id !== app.id || row.revoked_at !== null) throw new OAuthError('invalid_grant', 'the refresh token is unknown, revoked or was used already');
+    if (!(await this.personExists(row.user_id))) throw new OAuthError('invalid_grant', 'the person who authorized this token was removed');
     const granted = scopesFromJson(row.scopes);
     let scopes = granted;
     if (input.scope !== undefined) {

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database, InvitationRow, UserRole, UserRow } from '../db/schema.ts';
 import { isUniqueViolation } from '../db/constraint.ts';
+import { capScopesForRole, scopesToJson } from './scopes.ts';
 import { newId } from '../lib/ids.ts';
 import { randomToken, sha256 } from '../lib/secrets.ts';
 import { iso } from '../lib/time.ts';
@@ -228,11 +229,16 @@ export class People {
     requirePermission(actor, 'manage_people');
     const target = await this.member(actor.account_id, id);
     if (role === 'owner' || target.role === 'owner') throw invalidField('role', 'the owner keeps the owner role; others may be admin or member');
-    await this.db.updateTable('users').set({ role }).where('id', '=', id).execute();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ role }).where('id', '=', id).execute();
+      // A member may not hold full access: grants they gave as an admin are narrowed to what a member may grant.
+      const capped = scopesToJson(capScopesForRole(null, role));
+      if (capped !== null) await trx.updateTable('oauth_tokens').set({ scopes: capped }).where('user_id', '=', id).where('scopes', 'is', null).execute();
+    });
     return userView({ ...target, role });
   }
 
-  /** Removes a person and ends their sessions at once. */
+  /** Removes a person: their sessions end at once, and what they granted applications (codes not yet used, tokens) goes with them. */
   async remove(actor: UserRow, id: string): Promise<void> {
     requirePermission(actor, 'manage_people');
     const target = await this.member(actor.account_id, id);
@@ -241,6 +247,7 @@ export class People {
       await trx.deleteFrom('sessions').where('user_id', '=', id).execute();
       // What they granted to applications goes with them.
       await trx.updateTable('oauth_tokens').set({ revoked_at: Date.now() }).where('user_id', '=', id).where('revoked_at', 'is', null).execute();
+      await trx.deleteFrom('oauth_codes').where('user_id', '=', id).execute();
       await trx.deleteFrom('users').where('id', '=', id).execute();
     });
   }

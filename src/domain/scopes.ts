@@ -50,6 +50,16 @@ export function allows(granted: ScopeList, needed: Scope): boolean {
   return granted === null || granted.includes(needed);
 }
 
+/**
+ * What a person of `role` may grant an application. Members may not manage keys,
+ * so they never hand out full access (which is what a full-access key has, routes
+ * yet to come included): their grant is every named scope at most.
+ */
+export function capScopesForRole(requested: ScopeList, role: 'owner' | 'admin' | 'member'): ScopeList {
+  if (role !== 'member' || requested !== null) return requested;
+  return (Object.keys(SCOPES) as Scope[]).sort();
+}
+
 /** `requested` must stay within `granted` (a refresh may narrow, never widen). */
 export function within(requested: ScopeList, granted: ScopeList): boolean {
   if (granted === null) return true;

@@ -6,6 +6,7 @@
  * followed, only read from the Location header.
  */
 import assert from 'node:assert/strict';
+import { SCOPES } from '../../src/domain/scopes.ts';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { addWebhookChannel, scheduledPost } from '../helpers/api-fixtures.ts';
@@ -335,6 +336,45 @@ for (const store of await testStores()) {
       assert.equal(((await badJson.json()) as any).error, 'invalid_request');
       const wrongType = await token({ grant_type: 'authorization_code', code: ['a', 'b'] as never, client_id: app.clientId }, { json: true });
       assert.equal(wrongType.body.error, 'invalid_request');
+    });
+
+    /** A person invited with `role`, signed in in a browser of their own. */
+    async function invited(email: string, role: 'admin' | 'member'): Promise<{ browser: WebClient; id: string }> {
+      const invitation = await owner.app('POST', '/invitations', { email, role });
+      assert.equal(invitation.status, 201, JSON.stringify(invitation.body));
+      const browser = new WebClient(herald.url);
+      const joined = await browser.signUp(email, 'correct horse battery', { invitation: invitation.body.token });
+      return { browser, id: joined.body.user.id };
+    }
+
+    async function codeFrom(browser: WebClient): Promise<string> {
+      const answer = await consent({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT, state: 'xyz' }, 'approve', browser);
+      return answer.searchParams.get('code')!;
+    }
+
+    it("removing a person revokes what they granted: an unused code, a token and its refresh", async () => {
+      const { browser, id } = await invited('leaving@example.com', 'admin');
+      const unused = await codeFrom(browser);
+      const used = await token({ grant_type: 'authorization_code', code: await codeFrom(browser), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      assert.equal(used.status, 200, JSON.stringify(used.body));
+      assert.equal((await owner.app('DELETE', `/people/${id}`)).status, 200);
+
+      const late = await token({ grant_type: 'authorization_code', code: unused, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      assert.equal(late.body.error, 'invalid_grant', "a removed person's code gives no token");
+      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: used.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret });
+      assert.equal(refreshed.body.error, 'invalid_grant', "a removed person's refresh token is refused");
+      const read = await fetch(`${herald.api}/integrations`, { headers: { authorization: `Bearer ${used.body.access_token}` } });
+      assert.equal(read.status, 401, "a removed person's access token is refused");
+    });
+
+    it('a member never grants full access: the token carries the named scopes, never "*"', async () => {
+      const { browser } = await invited('member@example.com', 'member');
+      const granted = await token({ grant_type: 'authorization_code', code: await codeFrom(browser), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      assert.equal(granted.status, 200, JSON.stringify(granted.body));
+      assert.notEqual(granted.body.scope, '*', 'not full access');
+      assert.deepEqual(granted.body.scope.split(' ').sort(), Object.keys(SCOPES).sort(), 'every named scope');
+      const posts = await fetch(`${herald.api}/posts?startDate=2030-01-01T00:00:00Z&endDate=2030-01-02T00:00:00Z`, { headers: { authorization: `Bearer ${granted.body.access_token}` } });
+      assert.equal(posts.status, 200, 'a member still uses the account');
     });
 
     it('deleting the application revokes its tokens', async () => {
