@@ -64,10 +64,10 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   const storage = await createStorage(config);
   const accounts = new Accounts(store.db, box, store.changes);
   const network = (provider: Provider, signal: AbortSignal = AbortSignal.timeout(60_000)) => networkContext(config, outbound, provider, signal);
-  const channels = new Channels(store.db, box, network, store.changes);
-  const media = new Media(store.db, storage, config);
   const webhooks = new Webhooks(store.db, box, outbound, store.changes);
   const events = new Events(webhooks);
+  const channels = new Channels(store.db, box, network, store.changes, events);
+  const media = new Media(store.db, storage, config);
   const services: Services = {
     config,
     store,

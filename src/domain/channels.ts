@@ -14,6 +14,11 @@ import { isTimeZone, localDay, zonedInstant } from '../lib/time.ts';
 import { findProvider } from '../providers/index.ts';
 import { PublishError, type ConnectResult, type NetworkContext, type Provider, type PublishChannel } from '../providers/types.ts';
 import { ApiError, invalidField, invalidFields, notFound } from './errors.ts';
+import { postEventData, type Events } from './events.ts';
+import { assertNotPublishing, deleteGroups } from './post-queue.ts';
+
+/** Posts not yet out: what removing their channel deletes. */
+const WAITING: ('QUEUE' | 'DRAFT')[] = ['QUEUE', 'DRAFT'];
 
 /** A refresh or reconnect without a new refresh token must not wipe the stored one. */
 function keepRefreshToken(previous: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
@@ -100,6 +105,7 @@ export class Channels {
     /** How adapters reach their network (base URLs, app credentials, HTTP). */
     private readonly network: (provider: Provider, signal?: AbortSignal) => NetworkContext,
     changes: ChangeSignal,
+    private readonly events?: Events,
   ) {
     this.lists = new ReadCache(changes, tables('channels', 'customers'), { entries: KEPT_LISTS });
     const listed = (account: string) => this.scoped(account).select(VIEW_COLUMNS);
@@ -284,8 +290,8 @@ export class Channels {
   }
 
   /** The network no longer accepts the channel's tokens: the user must connect it again. */
-  async markNeedsReconnect(id: string): Promise<void> {
-    await this.db.updateTable('channels').set({ needs_reconnect: 1 }).where('id', '=', id).execute();
+  async markNeedsReconnect(id: string, db: Kysely<Database> = this.db): Promise<void> {
+    await db.updateTable('channels').set({ needs_reconnect: 1 }).where('id', '=', id).execute();
   }
 
 
@@ -307,20 +313,23 @@ export class Channels {
     return this.get(accountId, id);
   }
 
-  /** Removes a channel and the posts still waiting to go out on it. */
+  /**
+   * Removes a channel and the posts still waiting to go out on it, as deleting
+   * each post would: refused (409) while one of them is being sent, and each
+   * removed post announced with post.deleted. Published posts stay as history.
+   */
   async remove(accountId: string, id: string): Promise<void> {
-    await this.row(accountId, id);
+    const channel = await this.row(accountId, id);
     const now = Date.now();
     await this.db.transaction().execute(async (tx) => {
+      const waiting = await tx.selectFrom('posts').select('group_id').distinct().where('channel_id', '=', id).where('state', 'in', WAITING).where('deleted_at', 'is', null).execute();
+      await assertNotPublishing(tx, waiting.map((r) => r.group_id), now);
       await tx.updateTable('channels').set({ deleted_at: now }).where('id', '=', id).execute();
-      await tx
-        .updateTable('posts')
-        .set((eb) => ({ deleted_at: now, updated_at: now, version: eb('version', '+', 1), lease_owner: null, lease_until: null }))
-        .where('channel_id', '=', id)
-        .where('state', 'in', ['QUEUE', 'DRAFT'])
-        .where('deleted_at', 'is', null)
-        .execute();
+      const deleted = await deleteGroups(tx, { account: accountId, channel: id, states: WAITING }, now);
+      const roots = deleted.filter((p) => p.thread_index === 0);
+      await this.events?.record(tx, accountId, roots.map((root) => ({ type: 'post.deleted' as const, data: postEventData(root, channel) })));
     });
+    this.events?.announce();
   }
 
   /**

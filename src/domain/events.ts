@@ -1,39 +1,33 @@
 /**
  * The one door through which the rest of Herald announces what happened to an
- * account's posts and channels. Each event is recorded as deliveries to the
- * account's webhooks (see webhooks.ts); the dispatcher sends them.
+ * account's posts and channels. An event is part of the change it describes: it
+ * is recorded (as deliveries to the account's webhooks, see webhooks.ts) in the
+ * same transaction, so a change is never stored without its event nor an event
+ * without its change, whenever a process dies. The dispatcher sends them.
  */
-import type { ChannelRow, PostRow } from '../db/schema.ts';
+import type { Kysely } from 'kysely';
+import type { ChannelRow, Database, PostRow } from '../db/schema.ts';
 import { iso } from '../lib/time.ts';
 import type { WebhookEvent, Webhooks } from './webhooks.ts';
 
 export type { WebhookEvent } from './webhooks.ts';
 
-export interface EventEmitter {
-  emit(accountId: string, type: WebhookEvent, data: Record<string, unknown>): Promise<void>;
-  /** Several events of one account at once (one lookup of its webhooks). */
-  emitMany(accountId: string, events: { type: WebhookEvent; data: Record<string, unknown> }[]): Promise<void>;
+export interface AccountEvent {
+  type: WebhookEvent;
+  data: Record<string, unknown>;
 }
 
-export class Events implements EventEmitter {
+export class Events {
   constructor(private readonly webhooks: Webhooks) {}
 
-  /**
-   * Records the event for every subscribed endpoint. Never throws: the change it
-   * reports has already happened, so a failure here is logged rather than
-   * turned into an error for that change.
-   */
-  async emit(accountId: string, type: WebhookEvent, data: Record<string, unknown>): Promise<void> {
-    return this.emitMany(accountId, [{ type, data }]);
+  /** Records events inside the caller's transaction `tx`; call `announce` once it has committed. */
+  async record(tx: Kysely<Database>, accountId: string, events: AccountEvent[]): Promise<void> {
+    await this.webhooks.record(accountId, events, Date.now(), tx);
   }
 
-  async emitMany(accountId: string, events: { type: WebhookEvent; data: Record<string, unknown> }[]): Promise<void> {
-    try {
-      await this.webhooks.record(accountId, events);
-    } catch (err) {
-      const types = [...new Set(events.map((e) => e.type))].join(', ');
-      console.error(`events: could not record ${types} for account ${accountId}:`, (err as Error).message);
-    }
+  /** After a commit that recorded events: the dispatcher of this process looks at once (others within their poll). */
+  announce(): void {
+    this.webhooks.wake(Date.now());
   }
 }
 

@@ -16,7 +16,8 @@ import { ReadCache } from '../db/read-cache.ts';
 import type { Provider } from '../providers/types.ts';
 import type { Channels } from './channels.ts';
 import { ApiError, conflict, invalidField, invalidFields, notFound, type FieldProblem } from './errors.ts';
-import { postEventData, type EventEmitter, type WebhookEvent } from './events.ts';
+import { postEventData, type AccountEvent, type Events, type WebhookEvent } from './events.ts';
+import { addThread, assertNotPublishing, changeGroup, deleteGroups, markPublishedByHand, requeueFailed, rewriteThread } from './post-queue.ts';
 import { shortenLinks, type PendingLinks } from './shortlinks.ts';
 
 type Entry = CreatePostsBody['posts'][number];
@@ -109,7 +110,7 @@ export class Posts {
     changes: ChangeSignal,
     private readonly channels: Channels,
     private readonly media: MediaLookup,
-    private readonly options: { publicUrl: string; uploadUrl: string; onQueued?: (at: number) => void; events?: EventEmitter },
+    private readonly options: { publicUrl: string; uploadUrl: string; onQueued?: (at: number) => void; events?: Events },
   ) {
     this.lists = new ReadCache(changes, tables('posts', 'channels'), { entries: KEPT_LISTS, total: { sizeOf: (text) => text.length, most: KEPT_LISTS_CHARS } });
     const listed = (p: { account: string; from: number; to: number }) =>
@@ -245,7 +246,7 @@ export class Posts {
   /** Stores a plan made by plan(); returns one { postId, integration } per entry. */
   async commit(plan: PostPlan, now = Date.now()): Promise<{ postId: string; integration: string }[]> {
     const results: { postId: string; integration: string }[] = [];
-    const events: { type: WebhookEvent; data: Record<string, unknown> }[] = [];
+    const events: AccountEvent[] = [];
     await this.db.transaction().execute(async (tx) => {
       if (plan.links.rows.length > 0) await tx.insertInto('short_links').values(plan.links.rows).execute();
       for (const thread of plan.threads) {
@@ -253,9 +254,10 @@ export class Posts {
         results.push({ postId: root.id, integration: thread.channel.id });
         events.push({ type: thread.replaces ? 'post.updated' : 'post.created', data: postEventData(root, thread.channel) });
       }
+      await this.options.events?.record(tx, plan.accountId, events);
     });
     if (plan.type !== 'draft') this.options.onQueued?.(plan.publishAt);
-    await this.options.events?.emitMany(plan.accountId, events);
+    this.options.events?.announce();
     return results;
   }
 
@@ -301,7 +303,7 @@ export class Posts {
   private async insertThread(tx: Transaction<Database>, plan: PostPlan, thread: PlannedThread, now: number): Promise<PostRow> {
     const rootId = newId();
     const rows = this.threadRows(plan, thread, newId(), rootId, plan.type === 'draft' ? 'DRAFT' : 'QUEUE', now, 1);
-    await tx.insertInto('posts').values(rows).execute();
+    await addThread(tx, rows);
     return rows[0];
   }
 
@@ -311,16 +313,12 @@ export class Posts {
     const current = await tx.selectFrom('posts').select(['state', 'version']).where('id', '=', old.id).where('deleted_at', 'is', null).executeTakeFirst();
     if (!current) throw notFound('Post', old.id);
     if (current.state === 'PUBLISHED') throw conflict('already_published', `Post ${old.id} was published meanwhile; it can no longer be changed`);
-    await assertNotPublishing(tx, old.group_id, now);
+    await assertNotPublishing(tx, [old.group_id], now);
     const state: PostState = current.state === 'DRAFT' ? 'DRAFT' : 'QUEUE';
     const planForUpdate = { ...plan, publishAt: plan.keepsTime ? old.publish_at : plan.publishAt, tags: plan.tags.length > 0 ? plan.tags : JSON.parse(old.tags) };
     const rows = this.threadRows(planForUpdate, thread, old.group_id, old.id, state, now, current.version + 1);
-    await tx.deleteFrom('posts').where('group_id', '=', old.group_id).where('thread_index', '>', 0).execute();
-    const [root, ...replies] = rows;
-    const { id: _id, created_at: _created, ...rootFields } = root;
-    await tx.updateTable('posts').set(rootFields).where('id', '=', old.id).execute();
-    if (replies.length > 0) await tx.insertInto('posts').values(replies).execute();
-    return root;
+    await rewriteThread(tx, old.group_id, rows);
+    return rows[0];
   }
 
   /** The JSON array of the summaries of root posts due in [from, to], each built by the database. */
@@ -377,18 +375,15 @@ export class Posts {
     const now = Date.now();
     const owned = await this.db.selectFrom('posts').select('id').where('account_id', '=', accountId).where('group_id', '=', groupId).where('deleted_at', 'is', null).executeTakeFirst();
     if (!owned) throw notFound('Post group', groupId);
-    await assertNotPublishing(this.db, groupId, now);
-    const rows = await this.db
-      .updateTable('posts')
-      .set((eb) => ({ deleted_at: now, updated_at: now, version: eb('version', '+', 1), lease_owner: null, lease_until: null }))
-      .where('account_id', '=', accountId)
-      .where('group_id', '=', groupId)
-      .where('deleted_at', 'is', null)
-      .returning(['id', 'thread_index', 'group_id', 'state', 'publish_at', 'content', 'channel_id', 'release_id', 'release_url', 'error'])
-      .execute();
-    if (rows.length === 0) throw notFound('Post group', groupId);
-    const root = rows.find((r) => r.thread_index === 0);
-    if (root) await this.announce(accountId, 'post.deleted', root);
+    const rows = await this.db.transaction().execute(async (tx) => {
+      await assertNotPublishing(tx, [groupId], now);
+      const deleted = await deleteGroups(tx, { account: accountId, groups: [groupId] }, now);
+      if (deleted.length === 0) throw notFound('Post group', groupId);
+      const root = deleted.find((r) => r.thread_index === 0);
+      if (root) await this.recordEvent(tx, accountId, 'post.deleted', root);
+      return deleted;
+    });
+    this.options.events?.announce();
     return rows.map((r) => r.id);
   }
 
@@ -423,9 +418,8 @@ export class Posts {
       }
       if (problems.length > 0) throw invalidFields(problems);
     }
-    await this.bumpGroup(root.group_id, { state, error: null });
+    await this.changeGroupAndTell(accountId, root, { state, error: null });
     if (state === 'QUEUE') this.options.onQueued?.(root.publish_at);
-    await this.announce(accountId, 'post.updated', { ...root, state, error: null });
     return state;
   }
 
@@ -437,20 +431,14 @@ export class Posts {
     const merged = { ...JSON.parse(root.settings), ...settings };
     const { value, problems } = validateSettings(provider, merged, root.state === 'DRAFT', 'settings');
     if (problems.length > 0) throw invalidFields(problems);
-    await this.bumpGroup(root.group_id, { settings: JSON.stringify(value) });
-    await this.announce(accountId, 'post.updated', root);
+    await this.changeGroupAndTell(accountId, root, { settings: JSON.stringify(value) });
     return value;
   }
 
   /** Records the network's id of a post that was published by hand. */
   async attachReleaseId(accountId: string, id: string, releaseId: string) {
     const root = await this.root(accountId, id);
-    const now = Date.now();
-    await this.db
-      .updateTable('posts')
-      .set((eb) => ({ release_id: releaseId, state: 'PUBLISHED' as const, error: null, updated_at: now, version: eb('version', '+', 1), lease_owner: null, lease_until: null }))
-      .where('id', '=', root.id)
-      .execute();
+    await markPublishedByHand(this.db, root.id, releaseId, Date.now());
     return { id: root.id, releaseId, state: 'PUBLISHED' as const };
   }
 
@@ -459,48 +447,26 @@ export class Posts {
     const root = await this.root(accountId, id);
     const failed = await this.db.selectFrom('posts').select('id').where('group_id', '=', root.group_id).where('state', '=', 'ERROR').where('deleted_at', 'is', null).execute();
     if (failed.length === 0) throw conflict('not_failed', `Post ${root.id} has no failed item to retry`);
-    await this.db
-      .updateTable('posts')
-      .set((eb) => ({ state: 'QUEUE' as const, error: null, publish_at: now, updated_at: now, version: eb('version', '+', 1), lease_owner: null, lease_until: null }))
-      .where('group_id', '=', root.group_id)
-      .where('state', '=', 'ERROR')
-      .where('deleted_at', 'is', null)
-      .execute();
+    await requeueFailed(this.db, root.group_id, now);
     this.options.onQueued?.(now);
     return this.detail(accountId, root.id);
   }
 
-  /** Emits a post event; the channel is read for its name (also when it was removed since). */
-  private async announce(accountId: string, type: WebhookEvent, root: Parameters<typeof postEventData>[0] & Pick<PostRow, 'channel_id'>): Promise<void> {
+  /** Records a post event in `tx`; the channel is read for its name (also when it was removed since). */
+  private async recordEvent(tx: Kysely<Database>, accountId: string, type: WebhookEvent, root: Parameters<typeof postEventData>[0] & Pick<PostRow, 'channel_id'>): Promise<void> {
     if (!this.options.events) return;
-    const channel = await this.db.selectFrom('channels').select(['id', 'provider', 'name']).where('id', '=', root.channel_id).executeTakeFirst();
-    if (channel) await this.options.events.emit(accountId, type, postEventData(root, channel));
+    const channel = await tx.selectFrom('channels').select(['id', 'provider', 'name']).where('id', '=', root.channel_id).executeTakeFirst();
+    if (channel) await this.options.events.record(tx, accountId, [{ type, data: postEventData(root, channel) }]);
   }
 
-  private async bumpGroup(groupId: string, set: Partial<Pick<PostRow, 'state' | 'error' | 'settings'>>) {
+  /** A change to a whole unpublished group, with its post.updated event, unless a worker is sending it (409). */
+  private async changeGroupAndTell(accountId: string, root: PostRow, set: Partial<Pick<PostRow, 'state' | 'error' | 'settings'>>): Promise<void> {
     const now = Date.now();
-    await assertNotPublishing(this.db, groupId, now);
-    await this.db
-      .updateTable('posts')
-      .set((eb) => ({ ...set, updated_at: now, version: eb('version', '+', 1), lease_owner: null, lease_until: null }))
-      .where('group_id', '=', groupId)
-      .where('deleted_at', 'is', null)
-      .where('state', '!=', 'PUBLISHED')
-      .execute();
+    await this.db.transaction().execute(async (tx) => {
+      await assertNotPublishing(tx, [root.group_id], now);
+      await changeGroup(tx, root.group_id, set, now);
+      await this.recordEvent(tx, accountId, 'post.updated', { ...root, ...set });
+    });
+    this.options.events?.announce();
   }
-}
-
-/**
- * A worker holding a live lease on an item of the group is sending it right now;
- * changing the post then could publish an old version, so the change must wait.
- */
-async function assertNotPublishing(db: Kysely<Database>, groupId: string, now: number): Promise<void> {
-  const busy = await db
-    .selectFrom('posts')
-    .select('id')
-    .where('group_id', '=', groupId)
-    .where('lease_owner', 'is not', null)
-    .where('lease_until', '>', now)
-    .executeTakeFirst();
-  if (busy) throw conflict('publishing', 'This post is being published right now; try again in a few seconds');
 }

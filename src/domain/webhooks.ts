@@ -123,10 +123,6 @@ export class Webhooks {
     );
   }
 
-  private subscribers(accountId: string): Promise<Pick<WebhookRow, 'id' | 'account_id' | 'events'>[]> {
-    return this.recent.get(accountId, () => this.subscribersQuery({ account: accountId }));
-  }
-
   private async row(accountId: string, id: string): Promise<WebhookRow> {
     const row = await this.db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
     if (!row) throw notFound('Webhook', id);
@@ -212,11 +208,13 @@ export class Webhooks {
 
   /**
    * Records one delivery of each event for every live endpoint of the account
-   * that subscribed to it. One indexed lookup when the account has no webhooks.
+   * that subscribed to it, through `db` (the transaction of the change the events
+   * describe). One indexed lookup when the account has no webhooks.
    */
-  async record(accountId: string, events: { type: WebhookEvent; data: Record<string, unknown> }[], now = Date.now()): Promise<number> {
+  async record(accountId: string, events: { type: WebhookEvent; data: Record<string, unknown> }[], now: number, db: Kysely<Database>): Promise<number> {
     if (events.length === 0) return 0;
-    const endpoints = await this.subscribers(accountId);
+    // Read through the caller's transaction: SQLite has one connection, which the transaction holds.
+    const endpoints = await this.recent.get(accountId, () => this.subscribersQuery({ account: accountId }, db));
     if (endpoints.length === 0) return 0;
     const rows: WebhookDeliveryRow[] = [];
     for (const { type, data } of events) {
@@ -228,8 +226,7 @@ export class Webhooks {
       rows.push(...subscribed.map((w) => pendingDelivery(w, messageId, type, payload, now)));
     }
     if (rows.length === 0) return 0;
-    await this.db.insertInto('webhook_deliveries').values(rows).execute();
-    this.wake(now);
+    await db.insertInto('webhook_deliveries').values(rows).execute();
     return rows.length;
   }
 

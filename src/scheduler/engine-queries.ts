@@ -29,11 +29,5 @@ export function engineQueries(db: Kysely<Database>) {
     finishAttempt: hotQuery<{ id: string; outcome: string; detail: string | null; at: number }, never>(db, ['id', 'outcome', 'detail', 'at'], (p) =>
       db.updateTable('post_attempts').set({ outcome: p.outcome, detail: p.detail, finished_at: p.at }).where('id', '=', p.id),
     ),
-    markPublished: hotQuery<{ id: string; releaseId: string; releaseUrl: string | null; at: number }, never>(db, ['id', 'releaseId', 'releaseUrl', 'at'], (p) =>
-      db
-        .updateTable('posts')
-        .set({ state: 'PUBLISHED', release_id: p.releaseId, release_url: p.releaseUrl, error: null, lease_owner: null, lease_until: null, updated_at: p.at })
-        .where('id', '=', p.id),
-    ),
   };
 }

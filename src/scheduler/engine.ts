@@ -22,6 +22,7 @@ import { engineQueries, type EngineQueries } from './engine-queries.ts';
 import { TokenKeeper, ReconnectNeeded } from './tokens.ts';
 import { isStoreUnavailable } from '../db/unavailable.ts';
 import { describeError } from '../lib/background.ts';
+import { complete, failWithThread, handBack, renewLease, scheduleReply } from '../domain/post-queue.ts';
 
 export interface EngineOptions {
   /** How long a claim is held; an item whose worker died is taken again after this. */
@@ -135,7 +136,7 @@ export class Engine {
   private async handle(item: PostRow): Promise<void> {
     // The lease is renewed for as long as this worker works on the item (large uploads
     // take longer than a lease); only a dead worker's items are taken over.
-    const heartbeat = setInterval(() => void this.renewLease(item).catch(() => {}), this.leaseMs / 3);
+    const heartbeat = setInterval(() => void renewLease(this.services.store.db, item, this.leaseMs).catch(() => {}), this.leaseMs / 3);
     try {
       await this.publish(item);
     } catch (err) {
@@ -192,9 +193,6 @@ export class Engine {
     }
   }
 
-  private async renewLease(item: PostRow): Promise<void> {
-    await this.services.store.db.updateTable('posts').set({ lease_until: Date.now() + this.leaseMs }).where('id', '=', item.id).where('lease_owner', '=', item.lease_owner).execute();
-  }
 
   /** The thread and its media, as the adapter will see them. */
   private async load(item: PostRow, channel: ChannelRow, provider: Provider): Promise<Job> {
@@ -321,58 +319,41 @@ export class Engine {
       return this.fail(item, `${message} (gave up after retrying until ${Math.round(this.retryDeadlineMs / 60_000)} minutes past the post's time)`);
     }
     const wait = Math.max(retryAfterMs, backoffMs(item.attempts));
-    await this.services.store.db
-      .updateTable('posts')
-      .set({ lease_owner: null, lease_until: Date.now() + wait, error: message })
-      .where('id', '=', item.id)
-      .where('lease_owner', '=', item.lease_owner)
-      .execute();
+    await handBack(this.services.store.db, item, Date.now() + wait, { error: message });
     this.wake(Date.now() + wait);
   }
 
   /** Not sent (the network's pacing): hand the item back for later without counting an attempt. */
   private async defer(item: PostRow, at: number): Promise<void> {
-    await this.services.store.db
-      .updateTable('posts')
-      .set((eb) => ({ lease_owner: null, lease_until: at, attempts: eb('attempts', '-', 1) }))
-      .where('id', '=', item.id)
-      .where('lease_owner', '=', item.lease_owner)
-      .execute();
+    await handBack(this.services.store.db, item, at, { unsent: true });
     this.wake(at);
   }
 
   /**
-   * Marks the item published, and its attempt with it in one transaction: a worker
-   * killed in between must leave either a finished post or an unfinished attempt
-   * (which the next worker treats as an unknown outcome), never a post that looks
-   * unsent behind an attempt that says it went out.
+   * Marks the item published, its attempt, the next reply's due time and the
+   * post.published event, in one transaction: a worker killed in between leaves
+   * either all of it or an unfinished attempt (which the next worker treats as an
+   * unknown outcome), never a post that looks unsent behind an attempt that says
+   * it went out, nor a published post whose event is lost.
    */
   private async published(job: Job, result: PublishResult, attemptId?: string): Promise<void> {
     const { item, thread, channel } = job;
-    const db = this.services.store.db;
+    const { store, events } = this.services;
     const now = Date.now();
-    const mark = { id: item.id, releaseId: result.releaseId, releaseUrl: result.releaseUrl ?? null, at: now };
-    // The network has the post: a store that is down for a moment must not turn that into "outcome unknown".
-    await this.untilStored(item, async () => {
-      if (!attemptId) return void (await this.queries.markPublished(mark));
-      await db.transaction().execute(async (tx) => {
-        await this.queries.finishAttempt({ id: attemptId, outcome: 'published', detail: result.releaseUrl ?? result.releaseId, at: now }, tx);
-        await this.queries.markPublished(mark, tx);
-      });
-    });
-    // The next reply is due its delay after this one went out.
     const next = thread.find((p) => p.parent_id === item.id);
-    if (next) {
-      await db.updateTable('posts').set({ publish_at: now + next.delay_minutes * 60_000 }).where('id', '=', next.id).where('state', '=', 'QUEUE').execute();
-      this.wake(now + next.delay_minutes * 60_000);
-    }
-    const root = item.root_id ?? item.id;
-    this.successes.add(item.account_id, channel.name, item.content, root);
-    await this.services.events.emit(
-      item.account_id,
-      'post.published',
-      postEventData({ ...item, state: 'PUBLISHED', release_id: result.releaseId, release_url: result.releaseUrl ?? null, error: null }, channel),
+    const published = postEventData({ ...item, state: 'PUBLISHED', release_id: result.releaseId, release_url: result.releaseUrl ?? null, error: null }, channel);
+    // The network has the post: a store that is down for a moment must not turn that into "outcome unknown".
+    await this.untilStored(item, () =>
+      store.db.transaction().execute(async (tx) => {
+        if (attemptId) await this.queries.finishAttempt({ id: attemptId, outcome: 'published', detail: result.releaseUrl ?? result.releaseId, at: now }, tx);
+        await complete(tx, { id: item.id, releaseId: result.releaseId, releaseUrl: result.releaseUrl ?? null, at: now });
+        if (next) await scheduleReply(tx, next.id, now + next.delay_minutes * 60_000);
+        await events.record(tx, item.account_id, [{ type: 'post.published', data: published }]);
+      }),
     );
+    events.announce();
+    if (next) this.wake(now + next.delay_minutes * 60_000);
+    this.successes.add(item.account_id, channel.name, item.content, item.root_id ?? item.id);
   }
 
   /**
@@ -407,9 +388,14 @@ export class Engine {
     const { channel, item } = job;
     const reason = `Channel "${channel.name}" must be reconnected: ${detail}`;
     const now = Date.now();
-    await this.services.channels.markNeedsReconnect(channel.id);
+    const { store, events, notifications } = this.services;
+    await store.db.transaction().execute(async (tx) => {
+      await this.services.channels.markNeedsReconnect(channel.id, tx);
+      await events.record(tx, item.account_id, [{ type: 'channel.needs_reconnect', data: channelEventData(channel, detail) }]);
+    });
+    events.announce();
     await this.fail(item, reason, { channel });
-    const due = await this.services.store.db
+    const due = await store.db
       .selectFrom('posts')
       .selectAll()
       .where('channel_id', '=', channel.id)
@@ -419,27 +405,20 @@ export class Engine {
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .execute();
     for (const other of due) await this.fail(other, reason, { notify: false, channel });
-    await this.services.notifications.add(item.account_id, reason, `/api/public/v1/integrations`);
-    await this.services.events.emit(item.account_id, 'channel.needs_reconnect', channelEventData(channel, detail));
+    await notifications.add(item.account_id, reason, `/api/public/v1/integrations`);
   }
 
   /** Ends an item in ERROR with the reason, along with the thread items after it, and tells the user. */
   private async fail(item: PostRow, reason: string, options: { notify?: boolean; channel?: ChannelRow } = {}): Promise<void> {
     const { store, notifications, events } = this.services;
     const now = Date.now();
+    const channel = options.channel ?? (await this.queries.channel({ id: item.channel_id }))[0];
     await store.db.transaction().execute(async (tx) => {
-      await tx.updateTable('posts').set({ state: 'ERROR', error: reason, lease_owner: null, lease_until: null, updated_at: now }).where('id', '=', item.id).execute();
-      await tx
-        .updateTable('posts')
-        .set({ state: 'ERROR', error: `Not published because item ${item.thread_index + 1} of the thread failed.`, updated_at: now })
-        .where('group_id', '=', item.group_id)
-        .where('thread_index', '>', item.thread_index)
-        .where('state', '=', 'QUEUE')
-        .execute();
+      await failWithThread(tx, item, reason, now);
+      if (channel) await events.record(tx, item.account_id, [{ type: 'post.failed', data: postEventData({ ...item, state: 'ERROR', error: reason }, channel) }]);
     });
+    events.announce();
     const root = item.root_id ?? item.id;
     if (options.notify !== false) await notifications.add(item.account_id, `A post could not be published: ${reason}`, `/api/public/v1/posts/${root}`);
-    const channel = options.channel ?? (await this.queries.channel({ id: item.channel_id }))[0];
-    if (channel) await events.emit(item.account_id, 'post.failed', postEventData({ ...item, state: 'ERROR', error: reason }, channel));
   }
 }

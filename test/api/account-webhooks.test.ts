@@ -122,6 +122,26 @@ for (const store of await testStores()) {
       }
     });
 
+    it('removing a channel deletes its waiting posts as deleting them would: post.deleted each, and 409 while one is being sent', async () => {
+      const doomed = await addWebhookChannel(a);
+      const first = await schedulePost(a, doomed.id, 'waiting one');
+      const second = await schedulePost(a, doomed.id, 'waiting two');
+      // A worker holds the first one right now.
+      await herald.services.store.db.updateTable('posts').set({ lease_owner: 'a worker', lease_until: Date.now() + 60_000 }).where('id', '=', first).execute();
+      const busy = await a.call('DELETE', `/integrations/${doomed.id}`);
+      assert.equal(busy.status, 409, JSON.stringify(busy.body));
+      assert.equal(busy.body.code, 'publishing');
+      assert.equal((await a.call('GET', `/posts/${second}`)).status, 200, 'nothing was removed');
+
+      await herald.services.store.db.updateTable('posts').set({ lease_owner: null, lease_until: null }).where('id', '=', first).execute();
+      assert.equal((await a.call('DELETE', `/integrations/${doomed.id}`)).status, 200);
+      const told = await eventually(async () => {
+        const ids = ofType(receiver, 'post.deleted').map((d) => d.json.data.post.id);
+        return ids.includes(first) && ids.includes(second) ? ids : undefined;
+      }, 10_000, 'post.deleted for both waiting posts');
+      assert.equal(told.filter((id) => id === first || id === second).length, 2, 'one event each');
+    });
+
     it('retries an endpoint that fails, and records every attempt', async () => {
       const flaky = await startWebhookReceiver();
       try {
@@ -329,10 +349,15 @@ if ((await testStores()).includes('postgres')) {
       const added = await account.call('POST', '/webhooks', { url: receiver.url, events: ['channel.needs_reconnect'] });
       assert.equal(added.status, 201);
       const count = 30;
-      await first.services.events.emitMany(
-        account.id,
-        Array.from({ length: count }, (_, i) => ({ type: 'channel.needs_reconnect' as const, data: { channel: { id: `c${i}` } } })),
+      const { events, store } = first.services;
+      await store.db.transaction().execute((tx) =>
+        events.record(
+          tx,
+          account.id,
+          Array.from({ length: count }, (_, i) => ({ type: 'channel.needs_reconnect' as const, data: { channel: { id: `c${i}` } } })),
+        ),
       );
+      events.announce();
       const settled = await eventually(async () => {
         const list = await deliveriesOf(account, added.body.id);
         return list.length === count && list.every((d) => d.state === 'delivered') ? list : undefined;

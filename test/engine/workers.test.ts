@@ -50,8 +50,11 @@ for (const store of await testStores()) {
       await worker.stop();
     });
 
-    it('kill -9 in the middle of 2,000 posts: another worker finishes; none stays QUEUE, none is delivered twice', async () => {
+    it('kill -9 in the middle of 2,000 posts: another worker finishes; none stays QUEUE, none is delivered twice, one post.published event each', async () => {
       const channel = await addWebhookChannel(account, {}, `${receiver.url}?crash`);
+      // An account webhook hears of every publish: the event is part of the change, so a kill loses none.
+      const hook = await account.call('POST', '/webhooks', { url: `${receiver.url}?events`, events: ['post.published'] });
+      assert.equal(hook.status, 201, JSON.stringify(hook.body));
       const ids = await queuePosts(account, channel.id, 2_000, 'crash');
       await Promise.all(workers.splice(0).map((w) => w.stop()));
       const first = await startWorker(herald);
@@ -79,6 +82,20 @@ for (const store of await testStores()) {
       for (const id of failed) assert.match(final.get(id)!.error!, /may have been published.*[Cc]heck/);
       const byWorker = await herald.services.store.db.selectFrom('post_attempts').select('worker').distinct().where('post_id', 'in', ids).execute();
       assert.equal(byWorker.length, 2, 'both workers published some');
+
+      const recorded = await herald.services.store.db.selectFrom('webhook_deliveries').select(['payload', 'message_id']).where('webhook_id', '=', hook.body.id).execute();
+      const eventsPerPost = new Map<string, number>();
+      for (const r of recorded) {
+        const id = JSON.parse(r.payload).data.post.id as string;
+        eventsPerPost.set(id, (eventsPerPost.get(id) ?? 0) + 1);
+      }
+      assert.deepEqual(published.filter((id) => eventsPerPost.get(id) !== 1), [], 'every published post has exactly one post.published event');
+      assert.equal(eventsPerPost.size, published.length, 'no event for a post that was not published');
+      const heard = await eventually(async () => {
+        const messages = new Set(receiver.deliveries.filter((d) => d.path.endsWith('?events')).map((d) => d.headers['webhook-id']));
+        return messages.size >= published.length ? messages : undefined;
+      }, 60_000, 'every post.published event to be delivered');
+      assert.equal(heard.size, published.length, 'each event delivered under one webhook-id');
     });
 
     if (store === 'postgres') {
@@ -87,7 +104,7 @@ for (const store of await testStores()) {
         const channel = await addWebhookChannel(account, {}, `${receiver.url}?three`);
         receiver.respond(() => undefined);
         const ids = await queuePosts(account, channel.id, 5_000, 'three');
-        const before = receiver.deliveries.length;
+        const toChannel = () => receiver.deliveries.filter((d) => d.path.endsWith('?three')).length;
         for (let i = 0; i < 3; i++) workers.push(await startWorker(herald));
         const final = await eventually(async () => {
           const now = await states(herald, ids);
@@ -99,7 +116,7 @@ for (const store of await testStores()) {
           'every post published',
         );
         const counts = deliveriesById(receiver);
-        assert.equal(receiver.deliveries.length - before, 5_000, 'exactly 5,000 deliveries');
+        assert.equal(toChannel(), 5_000, 'exactly 5,000 deliveries');
         for (const id of ids) assert.equal(counts.get(id), 1, `post ${id} delivered once`);
         const byWorker = await herald.services.store.db.selectFrom('post_attempts').select('worker').distinct().where('post_id', 'in', ids).execute();
         assert.equal(byWorker.length, 3, 'all three workers took a share');

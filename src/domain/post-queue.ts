@@ -1,0 +1,151 @@
+/**
+ * The post queue's transitions, in one place: every write that moves a post
+ * between QUEUE, PUBLISHED, ERROR and deleted, whether the API, the engine or
+ * the removal of a channel asks for it. Each is one statement (or runs inside
+ * the caller's transaction, with the events it causes), so the rules below hold
+ * everywhere:
+ *
+ * - a change a person makes takes the post back from any worker: its version
+ *   goes up (the worker's attempt no longer matches) and its lease is cleared;
+ * - a post a worker is sending right now (a live lease) is not changed under
+ *   it: the change answers 409 and may be tried again in a moment;
+ * - the engine's own transitions apply only while it still holds the lease.
+ *
+ * Claiming due posts is one statement of its own (src/scheduler/claim.ts).
+ */
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Database, PostRow, PostState } from '../db/schema.ts';
+import { conflict } from './errors.ts';
+
+type Db = Kysely<Database>;
+
+/** What a person's change does to a worker's hold on the post. */
+function takenBack(eb: ExpressionBuilder<Database, 'posts'>) {
+  return { version: eb('version', '+', 1), lease_owner: null, lease_until: null };
+}
+
+/** Refuses (409) while a worker holds a live lease on an item of the group. */
+export async function assertNotPublishing(db: Db, groupIds: string[], now: number): Promise<void> {
+  if (groupIds.length === 0) return;
+  const busy = await db
+    .selectFrom('posts')
+    .select('id')
+    .where('group_id', 'in', groupIds)
+    .where('lease_owner', 'is not', null)
+    .where('lease_until', '>', now)
+    .executeTakeFirst();
+  if (busy) throw conflict('publishing', 'This post is being published right now; try again in a few seconds');
+}
+
+/** A new post and its thread. */
+export async function addThread(db: Db, rows: PostRow[]): Promise<void> {
+  await db.insertInto('posts').values(rows).execute();
+}
+
+/** type "update": the thread is written again in place (its root keeps its id); `rows` carry the next version. */
+export async function rewriteThread(db: Db, groupId: string, rows: PostRow[]): Promise<void> {
+  const [root, ...replies] = rows;
+  await db.deleteFrom('posts').where('group_id', '=', groupId).where('thread_index', '>', 0).execute();
+  const { id, created_at: _created, ...rootFields } = root;
+  await db.updateTable('posts').set(rootFields).where('id', '=', id).execute();
+  if (replies.length > 0) await db.insertInto('posts').values(replies).execute();
+}
+
+/** The rows a deletion removed, as the post.deleted event describes them. */
+export type DeletedPost = Pick<PostRow, 'id' | 'thread_index' | 'group_id' | 'state' | 'publish_at' | 'content' | 'channel_id' | 'release_id' | 'release_url' | 'error'>;
+
+/**
+ * Deletes whole groups (a post and its thread), taking them back from any worker.
+ * `states` limits it to posts not yet published (removing a channel keeps its history).
+ */
+export async function deleteGroups(db: Db, where: { account: string; groups?: string[]; channel?: string; states?: PostState[] }, now: number): Promise<DeletedPost[]> {
+  let query = db
+    .updateTable('posts')
+    .set((eb) => ({ deleted_at: now, updated_at: now, ...takenBack(eb) }))
+    .where('account_id', '=', where.account)
+    .where('deleted_at', 'is', null);
+  if (where.groups) query = query.where('group_id', 'in', where.groups);
+  if (where.channel) query = query.where('channel_id', '=', where.channel);
+  if (where.states) query = query.where('state', 'in', where.states);
+  return query.returning(['id', 'thread_index', 'group_id', 'state', 'publish_at', 'content', 'channel_id', 'release_id', 'release_url', 'error']).execute();
+}
+
+/** Changes every unpublished item of a group (state, error, settings). */
+export async function changeGroup(db: Db, groupId: string, set: Partial<Pick<PostRow, 'state' | 'error' | 'settings'>>, now: number): Promise<void> {
+  await db
+    .updateTable('posts')
+    .set((eb) => ({ ...set, updated_at: now, ...takenBack(eb) }))
+    .where('group_id', '=', groupId)
+    .where('deleted_at', 'is', null)
+    .where('state', '!=', 'PUBLISHED')
+    .execute();
+}
+
+/** Puts a group's failed items back in the queue, due at `at`. */
+export async function requeueFailed(db: Db, groupId: string, at: number): Promise<void> {
+  await db
+    .updateTable('posts')
+    .set((eb) => ({ state: 'QUEUE' as const, error: null, publish_at: at, updated_at: at, ...takenBack(eb) }))
+    .where('group_id', '=', groupId)
+    .where('state', '=', 'ERROR')
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/** A post published by hand: the user gives its id on the network. */
+export async function markPublishedByHand(db: Db, id: string, releaseId: string, now: number): Promise<void> {
+  await db
+    .updateTable('posts')
+    .set((eb) => ({ release_id: releaseId, state: 'PUBLISHED' as const, error: null, updated_at: now, ...takenBack(eb) }))
+    .where('id', '=', id)
+    .execute();
+}
+
+// The engine's transitions: each applies only while the claim it names is still its own.
+
+type Held = Pick<PostRow, 'id' | 'lease_owner'>;
+
+/** Keeps the claim for another `leaseMs` (a long upload outlasts one lease). */
+export async function renewLease(db: Db, item: Held, leaseMs: number, now = Date.now()): Promise<void> {
+  await db.updateTable('posts').set({ lease_until: now + leaseMs }).where('id', '=', item.id).where('lease_owner', '=', item.lease_owner).execute();
+}
+
+/**
+ * Gives the post back to the queue, to be claimed again from `at`: after a
+ * temporary failure (with its reason, the attempt counted), or unsent (pacing, a
+ * stopping worker: the claim's attempt is not counted).
+ */
+export async function handBack(db: Db, item: Held, at: number, outcome: { error: string } | { unsent: true }): Promise<void> {
+  await db
+    .updateTable('posts')
+    .set((eb) => ({ lease_owner: null, lease_until: at, ...('error' in outcome ? { error: outcome.error } : { attempts: eb('attempts', '-', 1) }) }))
+    .where('id', '=', item.id)
+    .where('lease_owner', '=', item.lease_owner)
+    .execute();
+}
+
+/** The network has the post. */
+export async function complete(db: Db, mark: { id: string; releaseId: string; releaseUrl: string | null; at: number }): Promise<void> {
+  await db
+    .updateTable('posts')
+    .set({ state: 'PUBLISHED', release_id: mark.releaseId, release_url: mark.releaseUrl, error: null, lease_owner: null, lease_until: null, updated_at: mark.at })
+    .where('id', '=', mark.id)
+    .execute();
+}
+
+/** The next reply of a thread is due its delay after this one went out. */
+export async function scheduleReply(db: Db, replyId: string, at: number): Promise<void> {
+  await db.updateTable('posts').set({ publish_at: at }).where('id', '=', replyId).where('state', '=', 'QUEUE').execute();
+}
+
+/** Ends an item in ERROR, and the thread items after it with it; run inside a transaction. */
+export async function failWithThread(db: Db, item: Pick<PostRow, 'id' | 'group_id' | 'thread_index'>, reason: string, now: number): Promise<void> {
+  await db.updateTable('posts').set({ state: 'ERROR', error: reason, lease_owner: null, lease_until: null, updated_at: now }).where('id', '=', item.id).execute();
+  await db
+    .updateTable('posts')
+    .set({ state: 'ERROR', error: `Not published because item ${item.thread_index + 1} of the thread failed.`, updated_at: now })
+    .where('group_id', '=', item.group_id)
+    .where('thread_index', '>', item.thread_index)
+    .where('state', '=', 'QUEUE')
+    .execute();
+}
