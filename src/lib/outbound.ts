@@ -43,15 +43,40 @@ export function isPrivateAddress(address: string): boolean {
   const family = net.isIP(address);
   if (family === 4) return blocked.check(address, 'ipv4');
   if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(address);
-  if (mapped) return blocked.check(mapped[1], 'ipv4');
-  const hexMapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (hexMapped) {
-    const hi = parseInt(hexMapped[1], 16);
-    const lo = parseInt(hexMapped[2], 16);
-    return blocked.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
-  }
+  const embedded = embeddedIpv4(address);
+  if (embedded) return blocked.check(embedded, 'ipv4');
   return blocked.check(address, 'ipv6');
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (any spelling: "::", a dotted IPv4 tail, leading zeros). */
+function ipv6Groups(address: string): number[] {
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number);
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const part = (s: string | undefined) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = part(head);
+  const right = part(tail);
+  return tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
+}
+
+/**
+ * The IPv4 address an IPv6 address carries in its last 32 bits, for the forms that
+ * reach it: IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96) and
+ * IPv4-translated (::ffff:0:0:0/96), in every spelling ("::ffff:7f00:1",
+ * "::127.0.0.1", "0:0:0:0:0:ffff:127.0.0.1"...).
+ */
+function embeddedIpv4(address: string): string | undefined {
+  const g = ipv6Groups(address);
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  const mapped = zeros(0, 5) && g[5] === 0xffff;
+  const compatible = zeros(0, 6) && (g[6] !== 0 || g[7] > 1);
+  const translated = zeros(0, 4) && g[4] === 0xffff && g[5] === 0;
+  if (!mapped && !compatible && !translated) return undefined;
+  return `${g[6] >> 8}.${g[6] & 255}.${g[7] >> 8}.${g[7] & 255}`;
 }
 
 const systemLookup: Lookup = async (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
