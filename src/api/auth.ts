@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Accounts, Principal } from '../domain/accounts.ts';
 import { ApiError } from '../domain/errors.ts';
 import { ACCESS_TOKEN_PREFIX, type OAuthServer } from '../domain/oauth.ts';
-import { allows } from '../domain/scopes.ts';
+import { allows, type Scope } from '../domain/scopes.ts';
 import { requiredScope } from './scopes.ts';
 
 declare module 'fastify' {
@@ -40,15 +40,21 @@ export async function authenticate(request: FastifyRequest, verifiers: { account
   return principal;
 }
 
+function insufficientScope(principal: Principal, action: string, need: string): ApiError {
+  return new ApiError(403, 'insufficient_scope', `This credential may not ${action}: it needs the scope ${need}, and it has ${principal.scopes?.join(', ') || 'no scopes'}`, [
+    { path: 'headers.authorization', message: `lacks the scope ${need}` },
+  ]);
+}
+
+/** For a route whose need depends on the request (a helper tool that acts): 403 unless the credential has `need`. */
+export function requireScope(principal: Principal, need: Scope, action: string): void {
+  if (!allows(principal.scopes, need)) throw insufficientScope(principal, action, need);
+}
+
 /** 403 when the credential's scopes do not cover this route; full-access credentials pass everywhere. */
 export function checkScope(request: FastifyRequest, principal: Principal): void {
   if (principal.scopes === null) return;
   const need = requiredScope(request.method, request.routeOptions.url ?? request.url);
   if (need === 'any') return;
-  if (need === undefined || !allows(principal.scopes, need)) {
-    const what = need ?? 'full access';
-    throw new ApiError(403, 'insufficient_scope', `This credential may not ${request.method} this endpoint: it needs the scope ${what}, and it has ${principal.scopes.join(', ') || 'no scopes'}`, [
-      { path: 'headers.authorization', message: `lacks the scope ${what}` },
-    ]);
-  }
+  if (need === undefined || !allows(principal.scopes, need)) throw insufficientScope(principal, `${request.method} this endpoint`, need ?? 'full access');
 }

@@ -215,8 +215,8 @@ export class Channels {
       if (err instanceof OutboundRefused) throw invalidField('credentials.url', err.reason.replace(/^credentials\.url /, ''), 'url_refused');
       throw connectFailure(provider, err);
     }
-    const id = await this.save(accountId, provider.identifier, connected, input);
-    return { channel: await this.get(accountId, id), revealOnce: connected.revealOnce };
+    const { id, created } = await this.save(accountId, provider.identifier, connected, input);
+    return { channel: await this.get(accountId, id), revealOnce: created ? connected.revealOnce : undefined };
   }
 
   /**
@@ -229,7 +229,7 @@ export class Channels {
     providerId: string,
     connected: ConnectResult,
     input: { name?: string; timeZone?: string; postingTimes?: string[]; customer?: string } = {},
-  ): Promise<string> {
+  ): Promise<{ id: string; created: boolean }> {
     const now = Date.now();
     const existing = await this.db
       .selectFrom('channels')
@@ -239,7 +239,9 @@ export class Channels {
       .where('external_id', '=', connected.externalId)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
-    const config = existing ? keepRefreshToken(JSON.parse(this.box.decrypt(existing.config_sealed)), connected.config) : connected.config;
+    const previous = existing ? (JSON.parse(this.box.decrypt(existing.config_sealed)) as Record<string, unknown>) : undefined;
+    const kept = Object.fromEntries((connected.keepOnReconnect ?? []).filter((key) => previous && key in previous).map((key) => [key, previous![key]]));
+    const config = previous ? { ...keepRefreshToken(previous, connected.config), ...kept } : connected.config;
     const fields = {
       name: input.name ?? connected.name,
       picture: connected.picture ?? null,
@@ -279,7 +281,7 @@ export class Channels {
         })
         .execute();
     }
-    return id;
+    return { id, created: !existing };
   }
 
   /** Stores refreshed tokens (the old refresh token stays when the network sent none). */

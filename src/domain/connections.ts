@@ -130,7 +130,7 @@ export class Connections {
   }
 
   private async connected(accountId: string, provider: Provider, result: ConnectResult): Promise<Finished> {
-    const channelId = await this.channels.save(accountId, provider.identifier, result);
+    const { id: channelId } = await this.channels.save(accountId, provider.identifier, result);
     return { kind: 'connected', channelId, name: result.name, provider };
   }
 

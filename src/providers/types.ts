@@ -143,8 +143,10 @@ export interface ConnectResult {
   profile?: string | null;
   /** Stored sealed; handed back to publish as channel.config. */
   config: Record<string, unknown> & TokenConfig;
-  /** Shown to the user once, when the channel is added (e.g. a signing secret). */
+  /** Shown to the user once, when the channel is added (e.g. a signing secret); not again when the same account is connected again. */
   revealOnce?: Record<string, string>;
+  /** Config keys that stay as they were when the same account is connected again (a signing secret its receiver already holds). */
+  keepOnReconnect?: string[];
 }
 
 /** Starting an OAuth connection: where to send the user, and what to remember until they come back. */
@@ -172,6 +174,8 @@ export interface OAuthFlow {
 
 export interface ProviderTool {
   description: string;
+  /** The tool acts (sends something) rather than reads: it needs channels:write, not channels:read. */
+  acts?: boolean;
   run(ctx: NetworkContext & { channel: PublishChannel; data: unknown }): Promise<unknown>;
 }
 

@@ -71,7 +71,8 @@ export const webhook: Provider = {
     }
     const secret = newWebhookSecret();
     const host = new URL(url).host;
-    return { externalId: url, name: host, profile: host, config: { url, secret }, revealOnce: { signingSecret: secret } };
+    // The same URL again is the same channel: its receiver keeps verifying with the secret it has.
+    return { externalId: url, name: host, profile: host, config: { url, secret }, revealOnce: { signingSecret: secret }, keepOnReconnect: ['secret'] };
   },
 
   async publish(ctx) {
@@ -94,6 +95,7 @@ export const webhook: Provider = {
   tools: {
     sendTest: {
       description: 'Deliver a signed test event to the webhook URL and report the answer.',
+      acts: true,
       async run({ channel, outbound }) {
         const { url, secret } = channel.config as { url: string; secret: string };
         const body = JSON.stringify({ type: 'ping', channel: { id: channel.id, name: channel.name }, date: new Date().toISOString() });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifySignature } from '../../src/lib/webhook-signature.ts';
-import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { caller, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { addWebhookChannel, assertError, createPosts, entry, postBody, schedulePost } from '../helpers/api-fixtures.ts';
@@ -236,6 +236,32 @@ for (const store of await testStores()) {
       // maxLength is the limit POST /posts applies.
       assertError(await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['x'.repeat(output.maxLength + 1)])])), 400, { path: 'posts.0.value.0.content' });
       await schedulePost(account, channel.id, 'x'.repeat(output.maxLength));
+    });
+
+    it('sendTest sends something, so a channels:read key may not run it; channels:write may', async () => {
+      const channel = await addWebhookChannel(account, { name: 'Scoped' }, `${receiver.url}?scoped`);
+      const readOnly = caller(herald.api, (await herald.services.accounts.createKey(account.id, 'reader', ['channels:read'])).key);
+      const count = receiver.deliveries.length;
+      assertError(await readOnly('POST', `/integration-trigger/${channel.id}`, { methodName: 'sendTest' }), 403, { path: 'headers.authorization' });
+      assert.equal(receiver.deliveries.length, count, 'nothing was sent');
+      const writer = caller(herald.api, (await herald.services.accounts.createKey(account.id, 'writer', ['channels:read', 'channels:write'])).key);
+      const sent = await writer('POST', `/integration-trigger/${channel.id}`, { methodName: 'sendTest' });
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      assert.equal(receiver.deliveries.length, count + 1);
+    });
+
+    it('adding a webhook URL that is already a channel keeps its signing secret (its receiver holds it) and shows no new one', async () => {
+      const url = `${receiver.url}?same-secret`;
+      const first = await addWebhookChannel(account, { name: 'Once' }, url);
+      const again = await account.call('POST', '/integrations', { identifier: 'webhook', credentials: { url } });
+      assert.equal(again.status, 201, JSON.stringify(again.body));
+      assert.equal(again.body.id, first.id, 'the same channel');
+      assert.equal(again.body.secrets, undefined, 'no secret is shown again');
+      const count = receiver.deliveries.length;
+      const sent = await account.call('POST', `/integration-trigger/${first.id}`, { methodName: 'sendTest' });
+      assert.equal(sent.status, 200);
+      const ping = receiver.deliveries[count];
+      assert.ok(verifySignature(first.secrets!.signingSecret, ping.headers as Record<string, string>, ping.body), 'still signed with the first secret');
     });
 
     it('integration-trigger sendTest delivers a signed ping; an unknown method is 404', async () => {

@@ -7,6 +7,7 @@ import { PublishError } from '../../providers/types.ts';
 import { iso } from '../../lib/time.ts';
 import type { Services } from '../../app.ts';
 import { sendJsonText } from '../json-text.ts';
+import { requireScope } from '../auth.ts';
 import { createIntegrationBody, errorBody as errorSchema, idParam, integration, updateIntegrationBody } from './schemas.ts';
 
 const tags = ['integrations'];
@@ -84,6 +85,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         const provider = channels.provider(row);
         const tool = Object.hasOwn(provider.tools ?? {}, request.body.methodName) ? provider.tools![request.body.methodName] : undefined;
         if (!tool) throw new ApiError(404, 'unknown_method', `methodName: ${provider.name} has no tool "${request.body.methodName}"`, [{ path: 'methodName', message: 'unknown tool' }]);
+        if (tool.acts) requireScope(request.principal, 'channels:write', `run the tool "${request.body.methodName}"`);
         try {
           return { output: await tool.run({ ...services.network(provider), channel: channels.publishView(row), data: request.body.data ?? {} }) };
         } catch (err) {
