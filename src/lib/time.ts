@@ -11,8 +11,11 @@ export function parseInstant(text: string): number | undefined {
   if (!m) return undefined;
   const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
   const ms = Number((frac + '000').slice(0, 3));
-  const local = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s, ms);
-  const check = new Date(local);
+  // Not Date.UTC: it reads the years 0 to 99 as 1900 to 1999.
+  const check = new Date(0);
+  check.setUTCFullYear(+y, +mo - 1, +d);
+  check.setUTCHours(+h, +mi, +s, ms);
+  const local = check.getTime();
   if (check.getUTCFullYear() !== +y || check.getUTCMonth() !== +mo - 1 || check.getUTCDate() !== +d || +h > 23 || +mi > 59 || +s > 59) {
     return undefined;
   }

@@ -364,6 +364,11 @@ const endpoints: Endpoint[] = [
       postCase('delay: "soon"', 'posts.0.value.1.delay', (b) => (b.posts[0].value[1].delay = 'soon')),
       postCase('delay: 1e12', 'posts.0.value.1.delay', (b) => (b.posts[0].value[1].delay = 1e12)),
       postCase('delay: 1.5', 'posts.0.value.1.delay', (b) => (b.posts[0].value[1].delay = 1.5)),
+      // Number() would make 1, 1 and 16 of these.
+      postCase('delay: true', 'posts.0.value.1.delay', (b) => (b.posts[0].value[1].delay = true)),
+      postCase('delay: [1]', 'posts.0.value.1.delay', (b) => (b.posts[0].value[1].delay = [1])),
+      postCase('delay: "0x10"', 'posts.0.value.1.delay', (b) => (b.posts[0].value[1].delay = '0x10')),
+      postCase('delay: ""', 'posts.0.value.1.delay', (b) => (b.posts[0].value[1].delay = '')),
       postCase('tags: [5]', 'tags.0', (b) => (b.tags = [5])),
       postCase('tags: "x"', 'tags', (b) => (b.tags = 'x')),
       postCase('tags: [{label only}]', 'tags.0', (b) => (b.tags = [{ label: 'news' }])),

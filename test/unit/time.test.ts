@@ -16,6 +16,13 @@ describe('parseInstant', () => {
     ['tomorrow', undefined],
     ['', undefined],
     ['2026-12-01T09:00:00+19:00', undefined],
+    // Every four-digit year is a year: 0001 to 0099 are not 1901 to 1999.
+    ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.000Z'],
+    ['0099-12-31T23:59:59Z', '0099-12-31T23:59:59.000Z'],
+    ['0050-06-15', '0050-06-15T00:00:00.000Z'],
+    ['0004-02-29T00:00:00Z', '0004-02-29T00:00:00.000Z'],
+    ['0001-02-29T00:00:00Z', undefined],
+    ['9999-12-31T23:59:59Z', '9999-12-31T23:59:59.000Z'],
   ];
   for (const [input, expected] of cases) {
     it(`${JSON.stringify(input)} -> ${expected ?? 'rejected'}`, () => {

@@ -29,11 +29,22 @@ const tag = z.union([
   z.object({ value: z.string().max(200), label: z.string().max(200).optional() }).transform((t) => ({ value: t.value, label: t.label ?? t.value })),
 ]);
 
+/**
+ * A whole number sent as a number or as decimal digits ("5", as query strings and
+ * some clients send it); never true, [1] or "0x10", which Number() would also
+ * turn into a number.
+ */
+export function wholeNumber(min: number, max: number) {
+  return z
+    .union([z.number(), z.string().regex(/^\d{1,15}$/, 'must be a whole number (digits only)').transform(Number)], { error: 'must be a whole number' })
+    .pipe(z.number().int().min(min).max(max));
+}
+
 export const threadItem = z.object({
   id: optionalId,
   content: z.string().max(200_000),
   image: z.array(mediaRef).max(50).optional().default([]),
-  delay: z.coerce.number().int().min(0).max(60 * 24 * 30).optional().default(0).describe('Minutes after the previous item'),
+  delay: wholeNumber(0, 60 * 24 * 30).optional().default(0).describe('Minutes after the previous item'),
 });
 
 export const postEntry = z.object({
