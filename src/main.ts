@@ -12,6 +12,7 @@ import { migrate, openStore } from './db/index.ts';
 import { ApiError } from './domain/errors.ts';
 import { CLIENT_COMMANDS, CLIENT_USAGE, runClient } from './cli/index.ts';
 import { APPS_USAGE, appsCommand } from './admin/apps.ts';
+import { lockDataFolder } from './lib/data-lock.ts';
 import { runAuthServer } from './auth-server/main.ts';
 
 const USAGE = `Usage: herald <command>
@@ -150,6 +151,8 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = await runClient(argv);
     return;
   }
+  // Everything Herald writes (the database, uploads, the secret) is for its own user only: 0600 files, 0700 folders.
+  process.umask(0o077);
   let config: Config;
   try {
     config = loadConfig();
@@ -157,8 +160,17 @@ async function main(argv: string[]): Promise<void> {
     fail(`Configuration error: ${(err as Error).message}`);
   }
   switch (command) {
-    case 'start':
+    case 'start': {
+      // On the embedded store: one all-in-one process per data folder (add more with serve and worker).
+      const lock = config.databaseUrl ? undefined : lockDataFolder(config.dataDir);
+      if (lock && !lock.held) {
+        fail(
+          `Another Herald (pid ${lock.owner}) already runs on the data folder ${config.dataDir}. Stop it first, ` +
+            'or give this one its own HERALD_DATA_DIR; to add capacity beside it, run "herald serve" or "herald worker".',
+        );
+      }
       return runService(config, true, config.runWorker);
+    }
     case 'serve':
       return runService(config, true, false);
     case 'worker':

@@ -69,8 +69,9 @@ export function openStore(options: { databaseUrl?: string; dataDir: string }): S
       },
     };
   }
-  fs.mkdirSync(options.dataDir, { recursive: true });
+  fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(options.dataDir, 'herald.db');
+  ownOnly(options.dataDir, file);
   const sqlite = new SqliteDatabase(file);
   sqlite.exec('PRAGMA journal_mode = WAL');
   sqlite.exec('PRAGMA synchronous = NORMAL');
@@ -88,6 +89,17 @@ export function openStore(options: { databaseUrl?: string; dataDir: string }): S
       await changes.close();
     },
   };
+}
+
+/**
+ * The data folder and the database files are readable by Herald's user only, also
+ * where an earlier version created them readable by everyone.
+ */
+function ownOnly(dataDir: string, file: string): void {
+  fs.chmodSync(dataDir, 0o700);
+  for (const name of [file, `${file}-wal`, `${file}-shm`, `${file}-changes`]) {
+    if (fs.existsSync(name)) fs.chmodSync(name, 0o600);
+  }
 }
 
 /** Pooled PostgreSQL connections whose writes to watched tables are signalled (see changes.ts). */

@@ -16,7 +16,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-rec
 const LEASE_SECONDS = 3;
 
 function startWorker(herald: TestHerald): Promise<HeraldProcess> {
-  return startHeraldProcess(herald, 'worker', { HERALD_LEASE_SECONDS: String(LEASE_SECONDS) });
+  return startHeraldProcess(herald.services.config, 'worker', { HERALD_LEASE_SECONDS: String(LEASE_SECONDS) });
 }
 
 for (const store of await testStores()) {

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, type TestHerald } from './herald.ts';
+import { freePort } from './herald.ts';
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/herald.js');
 
@@ -23,8 +23,9 @@ export interface HeraldProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startHeraldProcess(herald: TestHerald, command: 'serve' | 'worker' | 'start', env: Record<string, string> = {}): Promise<HeraldProcess> {
-  const { config } = herald.services;
+/** `store`: where the data lives (a test Herald's `services.config`, or a folder of its own). */
+export async function startHeraldProcess(store: { dataDir: string; databaseUrl?: string }, command: 'serve' | 'worker' | 'start', env: Record<string, string> = {}): Promise<HeraldProcess> {
+  const config = store;
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, command], {
     env: {

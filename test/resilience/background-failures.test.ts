@@ -19,7 +19,7 @@ describe('a background write that fails (sqlite)', () => {
   before(async () => {
     herald = await startHerald('sqlite');
     ({ key } = await herald.newAccount());
-    serve = await startHeraldProcess(herald, 'serve');
+    serve = await startHeraldProcess(herald.services.config, 'serve');
     await serve.running;
   });
   after(async () => {

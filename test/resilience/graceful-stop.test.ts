@@ -41,7 +41,7 @@ for (const store of await testStores()) {
       let hanging = true;
       receiver.respond(() => (hanging ? { delayMs: 60_000 } : undefined));
       const env = { HERALD_WORKER_CONCURRENCY: String(CONCURRENCY), HERALD_SHUTDOWN_SECONDS: '1', HERALD_LEASE_SECONDS: '4' };
-      const first = await startHeraldProcess(herald, 'worker', env);
+      const first = await startHeraldProcess(herald.services.config, 'worker', env);
       processes.push(first);
       await first.running;
       await eventually(async () => (receiver.deliveries.length >= CONCURRENCY ? true : undefined), 30_000, 'the first worker to have requests in flight');
@@ -58,7 +58,7 @@ for (const store of await testStores()) {
       assert.deepEqual(notSent.filter((id) => afterStop.get(id)!.state !== 'QUEUE'), [], 'what was not sent is still queued');
 
       hanging = false;
-      processes.push(await startHeraldProcess(herald, 'worker', { HERALD_LEASE_SECONDS: '2' }));
+      processes.push(await startHeraldProcess(herald.services.config, 'worker', { HERALD_LEASE_SECONDS: '2' }));
       const final = await eventually(async () => {
         const now = await states(herald, ids);
         return [...now.values()].every((s) => s.state !== 'QUEUE') ? now : undefined;

@@ -68,9 +68,9 @@ if ((await testStores()).includes('postgres')) {
       const channel = await addWebhookChannel(account, {}, `${receiver.url}?cut`);
       receiver.respond(() => ({ delayMs: 5 }));
       const ids = await queuePosts(account, channel.id, 2_000, 'cut');
-      const serve = await startHeraldProcess(herald, 'serve');
+      const serve = await startHeraldProcess(herald.services.config, 'serve');
       processes.push(serve);
-      for (let i = 0; i < 3; i++) processes.push(await startHeraldProcess(herald, 'worker', { HERALD_LEASE_SECONDS: '3' }));
+      for (let i = 0; i < 3; i++) processes.push(await startHeraldProcess(herald.services.config, 'worker', { HERALD_LEASE_SECONDS: '3' }));
       await Promise.all(processes.map((p) => p.running));
       const servedKey = caller(serve, account.key);
 
