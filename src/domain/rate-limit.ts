@@ -54,6 +54,16 @@ function windowOf(now: number, windowMs: number) {
   return { windowStart, resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) };
 }
 
+/** Seconds until the `leave` oldest requests in the window (`rows`, oldest first) have left it. */
+function slidingResetSeconds(rows: { window_start: number; count: number }[], leave: number, windowMs: number, now: number): number {
+  let left = 0;
+  for (const row of rows) {
+    left += row.count;
+    if (left >= leave) return Math.max(1, Math.ceil((row.window_start + windowMs - now) / 1000));
+  }
+  return 1;
+}
+
 export class RateLimiter {
   private readonly local = new Map<string, LocalCount>();
   private timer?: NodeJS.Timeout;
@@ -71,6 +81,33 @@ export class RateLimiter {
     const count = await this.add(bucket, windowStart, 1);
     const state = { limit, remaining: Math.max(0, limit - count), resetSeconds };
     if (count > limit) throw tooMany(what, limit, windowMs, state);
+    return state;
+  }
+
+  /**
+   * Like consume, over a sliding window: at most `limit` accepted requests in any
+   * `windowMs`, not per clock window (a burst at the end of one clock hour and
+   * another at the start of the next both passed: twice the limit in a minute).
+   * Each accepted request is a row keyed by its time; a request counts itself
+   * first and takes itself back when refused, so parallel requests never pass
+   * together over the limit.
+   */
+  async consumeSliding(bucket: string, limit: number, windowMs: number, what: string, now = Date.now()): Promise<LimitState> {
+    await this.add(bucket, now, 1);
+    const rows = await this.db
+      .selectFrom('rate_counters')
+      .select(['window_start', 'count'])
+      .where('bucket', '=', bucket)
+      .where('window_start', '>', now - windowMs)
+      .orderBy('window_start')
+      .execute();
+    const used = rows.reduce((sum, r) => sum + r.count, 0);
+    // Over the limit, this many must leave the window before one more fits (this one is taken back); else the oldest.
+    const state = { limit, remaining: Math.max(0, limit - used), resetSeconds: slidingResetSeconds(rows, Math.max(1, used - limit), windowMs, now) };
+    if (used > limit) {
+      await this.add(bucket, now, -1);
+      throw tooMany(what, limit, windowMs, state);
+    }
     return state;
   }
 

@@ -175,3 +175,54 @@ for (const store of await testStores()) {
     });
   });
 }
+
+for (const store of await testStores()) {
+  describe(`the hourly posts limit slides (${store})`, () => {
+    let herald: TestHerald;
+    before(async () => {
+      herald = await startHerald(store);
+    });
+    after(async () => herald.close());
+
+    /** How many of `count` requests at `at` pass a limit of 30 per hour. */
+    async function passed(bucket: string, count: number, at: number): Promise<number> {
+      let ok = 0;
+      for (let i = 0; i < count; i++) {
+        try {
+          await herald.services.rateLimiter.consumeSliding(bucket, 30, HOUR, 'POST /posts', at);
+          ok++;
+        } catch (err) {
+          assert.equal((err as { statusCode?: number }).statusCode, 429, String(err));
+        }
+      }
+      return ok;
+    }
+
+    it('30 at the end of one clock hour and 30 at the start of the next: the second burst is refused', async () => {
+      const nextHour = Date.parse('2031-05-01T11:00:00Z');
+      assert.equal(await passed('slide-a', 30, nextHour - 30_000), 30, 'the first burst is within the limit');
+      assert.equal(await passed('slide-a', 30, nextHour + 30_000), 0, 'a minute later, nothing more');
+    });
+
+    it('a post counts for exactly one hour after it was accepted', async () => {
+      const t = Date.parse('2031-05-02T10:20:00Z');
+      assert.equal(await passed('slide-b', 15, t), 15);
+      assert.equal(await passed('slide-b', 15, t + 30 * 60_000), 15);
+      assert.equal(await passed('slide-b', 5, t + 59 * 60_000), 0, 'all 30 are still within the hour');
+      assert.equal(await passed('slide-b', 20, t + 61 * 60_000), 15, 'the first 15 have left it');
+    });
+
+    it('Retry-After says when one more fits, and then one does', async () => {
+      const t = Date.parse('2031-05-03T10:20:00Z');
+      assert.equal(await passed('slide-c', 30, t), 30);
+      const at = t + 10 * 60_000;
+      const retryAfter = await herald.services.rateLimiter.consumeSliding('slide-c', 30, HOUR, 'POST /posts', at).then(
+        () => assert.fail('the 31st is refused'),
+        (err: { headers: Record<string, string> }) => Number(err.headers['Retry-After']),
+      );
+      assert.equal(retryAfter, 50 * 60, 'fifty minutes, when the first ones leave the hour');
+      assert.equal(await passed('slide-c', 1, at + retryAfter * 1000 - 1_000), 0, 'not a second earlier');
+      assert.equal(await passed('slide-c', 1, at + retryAfter * 1000), 1, 'then one more fits');
+    });
+  });
+}

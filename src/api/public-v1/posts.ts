@@ -36,7 +36,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         return idempotent(services, request, reply, 'POST /posts', hash, async () => {
           const plan = await posts.plan(accountId, request.body);
           // Only requests that passed validation count against the hourly allowance.
-          const limit = await rateLimiter.consume(`posts:${accountId}`, config.postsPerHour, 3_600_000, 'POST /posts');
+          const limit = await rateLimiter.consumeSliding(`posts:${accountId}`, config.postsPerHour, 3_600_000, 'POST /posts');
           reply.headers(limitHeaders(limit));
           return { status: 201, body: await posts.commit(plan) };
         });
