@@ -68,6 +68,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   const events = new Events(webhooks);
   const channels = new Channels(store.db, box, network, store.changes, events);
   const media = new Media(store.db, storage, config);
+  await channels.hideSecretExternalIds();
   const services: Services = {
     config,
     store,

@@ -3,6 +3,7 @@
  * Nothing else in the code reads process.env.
  */
 import net from 'node:net';
+import { weakSecret } from './lib/secrets.ts';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -112,6 +113,14 @@ export function trustedProxies(env: Env): TrustedProxies {
   return value;
 }
 
+/** HERALD_SECRET, refused at start when it is too weak to be the key of everything sealed at rest. */
+function strongSecret(secret: string | undefined): string | undefined {
+  if (!secret) return undefined;
+  const problem = weakSecret(secret);
+  if (problem) throw new Error(problem);
+  return secret;
+}
+
 function url(env: Env, name: string, fallback: string): string {
   const raw = env[name] || fallback;
   try {
@@ -142,7 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     uploadUrl: url(env, 'HERALD_UPLOAD_URL', s3?.publicUrl ?? `${publicUrl}/uploads`),
     dataDir: path.resolve(env.HERALD_DATA_DIR || 'data'),
     databaseUrl,
-    secret: env.HERALD_SECRET || undefined,
+    secret: strongSecret(env.HERALD_SECRET),
     postsPerHour: int(env, 'HERALD_POSTS_PER_HOUR', 30, 1),
     requestsPerMinute: int(env, 'HERALD_REQUESTS_PER_MINUTE', 600, 1),
     bodyLimit: int(env, 'HERALD_BODY_LIMIT', 1024 * 1024, 1024),

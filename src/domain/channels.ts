@@ -231,12 +231,13 @@ export class Channels {
     input: { name?: string; timeZone?: string; postingTimes?: string[]; customer?: string } = {},
   ): Promise<{ id: string; created: boolean }> {
     const now = Date.now();
+    const externalId = connected.externalIdIsSecret ? this.secretExternalId(providerId, connected.externalId) : connected.externalId;
     const existing = await this.db
       .selectFrom('channels')
       .select(['id', 'config_sealed'])
       .where('account_id', '=', accountId)
       .where('provider', '=', providerId)
-      .where('external_id', '=', connected.externalId)
+      .where('external_id', '=', externalId)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     const previous = existing ? (JSON.parse(this.box.decrypt(existing.config_sealed)) as Record<string, unknown>) : undefined;
@@ -270,7 +271,7 @@ export class Channels {
           id,
           account_id: accountId,
           provider: providerId,
-          external_id: connected.externalId,
+          external_id: externalId,
           customer_id: input.customer ?? null,
           time_zone: input.timeZone ?? 'UTC',
           posting_times: postingTimesJson(input.postingTimes ?? DEFAULT_POSTING_TIMES),
@@ -282,6 +283,24 @@ export class Channels {
         .execute();
     }
     return { id, created: !existing };
+  }
+
+  /** What is stored for an external id that is a secret (the URL itself stays only in the sealed config). */
+  private secretExternalId(providerId: string, externalId: string): string {
+    return `hmac:${this.box.lookupKey(externalId, `channel external id:${providerId}`)}`;
+  }
+
+  /**
+   * Webhook channels of an older Herald stored their URL in the clear as the
+   * external id; it becomes the keyed hash (the URL is in the sealed config).
+   * Runs at start; does nothing once done.
+   */
+  async hideSecretExternalIds(): Promise<number> {
+    const rows = await this.db.selectFrom('channels').select(['id', 'provider', 'external_id']).where('provider', '=', 'webhook').where('external_id', 'not like', 'hmac:%').execute();
+    for (const row of rows) {
+      await this.db.updateTable('channels').set({ external_id: this.secretExternalId(row.provider, row.external_id) }).where('id', '=', row.id).execute();
+    }
+    return rows.length;
   }
 
   /** Stores refreshed tokens (the old refresh token stays when the network sent none). */

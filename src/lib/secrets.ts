@@ -1,6 +1,7 @@
 /**
- * Secrets at rest: SHA-256 for lookups, AES-256-GCM (with a key id) for values
- * that must be read back (revealable API keys, network tokens, webhook secrets).
+ * Secrets at rest: SHA-256 for lookups of random tokens, AES-256-GCM (with a key
+ * id) for values that must be read back (revealable API keys, network tokens,
+ * webhook secrets and URLs), keys derived from HERALD_SECRET with HKDF.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -9,6 +10,8 @@ import path from 'node:path';
 export interface SecretBox {
   encrypt(plain: string): string;
   decrypt(sealed: string): string;
+  /** A keyed hash for finding a sealed value again (equal values, equal hashes) without storing it in the clear. */
+  lookupKey(value: string, purpose: string): string;
 }
 
 export function sha256(value: string): string {
@@ -41,24 +44,55 @@ export function resolveSecret(configured: string | undefined, dataDir: string): 
   }
 }
 
-/** Sealed format: `v1.<keyId>.<iv>.<tag>.<ciphertext>`, parts in base64url. */
+/** What HERALD_SECRET must be at least: the key of everything sealed at rest. */
+export const SECRET_RULE = 'at least 32 characters with at least 12 different ones (e.g. the output of "openssl rand -base64 32")';
+
+/** Undefined when `secret` is strong enough, else what is wrong with it. */
+export function weakSecret(secret: string): string | undefined {
+  if (secret.length < 32 || new Set(secret).size < 12) return `HERALD_SECRET is too weak: it must be ${SECRET_RULE}`;
+  return undefined;
+}
+
+/** A 32-byte key for one purpose, derived from the secret with HKDF-SHA256 (RFC 5869). */
+function derive(secret: string, purpose: string): Buffer {
+  return Buffer.from(crypto.hkdfSync('sha256', secret, 'herald', purpose, 32));
+}
+
+interface Sealer {
+  key: Buffer;
+  keyId: string;
+}
+
+function sealer(key: Buffer): Sealer {
+  return { key, keyId: crypto.createHash('sha256').update(key).digest('hex').slice(0, 8) };
+}
+
+/**
+ * Sealed format: `v2.<keyId>.<iv>.<tag>.<ciphertext>`, parts in base64url, with a
+ * key derived by HKDF. `v1` values (an older Herald's key, one SHA-256 of the
+ * secret) still open; they are sealed anew as v2 whenever they are written again.
+ */
 export function createSecretBox(secret: string): SecretBox {
-  const key = crypto.createHash('sha256').update(`herald:${secret}`).digest();
-  const keyId = crypto.createHash('sha256').update(key).digest('hex').slice(0, 8);
+  const sealers = { v2: sealer(derive(secret, 'secret box')), v1: sealer(crypto.createHash('sha256').update(`herald:${secret}`).digest()) };
   return {
     encrypt(plain) {
+      const { key, keyId } = sealers.v2;
       const iv = crypto.randomBytes(12);
       const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return ['v1', keyId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+      return ['v2', keyId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
     },
     decrypt(sealed) {
       const [version, kid, iv, tag, body] = sealed.split('.');
-      if (version !== 'v1' || !body) throw new Error('not a sealed secret');
-      if (kid !== keyId) throw new Error(`secret was sealed with key ${kid}, but HERALD_SECRET is key ${keyId}`);
-      const decipher = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      const used = version === 'v1' || version === 'v2' ? sealers[version] : undefined;
+      if (!used || !body) throw new Error('not a sealed secret');
+      if (kid !== used.keyId) throw new Error(`secret was sealed with key ${kid}, but HERALD_SECRET is key ${used.keyId}`);
+      const decipher = crypto.createDecipheriv('aes-256-gcm', used.key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    lookupKey(value, purpose) {
+      return crypto.createHmac('sha256', derive(secret, `lookup:${purpose}`)).update(value).digest('base64url');
     },
   };
 }

@@ -147,6 +147,8 @@ export interface ConnectResult {
   revealOnce?: Record<string, string>;
   /** Config keys that stay as they were when the same account is connected again (a signing secret its receiver already holds). */
   keepOnReconnect?: string[];
+  /** The external id is itself a secret (a webhook URL): only a keyed hash of it is stored, for finding the channel again. */
+  externalIdIsSecret?: boolean;
 }
 
 /** Starting an OAuth connection: where to send the user, and what to remember until they come back. */

@@ -72,7 +72,7 @@ export const webhook: Provider = {
     const secret = newWebhookSecret();
     const host = new URL(url).host;
     // The same URL again is the same channel: its receiver keeps verifying with the secret it has.
-    return { externalId: url, name: host, profile: host, config: { url, secret }, revealOnce: { signingSecret: secret }, keepOnReconnect: ['secret'] };
+    return { externalId: url, name: host, profile: host, config: { url, secret }, revealOnce: { signingSecret: secret }, keepOnReconnect: ['secret'], externalIdIsSecret: true };
   },
 
   async publish(ctx) {

@@ -43,7 +43,7 @@ for (const store of await testStores()) {
     before(async () => {
       database = store === 'postgres' ? await createTestDatabase() : undefined;
       port = await freePort();
-      env = cliEnv({ HERALD_DATA_DIR: dataDir, HERALD_SECRET: 'cli-secret', ...(database ? { HERALD_DATABASE_URL: database.url } : {}) });
+      env = cliEnv({ HERALD_DATA_DIR: dataDir, HERALD_SECRET: 'cli-secret-8e1a3c5f7b9d2f4a6c8e0b3d5f7a9c1e', ...(database ? { HERALD_DATABASE_URL: database.url } : {}) });
     });
     after(async () => {
       await stop?.();

@@ -238,6 +238,21 @@ for (const store of await testStores()) {
       await schedulePost(account, channel.id, 'x'.repeat(output.maxLength));
     });
 
+    it("a webhook channel's URL (often a secret itself) is stored only sealed, and still found again", async () => {
+      const url = `${receiver.url}?token=${'s3cr3t'.repeat(4)}`;
+      const added = await addWebhookChannel(account, { name: 'Sealed URL' }, url);
+      const row = await herald.services.store.db.selectFrom('channels').selectAll().where('id', '=', added.id).executeTakeFirstOrThrow();
+      assert.equal(JSON.stringify(row).includes('s3cr3t'), false, `the URL appears nowhere in the row: ${row.external_id}`);
+      assert.equal((await addWebhookChannel(account, {}, url)).id, added.id, 'the same URL finds the same channel');
+
+      // A row as an older Herald stored it (the URL in the clear) is hidden at the next start.
+      await herald.services.store.db.updateTable('channels').set({ external_id: url }).where('id', '=', added.id).execute();
+      assert.equal(await herald.services.channels.hideSecretExternalIds(), 1);
+      const hidden = await herald.services.store.db.selectFrom('channels').select('external_id').where('id', '=', added.id).executeTakeFirstOrThrow();
+      assert.equal(hidden.external_id.includes('s3cr3t'), false);
+      assert.equal((await addWebhookChannel(account, {}, url)).id, added.id, 'and is found again');
+    });
+
     it('sendTest sends something, so a channels:read key may not run it; channels:write may', async () => {
       const channel = await addWebhookChannel(account, { name: 'Scoped' }, `${receiver.url}?scoped`);
       const readOnly = caller(herald.api, (await herald.services.accounts.createKey(account.id, 'reader', ['channels:read'])).key);

@@ -34,7 +34,7 @@ export async function startHeraldProcess(store: { dataDir: string; databaseUrl?:
       ...(config.databaseUrl ? { HERALD_DATABASE_URL: config.databaseUrl } : {}),
       HERALD_PORT: String(port),
       HERALD_HOST: '127.0.0.1',
-      HERALD_SECRET: 'test-secret',
+      HERALD_SECRET: 'test-secret-2f9c4e7a1b3d5f8e0a6c9b2d4f7e1a3c',
       HERALD_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
       HERALD_LOG_LEVEL: 'warn',
       ...env,

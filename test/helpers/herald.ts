@@ -94,7 +94,7 @@ export async function startHerald(
     HERALD_PORT: String(port),
     HERALD_PUBLIC_URL: `http://127.0.0.1:${port}`,
     HERALD_DATA_DIR: dataDir,
-    HERALD_SECRET: 'test-secret',
+    HERALD_SECRET: 'test-secret-2f9c4e7a1b3d5f8e0a6c9b2d4f7e1a3c',
     HERALD_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
     ...(database ? { HERALD_DATABASE_URL: database.url } : {}),
     ...options.env,

@@ -16,7 +16,7 @@ const GARAGE = FB_PAGES[1];
 describe('facebook: the Graph API version is a setting', () => {
   it('uses the current default, or HERALD_FACEBOOK_API_VERSION when set', async () => {
     const start = async (env: Record<string, string>) => {
-      const config = loadConfig({ HERALD_SECRET: 'x', HERALD_FACEBOOK_CLIENT_ID: 'id', HERALD_FACEBOOK_CLIENT_SECRET: 's', ...env });
+      const config = loadConfig({ HERALD_FACEBOOK_CLIENT_ID: 'id', HERALD_FACEBOOK_CLIENT_SECRET: 's', ...env });
       const ctx = networkContext(config, new OutboundGuard(), facebook, AbortSignal.timeout(1000));
       return new URL((await facebook.oauth!.start({ ...ctx, state: 'st', redirectUri: 'https://h.example/cb', options: {} })).url);
     };

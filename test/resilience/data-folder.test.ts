@@ -45,7 +45,7 @@ describe('the data folder (sqlite)', () => {
 
   it('everything Herald writes there is its own user\'s only: 0700 folders, 0600 files (database, journal, uploads)', async () => {
     const running = started.at(-1)!;
-    const created = await runHerald(['keys', 'create', '--name', 'modes', '--json'], { HERALD_DATA_DIR: dataDir, HERALD_SECRET: 'test-secret' });
+    const created = await runHerald(['keys', 'create', '--name', 'modes', '--json'], { HERALD_DATA_DIR: dataDir, HERALD_SECRET: 'test-secret-2f9c4e7a1b3d5f8e0a6c9b2d4f7e1a3c' });
     const { key } = printed(created);
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(PNG_1x1)]), 'pixel.png');
