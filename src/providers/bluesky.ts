@@ -307,6 +307,9 @@ export const bluesky: Provider = {
     }
   },
 
+  // The record key is the item's own: a second create of it cannot make a second post.
+  repeatDropped: { by: 'the record key is fixed, so Bluesky cannot store it twice' },
+
   async publish(ctx) {
     const config = ctx.channel.config as unknown as Config;
     const text = ctx.item.content;

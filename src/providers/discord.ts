@@ -161,6 +161,9 @@ export const discord: Provider = {
     },
   },
 
+  // With enforce_nonce Discord returns the first message for a repeated nonce, for "a few minutes": three are assumed.
+  repeatDropped: { by: 'Discord returns the first message for a repeated nonce', withinMs: 3 * 60_000 },
+
   async publish(ctx) {
     const config = ctx.channel.config as unknown as DiscordConfig;
     const channelId = String(ctx.item.settings.channel ?? '');

@@ -217,6 +217,9 @@ export const mastodon: Provider = {
     },
   },
 
+  // The instance answers a repeated Idempotency-Key with the status it already made, for an hour.
+  repeatDropped: { by: 'Mastodon answers a repeated Idempotency-Key with the status it made', withinMs: 60 * 60_000 },
+
   async publish(ctx) {
     const config = ctx.channel.config as unknown as Config;
     const mediaIds: string[] = [];

@@ -177,6 +177,9 @@ export const nostr: Provider = {
     };
   },
 
+  // The same note has the same event id; relays store an id once.
+  repeatDropped: { by: 'the same note has the same event id, which relays store once' },
+
   async publish(ctx) {
     const config = ctx.channel.config as unknown as NostrConfig;
     const { secret, pubkey } = keysOf(config);

@@ -225,5 +225,12 @@ export interface Provider {
    * item (by idempotency key or among recent posts). null: certainly not there.
    */
   findPublished?(ctx: PublishContext): Promise<PublishResult | null>;
+  /**
+   * The network drops a repeat of the same publish (the adapter sends a key derived
+   * from the post item: an idempotency key, a nonce, a fixed record key, the same
+   * event id): after an unknown outcome the engine sends again instead of failing.
+   * `by` says how, for messages; `withinMs` is how long the network remembers.
+   */
+  repeatDropped?: { by: string; withinMs?: number };
   tools?: Record<string, ProviderTool>;
 }

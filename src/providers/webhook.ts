@@ -75,6 +75,9 @@ export const webhook: Provider = {
     return { externalId: url, name: host, profile: host, config: { url, secret }, revealOnce: { signingSecret: secret }, keepOnReconnect: ['secret'], externalIdIsSecret: true };
   },
 
+  // Receivers drop a repeated webhook-id (the post item's id), as the README tells them to.
+  repeatDropped: { by: 'the receiver drops a repeated webhook-id' },
+
   async publish(ctx) {
     const { url, secret } = ctx.channel.config as { url: string; secret: string };
     const response = await send(ctx, url, secret, ctx.idempotencyKey, deliveryBody(ctx));

@@ -19,10 +19,10 @@ export function engineQueries(db: Kysely<Database>) {
      * 'unknown' since the post last changed (its worker died before failing the post;
      * a retry or an edit by the user changes the post and so lets it go again).
      */
-    unsettledAttempt: hotQuery<{ post: string; since: number }, { id: string; outcome: string }>(db, ['post', 'since'], (p) =>
+    unsettledAttempt: hotQuery<{ post: string; since: number }, { id: string; outcome: string; started_at: number }>(db, ['post', 'since'], (p) =>
       db
         .selectFrom('post_attempts')
-        .select(['id', 'outcome'])
+        .select(['id', 'outcome', 'started_at'])
         .where('post_id', '=', p.post)
         .where((eb) => eb.or([eb('outcome', '=', 'sending'), eb.and([eb('outcome', '=', 'unknown'), eb('finished_at', '>=', p.since)])])),
     ),

@@ -175,7 +175,10 @@ export class Engine {
       if (unsettled.outcome === 'sending') {
         await db.updateTable('post_attempts').set({ outcome: 'unknown', finished_at: Date.now(), detail: 'worker stopped while sending' }).where('id', '=', unsettled.id).execute();
       }
-      return this.afterUnknown(job, UNKNOWN_OUTCOME);
+      if (!this.mayRepeat(provider, unsettled.started_at)) return this.afterUnknown(job, UNKNOWN_OUTCOME);
+      // The network drops a repeat: look first where it can tell, else send the same request again below.
+      const found = await this.lookUp(job);
+      if (found) return this.published(job, found);
     }
     if (channel.disabled) return this.fail(item, `Channel "${channel.name}" is disabled; enable it and retry the post.`, { channel });
     if (channel.needs_reconnect) return this.fail(item, `Channel "${channel.name}" must be reconnected before it can publish.`, { channel });
@@ -251,6 +254,8 @@ export class Engine {
         const failure = err instanceof PublishError ? err : new PublishError('unknown', UNKNOWN_OUTCOME);
         if (failure.kind === 'unknown') {
           await attempt('unknown', failure.message);
+          // Sent again after a pause (the next claim sees this attempt and repeats it), within the retry deadline.
+          if (this.mayRepeat(provider, Date.now())) return this.retryOrFail(item, `${failure.message} Sending it again: ${provider.repeatDropped!.by}.`);
           return this.afterUnknown(job, failure.message);
         }
         await attempt(failure.kind === 'retryable' ? 'retry' : 'failed', failure.message);
@@ -292,25 +297,36 @@ export class Engine {
     );
   }
 
+  /** Whether an attempt of unknown outcome begun at `startedAt` may simply be sent again: the network drops the repeat, and still remembers the first. */
+  private mayRepeat(provider: Provider, startedAt: number): boolean {
+    const repeat = provider.repeatDropped;
+    return repeat !== undefined && (repeat.withinMs === undefined || Date.now() - startedAt < repeat.withinMs);
+  }
+
+  /** Asks the network for the item where the adapter can: found, null (certainly not there), or undefined (cannot tell). */
+  private async lookUp(job: Job): Promise<PublishResult | null | undefined> {
+    const { provider } = job;
+    if (!provider.findPublished) return undefined;
+    try {
+      // A fresh context: the publish's own deadline may be what ran out.
+      const limit = deadline(FIND_TIMEOUT_MS);
+      const context = this.context(job, await this.tokens.fresh(provider, job.channel), limit.signal);
+      return await provider.findPublished(context).finally(() => limit.clear());
+    } catch {
+      return undefined;
+    }
+  }
+
   /**
-   * The network may or may not have the post. Ask it when the adapter can: a post
+   * The network may or may not have the post, and would not drop a repeat. A post
    * found is published. A post not found may still be on its way through the
    * network, so it is never sent again automatically; the user decides.
    */
   private async afterUnknown(job: Job, message: string): Promise<void> {
     const { provider, item } = job;
-    if (provider.findPublished) {
-      try {
-        // A fresh context: the publish's own deadline may be what ran out.
-        const limit = deadline(FIND_TIMEOUT_MS);
-        const context = this.context(job, await this.tokens.fresh(provider, job.channel), limit.signal);
-        const found = await provider.findPublished(context).finally(() => limit.clear());
-        if (found) return this.published(job, found);
-        return this.fail(item, `${message} ${provider.name} does not show it yet.`, { channel: job.channel });
-      } catch {
-        // The check failed too: the user decides.
-      }
-    }
+    const found = await this.lookUp(job);
+    if (found) return this.published(job, found);
+    if (found === null) return this.fail(item, `${message} ${provider.name} does not show it yet.`, { channel: job.channel });
     return this.fail(item, message, { channel: job.channel });
   }
 

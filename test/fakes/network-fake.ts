@@ -38,6 +38,8 @@ export interface FakeAnswer {
   delayMs?: number;
   /** Never answer: the request was received, the client sees a timeout. */
   hang?: boolean;
+  /** Do what the route does (store the post), then never answer: the client cannot know it went out. */
+  handleThenHang?: boolean;
 }
 
 export type Handler = (request: RecordedRequest, fake: NetworkFake) => FakeAnswer | Promise<FakeAnswer>;
@@ -148,7 +150,11 @@ export async function startNetworkFake(routes: Routes = {}): Promise<NetworkFake
         if (!match) continue;
         compiled.names.forEach((name, i) => (recorded.params[name] = decodeURIComponent(match[i + 1])));
         const failure = failures.get(route);
-        if (failure && failure.times > 0) {
+        if (failure && failure.times > 0 && failure.answer.handleThenHang) {
+          failure.times--;
+          await handler(recorded, fake);
+          answer = { hang: true };
+        } else if (failure && failure.times > 0) {
           failure.times--;
           answer = failure.answer;
         } else {

@@ -2,6 +2,7 @@
  * A queue of many due posts drained by workers, and what a receiver saw of it:
  * shared by the suites that crash, stop or cut off workers in the middle.
  */
+import assert from 'node:assert/strict';
 import type { TestAccount, TestHerald } from './herald.ts';
 import { createPosts, entry, postBody } from './api-fixtures.ts';
 import type { WebhookReceiver } from '../fakes/webhook-receiver.ts';
@@ -30,3 +31,17 @@ export function deliveriesById(receiver: WebhookReceiver): Map<string, number> {
   return counts;
 }
 
+
+/**
+ * Posts the receiver got more than once (the same webhook-id, which it drops):
+ * each must follow an attempt of unknown outcome, the one case in which Herald
+ * sends again. Returns how many there were.
+ */
+export async function assertRepeatsFollowUnknown(herald: TestHerald, counts: Map<string, number>, ids: string[]): Promise<number> {
+  const repeated = [...counts].filter(([id, n]) => n > 1 && ids.includes(id)).map(([id]) => id);
+  for (const id of repeated) {
+    const attempts = await herald.services.store.db.selectFrom('post_attempts').select('outcome').where('post_id', '=', id).execute();
+    assert.ok(attempts.some((a) => a.outcome === 'unknown'), `post ${id} was sent again without an attempt of unknown outcome`);
+  }
+  return repeated.length;
+}

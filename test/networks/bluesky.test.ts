@@ -29,7 +29,8 @@ for (const store of await testStores()) {
 
     before(async () => {
       fake = await startBlueskyFake();
-      herald = await startHerald(store, { engine: { pollMs: 50 }, env: { HERALD_BLUESKY_SERVICE_URL: 'https://bsky.invalid' } });
+      // A publish whose answer never comes is given up after 4 s (its outcome then unknown).
+      herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 4_000 }, env: { HERALD_BLUESKY_SERVICE_URL: 'https://bsky.invalid' } });
       account = await herald.newAccount();
     });
     after(async () => {
@@ -127,6 +128,17 @@ for (const store of await testStores()) {
       assert.equal(fake.records.length, before + 1);
       assert.equal(post.releaseId, fake.records.at(-1)!.uri);
       assert.equal(fake.calls('GET /xrpc/com.atproto.repo.getRecord').at(-1)!.query.rkey, fake.records.at(-1)!.rkey);
+    });
+
+    it('when the create request is lost, sends it again with the same record key: one post', async () => {
+      const before = fake.records.length;
+      fake.failNext('POST /xrpc/com.atproto.repo.createRecord', { hang: true });
+      const post = await settled(account, await publishNow(account, channelId, ['lost on the way']), 30_000);
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.deepEqual(post.thread[0].attempts.map((a: { outcome: string }) => a.outcome), ['unknown', 'published']);
+      assert.equal(fake.records.length, before + 1, 'one record');
+      const [first, second] = fake.calls('POST /xrpc/com.atproto.repo.createRecord').slice(-2);
+      assert.equal(second.json.rkey, first.json.rkey, 'the same record key both times');
     });
 
     it('refreshes an expired session with refreshSession, and logs in again when the refresh token died too', async () => {

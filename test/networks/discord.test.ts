@@ -37,7 +37,8 @@ for (const store of await testStores()) {
       );
       fake.installInto = GUILD;
       herald = await startHerald(store, {
-        engine: { pollMs: 50 },
+        // A publish whose answer never comes is given up after 2 s (its outcome then unknown).
+        engine: { pollMs: 50, publishTimeoutMs: 2_000 },
         env: {
           HERALD_DISCORD_CLIENT_ID: fake.app.clientId,
           HERALD_DISCORD_CLIENT_SECRET: fake.app.clientSecret,
@@ -105,6 +106,18 @@ for (const store of await testStores()) {
       const message = fake.messages.at(-1)!;
       assert.equal(post.releaseId, message.id);
       assert.equal(post.releaseURL, `https://discord.com/channels/${GUILD}/${GENERAL}/${message.id}`);
+    });
+
+    it('when the answer never comes, sends again with the same nonce: Discord returns the first message, and there is one', async () => {
+      const before = fake.messages.length;
+      fake.failNext('POST /api/v10/channels/:id/messages', { handleThenHang: true });
+      const post = await settled(account, await publishNow(account, channelId, ['Did this arrive?'], inGeneral), 30_000);
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.deepEqual(post.thread[0].attempts.map((a) => a.outcome), ['unknown', 'published']);
+      assert.equal(fake.messages.length, before + 1, 'one message, not two');
+      const [first, second] = fake.calls('POST /api/v10/channels/:id/messages').slice(-2);
+      assert.equal(second.json.nonce, first.json.nonce, 'the repeat carries the same nonce');
+      assert.equal(post.releaseId, fake.messages.at(-1)!.id);
     });
 
     it("refuses a channel of another server (the bot is shared) without posting there", async () => {

@@ -26,7 +26,8 @@ for (const store of await testStores()) {
     before(async () => {
       fake = await startMastodonFake();
       other = await startMastodonFake();
-      herald = await startHerald(store, { engine: { pollMs: 50 } });
+      // A publish whose answer never comes is given up after 4 s (its outcome then unknown).
+      herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 4_000 } });
       account = await herald.newAccount();
     });
     after(async () => {
@@ -141,6 +142,17 @@ for (const store of await testStores()) {
       assert.equal(post.releaseId, fake.statuses.at(-1)!.id);
       assert.equal(fake.calls('GET /api/v1/accounts/:id/statuses').at(-1)!.params.id, fake.account.id);
       assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['unknown']);
+    });
+
+    it('when the status request is lost, sends it again with the same Idempotency-Key: one status', async () => {
+      const before = fake.statuses.length;
+      fake.failNext('POST /api/v1/statuses', { hang: true });
+      const post = await settled(account, await publishNow(account, channelId, ['lost on the way']), 30_000);
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['unknown', 'published']);
+      assert.equal(fake.statuses.length, before + 1, 'one status');
+      const [first, second] = fake.calls('POST /api/v1/statuses').slice(-2);
+      assert.equal(second.headers['idempotency-key'], first.headers['idempotency-key'], 'the same key both times');
     });
 
     it('waits out a 429 until X-RateLimit-Reset and publishes once', async () => {

@@ -19,7 +19,8 @@ for (const store of await testStores()) {
       fake = await startTelegramFake();
       fake.addChat({ id: CHANNEL_ID, type: 'channel', title: 'Herald News', username: 'heraldnews', bot: { status: 'administrator', can_post_messages: true } });
       fake.addChat({ id: -1009876543210, type: 'channel', title: 'Read only', username: 'readonlynews', bot: { status: 'member' } });
-      herald = await startHerald(store, { engine: { pollMs: 50 }, env: { HERALD_TELEGRAM_API_URL: fake.url } });
+      // A publish whose answer never comes is given up after 4 s (its outcome then unknown).
+      herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 4_000 }, env: { HERALD_TELEGRAM_API_URL: fake.url } });
       account = await herald.newAccount();
     });
     after(async () => {
@@ -124,6 +125,16 @@ for (const store of await testStores()) {
       assert.equal(sent[0].json.reply_parameters, undefined);
       assert.deepEqual(sent[1].json.reply_parameters, { message_id: Number(post.thread[0].releaseId) });
       assert.deepEqual(sent[2].json.reply_parameters, { message_id: Number(post.thread[1].releaseId) });
+    });
+
+    it('a message whose answer never comes is not sent again (Telegram would post it twice): ERROR telling the user to check', async () => {
+      const before = fake.messages.length;
+      fake.failNext('POST /bot:token/sendMessage', { handleThenHang: true });
+      const post = await settled(account, await publishNow(account, channelId, ['Sent, never confirmed']), 30_000);
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error ?? '', /may have been published.*[Cc]heck/);
+      assert.equal(fake.messages.length, before + 1, 'the one message Telegram took');
+      assert.equal(fake.calls('POST /bot:token/sendMessage').filter((c) => c.json.text === 'Sent, never confirmed').length, 1, 'sent once');
     });
 
     it("fails a refused post with Telegram's own description, without retrying", async () => {

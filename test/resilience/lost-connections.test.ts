@@ -11,7 +11,7 @@ import { eventually, startHerald, type TestAccount, type TestHerald } from '../h
 import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.ts';
 import { ADMIN_URL, testStores } from '../helpers/stores.ts';
 import { addWebhookChannel, entry, postBody } from '../helpers/api-fixtures.ts';
-import { deliveriesById, queuePosts, states } from '../helpers/drain.ts';
+import { assertRepeatsFollowUnknown, deliveriesById, queuePosts, states } from '../helpers/drain.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { UNKNOWN_OUTCOME } from '../../src/scheduler/engine.ts';
 
@@ -96,11 +96,12 @@ if ((await testStores()).includes('postgres')) {
       const counts = deliveriesById(receiver);
       const published = ids.filter((id) => final.get(id)!.state === 'PUBLISHED');
       const failed = ids.filter((id) => final.get(id)!.state === 'ERROR');
-      for (const id of published) assert.equal(counts.get(id), 1, `published post ${id} was delivered once`);
       // Only a post whose request had left when its worker lost the store can be in doubt.
       for (const id of failed) assert.equal(final.get(id)!.error, UNKNOWN_OUTCOME, `post ${id} failed for another reason`);
       assert.ok(failed.length <= 3 * herald.services.config.workerConcurrency, `${failed.length} in doubt, at most what three workers had in flight`);
-      for (const id of ids) assert.ok((counts.get(id) ?? 0) <= 1, `post ${id} delivered at most once`);
+      for (const id of published) assert.ok((counts.get(id) ?? 0) >= 1, `published post ${id} reached the receiver`);
+      // A post is sent a second time (with the same webhook-id, which the receiver drops) only after an attempt of unknown outcome.
+      await assertRepeatsFollowUnknown(herald, counts, ids);
 
       // The processes work on afterwards: the API answers and a new post goes out.
       const later = await servedKey('/integrations');
