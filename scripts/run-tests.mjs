@@ -1,9 +1,15 @@
 #!/usr/bin/env node
-// Runs every test file with node's test runner (TypeScript through tsx) and ends
-// with one line "N passed, N failed" that CI reads.
+// Runs every test file with node's test runner (TypeScript through tsx), two
+// files at a time, each in its own process with a time limit: a file that hangs
+// fails with its name instead of holding the run. Ends with one line
+// "N passed, N failed, N skipped" that CI reads.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+
+/** Longest a test file may run (the slowest, the multi-process drains, take about a minute). */
+const FILE_TIMEOUT_MS = Number(process.env.HERALD_TEST_FILE_TIMEOUT_S || 600) * 1000;
+const PARALLEL_FILES = 2;
 
 function testFiles(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -13,30 +19,84 @@ function testFiles(dir) {
   });
 }
 
+/**
+ * Counts from one file's spec output: node's own pass/fail/skip lines, and, for
+ * each suite skipped because PostgreSQL is not reachable, the tests its SQLite
+ * twin ran (the same suite, the same tests).
+ */
+function tally(output) {
+  const counts = { passed: 0, failed: 0, skipped: 0, postgresSkipped: 0 };
+  const suites = new Set();
+  const testsPerSuite = new Map();
+  const skippedPostgres = [];
+  let top;
+  for (const line of output.split('\n')) {
+    const summary = /^ℹ (pass|fail|skipped) (\d+)$/.exec(line.trim());
+    if (summary) counts[{ pass: 'passed', fail: 'failed', skipped: 'skipped' }[summary[1]]] = Number(summary[2]);
+    const start = /^(\s*)▶ (.+)$/.exec(line);
+    if (start) {
+      suites.add(start[2]);
+      if (start[1] === '') top = start[2];
+      continue;
+    }
+    const skippedSuite = /^﹣ (.+) \(postgres\) \([\d.]+ms\) # PostgreSQL/.exec(line);
+    if (skippedSuite) skippedPostgres.push(skippedSuite[1]);
+    const done = /^(\s*)[✔✖] (.+?) \([\d.]+ms\)/.exec(line);
+    if (!done) continue;
+    if (suites.has(done[2])) {
+      if (done[1] === '') top = undefined;
+    } else if (top) {
+      testsPerSuite.set(top, (testsPerSuite.get(top) ?? 0) + 1);
+    }
+  }
+  for (const name of skippedPostgres) counts.postgresSkipped += testsPerSuite.get(`${name} (sqlite)`) ?? 0;
+  return counts;
+}
+
+function runFile(file) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=300000', '--test-reporter=spec', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let errors = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (errors += chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, FILE_TIMEOUT_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const counts = tally(output);
+      let note = '';
+      if (timedOut) {
+        counts.failed += 1;
+        note = `✖ ${file}: still running after ${FILE_TIMEOUT_MS / 1000} s; stopped (set HERALD_TEST_FILE_TIMEOUT_S to allow longer)\n`;
+      } else if (code !== 0 && counts.failed === 0) {
+        counts.failed = 1;
+        note = `✖ ${file}: exited with code ${code} without a failing test (see its output above)\n`;
+      }
+      resolve({ file, output: `# ${file}\n${output}${errors}${note}`, counts });
+    });
+  });
+}
+
 const only = process.argv.slice(2);
 const files = only.length > 0 ? only : testFiles('test').sort();
-const child = spawn(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', '--test-reporter=spec', ...files],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
-);
-let passed = 0;
-let failed = 0;
-let buffer = '';
-child.stdout.on('data', (chunk) => {
-  process.stdout.write(chunk);
-  buffer += chunk.toString();
-  const lines = buffer.split('\n');
-  buffer = lines.pop() ?? '';
-  for (const line of lines) {
-    const pass = /^ℹ pass (\d+)$/.exec(line.trim());
-    const fail = /^ℹ fail (\d+)$/.exec(line.trim());
-    if (pass) passed = Number(pass[1]);
-    if (fail) failed = Number(fail[1]);
+const total = { passed: 0, failed: 0, skipped: 0, postgresSkipped: 0 };
+const failedFiles = [];
+let next = 0;
+async function worker() {
+  while (next < files.length) {
+    const result = await runFile(files[next++]);
+    process.stdout.write(result.output);
+    for (const key of Object.keys(total)) total[key] += result.counts[key];
+    if (result.counts.failed > 0) failedFiles.push(result.file);
   }
-});
-child.on('close', (code) => {
-  if (code !== 0 && failed === 0) failed = 1;
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(code ?? 1);
-});
+}
+await Promise.all(Array.from({ length: Math.min(PARALLEL_FILES, files.length) }, worker));
+
+if (failedFiles.length > 0) console.log(`\nFiles with failures:\n${failedFiles.map((f) => `  ${f}`).join('\n')}`);
+if (total.postgresSkipped > 0) console.log(`PostgreSQL was not reachable: at least ${total.postgresSkipped} PostgreSQL tests were skipped (set HERALD_TEST_DATABASE_URL to run them)`);
+console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped + total.postgresSkipped} skipped`);
+process.exit(total.failed > 0 ? 1 : 0);

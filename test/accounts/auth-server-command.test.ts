@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../helpers/herald.ts';
-import { createTestDatabase, testStores } from '../helpers/stores.ts';
+import { createTestDatabase, testStores, storeSuite } from '../helpers/stores.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin', 'herald.js');
@@ -33,7 +33,7 @@ function herald(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number 
 }
 
 for (const store of await testStores()) {
-  describe(`herald apps and herald auth-server (${store})`, () => {
+  describe(`herald apps and herald auth-server (${store})`, storeSuite(store), () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-auth-cli-'));
     let database: { url: string; drop(): Promise<void> } | undefined;
     let env: NodeJS.ProcessEnv;

@@ -17,7 +17,7 @@ import { startAuthServer, type AuthServer } from '../../src/auth-server/server.t
 import { addWebhookChannel } from '../helpers/api-fixtures.ts';
 import { caller, eventually, freePort, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { POSTIZ_CLI, printedJson, describeRun, type CliResult } from '../helpers/postiz-cli.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { formOf, location, WebClient } from './web-client.ts';
 
 interface Device {
@@ -55,7 +55,7 @@ function postiz(args: string[], home = fs.mkdtempSync(path.join(os.tmpdir(), 'po
 }
 
 for (const store of await testStores()) {
-  describe(`device-flow auth server (${store})`, () => {
+  describe(`device-flow auth server (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let auth: AuthServer;
     let owner: WebClient;

@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { addWebhookChannel, scheduledPost } from '../helpers/api-fixtures.ts';
 import { caller, startHerald, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { formOf, location, WebClient } from './web-client.ts';
 
 const REDIRECT = 'http://127.0.0.1:9/app/callback';
@@ -23,7 +23,7 @@ function pkce() {
 }
 
 for (const store of await testStores()) {
-  describe(`OAuth2 authorization server (${store})`, () => {
+  describe(`OAuth2 authorization server (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let owner: WebClient;
     let accountId: string;

@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addWebhookChannel, scheduledPost } from '../helpers/api-fixtures.ts';
 import { caller, startHerald, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { WebClient } from './web-client.ts';
 
 const PASSWORD = 'correct horse battery';
 
 for (const store of await testStores()) {
-  describe(`accounts, sessions and keys (${store})`, () => {
+  describe(`accounts, sessions and keys (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let owner: WebClient;
     let ownerAccountId: string;
@@ -277,7 +277,7 @@ for (const store of await testStores()) {
 }
 
 for (const store of await testStores()) {
-  describe(`parallel first sign-ups (${store})`, () => {
+  describe(`parallel first sign-ups (${store})`, storeSuite(store), () => {
     it('ten people at once: exactly one owner, the others are told sign-up is closed; never a 500', async () => {
       const herald = await startHerald(store);
       try {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { caller, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { assertError, idRoutes, startFileServer, type FileServer } from '../helpers/api-fixtures.ts';
 
 /** Fetches a URL and returns status, content type and bytes. */
@@ -11,7 +11,7 @@ async function download(url: string) {
 }
 
 for (const store of await testStores()) {
-  describe(`account endpoints, media and documented errors (${store})`, () => {
+  describe(`account endpoints, media and documented errors (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let account: TestAccount;
     let files: FileServer;
@@ -163,7 +163,7 @@ for (const store of await testStores()) {
     });
   });
 
-  describe(`upload-from-url without HERALD_ALLOW_PRIVATE_HOSTS (${store})`, () => {
+  describe(`upload-from-url without HERALD_ALLOW_PRIVATE_HOSTS (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let files: FileServer;
 

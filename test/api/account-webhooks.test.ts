@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type Delivery, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { addWebhookChannel, assertError, createPosts, entry, postBody, schedulePost, type Channel } from '../helpers/api-fixtures.ts';
 
@@ -33,7 +33,7 @@ function ofType(receiver: WebhookReceiver, type: string): Delivery[] {
 }
 
 for (const store of await testStores()) {
-  describe(`account webhooks (${store})`, () => {
+  describe(`account webhooks (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let receiver: WebhookReceiver;
     let a: TestAccount;
@@ -324,8 +324,8 @@ for (const store of await testStores()) {
   });
 }
 
-if ((await testStores()).includes('postgres')) {
-  describe('account webhooks: two workers share the deliveries (postgres)', () => {
+for (const store of (await testStores()).filter((s) => s === 'postgres')) {
+  describe('account webhooks: two workers share the deliveries (postgres)', storeSuite(store), () => {
     let first: TestHerald;
     let second: TestHerald;
     let receiver: WebhookReceiver;

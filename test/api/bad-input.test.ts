@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { assertContractError, assertNames, assertSameState, send, snapshotState, type FormPart, type RawRequest } from '../helpers/bad-input.ts';
 
 const API_PREFIX = '/api/public/v1';
@@ -587,7 +587,7 @@ async function createFixtures(herald: TestHerald): Promise<Fixtures> {
 }
 
 for (const store of await testStores()) {
-  describe(`bad input: a 4xx naming the field, nothing changed (${store})`, () => {
+  describe(`bad input: a 4xx naming the field, nothing changed (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fx: Fixtures;
 

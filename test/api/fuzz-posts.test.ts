@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { assertSameState, send, snapshotState } from '../helpers/bad-input.ts';
 
 const SEED = Number(process.env.HERALD_FUZZ_SEED ?? 20260601);
@@ -167,7 +167,7 @@ async function makeWorld(herald: TestHerald): Promise<World> {
 }
 
 for (const store of await testStores()) {
-  describe(`POST /posts under random input (${store})`, () => {
+  describe(`POST /posts under random input (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let world: World;
 

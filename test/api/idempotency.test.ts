@@ -3,13 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { PNG_1x1, startHerald, upload, type CallResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { startHeldFileServer, type HeldFileServer } from '../helpers/held-file-server.ts';
 import { addWebhookChannel, countRows, scheduledPost } from '../helpers/api-fixtures.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 
 const withKey = (key: string) => ({ 'idempotency-key': key });
 const replayed = (r: CallResult) => r.headers.get('idempotent-replayed');
 
 for (const store of await testStores()) {
-  describe(`Idempotency-Key on creating requests (${store})`, () => {
+  describe(`Idempotency-Key on creating requests (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let files: HeldFileServer;
     let alice: TestAccount;

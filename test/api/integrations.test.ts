@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifySignature } from '../../src/lib/webhook-signature.ts';
 import { caller, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { addWebhookChannel, assertError, createPosts, entry, postBody, schedulePost } from '../helpers/api-fixtures.ts';
 
@@ -38,7 +38,7 @@ async function assertSlot(account: TestAccount, channelId: string, zone: string,
 }
 
 for (const store of await testStores()) {
-  describe(`integrations endpoints (${store})`, () => {
+  describe(`integrations endpoints (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let receiver: WebhookReceiver;
     let account: TestAccount;

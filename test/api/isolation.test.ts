@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { addWebhookChannel, assertError, createPosts, entry, idRoutes, listPosts, postBody, type Channel } from '../helpers/api-fixtures.ts';
 
@@ -17,7 +17,7 @@ async function snapshot(a: TestAccount, postIds: string[]) {
 }
 
 for (const store of await testStores()) {
-  describe(`two accounts on one server are isolated (${store})`, () => {
+  describe(`two accounts on one server are isolated (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let receiver: WebhookReceiver;
     let a: TestAccount;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { addWebhookChannel, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 
 const AWKWARD_TEXTS = [
@@ -19,7 +19,7 @@ const AWKWARD_TEXTS = [
 ];
 
 for (const store of await testStores()) {
-  describe(`GET /posts lists posts as GET /posts/{id} shows them (${store})`, () => {
+  describe(`GET /posts lists posts as GET /posts/{id} shows them (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let account: TestAccount;
     const range = { start: '2032-01-01T00:00:00.000Z', end: '2032-12-31T23:59:59.999Z' };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { addWebhookChannel, assertError, createPosts, entry, FUTURE, listPosts, postBody, schedulePost, type Channel } from '../helpers/api-fixtures.ts';
 
@@ -10,7 +10,7 @@ const MINUTE = 60_000;
 const env = { HERALD_POSTS_PER_HOUR: '1000' };
 
 for (const store of await testStores()) {
-  describe(`posts endpoints (${store})`, () => {
+  describe(`posts endpoints (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let account: TestAccount;
     let channel: Channel;
@@ -339,7 +339,7 @@ for (const store of await testStores()) {
     });
   });
 
-  describe(`posts publishing and retry (${store})`, () => {
+  describe(`posts publishing and retry (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let receiver: WebhookReceiver;
     let account: TestAccount;

@@ -3,12 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { ApiError } from '../../src/domain/errors.ts';
 import { RateLimiter } from '../../src/domain/rate-limit.ts';
 import { startHerald, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 
 const MINUTE = 60_000;
 
 for (const store of await testStores()) {
-  describe(`batched per-key limit shared through the database (${store})`, () => {
+  describe(`batched per-key limit shared through the database (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     before(async () => {
       herald = await startHerald(store);

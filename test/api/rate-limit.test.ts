@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { caller, startHerald, type CallResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { addWebhookChannel, countRows, scheduledPost } from '../helpers/api-fixtures.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -44,7 +44,7 @@ function assertLimited(r: CallResult, limit: number, windowSeconds: number): voi
 const POSTS_PER_HOUR = 3;
 
 for (const store of await testStores()) {
-  describe(`POST /posts hourly limit per account (${store})`, () => {
+  describe(`POST /posts hourly limit per account (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let alice: TestAccount;
     let bob: TestAccount;
@@ -141,7 +141,7 @@ for (const store of await testStores()) {
     }
   });
 
-  describe(`per-key request limit on every endpoint (${store})`, () => {
+  describe(`per-key request limit on every endpoint (${store})`, storeSuite(store), () => {
     const PER_MINUTE = 5;
     let herald: TestHerald;
     let alice: TestAccount;
@@ -177,7 +177,7 @@ for (const store of await testStores()) {
 }
 
 for (const store of await testStores()) {
-  describe(`the hourly posts limit slides (${store})`, () => {
+  describe(`the hourly posts limit slides (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     before(async () => {
       herald = await startHerald(store);

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { caller, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { addWebhookChannel, countRows, scheduledPost } from '../helpers/api-fixtures.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 
 const ARTICLE = 'https://example.com/articles/42?ref=herald&lang=en';
 const PAGE = 'http://example.org/path/page.html';
 
 for (const store of await testStores()) {
-  describe(`short links (${store})`, () => {
+  describe(`short links (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let account: TestAccount;
     let channel: string;

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifySignature } from '../../src/lib/webhook-signature.ts';
 import { eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 
 for (const store of await testStores()) {
-  describe(`webhook channel: add, post, deliver (${store})`, () => {
+  describe(`webhook channel: add, post, deliver (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let receiver: WebhookReceiver;
     let account: TestAccount;

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { caller, freePort, startHerald } from '../helpers/herald.ts';
-import { createTestDatabase, testStores } from '../helpers/stores.ts';
+import { createTestDatabase, testStores, storeSuite } from '../helpers/stores.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin', 'herald.js');
@@ -219,8 +219,8 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
   });
 });
 
-if ((await testStores()).includes('postgres')) {
-  describe('herald migrate and keys on PostgreSQL', () => {
+for (const store of (await testStores()).filter((s) => s === 'postgres')) {
+  describe('herald migrate and keys on PostgreSQL', storeSuite(store), () => {
     let database: { url: string; drop: () => Promise<void> };
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-cli-'));
     let env: NodeJS.ProcessEnv;

@@ -13,7 +13,7 @@ import { loadAuthServerConfig } from '../../src/config.ts';
 import { startAuthServer, type AuthServer } from '../../src/auth-server/server.ts';
 import { addWebhookChannel } from '../helpers/api-fixtures.ts';
 import { caller, eventually, freePort, startHerald, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { formOf, location, WebClient } from '../accounts/web-client.ts';
 import { BIN, describeRun, emptyHome, printed, runHerald, type Run } from './run-herald.ts';
 
@@ -47,7 +47,7 @@ function startLogin(env: Record<string, string>): Login {
 }
 
 for (const store of await testStores()) {
-  describe(`herald login (${store})`, () => {
+  describe(`herald login (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let auth: AuthServer;
     let owner: WebClient;

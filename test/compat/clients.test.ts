@@ -8,14 +8,14 @@ import { caller, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald
 import { addWebhookChannel, assertError, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
 import { rawRequest } from '../helpers/raw-request.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 
 /** Small caps so the 413 and 429 answers are cheap to reach. */
 const MAX_IMAGE_BYTES = 4096;
 const ENV = { HERALD_POSTS_PER_HOUR: '1', HERALD_MAX_IMAGE_BYTES: String(MAX_IMAGE_BYTES) };
 
 for (const store of await testStores()) {
-  describe(`what SDK, n8n and MCP clients rely on (${store})`, () => {
+  describe(`what SDK, n8n and MCP clients rely on (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
 
     /** POST /posts is allowed once per hour per account here, so each posting test gets its own account. */

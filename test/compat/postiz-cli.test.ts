@@ -10,13 +10,13 @@ import { after, before, describe, it } from 'node:test';
 import { addWebhookChannel } from '../helpers/api-fixtures.ts';
 import { PNG_1x1, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { describeRun, postizCli, printedApiError, printedJson, type PostizCli } from '../helpers/postiz-cli.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 
 const DAY_MS = 86_400_000;
 
 for (const store of await testStores()) {
-  describe(`postiz CLI against Herald (${store})`, () => {
+  describe(`postiz CLI against Herald (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let receiver: WebhookReceiver;
     let account: TestAccount;

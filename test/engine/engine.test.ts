@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { addWebhookChannel, assertError, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 import { startTestnet, type TestnetFake } from '../fakes/testnet.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
@@ -16,7 +16,7 @@ import { Engine } from '../../src/scheduler/engine.ts';
 const MINUTE = 60_000;
 
 for (const store of await testStores()) {
-  describe(`publishing engine (${store})`, () => {
+  describe(`publishing engine (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let net: TestnetFake;
     let account: TestAccount;
@@ -252,7 +252,7 @@ for (const store of await testStores()) {
     });
   });
 
-  describe(`publishing engine: no way to check an unknown outcome (${store})`, () => {
+  describe(`publishing engine: no way to check an unknown outcome (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let receiver: WebhookReceiver;
     let account: TestAccount;

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { assertRepeatsFollowUnknown, deliveriesById, queuePosts, states } from '../helpers/drain.ts';
 import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.ts';
 import { addWebhookChannel, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
@@ -20,7 +20,7 @@ function startWorker(herald: TestHerald): Promise<HeraldProcess> {
 }
 
 for (const store of await testStores()) {
-  describe(`workers in their own processes (${store})`, () => {
+  describe(`workers in their own processes (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let receiver: WebhookReceiver;
     let account: TestAccount;

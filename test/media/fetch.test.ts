@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import type { Lookup } from '../../src/lib/outbound.ts';
 import { assertRefused, mediaRows, noisyPng, storedFiles } from './support.ts';
 
@@ -93,7 +93,7 @@ async function startRemote(image: Buffer, large: Buffer) {
 }
 
 for (const store of await testStores()) {
-  describe(`POST /upload-from-url through the outbound guard (${store})`, () => {
+  describe(`POST /upload-from-url through the outbound guard (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let account: TestAccount;
     let remote: Awaited<ReturnType<typeof startRemote>>;

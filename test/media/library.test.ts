@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { addWebhookChannel, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { plainImage, storedFiles } from './support.ts';
 
 for (const store of await testStores()) {
-  describe(`media library: GET /media and DELETE /media/{id} (${store})`, () => {
+  describe(`media library: GET /media and DELETE /media/{id} (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let alice: TestAccount;
     let bob: TestAccount;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { mediaRef, prepareForNetwork } from '../../src/media/prepare.ts';
 import { PublishError, type MediaRef } from '../../src/providers/types.ts';
 import { bmp24, mp4Header, noisyPng, plainImage, storedFiles } from './support.ts';
@@ -14,7 +14,7 @@ async function bytesOf(ref: MediaRef): Promise<Buffer> {
 }
 
 for (const store of await testStores()) {
-  describe(`prepareForNetwork: media converted per network at publish time (${store})`, () => {
+  describe(`prepareForNetwork: media converted per network at publish time (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let account: TestAccount;
 

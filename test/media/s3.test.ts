@@ -13,7 +13,7 @@ import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2
 import S3rver from 's3rver';
 import sharp from 'sharp';
 import { startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { mediaRef, prepareForNetwork } from '../../src/media/prepare.ts';
 import { assertRanges, mp4Header, noisyPng, storedFiles } from './support.ts';
 
@@ -67,7 +67,7 @@ async function objectExists(key: string): Promise<boolean> {
 const keyOf = (url: string) => PREFIX + url.split('/').slice(-3).join('/');
 
 for (const store of await testStores()) {
-  describe(`S3 storage, served by Herald (${store})`, () => {
+  describe(`S3 storage, served by Herald (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let account: TestAccount;
 
@@ -137,7 +137,7 @@ for (const store of await testStores()) {
     });
   });
 
-  describe(`S3 storage with a public bucket address (${store})`, () => {
+  describe(`S3 storage with a public bucket address (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
 
     before(async () => {

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { assertRanges, assertRefused, bmp24, haveFfmpeg, mediaRows, mp4Header, mp4Video, multipartBody, noisyPng, plainImage, postRaw, storedFiles } from './support.ts';
 
 const IMAGE_CAP = 256 * 1024;
@@ -14,7 +14,7 @@ const VIDEO_CAP = 2 * 1024 * 1024;
 const withFfmpeg = await haveFfmpeg();
 
 for (const store of await testStores()) {
-  describe(`POST /upload (${store})`, () => {
+  describe(`POST /upload (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let account: TestAccount;
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { graphemes, itemRecordKey } from '../../src/providers/bluesky.ts';
 import { APP_PASSWORD, DID, HANDLE, startBlueskyFake, type BlueskyFake } from '../fakes/bluesky.ts';
 import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
@@ -21,7 +21,7 @@ describe('bluesky text rules', () => {
 });
 
 for (const store of await testStores()) {
-  describe(`bluesky (${store})`, () => {
+  describe(`bluesky (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: BlueskyFake;
     let account: TestAccount;

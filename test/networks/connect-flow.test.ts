@@ -9,12 +9,12 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { followToCallback, startConnect } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { assertError } from '../helpers/api-fixtures.ts';
 import { LINKEDIN_APP, startLinkedInFake, type LinkedInFake } from '../fakes/linkedin.ts';
 
 for (const store of await testStores()) {
-  describe(`connecting a channel through OAuth (${store})`, () => {
+  describe(`connecting a channel through OAuth (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: LinkedInFake;
     let account: TestAccount;

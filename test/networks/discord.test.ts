@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { startDiscordFake, type DiscordFake } from '../fakes/discord.ts';
@@ -12,7 +12,7 @@ const GENERAL = '900000000000000010';
 const OTHER_GUILD_CHANNEL = '900000000000000099';
 
 for (const store of await testStores()) {
-  describe(`discord (${store})`, () => {
+  describe(`discord (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: DiscordFake;
     let account: TestAccount;

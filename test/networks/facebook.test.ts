@@ -6,7 +6,7 @@ import { facebook } from '../../src/providers/facebook.ts';
 import { OutboundGuard } from '../../src/lib/outbound.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { FB_APP, FB_PAGES, startFacebookFake, type FacebookFake } from '../fakes/facebook.ts';
 import { graphError, tokenBook } from '../fakes/meta.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
@@ -26,7 +26,7 @@ describe('facebook: the Graph API version is a setting', () => {
 });
 
 for (const store of await testStores()) {
-  describe(`facebook (${store})`, () => {
+  describe(`facebook (${store})`, storeSuite(store), () => {
     let fake: FacebookFake;
     let herald: TestHerald;
     let account: TestAccount;

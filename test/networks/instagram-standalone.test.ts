@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { IGS_APP, IGS_CODE, IGS_USER, startInstagramStandaloneFake, type InstagramStandaloneFake } from '../fakes/instagram-standalone.ts';
 import { graphError, tokenBook } from '../fakes/meta.ts';
 import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
@@ -10,7 +10,7 @@ import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
 const POST = { __type: 'instagram-standalone', post_type: 'post' };
 
 for (const store of await testStores()) {
-  describe(`instagram-standalone through Instagram Login (${store})`, () => {
+  describe(`instagram-standalone through Instagram Login (${store})`, storeSuite(store), () => {
     let fake: InstagramStandaloneFake;
     let herald: TestHerald;
     let account: TestAccount;

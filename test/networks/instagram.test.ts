@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { IG_APP, IG_PAGES, IG_STUDIO, startInstagramFake, type InstagramFake } from '../fakes/instagram.ts';
 import { containerStore, graphError, tokenBook } from '../fakes/meta.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
@@ -11,7 +11,7 @@ const POST = { __type: 'instagram', post_type: 'post' };
 const STUDIO_TOKEN = IG_PAGES[1].token;
 
 for (const store of await testStores()) {
-  describe(`instagram through Facebook Login (${store})`, () => {
+  describe(`instagram through Facebook Login (${store})`, storeSuite(store), () => {
     let fake: InstagramFake;
     let herald: TestHerald;
     let account: TestAccount;

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { LINKEDIN_APP, LINKEDIN_ORGS, startLinkedInFake, type LinkedInFake } from '../fakes/linkedin.ts';
 import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
 
 for (const store of await testStores()) {
-  describe(`linkedin-page network (${store})`, () => {
+  describe(`linkedin-page network (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: LinkedInFake;
     let account: TestAccount;

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { littleText } from '../../src/providers/linkedin/api.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { LINKEDIN_APP, LINKEDIN_MEMBER, startLinkedInFake, type LinkedInFake } from '../fakes/linkedin.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
 
@@ -14,7 +14,7 @@ describe('LinkedIn little text format', () => {
 });
 
 for (const store of await testStores()) {
-  describe(`linkedin network (${store})`, () => {
+  describe(`linkedin network (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: LinkedInFake;
     let account: TestAccount;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { mastodonLength } from '../../src/providers/mastodon.ts';
 import { startMastodonFake, type MastodonFake } from '../fakes/mastodon.ts';
@@ -16,7 +16,7 @@ describe('mastodon length', () => {
 });
 
 for (const store of await testStores()) {
-  describe(`mastodon (${store})`, () => {
+  describe(`mastodon (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: MastodonFake;
     let other: MastodonFake;

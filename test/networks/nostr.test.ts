@@ -4,7 +4,7 @@ import { decode, nsecEncode } from 'nostr-tools/nip19';
 import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent, type Event } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startFakeRelay, type FakeRelay } from '../fakes/nostr-relay.ts';
 import { publishNow, settled, uploadPng } from './publish.ts';
 
@@ -12,7 +12,7 @@ import { publishNow, settled, uploadPng } from './publish.ts';
 const sentEvents = (relay: FakeRelay): Event[] => relay.received.filter((m) => m[0] === 'EVENT').map((m) => m[1] as Event);
 
 for (const store of await testStores()) {
-  describe(`nostr (${store})`, () => {
+  describe(`nostr (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let relayA: FakeRelay;
     let relayB: FakeRelay;

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { PINTEREST_APP, PINTEREST_BOARDS, PINTEREST_USER, startPinterestFake, type PinterestFake } from '../fakes/pinterest.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
 
 for (const store of await testStores()) {
-  describe(`pinterest network (${store})`, () => {
+  describe(`pinterest network (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: PinterestFake;
     let account: TestAccount;

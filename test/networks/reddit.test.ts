@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { REDDIT_APP, REDDIT_USER, startRedditFake, type RedditFake } from '../fakes/reddit.ts';
 import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
 
 const to = (subreddit: string, title: string, more: Record<string, unknown> = {}) => ({ value: { subreddit, title, type: 'self', ...more } });
 
 for (const store of await testStores()) {
-  describe(`reddit network (${store})`, () => {
+  describe(`reddit network (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: RedditFake;
     let account: TestAccount;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startSlackFake, type SlackFake } from '../fakes/slack.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
@@ -9,7 +9,7 @@ import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 const GENERAL = 'C0GENERAL1';
 
 for (const store of await testStores()) {
-  describe(`slack (${store})`, () => {
+  describe(`slack (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: SlackFake;
     let account: TestAccount;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { fail, startTelegramFake, type TelegramFake } from '../fakes/telegram.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { uploadMp4 } from './support.ts';
@@ -9,7 +9,7 @@ import { uploadMp4 } from './support.ts';
 const CHANNEL_ID = -1001234567890;
 
 for (const store of await testStores()) {
-  describe(`telegram (${store})`, () => {
+  describe(`telegram (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: TelegramFake;
     let account: TestAccount;

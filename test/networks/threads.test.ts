@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { threadsLength } from '../../src/providers/threads.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startThreadsFake, TH_APP, TH_USER, type ThreadsFake } from '../fakes/threads.ts';
 import { containerStore, graphError, tokenBook } from '../fakes/meta.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
@@ -18,7 +18,7 @@ describe('Threads text length', () => {
 });
 
 for (const store of await testStores()) {
-  describe(`threads (${store})`, () => {
+  describe(`threads (${store})`, storeSuite(store), () => {
     let fake: ThreadsFake;
     let herald: TestHerald;
     let account: TestAccount;

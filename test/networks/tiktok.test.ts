@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
 import { chunkPlan } from '../../src/providers/tiktok.ts';
@@ -30,7 +30,7 @@ describe('tiktok chunk plan', () => {
 });
 
 for (const store of await testStores()) {
-  describe(`tiktok (${store})`, () => {
+  describe(`tiktok (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: TikTokFake;
     let account: TestAccount;

@@ -4,7 +4,7 @@ import { hmacSha1Signature, oauthParameters, parseAuthorizationHeader, signature
 import { xWeightedLength } from '../../src/providers/x/text-length.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startXFake, X_CONSUMER, X_USER, type XFake } from '../fakes/x.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
 
@@ -69,7 +69,7 @@ describe('X weighted length', () => {
 });
 
 for (const store of await testStores()) {
-  describe(`x network (${store})`, () => {
+  describe(`x network (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: XFake;
     let account: TestAccount;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { CLIENT_ID, CLIENT_SECRET, googleError, startYouTubeFake, type YouTubeFake } from '../fakes/youtube.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
@@ -9,7 +9,7 @@ import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './supp
 const SETTINGS = { title: 'Launch day', type: 'unlisted', selfDeclaredMadeForKids: 'no', tags: [{ value: 'herald', label: 'herald' }, { value: 'open source', label: 'open source' }] };
 
 for (const store of await testStores()) {
-  describe(`youtube (${store})`, () => {
+  describe(`youtube (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let fake: YouTubeFake;
     let account: TestAccount;

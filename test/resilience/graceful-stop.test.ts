@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { addWebhookChannel } from '../helpers/api-fixtures.ts';
 import { deliveriesById, queuePosts, states } from '../helpers/drain.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
@@ -17,7 +17,7 @@ import { UNKNOWN_OUTCOME } from '../../src/scheduler/engine.ts';
 const CONCURRENCY = 8;
 
 for (const store of await testStores()) {
-  describe(`a worker told to stop during a drain (${store})`, () => {
+  describe(`a worker told to stop during a drain (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let receiver: WebhookReceiver;
     let account: TestAccount;

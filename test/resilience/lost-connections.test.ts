@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.ts';
-import { ADMIN_URL, testStores } from '../helpers/stores.ts';
+import { ADMIN_URL, storeSuite, testStores } from '../helpers/stores.ts';
 import { addWebhookChannel, entry, postBody } from '../helpers/api-fixtures.ts';
 import { assertRepeatsFollowUnknown, deliveriesById, queuePosts, states } from '../helpers/drain.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
@@ -30,8 +30,8 @@ function cutConnections(database: string): Promise<number> {
   return admin(async (c) => (await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rowCount ?? 0);
 }
 
-if ((await testStores()).includes('postgres')) {
-  describe('lost PostgreSQL connections', () => {
+for (const store of (await testStores()).filter((s) => s === 'postgres')) {
+  describe('lost PostgreSQL connections', storeSuite(store), () => {
     let herald: TestHerald;
     let receiver: WebhookReceiver;
     let account: TestAccount;

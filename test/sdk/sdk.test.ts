@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { freePort, PNG_1x1, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { addWebhookChannel, type Channel } from '../helpers/api-fixtures.ts';
-import { testStores } from '../helpers/stores.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
 import { Herald, HeraldApiError, HeraldConnectionError, isErrorBody } from '../../src/sdk/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -36,7 +36,7 @@ function draftBody(channelId: string, content: string) {
 }
 
 for (const store of await testStores()) {
-  describe(`SDK (${store})`, () => {
+  describe(`SDK (${store})`, storeSuite(store), () => {
     let herald: TestHerald;
     let account: TestAccount;
     let channel: Channel;
