@@ -67,7 +67,7 @@ for (const store of await testStores()) {
       assert.equal(app.tokenLifetime, 7776000);
       const listed = await herald(['apps', 'list', '--json'], env);
       assert.deepEqual(JSON.parse(listed.stdout).map((a: any) => a.clientId), [app.clientId]);
-      assert.ok(!listed.stdout.includes(app.clientSecret));
+      assert.ok(!listed.stdout.includes(app.clientSecret), '!listed.stdout.includes(app.clientSecret)');
 
       const child = spawn(process.execPath, [BIN, 'auth-server'], {
         cwd: ROOT,

@@ -157,7 +157,7 @@ for (const store of await testStores()) {
       assert.deepEqual(printedJson(listed).map((c: any) => c.id), [channelId]);
       // The grant shows in the account's settings, where it can be revoked.
       const grants = await owner.app('GET', '/oauth/authorizations');
-      assert.ok(grants.body.some((g: any) => g.app.name === 'Herald device login'));
+      assert.ok(grants.body.some((g: any) => g.app.name === 'Herald device login'), 'grants.body.some((g: any) => g.app.name === \'Herald device login\')');
     });
 
     it('a denied request: the CLI is told access_denied and stores nothing', async () => {

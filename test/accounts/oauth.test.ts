@@ -71,7 +71,7 @@ for (const store of await testStores()) {
       assert.match(app.clientSecret, /^hcs_/);
       const listed = await owner.app('GET', '/oauth/apps');
       assert.deepEqual(listed.body.map((a: any) => a.clientId), [app.clientId]);
-      assert.ok(!JSON.stringify(listed.body).includes(app.clientSecret));
+      assert.ok(!JSON.stringify(listed.body).includes(app.clientSecret), '!JSON.stringify(listed.body).includes(app.clientSecret)');
       const bad = await owner.app('POST', '/oauth/apps', { name: 'Bad', redirectUris: ['not a url'] });
       assert.equal(bad.status, 400);
       assert.equal(bad.body.errors[0].path, 'redirectUris.0');
@@ -127,7 +127,7 @@ for (const store of await testStores()) {
       assert.equal(answer.body.token_type, 'bearer');
       assert.equal(answer.body.id, accountId);
       assert.equal(answer.body.expires_in, 3600);
-      assert.ok(answer.body.refresh_token);
+      assert.ok(answer.body.refresh_token, 'answer.body.refresh_token');
       const api = caller(herald.api, answer.body.access_token);
       const channels = await api('GET', '/integrations');
       assert.equal(channels.status, 200);
@@ -135,7 +135,7 @@ for (const store of await testStores()) {
       assert.equal((await caller(herald.api, `Bearer ${answer.body.access_token}`)('GET', '/is-connected')).status, 200);
       // Stored hashed: the database does not hold the token.
       const rows = await herald.services.store.db.selectFrom('oauth_tokens').selectAll().execute();
-      assert.ok(!JSON.stringify(rows).includes(answer.body.access_token));
+      assert.ok(!JSON.stringify(rows).includes(answer.body.access_token), '!JSON.stringify(rows).includes(answer.body.access_token)');
     });
 
     it('without PKCE the client secret is required, and must be right', async () => {
@@ -269,13 +269,13 @@ for (const store of await testStores()) {
       const api = caller(herald.api, answer.body.access_token);
       assert.equal((await api('GET', '/integrations')).status, 200);
       const grants = await owner.app('GET', '/oauth/authorizations');
-      assert.ok(grants.body.every((g: any) => g.app.name === 'Scheduler Pro' && g.grantedBy === 'owner@example.com'));
+      assert.ok(grants.body.every((g: any) => g.app.name === 'Scheduler Pro' && g.grantedBy === 'owner@example.com'), 'grants.body.every((g: any) => g.app.name === \'Scheduler Pro\' && g.grantedBy === \'owner@example.com\')');
       const newest = grants.body.at(-1);
       assert.equal((await owner.app('DELETE', `/oauth/authorizations/${newest.id}`)).status, 200);
       assert.equal((await api('GET', '/integrations')).status, 401);
       const refreshed = await token({ grant_type: 'refresh_token', refresh_token: answer.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret });
       assert.equal(refreshed.body.error, 'invalid_grant');
-      assert.ok(!(await owner.app('GET', '/oauth/authorizations')).body.some((g: any) => g.id === newest.id));
+      assert.ok(!(await owner.app('GET', '/oauth/authorizations')).body.some((g: any) => g.id === newest.id), '!(await owner.app(\'GET\', \'/oauth/authorizations\')).body.some((g: any) => g.id === newest.id)');
     });
 
     it('the application may revoke its own token (RFC 7009)', async () => {
@@ -314,7 +314,7 @@ for (const store of await testStores()) {
       const page = await owner.request('GET', `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT })}`);
       const form = formOf(page.text);
       const { csrf, ...withoutCsrf } = form.fields;
-      assert.ok(csrf);
+      assert.ok(csrf, 'csrf');
       const forged = await owner.request('POST', form.action, { form: { ...withoutCsrf, decision: 'approve' } });
       assert.equal(forged.status, 403);
       assert.equal(forged.headers.get('location'), null);

@@ -41,7 +41,7 @@ for (const store of await testStores()) {
         assert.match(cookie, /SameSite=Lax/);
         const stored = await herald.services.store.db.selectFrom('users').select('password_hash').executeTakeFirstOrThrow();
         assert.match(stored.password_hash, /^scrypt\$/);
-        assert.ok(!stored.password_hash.includes(PASSWORD));
+        assert.ok(!stored.password_hash.includes(PASSWORD), '!stored.password_hash.includes(PASSWORD)');
       });
 
       it('after the first person, signing up needs an invitation', async () => {
@@ -68,7 +68,7 @@ for (const store of await testStores()) {
       it('an invited member joins the account; members may not manage keys or people', async () => {
         const invited = await owner.app('POST', '/invitations', { email: 'member@example.com', role: 'member' });
         assert.equal(invited.status, 201, JSON.stringify(invited.body));
-        assert.ok(invited.body.token);
+        assert.ok(invited.body.token, 'invited.body.token');
         const member = new WebClient(herald.url);
         const wrongEmail = await member.app('POST', '/auth/signup', { email: 'someone@example.com', password: PASSWORD, invitation: invited.body.token });
         assert.equal(wrongEmail.status, 400);
@@ -102,7 +102,7 @@ for (const store of await testStores()) {
         for (let i = 0; i < 10; i++) assert.equal((await client.logIn('limited@example.com', 'wrong password')).status, 401);
         const blocked = await client.logIn('limited@example.com');
         assert.equal(blocked.status, 429);
-        assert.ok(Number(blocked.headers.get('retry-after')) > 0);
+        assert.ok(Number(blocked.headers.get('retry-after')) > 0, 'Number(blocked.headers.get(\'retry-after\')) > 0');
         // Another person's sign-in is not affected.
         assert.equal((await new WebClient(herald.url).logIn('owner@example.com')).status, 200);
       });
@@ -170,7 +170,7 @@ for (const store of await testStores()) {
         const listed = await owner.app('GET', '/keys');
         const mine = listed.body.find((k: any) => k.id === created.body.id);
         assert.equal(mine.name, 'zapier');
-        assert.ok(!JSON.stringify(listed.body).includes(created.body.key));
+        assert.ok(!JSON.stringify(listed.body).includes(created.body.key), '!JSON.stringify(listed.body).includes(created.body.key)');
         const revealed = await owner.app('POST', `/keys/${created.body.id}/reveal`);
         assert.equal(revealed.body.key, created.body.key);
         const api = caller(herald.api, created.body.key);
@@ -241,7 +241,7 @@ for (const store of await testStores()) {
         assert.deepEqual(assigned.body.channels, [a.id]);
 
         const groups = await api('GET', '/groups');
-        assert.ok(groups.body.some((g: any) => g.id === id && g.name === 'Acme Ltd'));
+        assert.ok(groups.body.some((g: any) => g.id === id && g.name === 'Acme Ltd'), 'groups.body.some((g: any) => g.id === id && g.name === \'Acme Ltd\')');
         const inGroup = await api('GET', `/integrations?group=${id}`);
         assert.deepEqual(inGroup.body.map((c: any) => c.id), [a.id]);
         assert.deepEqual(inGroup.body[0].customer, { id, name: 'Acme Ltd' });
@@ -260,9 +260,9 @@ for (const store of await testStores()) {
         assert.deepEqual((await api('GET', `/integrations?group=${id}`)).body.map((c: any) => c.id), [b.id]);
 
         assert.equal((await owner.app('DELETE', `/customers/${id}`)).status, 200);
-        assert.ok(!(await api('GET', '/groups')).body.some((g: any) => g.id === id));
+        assert.ok(!(await api('GET', '/groups')).body.some((g: any) => g.id === id), '!(await api(\'GET\', \'/groups\')).body.some((g: any) => g.id === id)');
         const channels = await api('GET', '/integrations');
-        assert.ok(channels.body.every((c: any) => c.customer === null));
+        assert.ok(channels.body.every((c: any) => c.customer === null), 'channels.body.every((c: any) => c.customer === null)');
         assert.equal((await owner.app('DELETE', `/customers/${id}`)).status, 404);
       });
 
@@ -270,7 +270,7 @@ for (const store of await testStores()) {
         const other = await herald.newAccount('Other');
         const theirs = await other.call('POST', '/groups', { name: 'Theirs' });
         assert.equal((await owner.app('PATCH', `/customers/${theirs.body.id}`, { name: 'Mine now' })).status, 404);
-        assert.ok(!(await owner.app('GET', '/customers')).body.some((c: any) => c.id === theirs.body.id));
+        assert.ok(!(await owner.app('GET', '/customers')).body.some((c: any) => c.id === theirs.body.id), '!(await owner.app(\'GET\', \'/customers\')).body.some((c: any) => c.id === theirs.body.id)');
       });
     });
   });

@@ -101,7 +101,7 @@ for (const store of await testStores()) {
       assert.deepEqual([first.body.total, first.body.page, first.body.hasMore, first.body.notifications.length], [limit + 1, 0, true, limit]);
       assert.deepEqual(first.body.notifications[0].content, 'newest');
       assert.equal(first.body.notifications[0].link, '/api/public/v1/posts/x');
-      assert.ok(!Number.isNaN(Date.parse(first.body.notifications[0].createdAt)));
+      assert.ok(!Number.isNaN(Date.parse(first.body.notifications[0].createdAt)), '!Number.isNaN(Date.parse(first.body.notifications[0].createdAt))');
       const second = await account.call('GET', '/notifications?page=1');
       assert.deepEqual([second.body.page, second.body.hasMore, second.body.notifications.length], [1, false, 1]);
       const ids = new Set([...first.body.notifications, ...second.body.notifications].map((n: any) => n.id));
@@ -144,8 +144,8 @@ for (const store of await testStores()) {
       assert.equal(fetched.status, 201, JSON.stringify(fetched.body));
       assert.equal(fetched.body.mimeType, 'image/png');
       assert.equal(fetched.body.originalName, 'file.png');
-      assert.ok(fetched.body.path.startsWith(`${herald.url}/uploads/`));
-      assert.ok((await download(fetched.body.path)).bytes.equals(PNG_1x1));
+      assert.ok(fetched.body.path.startsWith(`${herald.url}/uploads/`), 'fetched.body.path.startsWith(`${herald.url}/uploads/`)');
+      assert.ok((await download(fetched.body.path)).bytes.equals(PNG_1x1), '(await download(fetched.body.path)).bytes.equals(PNG_1x1)');
     });
 
     it('POST /upload-from-url: bad, unreachable and private URLs are 400 naming url', async () => {

@@ -95,10 +95,10 @@ for (const store of await testStores()) {
         assert.ok(verifiesAsReceiver(hook.secret, d), `the ${d.json.type} signature verifies with the secret`);
         assert.equal(verifiesAsReceiver(wrong, d), false, 'another secret does not verify');
         assert.equal(verifiesAsReceiver(hook.secret, { ...d, body: d.body.replace('words', 'wordz') }), false, 'a changed body does not verify');
-        assert.ok(timestampIsFresh(d));
+        assert.ok(timestampIsFresh(d), 'timestampIsFresh(d)');
         assert.match(String(d.headers['webhook-id']), /^msg_/);
         assert.deepEqual(Object.keys(d.json).sort(), ['data', 'timestamp', 'type']);
-        assert.ok(!Number.isNaN(Date.parse(d.json.timestamp)));
+        assert.ok(!Number.isNaN(Date.parse(d.json.timestamp)), '!Number.isNaN(Date.parse(d.json.timestamp))');
         assert.equal(d.json.data.post.group, group);
         assert.equal(d.json.data.post.integration.id, channel.id);
       }
@@ -118,7 +118,7 @@ for (const store of await testStores()) {
         assert.equal(x.lastStatus, 200);
         assert.equal(x.lastError, null);
         assert.deepEqual(x.attemptLog.map((l: any) => l.status), [200]);
-        assert.ok(x.deliveredAt);
+        assert.ok(x.deliveredAt, 'x.deliveredAt');
       }
     });
 
@@ -162,7 +162,7 @@ for (const store of await testStores()) {
         assert.equal(flaky.deliveries.length, 3);
         assert.equal(new Set(flaky.deliveries.map((d) => d.headers['webhook-id'])).size, 1, 'every retry carries the same webhook-id');
         assert.equal(new Set(flaky.deliveries.map((d) => d.body)).size, 1, 'and the same body');
-        for (const d of flaky.deliveries) assert.ok(verifiesAsReceiver(added.body.secret, d));
+        for (const d of flaky.deliveries) assert.ok(verifiesAsReceiver(added.body.secret, d), 'verifiesAsReceiver(added.body.secret, d)');
         assert.equal(flaky.deliveries[0].json.data.post.id, postId);
         await a.call('DELETE', `/webhooks/${added.body.id}`);
       } finally {
@@ -220,7 +220,7 @@ for (const store of await testStores()) {
         return found.length === 2 ? found : undefined;
       }, 10_000, 'the redelivery');
       assert.equal(copies[1].body, copies[0].body);
-      assert.ok(verifiesAsReceiver(hook.secret, copies[1]));
+      assert.ok(verifiesAsReceiver(hook.secret, copies[1]), 'verifiesAsReceiver(hook.secret, copies[1])');
     });
 
     it('sends a signed ping on request', async () => {
@@ -228,7 +228,7 @@ for (const store of await testStores()) {
       assert.equal(sent.status, 202, JSON.stringify(sent.body));
       assert.equal(sent.body.event, 'ping');
       const ping = await eventually(async () => ofType(receiver, 'ping').find((d) => d.headers['webhook-id'] === sent.body.messageId), 10_000, 'the ping');
-      assert.ok(verifiesAsReceiver(hook.secret, ping));
+      assert.ok(verifiesAsReceiver(hook.secret, ping), 'verifiesAsReceiver(hook.secret, ping)');
       assert.equal(ping.json.data.webhook.id, hook.id);
     });
 
@@ -368,8 +368,8 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
         receiver.deliveries.map((d) => d.json.data.channel.id).sort(),
         Array.from({ length: count }, (_, i) => `c${i}`).sort(),
       );
-      assert.ok(settled.every((d) => d.attempts === 1));
-      for (const d of receiver.deliveries) assert.ok(verifiesAsReceiver(added.body.secret, d));
+      assert.ok(settled.every((d) => d.attempts === 1), 'settled.every((d) => d.attempts === 1)');
+      for (const d of receiver.deliveries) assert.ok(verifiesAsReceiver(added.body.secret, d), 'verifiesAsReceiver(added.body.secret, d)');
     });
   });
 }

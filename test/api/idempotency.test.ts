@@ -195,7 +195,7 @@ for (const store of await testStores()) {
       const answers = await Promise.all(Array.from({ length: 5 }, () => alice.call('POST', '/posts', body, withKey('post-burst'))));
       for (const a of answers) assert.ok(a.status === 201 || a.status === 409, `201 (first or replay) or 409 (in flight), got ${a.status}`);
       const created = answers.filter((a) => a.status === 201);
-      assert.ok(created.length >= 1);
+      assert.ok(created.length >= 1, 'created.length >= 1');
       for (const a of created) assert.deepEqual(a.body, created[0].body);
       assert.equal(await countRows(herald, 'posts', alice.id), stored + 1);
     });

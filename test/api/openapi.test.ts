@@ -78,7 +78,7 @@ describe('OpenAPI document and docs UI', () => {
     assert.equal(body.properties.shortLink.type, 'boolean');
     const entry = body.properties.posts.items;
     assert.equal(body.properties.posts.minItems, 1);
-    assert.ok(entry.required.includes('integration') && entry.required.includes('value'));
+    assert.ok(entry.required.includes('integration') && entry.required.includes('value'), 'entry.required.includes(\'integration\') && entry.required.includes(\'value\')');
     assert.ok(create.responses['201'] && create.responses['400'] && create.responses['429'], 'answers are documented');
 
     const list = doc.paths[`${PREFIX}/posts`].get.parameters;

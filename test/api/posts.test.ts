@@ -89,7 +89,7 @@ for (const store of await testStores()) {
       assert.deepEqual(post.thread[2].image.map((m: any) => m.path), [media.path]);
       assert.equal(post.thread[0].id, created.postId);
       const listedIds = (await listPosts(account)).map((p) => p.id);
-      assert.ok(listedIds.includes(created.postId));
+      assert.ok(listedIds.includes(created.postId), 'listedIds.includes(created.postId)');
       assert.ok(!listedIds.includes(post.thread[1].id) && !listedIds.includes(post.thread[2].id), 'replies are not listed');
       assert.equal((await detail(post.thread[2].id)).id, created.postId, 'a reply id answers with its whole thread');
     });
@@ -244,7 +244,7 @@ for (const store of await testStores()) {
       const range = await account.call('GET', '/posts?startDate=2033-02-01T00:00:00.000Z&endDate=2033-02-28T23:59:59.999Z');
       assert.equal(range.status, 200);
       assert.deepEqual(range.body.posts.map((p: any) => p.id), [inRange, otherChannel]);
-      assert.ok(!range.body.posts.some((p: any) => p.id === outOfRange));
+      assert.ok(!range.body.posts.some((p: any) => p.id === outOfRange), '!range.body.posts.some((p: any) => p.id === outOfRange)');
       const byCustomer = await account.call('GET', `/posts?startDate=2033-01-01T00:00:00Z&endDate=2033-12-31T00:00:00Z&customer=${customer.id}`);
       assert.deepEqual(byCustomer.body.posts.map((p: any) => p.id), [inRange, outOfRange]);
 
@@ -268,7 +268,7 @@ for (const store of await testStores()) {
       assert.equal(deleted.status, 200);
       assert.deepEqual(deleted.body, { deleted: true, id: created.postId, group: post.group });
       for (const id of [created.postId, post.thread[1].id]) assertError(await account.call('GET', `/posts/${id}`), 404);
-      assert.ok(!(await listPosts(account)).some((p) => p.id === created.postId));
+      assert.ok(!(await listPosts(account)).some((p) => p.id === created.postId), '!(await listPosts(account)).some((p) => p.id === created.postId)');
       assertError(await account.call('DELETE', `/posts/${created.postId}`), 404);
     });
 
@@ -327,7 +327,7 @@ for (const store of await testStores()) {
       const postId = await schedulePost(account, channel.id, 'missing?');
       const missing = await account.call('GET', `/posts/${postId}/missing`);
       assert.equal(missing.status, 200);
-      assert.ok(Array.isArray(missing.body));
+      assert.ok(Array.isArray(missing.body), 'Array.isArray(missing.body)');
     });
 
     it('POST /posts/:id/retry is 409 for posts that did not fail', async () => {

@@ -32,7 +32,7 @@ for (const store of await testStores()) {
         list.body.map((c: any) => ({ id: c.id, name: c.name, identifier: c.identifier, disabled: c.disabled })),
         [{ id: channel.id, name: 'My hook', identifier: 'webhook', disabled: false }],
       );
-      assert.ok('picture' in list.body[0] && 'profile' in list.body[0]);
+      assert.ok('picture' in list.body[0] && 'profile' in list.body[0], '\'picture\' in list.body[0] && \'profile\' in list.body[0]');
       assert.match(channel.secrets.signingSecret, /^whsec_/);
     });
 
@@ -95,7 +95,7 @@ for (const store of await testStores()) {
       assert.match(detail.error, /422/);
       assert.match(detail.error, /content not allowed here/);
       const notes = await account.call('GET', '/notifications');
-      assert.ok(notes.body.notifications.some((n: any) => /content not allowed here/.test(n.content)));
+      assert.ok(notes.body.notifications.some((n: any) => /content not allowed here/.test(n.content)), 'notes.body.notifications.some((n: any) => /content not allowed here/.test(n.content))');
     });
   });
 }

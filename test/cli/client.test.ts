@@ -131,7 +131,7 @@ for (const store of await testStores()) {
         assert.equal(post.state, 'QUEUE');
         assert.equal(post.publishDate, '2031-03-04T10:00:00.000Z', '19:00 in Tokyo is 10:00 UTC');
         assert.deepEqual(post.thread.map((t: any) => [t.content, t.delay, t.image.length]), [['Launch day', 0, 1], ['and a reply', 5, 0]]);
-        assert.ok(post.thread[0].image[0].path.startsWith(`${herald.url}/uploads/`));
+        assert.ok(post.thread[0].image[0].path.startsWith(`${herald.url}/uploads/`), 'post.thread[0].image[0].path.startsWith(`${herald.url}/uploads/`)');
         assert.equal(post.settings.note, 'hello');
         assert.equal(post.settings.count, 3);
         assert.deepEqual(post.tags, [{ value: 'launch', label: 'launch' }]);
@@ -213,7 +213,7 @@ for (const store of await testStores()) {
         assert.ok(deliveries.deliveries.some((d: any) => d.id === ping.id), JSON.stringify(deliveries));
         const removed = await cli(['webhooks', 'delete', hook.id]);
         assert.equal(removed.code, 0, describeRun(removed));
-        assert.ok(!(await account.call('GET', '/webhooks')).body.some((h: any) => h.id === hook.id));
+        assert.ok(!(await account.call('GET', '/webhooks')).body.some((h: any) => h.id === hook.id), '!(await account.call(\'GET\', \'/webhooks\')).body.some((h: any) => h.id === hook.id)');
       });
 
       it('api: any route, the JSON answer on stdout', async () => {
@@ -314,9 +314,9 @@ for (const store of await testStores()) {
 
           const out = await runHerald(['logout'], withBoth);
           assert.equal(out.code, 0, describeRun(out));
-          assert.ok(!fs.existsSync(path.join(home.configDir, 'credentials.json')));
+          assert.ok(!fs.existsSync(path.join(home.configDir, 'credentials.json')), '!fs.existsSync(path.join(home.configDir, \'credentials.json\'))');
           const ids = printed(await runHerald(['channels', 'list', '--json'], withBoth)).map((c: any) => c.id);
-          assert.ok(ids.includes(channel.id) && !ids.includes(otherChannel.id));
+          assert.ok(ids.includes(channel.id) && !ids.includes(otherChannel.id), 'ids.includes(channel.id) && !ids.includes(otherChannel.id)');
         } finally {
           home.cleanup();
         }

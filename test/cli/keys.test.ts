@@ -108,7 +108,7 @@ describe('herald command: help and migrate (sqlite)', () => {
     const first = await herald(['migrate'], env);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /Applied: 001_initial/);
-    assert.ok(fs.existsSync(path.join(dataDir, 'herald.db')));
+    assert.ok(fs.existsSync(path.join(dataDir, 'herald.db')), 'fs.existsSync(path.join(dataDir, \'herald.db\'))');
     const again = await herald(['migrate'], env);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /up to date/);
@@ -136,7 +136,7 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
     const created = await heraldJson(['keys', 'create', '--name', 'ci'], env);
     assert.equal(created.name, 'ci');
     assert.match(created.key, /^hk_[A-Za-z0-9_-]{20,}$/);
-    assert.ok(created.hint.endsWith(created.key.slice(-4)));
+    assert.ok(created.hint.endsWith(created.key.slice(-4)), 'created.hint.endsWith(created.key.slice(-4))');
     assert.equal(created.revoked, false);
     const second = await heraldJson(['keys', 'create', '--name', 'deploy'], env);
     assert.notEqual(second.id, created.id);
@@ -166,7 +166,7 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
       assert.ok(!JSON.stringify(listed).includes(key), 'JSON list holds no key value');
       assert.ok(!text.stdout.includes(key), 'text list holds no key value');
     }
-    assert.ok(text.stdout.includes(ci.id) && text.stdout.includes('deploy') && text.stdout.includes(listed[1].hint));
+    assert.ok(text.stdout.includes(ci.id) && text.stdout.includes('deploy') && text.stdout.includes(listed[1].hint), 'text.stdout.includes(ci.id) && text.stdout.includes(\'deploy\') && text.stdout.includes(listed[1].h...');
   });
 
   it('keys reveal prints the same value', async () => {
@@ -201,7 +201,7 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
     const reveal = await herald(['keys', 'reveal', deploy.id], env);
     assert.notEqual(reveal.code, 0, 'a revoked key cannot be revealed');
     assert.match(reveal.stderr, /revoked/);
-    assert.ok(!reveal.stdout.includes(deploy.key));
+    assert.ok(!reveal.stdout.includes(deploy.key), '!reveal.stdout.includes(deploy.key)');
   });
 
   it("the server's log never contains a key value", async () => {
@@ -214,7 +214,7 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
     await served.stop();
     const log = served.output();
     assert.match(log, /"msg":"request"/, 'the request log was captured');
-    assert.ok(log.includes('/api/public/v1/posts'));
+    assert.ok(log.includes('/api/public/v1/posts'), 'log.includes(\'/api/public/v1/posts\')');
     for (const key of everyKey) assert.ok(!log.includes(key), `the log holds no key value (${key.slice(0, 6)}...)`);
   });
 });

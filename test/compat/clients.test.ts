@@ -59,7 +59,7 @@ for (const store of await testStores()) {
         assert.equal(uploaded.status, 201, JSON.stringify(uploaded.body));
         assert.equal(uploaded.body.mimeType, 'image/png');
         assert.equal(uploaded.body.originalName, 'png');
-        assert.ok(uploaded.body.path.startsWith(`${herald.url}/uploads/`));
+        assert.ok(uploaded.body.path.startsWith(`${herald.url}/uploads/`), 'uploaded.body.path.startsWith(`${herald.url}/uploads/`)');
         assert.match((await servedType(uploaded.body.path)) ?? '', /^image\/png/);
       });
 
@@ -111,7 +111,7 @@ for (const store of await testStores()) {
         assert.equal(first.status, 201, JSON.stringify(first.body));
         const second = await poster.call('POST', '/posts', { ...body, posts: [entry(channelId, ['one too many'])] });
         assertError(second, 429);
-        assert.ok(Number(second.headers.get('retry-after')) > 0);
+        assert.ok(Number(second.headers.get('retry-after')) > 0, 'Number(second.headers.get(\'retry-after\')) > 0');
         assert.equal(second.headers.get('x-ratelimit-limit'), '1');
         assert.equal(second.headers.get('ratelimit-remaining'), '0');
       });

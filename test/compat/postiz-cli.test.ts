@@ -50,7 +50,7 @@ for (const store of await testStores()) {
       assert.equal(result.code, 0, describeRun(result));
       const listed = printedJson(result);
       assert.deepEqual(listed.map((c: any) => c.id).sort(), [...channelIds].sort());
-      assert.ok(listed.every((c: any) => c.identifier === 'webhook' && c.disabled === false));
+      assert.ok(listed.every((c: any) => c.identifier === 'webhook' && c.disabled === false), 'listed.every((c: any) => c.identifier === \'webhook\' && c.disabled === false)');
     });
 
     describe('upload, create, list, delete', () => {
@@ -66,7 +66,7 @@ for (const store of await testStores()) {
         assert.equal(result.code, 0, describeRun(result));
         uploaded = printedJson(result);
         assert.ok(uploaded.path.startsWith(`${herald.url}/uploads/`), uploaded.path);
-        assert.ok(uploaded.id);
+        assert.ok(uploaded.id, 'uploaded.id');
         const served = await fetch(uploaded.path);
         assert.equal(served.status, 200);
         assert.deepEqual(Buffer.from(await served.arrayBuffer()), PNG_1x1);
@@ -97,7 +97,7 @@ for (const store of await testStores()) {
         const ours = posts.filter((p: any) => p.content === text);
         assert.deepEqual(ours.map((p: any) => p.integration.id).sort(), [...channelIds].sort());
         assert.deepEqual(ours.map((p: any) => p.id).sort(), created.map((c) => c.postId).sort());
-        assert.ok(ours.every((p: any) => p.state === 'QUEUE' && p.publishDate === publishAt));
+        assert.ok(ours.every((p: any) => p.state === 'QUEUE' && p.publishDate === publishAt), 'ours.every((p: any) => p.state === \'QUEUE\' && p.publishDate === publishAt)');
       });
 
       it('posts:delete removes the post', async () => {
@@ -110,7 +110,7 @@ for (const store of await testStores()) {
         const at = Date.parse(publishAt);
         const listed = await account.call('GET', `/posts?startDate=${new Date(at - DAY_MS).toISOString()}&endDate=${new Date(at + DAY_MS).toISOString()}`);
         assert.equal(listed.status, 200);
-        assert.ok(!listed.body.posts.some((p: any) => p.id === postId));
+        assert.ok(!listed.body.posts.some((p: any) => p.id === postId), '!listed.body.posts.some((p: any) => p.id === postId)');
       });
     });
 
@@ -132,7 +132,7 @@ for (const store of await testStores()) {
       assert.equal(typeof output.rules, 'string');
       assert.equal(typeof output.maxLength, 'number');
       assert.equal(output.settings.type, 'object');
-      assert.ok(output.tools.some((t: any) => t.methodName === 'sendTest'));
+      assert.ok(output.tools.some((t: any) => t.methodName === 'sendTest'), 'output.tools.some((t: any) => t.methodName === \'sendTest\')');
 
       const unknown = await postz(['integrations:settings', 'no-such-channel']);
       assert.notEqual(unknown.code, 0, describeRun(unknown));
@@ -146,7 +146,7 @@ for (const store of await testStores()) {
       assert.equal(status, 401);
       assert.equal(body.msg, body.message);
       assert.match(body.message, /API key/);
-      assert.ok(result.stderr.includes(body.message));
+      assert.ok(result.stderr.includes(body.message), 'result.stderr.includes(body.message)');
     });
 
     it('an API URL without /api fails with a message naming the /api prefix', async () => {
@@ -168,7 +168,7 @@ for (const store of await testStores()) {
       fs.writeFileSync(file, PNG_1x1);
       const uploadedAgain = await postz(['upload', file], { apiUrl: withSlash });
       assert.equal(uploadedAgain.code, 0, describeRun(uploadedAgain));
-      assert.ok(printedJson(uploadedAgain).path.startsWith(`${herald.url}/uploads/`));
+      assert.ok(printedJson(uploadedAgain).path.startsWith(`${herald.url}/uploads/`), 'printedJson(uploadedAgain).path.startsWith(`${herald.url}/uploads/`)');
 
       const date = new Date(Date.now() + 2 * DAY_MS).toISOString();
       const created = await postz(['posts:create', '-c', 'Via a trailing slash', '-i', channelIds[1], '-s', date], { apiUrl: withSlash });

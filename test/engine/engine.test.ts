@@ -291,7 +291,7 @@ for (const store of await testStores()) {
       }, 20_000, 'giving up');
       assert.match(post.error, /503.*gave up/);
       assert.ok(post.thread[0].attempts.length >= 2, 'retried before giving up');
-      assert.ok(post.thread[0].attempts.every((a: any) => a.outcome === 'retry' || a.outcome === 'failed'));
+      assert.ok(post.thread[0].attempts.every((a: any) => a.outcome === 'retry' || a.outcome === 'failed'), 'post.thread[0].attempts.every((a: any) => a.outcome === \'retry\' || a.outcome === \'failed\')');
     });
   });
 

@@ -92,7 +92,7 @@ export function assertError(result: CallResult, status: number, expect: { code?:
   assert.ok(typeof body.message === 'string' && body.message.length > 0, `message explains: ${shown}`);
   assert.equal(body.msg, body.message, 'msg repeats message');
   assert.match(String(body.code), /^[a-z][a-z0-9_]*$/, `code is a snake_case name: ${shown}`);
-  assert.ok(Array.isArray(body.errors));
+  assert.ok(Array.isArray(body.errors), 'Array.isArray(body.errors)');
   for (const e of body.errors) {
     assert.deepEqual(Object.keys(e).sort(), ['message', 'path']);
     assert.ok(typeof e.path === 'string' && typeof e.message === 'string' && e.message.length > 0, `each problem states its rule: ${shown}`);

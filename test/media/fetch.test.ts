@@ -130,10 +130,10 @@ for (const store of await testStores()) {
       const direct = await fetchUrl(`http://files.test:${remote.port}/file.png`);
       assert.equal(direct.status, 201, JSON.stringify(direct.body));
       assert.deepEqual([direct.body.mimeType, direct.body.width, direct.body.height, direct.body.size], ['image/png', 40, 30, image.length]);
-      assert.ok(Buffer.from(await (await fetch(direct.body.path)).arrayBuffer()).equals(image));
+      assert.ok(Buffer.from(await (await fetch(direct.body.path)).arrayBuffer()).equals(image), 'Buffer.from(await (await fetch(direct.body.path)).arrayBuffer()).equals(image)');
       const redirected = await fetchUrl(`http://files.test:${remote.port}/redirect-ok`);
       assert.equal(redirected.status, 201, JSON.stringify(redirected.body));
-      assert.ok(remote.hits.includes('/file.png?via=ok'));
+      assert.ok(remote.hits.includes('/file.png?via=ok'), 'remote.hits.includes(\'/file.png?via=ok\')');
     });
 
     it('refuses 127.0.0.1, ::1, 10.0.0.1, 169.254.169.254, CGNAT, multicast and IPv4-mapped literals, before connecting', async () => {
@@ -203,7 +203,7 @@ for (const store of await testStores()) {
     it('a redirect loop ends with a refusal after a few hops', async () => {
       const before = remote.hits.filter((hit) => hit === '/loop').length;
       await refused(`http://files.test:${remote.port}/loop`, 400, 'url_refused', /too many redirects/);
-      assert.ok(remote.hits.filter((hit) => hit === '/loop').length - before <= 6);
+      assert.ok(remote.hits.filter((hit) => hit === '/loop').length - before <= 6, 'remote.hits.filter((hit) => hit === \'/loop\').length - before <= 6');
     });
   });
 }

@@ -50,7 +50,7 @@ for (const store of await testStores()) {
       assert.equal(storedFiles(herald).length, files.length - 2, 'file and thumbnail removed');
       assert.equal((await fetch(media.path)).status, 404);
       assert.equal((await fetch(media.thumbnail)).status, 404);
-      assert.ok(!(await alice.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === media.id));
+      assert.ok(!(await alice.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === media.id), '!(await alice.call(\'GET\', \'/media?limit=200\')).body.media.some((m: any) => m.id === media.id)');
       const reuse = await alice.call('POST', '/posts', postBody('schedule', [entry(channel.id, [{ content: 'x', image: [{ id: media.id, path: media.path }] }])]));
       assert.equal(reuse.status, 400);
       assert.equal(reuse.body.errors[0].path, 'posts.0.value.0.image.0.path');
@@ -86,10 +86,10 @@ for (const store of await testStores()) {
       assert.equal(stolen.body.errors[0].path, 'posts.0.value.0.image.0.path');
       const deleted = await bob.call('DELETE', `/media/${mine.id}`);
       assert.equal(deleted.status, 404);
-      assert.ok(!JSON.stringify(deleted.body).includes('private.png'));
-      assert.ok(!(await bob.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === mine.id));
+      assert.ok(!JSON.stringify(deleted.body).includes('private.png'), '!JSON.stringify(deleted.body).includes(\'private.png\')');
+      assert.ok(!(await bob.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === mine.id), '!(await bob.call(\'GET\', \'/media?limit=200\')).body.media.some((m: any) => m.id === mine.id)');
       assert.equal((await fetch(mine.path)).status, 200, 'still there for its owner');
-      assert.ok((await alice.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === mine.id));
+      assert.ok((await alice.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === mine.id), '(await alice.call(\'GET\', \'/media?limit=200\')).body.media.some((m: any) => m.id === mine.id)');
     });
   });
 }

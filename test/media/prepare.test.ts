@@ -57,10 +57,10 @@ for (const store of await testStores()) {
       // The copy is on the upload host too (networks that fetch by URL), with its own type.
       const served = await fetch(prepared.url);
       assert.equal(served.headers.get('content-type'), 'image/jpeg');
-      assert.ok(Buffer.from(await served.arrayBuffer()).equals(bytes));
+      assert.ok(Buffer.from(await served.arrayBuffer()).equals(bytes), 'Buffer.from(await served.arrayBuffer()).equals(bytes)');
       // The original is untouched.
-      assert.ok((await bytesOf(ref)).equals(original));
-      assert.ok(Buffer.from(await (await fetch(ref.url)).arrayBuffer()).equals(original));
+      assert.ok((await bytesOf(ref)).equals(original), '(await bytesOf(ref)).equals(original)');
+      assert.ok(Buffer.from(await (await fetch(ref.url)).arrayBuffer()).equals(original), 'Buffer.from(await (await fetch(ref.url)).arrayBuffer()).equals(original)');
 
       const files = storedFiles(herald);
       const again = await prepareForNetwork(herald.services, ref, needs);

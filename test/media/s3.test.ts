@@ -95,7 +95,7 @@ for (const store of await testStores()) {
       assert.equal(served.headers.get('content-type'), 'image/png');
       assert.equal(served.headers.get('x-content-type-options'), 'nosniff');
       assert.match(served.headers.get('cache-control') ?? '', /max-age=31536000/);
-      assert.ok(Buffer.from(await served.arrayBuffer()).equals(png));
+      assert.ok(Buffer.from(await served.arrayBuffer()).equals(png), 'Buffer.from(await served.arrayBuffer()).equals(png)');
       const head = await fetch(stored.body.path, { method: 'HEAD' });
       assert.equal(head.headers.get('content-length'), String(png.length));
       const revalidated = await fetch(stored.body.path, { headers: { 'if-none-match': served.headers.get('etag')! } });
@@ -114,10 +114,10 @@ for (const store of await testStores()) {
       const stored = await upload(account, herald.api, video, 'long.mp4');
       assert.equal(stored.status, 201, JSON.stringify(stored.body));
       const served = Buffer.from(await (await fetch(stored.body.path)).arrayBuffer());
-      assert.ok(served.equals(video));
+      assert.ok(served.equals(video), 'served.equals(video)');
       const late = await fetch(stored.body.path, { headers: { range: 'bytes=15000000-15000099' } });
       assert.equal(late.status, 206);
-      assert.ok(Buffer.from(await late.arrayBuffer()).equals(video.subarray(15_000_000, 15_000_100)));
+      assert.ok(Buffer.from(await late.arrayBuffer()).equals(video.subarray(15_000_000, 15_000_100)), 'Buffer.from(await late.arrayBuffer()).equals(video.subarray(15_000_000, 15_000_100))');
     });
 
     it('a refused upload leaves no object; a conversion reads from and writes to the bucket', async () => {
@@ -131,7 +131,7 @@ for (const store of await testStores()) {
       const stored = await upload(account, herald.api, await noisyPng(600, 400), 'convert.png');
       const row = await herald.services.store.db.selectFrom('media').selectAll().where('id', '=', stored.body.id).executeTakeFirstOrThrow();
       const prepared = await prepareForNetwork(herald.services, mediaRef(herald.services, row), { imageTypes: ['image/jpeg'], maxImageSide: 300 });
-      assert.ok(await objectExists(keyOf(prepared.url)));
+      assert.ok(await objectExists(keyOf(prepared.url)), 'await objectExists(keyOf(prepared.url))');
       const meta = await sharp(Buffer.from(await (await fetch(prepared.url)).arrayBuffer())).metadata();
       assert.deepEqual([meta.format, meta.width, meta.height], ['jpeg', 300, 200]);
     });
@@ -153,10 +153,10 @@ for (const store of await testStores()) {
       assert.ok(stored.body.path.startsWith(`${endpoint}/${BUCKET}/herald/`), stored.body.path);
       const served = await fetch(stored.body.path);
       assert.equal(served.headers.get('content-type'), 'image/png');
-      assert.ok(Buffer.from(await served.arrayBuffer()).equals(png));
+      assert.ok(Buffer.from(await served.arrayBuffer()).equals(png), 'Buffer.from(await served.arrayBuffer()).equals(png)');
       const first = await fetch(stored.body.path, { headers: { range: 'bytes=0-9' } });
       assert.equal(first.status, 206);
-      assert.ok(Buffer.from(await first.arrayBuffer()).equals(png.subarray(0, 10)));
+      assert.ok(Buffer.from(await first.arrayBuffer()).equals(png.subarray(0, 10)), 'Buffer.from(await first.arrayBuffer()).equals(png.subarray(0, 10))');
       const listed = await account.call('GET', '/media');
       assert.equal(listed.body.media[0].path, stored.body.path);
     });

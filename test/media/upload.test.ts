@@ -123,7 +123,7 @@ for (const store of await testStores()) {
         assert.equal(new URL(answer.body.path).pathname, `/uploads/${answer.body.path.split('/uploads/')[1]}`);
         assert.match(answer.body.path, /\/uploads\/\d{4}\/\d{2}\/[0-9a-f-]{36}\.png$/);
         const served = await fetch(answer.body.path);
-        assert.ok(Buffer.from(await served.arrayBuffer()).equals(PNG_1x1));
+        assert.ok(Buffer.from(await served.arrayBuffer()).equals(PNG_1x1), 'Buffer.from(await served.arrayBuffer()).equals(PNG_1x1)');
       }
       assert.deepEqual(fs.readdirSync(outside).sort(), filesOutside);
     });
@@ -178,7 +178,7 @@ for (const store of await testStores()) {
       assert.equal(whole.headers.get('x-content-type-options'), 'nosniff');
       assert.match(whole.headers.get('cache-control') ?? '', /max-age=31536000/);
       assert.equal(whole.headers.get('accept-ranges'), 'bytes');
-      assert.ok(Buffer.from(await whole.arrayBuffer()).equals(png));
+      assert.ok(Buffer.from(await whole.arrayBuffer()).equals(png), 'Buffer.from(await whole.arrayBuffer()).equals(png)');
       await assertRanges(stored.body.path, png);
     });
   });

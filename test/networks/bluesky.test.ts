@@ -76,7 +76,7 @@ for (const store of await testStores()) {
       assert.match(rkey, /^[234567a-z]{13}$/);
       assert.equal(record.$type, 'app.bsky.feed.post');
       assert.equal(record.text, text);
-      assert.ok(!Number.isNaN(Date.parse(record.createdAt)));
+      assert.ok(!Number.isNaN(Date.parse(record.createdAt)), '!Number.isNaN(Date.parse(record.createdAt))');
       // "Ç" is two bytes, so everything after it sits one byte later than its character index.
       assert.deepEqual(record.facets, [
         { index: { byteStart: 7, byteEnd: 18 }, features: [{ $type: 'app.bsky.richtext.facet#mention', did: 'did:plc:alice000000000000000000' }] },

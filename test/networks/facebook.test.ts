@@ -72,7 +72,7 @@ for (const store of await testStores()) {
       assert.equal(consent.client_id, FB_APP.id);
       assert.equal(consent.redirect_uri, `${herald.url}/connect/facebook/callback`);
       assert.equal(consent.response_type, 'code');
-      assert.ok(consent.state.length >= 20);
+      assert.ok(consent.state.length >= 20, 'consent.state.length >= 20');
       for (const scope of ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement', 'pages_manage_engagement']) assert.ok(consent.scope.split(',').includes(scope), scope);
 
       const [code, exchange] = fake.calls('GET /:version/oauth/access_token');
@@ -132,7 +132,7 @@ for (const store of await testStores()) {
       const [upload] = since(from);
       assert.equal(upload.path, `/${version}/${GARAGE.id}/videos`);
       assert.equal(upload.form!.description, 'Kneading');
-      assert.ok(upload.form!.file_url.startsWith(herald.url));
+      assert.ok(upload.form!.file_url.startsWith(herald.url), 'upload.form!.file_url.startsWith(herald.url)');
       assert.equal(video.releaseURL, `https://www.facebook.com/${GARAGE.id}/videos/${video.releaseId}/`);
     });
 
@@ -152,7 +152,7 @@ for (const store of await testStores()) {
       ]);
       const upload = since(from)[3];
       assert.equal(upload.headers.authorization, `OAuth ${GARAGE.token}`);
-      assert.ok(String(upload.headers.file_url).startsWith(herald.url));
+      assert.ok(String(upload.headers.file_url).startsWith(herald.url), 'String(upload.headers.file_url).startsWith(herald.url)');
     });
 
     it('refuses before queueing what Facebook would refuse', async () => {
@@ -167,7 +167,7 @@ for (const store of await testStores()) {
         posts: [{ integration: { id: channelId }, value: [{ content: 'x'.repeat(63_207), image: [] }] }],
       });
       assert.equal(long.status, 400);
-      assert.ok(long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content'));
+      assert.ok(long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content'), 'long.body.errors.some((e: any) => e.path === \'posts.0.value.0.content\')');
     });
 
     it('posts the next items as a comment under the post, then a reply to that comment', async () => {

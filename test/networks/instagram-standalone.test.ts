@@ -61,7 +61,7 @@ for (const store of await testStores()) {
     it('refuses a text-only post before queueing: Instagram needs media', async () => {
       const refused = await account.call('POST', '/posts', { type: 'now', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'words', image: [] }], settings: POST }] });
       assert.equal(refused.status, 400);
-      assert.ok(refused.body.errors.some((e: any) => e.path === 'posts.0.value.0.image'));
+      assert.ok(refused.body.errors.some((e: any) => e.path === 'posts.0.value.0.image'), 'refused.body.errors.some((e: any) => e.path === \'posts.0.value.0.image\')');
     });
 
     it('publishes an image and a first comment on graph.instagram.com, under the exact account id', async () => {

@@ -59,10 +59,10 @@ for (const store of await testStores()) {
       assert.ok(textOnly.body.errors.some((e: any) => e.path === 'posts.0.value.0.image' && /at least one image or video/.test(e.message)), JSON.stringify(textOnly.body));
       const comment = await account.call('POST', '/posts', body([{ content: 'pic', image: [png] }, { content: 'comment', image: [png] }]));
       assert.equal(comment.status, 400);
-      assert.ok(comment.body.errors.some((e: any) => e.path === 'posts.0.value.1.image' && /text only/.test(e.message)));
+      assert.ok(comment.body.errors.some((e: any) => e.path === 'posts.0.value.1.image' && /text only/.test(e.message)), 'comment.body.errors.some((e: any) => e.path === \'posts.0.value.1.image\' && /text only/.test(e.mes...');
       const noType = await account.call('POST', '/posts', body([{ content: 'pic', image: [png] }], { __type: 'instagram' }));
       assert.equal(noType.status, 400);
-      assert.ok(noType.body.errors.some((e: any) => e.path === 'posts.0.settings.post_type'));
+      assert.ok(noType.body.errors.some((e: any) => e.path === 'posts.0.settings.post_type'), 'noType.body.errors.some((e: any) => e.path === \'posts.0.settings.post_type\')');
     });
 
     it('publishes an image: container from its public URL, polled until FINISHED, then media_publish', async () => {
@@ -113,7 +113,7 @@ for (const store of await testStores()) {
       assert.equal(create.form!.media_type, 'REELS');
       assert.equal(create.form!.share_to_feed, 'true');
       assert.equal(create.form!.collaborators, '["friend.cam"]');
-      assert.ok(create.form!.video_url.startsWith(herald.url));
+      assert.ok(create.form!.video_url.startsWith(herald.url), 'create.form!.video_url.startsWith(herald.url)');
       assert.equal(reel.releaseURL, `https://www.instagram.com/reel/${reel.releaseId}/`);
     });
 

@@ -104,7 +104,7 @@ for (const store of await testStores()) {
       assert.deepEqual(init.json, { initializeUploadRequest: { owner: author, fileSizeBytes: video.bytes.length, uploadCaptions: false, uploadThumbnail: false } });
       const parts = fake.calls('PUT /dms-uploads/video/:id/:part');
       assert.equal(parts.length, 2);
-      assert.ok(Buffer.concat(parts.map((p) => p.raw)).equals(video.bytes));
+      assert.ok(Buffer.concat(parts.map((p) => p.raw)).equals(video.bytes), 'Buffer.concat(parts.map((p) => p.raw)).equals(video.bytes)');
       assert.deepEqual(finalize.query, { action: 'finalizeUpload' });
       assert.equal(finalize.json.finalizeUploadRequest.uploadedPartIds.length, 2);
       assert.ok(fake.calls('GET /rest/videos/:urn').length >= 2, 'polled the status until AVAILABLE');

@@ -54,7 +54,7 @@ for (const store of await testStores()) {
       const [token] = fake.calls('POST /oauth/token');
       assert.equal(token.form?.client_secret, fake.apps[0].client_secret);
       assert.equal(token.form?.grant_type, 'authorization_code');
-      assert.ok(token.form?.code_verifier);
+      assert.ok(token.form?.code_verifier, 'token.form?.code_verifier');
       const [me] = fake.calls('GET /api/v1/accounts/verify_credentials');
       assert.match(String(me.headers.authorization), /^Bearer /);
       const listed = await listedChannel(account, channelId);

@@ -165,7 +165,7 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, added.body.id, ['via the server relays']));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.equal(serverRelay.events.at(-1)!.pubkey, getPublicKey(other));
-      assert.ok(!relayA.events.some((e) => e.content === 'via the server relays'));
+      assert.ok(!relayA.events.some((e) => e.content === 'via the server relays'), '!relayA.events.some((e) => e.content === \'via the server relays\')');
     });
   });
 }

@@ -92,7 +92,7 @@ for (const store of await testStores()) {
       const [s3] = fake.calls('POST /s3-upload/');
       assert.deepEqual(Object.keys(s3.multipart!.fields), ['key', 'x-amz-signature', 'policy']);
       assert.equal(s3.headers.authorization, undefined, 'the storage upload carries no Pinterest token');
-      assert.ok(s3.multipart!.files[0].data.equals(video.bytes));
+      assert.ok(s3.multipart!.files[0].data.equals(video.bytes), 's3.multipart!.files[0].data.equals(video.bytes)');
       assert.ok(fake.calls('GET /v5/media/:id').length >= 2, 'polled until succeeded');
       const mediaId = /uploads\/(\d+)/.exec(s3.multipart!.fields.key)![1];
       assert.deepEqual(fake.pins.at(-1)!.body.media_source, { source_type: 'video_id', media_id: mediaId, cover_image_url: png.path });

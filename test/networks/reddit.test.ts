@@ -99,7 +99,7 @@ for (const store of await testStores()) {
       assert.equal(submit.form?.url, `${fake.url}/media-bucket/${bucket.multipart!.fields.key}`);
       const made = fake.submissions.at(-1)!;
       assert.equal(post.releaseId, `t3_${made.id}`, 'found through the user\'s submitted listing');
-      assert.ok(fake.calls('GET /user/:name/submitted').length >= 1);
+      assert.ok(fake.calls('GET /user/:name/submitted').length >= 1, 'fake.calls(\'GET /user/:name/submitted\').length >= 1');
     });
 
     it('publishes thread items as comments, each under the previous one', async () => {

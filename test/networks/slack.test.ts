@@ -98,7 +98,7 @@ for (const store of await testStores()) {
       const message = fake.messages.at(-1)!;
       assert.deepEqual(message.files, [fileId]);
       assert.equal(post.releaseId, message.ts, 'the shared message is found through files.info');
-      assert.ok(fake.calls('GET /api/files.info').length >= 1);
+      assert.ok(fake.calls('GET /api/files.info').length >= 1, 'fake.calls(\'GET /api/files.info\').length >= 1');
     });
 
     it('publishes a thread with thread_ts of the first message for every reply', async () => {

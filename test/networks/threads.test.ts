@@ -98,7 +98,7 @@ for (const store of await testStores()) {
       assert.equal(carousel.state, 'PUBLISHED', carousel.error);
       const [c1, c2, parent, publish] = posts(from);
       assert.deepEqual([c1.form!.media_type, c1.form!.is_carousel_item, c2.form!.media_type, c2.form!.is_carousel_item], ['IMAGE', 'true', 'VIDEO', 'true']);
-      assert.ok(c2.form!.video_url.startsWith(herald.url));
+      assert.ok(c2.form!.video_url.startsWith(herald.url), 'c2.form!.video_url.startsWith(herald.url)');
       assert.equal(parent.form!.media_type, 'CAROUSEL');
       assert.equal(parent.form!.text, 'Both');
       assert.equal(parent.form!.children, fake.posts.at(-1)!.children.join(','));
@@ -122,7 +122,7 @@ for (const store of await testStores()) {
       assert.ok(long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /501/.test(e.message)), JSON.stringify(long.body));
       const links = await account.call('POST', '/posts', body([1, 2, 3, 4, 5, 6].map((n) => `https://l${n}.example`).join(' ')));
       assert.equal(links.status, 400);
-      assert.ok(links.body.errors.some((e: any) => /6 different links/.test(e.message)));
+      assert.ok(links.body.errors.some((e: any) => /6 different links/.test(e.message)), 'links.body.errors.some((e: any) => /6 different links/.test(e.message))');
     });
 
     it("ends in ERROR with Threads' message when it refuses the post", async () => {

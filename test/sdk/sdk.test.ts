@@ -61,27 +61,27 @@ for (const store of await testStores()) {
         assert.deepEqual(await sdk.integrations(), (await account.call('GET', '/integrations')).body);
         assert.deepEqual(await sdk.isConnected(), { connected: true });
         const created = await sdk.post(draftBody(channel.id, 'from the SDK'));
-        assert.ok(Array.isArray(created));
+        assert.ok(Array.isArray(created), 'Array.isArray(created)');
         const listed = await sdk.postList({ startDate: '2031-05-01T00:00:00Z', endDate: '2031-05-02T00:00:00Z' });
-        assert.ok(!isErrorBody(listed));
+        assert.ok(!isErrorBody(listed), '!isErrorBody(listed)');
         assert.deepEqual(listed.posts.map((p) => p.content), ['from the SDK']);
       });
 
       it('a 4xx does not throw: the parsed error body comes back', async () => {
         const sdk = new Herald(account.key, apiUrl);
         const missing = await sdk.getPost('no-such-post');
-        assert.ok(isErrorBody(missing));
+        assert.ok(isErrorBody(missing), 'isErrorBody(missing)');
         assert.equal(missing.statusCode, 404);
         assert.deepEqual(missing, (await account.call('GET', '/posts/no-such-post')).body);
         const rejected = await sdk.post({ ...draftBody(channel.id, 'x'), type: 'sometime' as 'draft' });
-        assert.ok(isErrorBody(rejected));
+        assert.ok(isErrorBody(rejected), 'isErrorBody(rejected)');
         assert.equal(rejected.statusCode, 400);
         assert.ok(rejected.errors.some((e) => e.path === 'type'), JSON.stringify(rejected));
       });
 
       it('a wrong key does not throw: the 401 body comes back', async () => {
         const answer = await new Herald('hk_wrong', apiUrl).integrations();
-        assert.ok(isErrorBody(answer));
+        assert.ok(isErrorBody(answer), 'isErrorBody(answer)');
         assert.equal(answer.statusCode, 401);
         assert.equal(answer.code, 'invalid_api_key');
       });
@@ -90,7 +90,7 @@ for (const store of await testStores()) {
         const sdk = new Herald(account.key, apiUrl);
         const [made] = (await sdk.post(draftBody(channel.id, 'to delete'))) as { postId: string }[];
         const response = await sdk.deletePost(made.postId);
-        assert.ok(response instanceof Response);
+        assert.ok(response instanceof Response, 'response instanceof Response');
         assert.equal(response.status, 200);
         assert.equal((await response.json()).deleted, true);
         const unknown = await sdk.deletePost('no-such-post');
@@ -99,7 +99,7 @@ for (const store of await testStores()) {
 
       it('a URL without /api: the 404 body that says to add it', async () => {
         const answer = await new Herald(account.key, herald.url).integrations();
-        assert.ok(isErrorBody(answer));
+        assert.ok(isErrorBody(answer), 'isErrorBody(answer)');
         assert.equal(answer.statusCode, 404);
         assert.equal(answer.code, 'missing_api_prefix');
       });
@@ -107,7 +107,7 @@ for (const store of await testStores()) {
       it('no server: a HeraldConnectionError (there is no body to return)', async () => {
         const port = await freePort();
         await assert.rejects(new Herald(account.key, `http://127.0.0.1:${port}/api`).integrations(), (err: unknown) => {
-          assert.ok(err instanceof HeraldConnectionError);
+          assert.ok(err instanceof HeraldConnectionError, 'err instanceof HeraldConnectionError');
           assert.match(err.message, /connection refused/);
           return true;
         });
@@ -128,7 +128,7 @@ for (const store of await testStores()) {
         const typed = new Herald(account.key, apiUrl, { throwOnError: true });
         const expected = (await account.call('GET', '/posts/no-such-post')).body;
         await assert.rejects(typed.getPost('no-such-post'), (err: unknown) => {
-          assert.ok(err instanceof HeraldApiError);
+          assert.ok(err instanceof HeraldApiError, 'err instanceof HeraldApiError');
           assert.equal(err.status, 404);
           assert.equal(err.code, expected.code);
           assert.equal(err.message, expected.message);
@@ -136,9 +136,9 @@ for (const store of await testStores()) {
           return true;
         });
         await assert.rejects(typed.post({ ...draftBody(channel.id, 'x'), type: 'sometime' as 'draft' }), (err: unknown) => {
-          assert.ok(err instanceof HeraldApiError);
+          assert.ok(err instanceof HeraldApiError, 'err instanceof HeraldApiError');
           assert.equal(err.status, 400);
-          assert.ok(err.errors.some((e) => e.path === 'type'));
+          assert.ok(err.errors.some((e) => e.path === 'type'), 'err.errors.some((e) => e.path === \'type\')');
           return true;
         });
         await assert.rejects(typed.deletePost('no-such-post'), (err: unknown) => err instanceof HeraldApiError && err.status === 404);
@@ -146,7 +146,7 @@ for (const store of await testStores()) {
 
       it('a wrong key throws a 401 HeraldApiError', async () => {
         await assert.rejects(new Herald('hk_wrong', apiUrl, { throwOnError: true }).integrations(), (err: unknown) => {
-          assert.ok(err instanceof HeraldApiError);
+          assert.ok(err instanceof HeraldApiError, 'err instanceof HeraldApiError');
           assert.equal(err.status, 401);
           assert.equal(err.code, 'invalid_api_key');
           return true;
@@ -155,7 +155,7 @@ for (const store of await testStores()) {
 
       it('a URL without /api throws with a hint to add it', async () => {
         await assert.rejects(new Herald(account.key, herald.url, { throwOnError: true }).integrations(), (err: unknown) => {
-          assert.ok(err instanceof HeraldApiError);
+          assert.ok(err instanceof HeraldApiError, 'err instanceof HeraldApiError');
           assert.equal(err.status, 404);
           assert.match(err.hint ?? '', new RegExp(`has no /api prefix; .*e\\.g\\. ${herald.url.replace(/[.]/g, '\\.')}/api`));
           return true;
@@ -193,7 +193,7 @@ for (const store of await testStores()) {
       it('a rejected file: the error body by default, HeraldApiError with throwOnError', async () => {
         const text = Buffer.from('not an image at all');
         const body = await new Herald(account.key, apiUrl).upload(text, 'notes.png');
-        assert.ok(isErrorBody(body));
+        assert.ok(isErrorBody(body), 'isErrorBody(body)');
         assert.equal(body.statusCode, 415);
         await assert.rejects(new Herald(account.key, apiUrl, { throwOnError: true }).upload(text, 'notes.png'), (err: unknown) => err instanceof HeraldApiError && err.status === 415);
       });

@@ -12,7 +12,7 @@ describe('secret box', () => {
   it('round-trips and never stores the plain text', () => {
     const box = createSecretBox('one');
     const sealed = box.encrypt('token-123');
-    assert.ok(!sealed.includes('token-123'));
+    assert.ok(!sealed.includes('token-123'), '!sealed.includes(\'token-123\')');
     assert.equal(box.decrypt(sealed), 'token-123');
     assert.notEqual(box.encrypt('token-123'), sealed, 'a fresh IV every time');
   });

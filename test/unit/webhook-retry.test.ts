@@ -24,7 +24,7 @@ describe('account webhook retry schedule', () => {
   it('backs off: each wait is longer than the one before, from seconds up to hours', () => {
     const waits = DEFAULT_RETRY_DELAYS_MS.map((_, i) => retryDelayMs(i + 1, DEFAULT_RETRY_DELAYS_MS, () => 0.5)!);
     for (let i = 1; i < waits.length; i++) assert.ok(waits[i] > waits[i - 1], `wait ${i + 1} grows`);
-    assert.ok(waits[0] <= 10_000 && waits.at(-1)! >= 6 * 3_600_000);
+    assert.ok(waits[0] <= 10_000 && waits.at(-1)! >= 6 * 3_600_000, 'waits[0] <= 10_000 && waits.at(-1)! >= 6 * 3_600_000');
   });
 
   it('spreads retries of many deliveries (jitter) and stops when the schedule runs out', () => {
