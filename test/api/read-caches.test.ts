@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { caller, eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
-import { WATCHED_TABLES } from '../../src/db/changes.ts';
+import { tables, WATCHED_TABLES } from '../../src/db/changes.ts';
 import { entry, FUTURE, postBody } from '../helpers/api-fixtures.ts';
 
 for (const store of await testStores()) {
@@ -160,11 +160,18 @@ describe('in-memory reads on PostgreSQL while changes cannot be heard', async ()
       const added = await caller(first.api, key)('POST', '/integrations', { identifier: 'webhook', name: 'One', credentials: { url: 'https://hooks.example.com/one' } });
       const names = async () => (await caller(second.api, key)('GET', '/integrations')).body.map((c: { name: string }) => c.name).join();
       await eventually(async () => ((await names()) === 'One' ? true : undefined), 2000, 'listed on the second server');
+      // The second server listens once it first reads; from then on its list is kept in memory.
+      await eventually(async () => (second.services.store.changes.generation(tables('channels')) !== undefined ? true : undefined), 5000, 'the second server to listen');
+      assert.equal(await names(), 'One');
+      // Writes in this session fire no trigger, so nobody is told of them (as with a NOTIFY that was lost).
+      await admin.query("SET session_replication_role = 'replica'");
+      await admin.query('UPDATE channels SET name = $1 WHERE id = $2', ['Unannounced', added.body.id]);
+      assert.equal(await names(), 'One', 'the list is served from memory: an unannounced change is not seen while the listener is up');
 
-      // Cut every listening connection; rename while nobody listens.
+      // Cut every listening connection; rename while nobody listens, and never announce it.
       await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN herald_changes%'`);
       await admin.query('UPDATE channels SET name = $1 WHERE id = $2', ['Two', added.body.id]);
-      await eventually(async () => ((await names()) === 'Two' ? true : undefined), 3000, 'the rename seen although its NOTIFY was lost');
+      await eventually(async () => ((await names()) === 'Two' ? true : undefined), 5000, 'the rename seen although no NOTIFY ever came');
     } finally {
       await admin.end();
       await second.close();
