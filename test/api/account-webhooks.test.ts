@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { verifiedByStandardWebhooks } from '../helpers/standard-webhooks.ts';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
@@ -8,13 +9,7 @@ import { addWebhookChannel, assertError, createPosts, entry, postBody, scheduleP
 
 /** What a receiver does with the secret it was given: HMAC-SHA256 over "id.timestamp.body", keyed with the base64 after whsec_. */
 function verifiesAsReceiver(secret: string, delivery: Delivery): boolean {
-  const id = delivery.headers['webhook-id'];
-  const timestamp = delivery.headers['webhook-timestamp'];
-  const signature = delivery.headers['webhook-signature'];
-  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signature !== 'string') return false;
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = crypto.createHmac('sha256', key).update(`${id}.${timestamp}.${delivery.body}`).digest('base64');
-  return signature.split(' ').includes(`v1,${expected}`);
+  return verifiedByStandardWebhooks(secret, delivery.headers, delivery.body);
 }
 
 /** Receivers reject timestamps more than a few minutes away from their clock (replay protection). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { verifySignature } from '../../src/lib/webhook-signature.ts';
+import { verifiedByStandardWebhooks } from '../helpers/standard-webhooks.ts';
 import { caller, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
@@ -276,7 +276,7 @@ for (const store of await testStores()) {
       const sent = await account.call('POST', `/integration-trigger/${first.id}`, { methodName: 'sendTest' });
       assert.equal(sent.status, 200);
       const ping = receiver.deliveries[count];
-      assert.ok(verifySignature(first.secrets!.signingSecret, ping.headers as Record<string, string>, ping.body), 'still signed with the first secret');
+      assert.ok(verifiedByStandardWebhooks(first.secrets!.signingSecret, ping.headers, ping.body), 'still signed with the first secret');
     });
 
     it('integration-trigger sendTest delivers a signed ping; an unknown method is 404', async () => {
@@ -289,7 +289,7 @@ for (const store of await testStores()) {
       const ping = receiver.deliveries[count];
       assert.equal(ping.json.type, 'ping');
       assert.equal(ping.json.channel.id, channel.id);
-      assert.ok(verifySignature(channel.secrets!.signingSecret, ping.headers as Record<string, string>, ping.body), 'the ping is signed with the channel secret');
+      assert.ok(verifiedByStandardWebhooks(channel.secrets!.signingSecret, ping.headers, ping.body), 'the ping is signed with the channel secret');
 
       receiver.respond(() => ({ status: 500 }));
       try {
