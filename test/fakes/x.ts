@@ -4,7 +4,7 @@
  * describes them. Every request must carry a valid HMAC-SHA1 signature, which
  * the fake recomputes from what it received (RFC 5849); a bad one gets X's 401.
  */
-import { hmacSha1Signature, parseAuthorizationHeader, signatureBaseString } from '../../src/providers/oauth1.ts';
+import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const X_CONSUMER = { key: 'x-consumer-key', secret: 'x-consumer-secret' };
@@ -20,20 +20,50 @@ export interface XFake extends NetworkFake {
 }
 
 /** Recomputes the signature of a received request; undefined when it is valid. */
+// RFC 5849 written out here, independently of the adapter's signing code.
+
+/** RFC 5849 3.6: every byte but the unreserved characters (RFC 3986) as %XX, uppercase. */
+function rfc3986(value: string): string {
+  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** RFC 5849 3.5.1: `OAuth name="value", ...`, values percent-encoded. */
+function authorizationParams(header: string): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const match of header.replace(/^OAuth\s+/i, '').matchAll(/([\w.-]+)="([^"]*)"/g)) params[decodeURIComponent(match[1]!)] = decodeURIComponent(match[2]!);
+  return params;
+}
+
+/** RFC 5849 3.4.1.2: scheme and host in lower case, the port unless it is the scheme's default, the path; no query. */
+function baseStringUri(scheme: string, hostHeader: string, path: string): string {
+  const [host, port] = hostHeader.toLowerCase().split(':');
+  const defaultPort = scheme === 'https' ? '443' : '80';
+  return `${scheme}://${host}${port && port !== defaultPort ? `:${port}` : ''}${path.split('?')[0]}`;
+}
+
+/** RFC 5849 3.4.1 and 3.4.2: the base string of what was received, signed with HMAC-SHA1. */
+function expectedSignature(request: RecordedRequest, oauth: Record<string, string>, tokenSecret: string): string {
+  const pairs: [string, string][] = [...Object.entries(oauth), ...Object.entries(request.query as Record<string, string>), ...Object.entries((request.form ?? {}) as Record<string, string>)];
+  const normalized = pairs
+    .map(([name, value]) => [rfc3986(name), rfc3986(value)])
+    .sort(([an, av], [bn, bv]) => (an === bn ? (av! < bv! ? -1 : av! > bv! ? 1 : 0) : an! < bn! ? -1 : 1))
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&');
+  const base = [request.method.toUpperCase(), rfc3986(baseStringUri('http', String(request.headers.host), request.path)), rfc3986(normalized)].join('&');
+  return crypto.createHmac('sha1', `${rfc3986(X_CONSUMER.secret)}&${rfc3986(tokenSecret)}`).update(base).digest('base64');
+}
+
 function signatureProblem(fake: XFake, request: RecordedRequest): string | undefined {
   const header = String(request.headers.authorization ?? '');
   if (!header.startsWith('OAuth ')) return 'no OAuth Authorization header';
-  const params = parseAuthorizationHeader(header);
+  const params = authorizationParams(header);
   if (params.oauth_consumer_key !== X_CONSUMER.key) return 'unknown consumer key';
   if (params.oauth_signature_method !== 'HMAC-SHA1') return 'signature method is not HMAC-SHA1';
   if (Math.abs(Number(params.oauth_timestamp) * 1000 - Date.now()) > 300_000) return 'timestamp too far from now';
   const tokenSecret = params.oauth_token ? fake.secrets.get(params.oauth_token) : '';
   if (tokenSecret === undefined) return 'unknown token';
   const { oauth_signature: signature, realm: _realm, ...signed } = params;
-  const pairs: [string, string][] = Object.entries(signed);
-  if (request.form) pairs.push(...Object.entries(request.form));
-  const url = `http://${request.headers.host}${request.path}${Object.keys(request.query).length ? `?${new URLSearchParams(request.query)}` : ''}`;
-  const expected = hmacSha1Signature(signatureBaseString(request.method, url, pairs), X_CONSUMER.secret, tokenSecret);
+  const expected = expectedSignature(request, signed, tokenSecret);
   return expected === signature ? undefined : `signature mismatch (expected ${expected}, got ${signature})`;
 }
 
@@ -52,14 +82,14 @@ export async function startXFake(): Promise<XFake> {
       const problem = signatureProblem(fake, request);
       fake.lastSignatureProblem = problem;
       if (problem) return { status: 401, body: { errors: [{ code: 32, message: 'Could not authenticate you.' }] } };
-      const token = parseAuthorizationHeader(String(request.headers.authorization)).oauth_token ?? '';
+      const token = authorizationParams(String(request.headers.authorization)).oauth_token ?? '';
       if (!consumerOnly && (!token || fake.state.revoked.has(token))) return UNAUTHORIZED;
       return handler(request, token);
     };
 
   fake.route({
     'POST /oauth/request_token': signed((request) => {
-      const params = parseAuthorizationHeader(String(request.headers.authorization));
+      const params = authorizationParams(String(request.headers.authorization));
       if (!params.oauth_callback) return { status: 400, body: 'oauth_callback required' };
       const token = `req-${next++}`;
       fake.secrets.set(token, `req-secret-${next}`);
@@ -76,7 +106,7 @@ export async function startXFake(): Promise<XFake> {
       return { status: 302, headers: { location: target.toString() } };
     },
     'POST /oauth/access_token': signed((request, token) => {
-      const params = parseAuthorizationHeader(String(request.headers.authorization));
+      const params = authorizationParams(String(request.headers.authorization));
       if (!token.startsWith('req-') || params.oauth_verifier !== `verifier-for-${token}`) return { status: 401, body: 'Invalid request token.' };
       fake.secrets.delete(token);
       const access = `${X_USER.id}-access${next++}`;
