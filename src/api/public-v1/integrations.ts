@@ -144,6 +144,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
   };
 }
 
+/** Reading figures from the networks is not built yet (see the README); the answer says so rather than blaming the network. */
 function noAnalytics(network: string): ApiError {
-  return new ApiError(400, 'analytics_unavailable', `${network} does not report analytics, so there are no figures for this channel`);
+  return new ApiError(400, 'analytics_unavailable', `Herald does not read analytics from ${network} yet, so there are no figures for this channel`);
 }
