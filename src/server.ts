@@ -24,9 +24,10 @@ import { webhooksRoutes } from './api/public-v1/webhooks.ts';
 import { followShortLink } from './domain/shortlinks.ts';
 import { registerUploads } from './media/serve.ts';
 import { errorBody } from './api/errors.ts';
+import { checkResponsesAgainstSchemas } from './api/response-check.ts';
 import { capConnectionsPerAddress, IDLE_SOCKET_MS, installBodyDeadline, KEEP_ALIVE_MS, proxyTrust } from './api/slow-clients.ts';
 
-export async function buildServer(services: Services, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildServer(services: Services, options: { logger?: boolean; checkResponses?: (problem: string) => void } = {}): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["idempotency-key"]'] },
@@ -49,6 +50,7 @@ export async function buildServer(services: Services, options: { logger?: boolea
   installErrorHandling(app);
   installInputGuard(app);
   installBodyDeadline(app, config.requestTimeoutMs);
+  if (options.checkResponses) checkResponsesAgainstSchemas(app, options.checkResponses);
   capConnectionsPerAddress(app.server, config.connectionsPerAddress, config.trustProxy);
 
   // One line per request; never headers (they carry keys). Only hooked in when the

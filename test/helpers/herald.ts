@@ -100,7 +100,9 @@ export async function startHerald(
     ...options.env,
   });
   const services = await createServices(config, { lookup: options.lookup });
-  const server = await buildServer(services, { logger: false });
+  // Every answer of the API tests is held to the response schema its route declares.
+  const offSchema: string[] = [];
+  const server = await buildServer(services, { logger: false, checkResponses: (problem) => offSchema.push(problem) });
   await server.listen({ port, host: '127.0.0.1' });
   let engine: Engine | undefined;
   if (options.engine) {
@@ -135,6 +137,7 @@ export async function startHerald(
       await services.close();
       await database?.drop();
       if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (offSchema.length > 0) throw new Error(`answers off their response schema:\n${[...new Set(offSchema)].join('\n')}`);
     },
   };
 }
