@@ -54,12 +54,15 @@ function windowOf(now: number, windowMs: number) {
   return { windowStart, resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) };
 }
 
-/** Seconds until the `leave` oldest requests in the window (`rows`, oldest first) have left it. */
+/** The sliding window's step: requests are counted per minute. */
+const SLIDING_STEP_MS = 60_000;
+
+/** Seconds until the `leave` oldest requests in the window (`rows`: per-minute counts, oldest first) have left it. */
 function slidingResetSeconds(rows: { window_start: number; count: number }[], leave: number, windowMs: number, now: number): number {
   let left = 0;
   for (const row of rows) {
     left += row.count;
-    if (left >= leave) return Math.max(1, Math.ceil((row.window_start + windowMs - now) / 1000));
+    if (left >= leave) return Math.max(1, Math.ceil((row.window_start + SLIDING_STEP_MS + windowMs - now) / 1000));
   }
   return 1;
 }
@@ -88,24 +91,29 @@ export class RateLimiter {
    * Like consume, over a sliding window: at most `limit` accepted requests in any
    * `windowMs`, not per clock window (a burst at the end of one clock hour and
    * another at the start of the next both passed: twice the limit in a minute).
-   * Each accepted request is a row keyed by its time; a request counts itself
-   * first and takes itself back when refused, so parallel requests never pass
-   * together over the limit.
+   * Requests are counted per minute; the window sums the minutes it touches,
+   * including the one it begins in whole, so it never lets more through (it may
+   * refuse up to a minute early). A refused request takes itself back.
    */
   async consumeSliding(bucket: string, limit: number, windowMs: number, what: string, now = Date.now()): Promise<LimitState> {
-    await this.add(bucket, now, 1);
-    const rows = await this.db
+    const minute = now - (now % SLIDING_STEP_MS);
+    // The minutes before this one no longer change; this minute's count is an atomic increment,
+    // so parallel requests each see a different total and exactly the allowance passes.
+    const earlier = await this.db
       .selectFrom('rate_counters')
       .select(['window_start', 'count'])
       .where('bucket', '=', bucket)
-      .where('window_start', '>', now - windowMs)
+      .where('window_start', '>', now - windowMs - SLIDING_STEP_MS)
+      .where('window_start', '<', minute)
       .orderBy('window_start')
       .execute();
+    const current = await this.add(bucket, minute, 1);
+    const rows = [...earlier, { window_start: minute, count: current }];
     const used = rows.reduce((sum, r) => sum + r.count, 0);
     // Over the limit, this many must leave the window before one more fits (this one is taken back); else the oldest.
     const state = { limit, remaining: Math.max(0, limit - used), resetSeconds: slidingResetSeconds(rows, Math.max(1, used - limit), windowMs, now) };
     if (used > limit) {
-      await this.add(bucket, now, -1);
+      await this.add(bucket, minute, -1);
       throw tooMany(what, limit, windowMs, state);
     }
     return state;

@@ -196,7 +196,6 @@ export class Engine {
     }
   }
 
-
   /** The thread and its media, as the adapter will see them. */
   private async load(item: PostRow, channel: ChannelRow, provider: Provider): Promise<Job> {
     const thread = await this.queries.thread({ group: item.group_id });
