@@ -78,7 +78,7 @@ interface BenchStore {
 
 async function makeStore(kind: string): Promise<BenchStore> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-engine-'));
-  const env: Record<string, string> = { HERALD_DATA_DIR: dataDir, HERALD_SECRET: 'bench-secret', HERALD_ALLOW_PRIVATE_HOSTS: '127.0.0.1', HERALD_LOG_LEVEL: 'warn' };
+  const env: Record<string, string> = { HERALD_DATA_DIR: dataDir, HERALD_SECRET: 'bench-secret-5d8f2a9c7e1b4f6a3d0c8e2b', HERALD_ALLOW_PRIVATE_HOSTS: '127.0.0.1', HERALD_LOG_LEVEL: 'warn' };
   if (kind === 'sqlite') return { env, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
   const name = `herald_bench_engine_${process.pid}_${Date.now()}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
