@@ -227,5 +227,21 @@ for (const store of await testStores()) {
       const page = await fetch(`${auth.url}/device/verify?code=${encodeURIComponent('<script>')}`);
       assert.ok(!(await page.text()).includes('<script>'), 'the prefilled code is escaped');
     });
+
+    // Last in this suite: it uses up this address's allowance of code entries.
+    it('code entries are limited per real address, whatever X-Forwarded-For claims (no proxy is trusted by default)', async () => {
+      let limitedAt: number | undefined;
+      for (let i = 1; i <= 31 && limitedAt === undefined; i++) {
+        const entered = await fetch(`${auth.url}/device/verify`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': `198.51.100.${i}` },
+          body: 'code=BCDF-GHJK',
+          redirect: 'manual',
+        });
+        await entered.text();
+        if (entered.status === 429) limitedAt = i;
+      }
+      assert.ok(limitedAt !== undefined, 'a guesser changing X-Forwarded-For on every try is still limited within 31 tries');
+    });
   });
 }
