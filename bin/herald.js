@@ -3,6 +3,7 @@
 // builds on the first run and again whenever a source file is newer than the
 // bundle (about 0.2 s). A bundle starts faster and uses less memory than
 // compiling the TypeScript on the fly.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -51,6 +52,24 @@ if (!bundleIsCurrent()) {
     const temporary = `${output.path}.${process.pid}.tmp`;
     fs.writeFileSync(temporary, output.contents);
     fs.renameSync(temporary, output.path);
+  }
+}
+
+// The web application: built by npm install; rebuilt here when its sources (or the
+// server modules it shares) changed since, so `npm start` always serves the current one.
+const webDir = path.join(root, 'dist', 'web');
+process.env.HERALD_WEB_DIR ??= webDir;
+if (process.argv[2] === 'start' && fs.existsSync(path.join(root, 'web'))) {
+  let built = 0;
+  try {
+    built = fs.statSync(path.join(webDir, 'index.html')).mtimeMs;
+  } catch {
+    // Not built yet.
+  }
+  const shared = ['text-counting.ts', path.join('x', 'text-length.ts')].map((f) => fs.statSync(path.join(sources, 'providers', f)).mtimeMs);
+  if (built < Math.max(newestChange(path.join(root, 'web')), ...shared)) {
+    console.log('herald: building the web application…');
+    spawnSync(process.execPath, [path.join(root, 'scripts', 'build-web.mjs')], { stdio: 'inherit' });
   }
 }
 

@@ -12,7 +12,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const esbuild = await import('esbuild');
 
-fs.rmSync(dist, { recursive: true, force: true });
+// Only the SDK's own output: dist/web is the web application's build.
+for (const own of ['sdk', 'types']) fs.rmSync(path.join(dist, own), { recursive: true, force: true });
 esbuild.buildSync({
   entryPoints: [path.join(root, 'src', 'sdk', 'index.ts')],
   outfile: path.join(dist, 'sdk', 'index.js'),

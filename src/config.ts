@@ -18,6 +18,8 @@ export interface Config {
   uploadUrl: string;
   /** Folder for the SQLite file, uploaded media and the generated secret. */
   dataDir: string;
+  /** The built web application (index.html and assets/); the `herald` command points it at its own build. */
+  webDir: string;
   /** postgres://... to run on PostgreSQL; undefined means the embedded SQLite store. */
   databaseUrl?: string;
   /** Key material for encrypting secrets at rest; generated into dataDir when absent. */
@@ -150,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     // A bucket with a public address serves the files itself; otherwise Herald serves them.
     uploadUrl: url(env, 'HERALD_UPLOAD_URL', s3?.publicUrl ?? `${publicUrl}/uploads`),
     dataDir: path.resolve(env.HERALD_DATA_DIR || 'data'),
+    webDir: path.resolve(env.HERALD_WEB_DIR || path.join('dist', 'web')),
     databaseUrl,
     secret: strongSecret(env.HERALD_SECRET),
     postsPerHour: int(env, 'HERALD_POSTS_PER_HOUR', 30, 1),

@@ -88,6 +88,7 @@ async function runService(config: Config, withServer: boolean, withEngine: boole
   const lines = [`Herald ${withServer ? 'is listening on ' + config.publicUrl : 'worker is running'} (${Date.now() - started} ms)`];
   lines.push(`  data:        ${services.store.description}`);
   if (server) {
+    lines.push(`  open:        ${config.publicUrl}/   (the web application; the first person to sign up owns this Herald)`);
     lines.push(`  API:         ${config.publicUrl}/api/public/v1   (clients: HERALD_API_URL=${config.publicUrl}/api)`);
     lines.push(`  API docs:    ${config.publicUrl}/api/docs`);
     lines.push(`  API key:     npx herald keys create --name my-key`);

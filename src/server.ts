@@ -15,14 +15,11 @@ import { authorizePages } from './api/oauth/authorize.ts';
 import { loginPages } from './api/oauth/login.ts';
 import { tokenRoutes } from './api/oauth/token.ts';
 import { clientErrorHandler, installErrorHandling, installInputGuard, installJsonParser, sendFrameworkError } from './api/errors.ts';
-import { accountRoutes } from './api/public-v1/account.ts';
 import { connectRoutes } from './api/connect.ts';
-import { integrationsRoutes } from './api/public-v1/integrations.ts';
-import { mediaRoutes } from './api/public-v1/media.ts';
-import { postsRoutes } from './api/public-v1/posts.ts';
-import { webhooksRoutes } from './api/public-v1/webhooks.ts';
+import { registerPublicRoutes } from './api/public-v1/index.ts';
 import { followShortLink } from './domain/shortlinks.ts';
 import { registerUploads } from './media/serve.ts';
+import { registerWebApp } from './api/web-app.ts';
 import { errorBody } from './api/errors.ts';
 import { checkResponsesAgainstSchemas } from './api/response-check.ts';
 import { capConnectionsPerAddress, IDLE_SOCKET_MS, installBodyDeadline, KEEP_ALIVE_MS, proxyTrust } from './api/slow-clients.ts';
@@ -82,11 +79,7 @@ export async function buildServer(services: Services, options: { logger?: boolea
     return reply.redirect(target, 302);
   });
 
-  app.get('/', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('text/html').send(
-      `<!doctype html><meta charset="utf-8"><title>Herald</title><h1>Herald is running</h1><p>The API is at <code>/api/public/v1</code>; its documentation is at <a href="/api/docs">/api/docs</a>.</p>`,
-    ),
-  );
+  await registerWebApp(app, config.webDir);
 
   await app.register(connectRoutes(services));
 
@@ -105,11 +98,7 @@ export async function buildServer(services: Services, options: { logger?: boolea
         checkScope(request, request.principal);
         await services.rateLimiter.consumeBatched(`key:${request.principal.keyId}`, config.requestsPerMinute, 60_000, 'This API key');
       });
-      await api.register(integrationsRoutes(services));
-      await api.register(postsRoutes(services));
-      await api.register(mediaRoutes(services));
-      await api.register(accountRoutes(services));
-      await api.register(webhooksRoutes(services));
+      await registerPublicRoutes(api, services);
     },
     { prefix: '/api/public/v1' },
   );

@@ -13,6 +13,7 @@ import type { Finished } from '../domain/connections.ts';
 import { errorBox, escapeHtml, hiddenFields, sendPage } from './oauth/pages.ts';
 import { sendError } from './errors.ts';
 import { installFormParser } from './form-body.ts';
+import { cookies, SESSION_COOKIE } from './app/session.ts';
 
 function wantsJson(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes('application/json');
@@ -25,6 +26,8 @@ function answer(request: FastifyRequest, reply: FastifyReply, result: Finished) 
       : reply.send({ connected: false, state: result.state, choices: result.choices });
   }
   if (result.kind === 'connected') {
+    // Started from the web application (a session cookie came back with the person): back to its channels page.
+    if (cookies(request)[SESSION_COOKIE]) return reply.redirect(`/channels?connected=${encodeURIComponent(result.channelId)}`, 303);
     return sendPage(reply, 200, `${result.provider.name} connected`, `<h1>${escapeHtml(result.provider.name)} connected</h1><p>The channel <strong>${escapeHtml(result.name)}</strong> is connected. You can close this window.</p>`);
   }
   const items = result.choices

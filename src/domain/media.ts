@@ -273,6 +273,14 @@ export class Media implements MediaLookup {
     return row;
   }
 
+  /** Sets the file's description for people who cannot see it (alt text); empty clears it. */
+  async setAlt(accountId: string, id: string, alt: string): Promise<MediaRow> {
+    const row = await this.get(accountId, id);
+    const value = alt.trim() || null;
+    await this.db.updateTable('media').set({ alt: value }).where('id', '=', row.id).execute();
+    return { ...row, alt: value };
+  }
+
   /**
    * Deletes the file, its thumbnail and converted copies. Refused while a scheduled
    * post uses it, since that post would go out without it.

@@ -70,8 +70,11 @@ export async function deleteGroups(db: Db, where: { account: string; groups?: st
   return query.returning(['id', 'thread_index', 'group_id', 'state', 'publish_at', 'content', 'channel_id', 'release_id', 'release_url', 'error']).execute();
 }
 
-/** Changes every unpublished item of a group (state, error, settings). */
-export async function changeGroup(db: Db, groupId: string, set: Partial<Pick<PostRow, 'state' | 'error' | 'settings'>>, now: number): Promise<void> {
+/** What a person may change of a whole unpublished group. */
+export type GroupChange = Partial<Pick<PostRow, 'state' | 'error' | 'settings' | 'publish_at'>>;
+
+/** Changes every unpublished item of a group (state, error, settings, when it is due). */
+export async function changeGroup(db: Db, groupId: string, set: GroupChange, now: number): Promise<void> {
   await db
     .updateTable('posts')
     .set((eb) => ({ ...set, updated_at: now, ...takenBack(eb) }))

@@ -17,8 +17,9 @@ import type { Provider } from '../providers/types.ts';
 import type { Channels } from './channels.ts';
 import { ApiError, conflict, invalidField, invalidFields, notFound, type FieldProblem } from './errors.ts';
 import { postEventData, type AccountEvent, type Events, type WebhookEvent } from './events.ts';
-import { addThread, assertNotPublishing, changeGroup, deleteGroups, markPublishedByHand, requeueFailed, rewriteThread } from './post-queue.ts';
+import { addThread, assertNotPublishing, changeGroup, type GroupChange, deleteGroups, markPublishedByHand, requeueFailed, rewriteThread } from './post-queue.ts';
 import { shortenLinks, type PendingLinks } from './shortlinks.ts';
+import { countText } from '../providers/text-counting.ts';
 
 type Entry = CreatePostsBody['posts'][number];
 type Tag = { value: string; label: string };
@@ -55,7 +56,6 @@ export interface MediaLookup {
   byUrls(accountId: string, urls: string[]): Promise<Map<string, { id: string; mime_type: string }>>;
 }
 
-const codePoints = (text: string) => [...text].length;
 
 /** Validates settings against the provider's schema; drafts may leave required fields out. */
 export function validateSettings(
@@ -95,6 +95,9 @@ const SUMMARY: Shape = {
   warning: value('posts.warning'),
   integration: { id: value('posts.channel_id'), providerIdentifier: value('channels.provider'), name: value('channels.name'), picture: value('channels.picture') },
 };
+
+/** How far in the past a moved post may land (the person's clock and ours differ a little). */
+const RESCHEDULE_PAST_TOLERANCE_MS = 60_000;
 
 export class Posts {
   /** GET /posts: compiled once, in the order of the index on (account, time, id). */
@@ -201,7 +204,7 @@ export class Posts {
     for (const p of provider.rules.check?.({ content, media: media.map((m) => ({ mimeType: m.mime })), threadIndex: place.threadIndex, settings }) ?? []) {
       problems.push({ path: `${at}.${p.field}`, message: `${p.message} (${who})` });
     }
-    const length = (provider.rules.length ?? codePoints)(content);
+    const length = countText(provider.rules.counting, content);
     if (length > provider.rules.maxLength) {
       problems.push({ path: `${at}.content`, message: `is ${length} characters, but ${who} allows at most ${provider.rules.maxLength}` });
     }
@@ -435,6 +438,19 @@ export class Posts {
     return value;
   }
 
+  /**
+   * Moves a whole thread that is not yet published to another time (the
+   * calendar's drag). A time in the past is refused: a slip of the mouse must
+   * not publish a post at once.
+   */
+  async reschedule(accountId: string, id: string, at: number, now = Date.now()): Promise<{ id: string; publishDate: string }> {
+    if (at < now - RESCHEDULE_PAST_TOLERANCE_MS) throw invalidFields([{ path: 'date', message: 'must not be in the past' }]);
+    const root = await this.unpublishedRoot(accountId, id);
+    await this.changeGroupAndTell(accountId, root, { publish_at: at });
+    if (root.state !== 'DRAFT') this.options.onQueued?.(at);
+    return { id: root.id, publishDate: iso(at) };
+  }
+
   /** Records the network's id of a post that was published by hand. */
   async attachReleaseId(accountId: string, id: string, releaseId: string) {
     const root = await this.root(accountId, id);
@@ -460,7 +476,7 @@ export class Posts {
   }
 
   /** A change to a whole unpublished group, with its post.updated event, unless a worker is sending it (409). */
-  private async changeGroupAndTell(accountId: string, root: PostRow, set: Partial<Pick<PostRow, 'state' | 'error' | 'settings'>>): Promise<void> {
+  private async changeGroupAndTell(accountId: string, root: PostRow, set: GroupChange): Promise<void> {
     const now = Date.now();
     await this.db.transaction().execute(async (tx) => {
       await assertNotPublishing(tx, [root.group_id], now);

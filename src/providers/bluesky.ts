@@ -15,6 +15,7 @@ import { OutboundRefused } from '../lib/outbound.ts';
 import { errorMessage, type NetworkRequest } from './network-http.ts';
 import { classifyStatus, readErrorBody, retryAfterMs } from './http-failures.ts';
 import { PublishError, type ConnectResult, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
+import { graphemes } from './text-counting.ts';
 
 const POST = 'app.bsky.feed.post';
 /** The image blob limit older PDSes still apply (the lexicon now says 2 MB). */
@@ -45,14 +46,6 @@ interface Session {
   handle: string;
   did: string;
   didDoc?: { service?: { id?: string; type?: string; serviceEndpoint?: string }[] };
-}
-
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-export function graphemes(text: string): number {
-  let n = 0;
-  for (const _ of segmenter.segment(text)) n++;
-  return n;
 }
 
 /** When a JWT expires (its `exp`), in epoch ms; undefined when it cannot be read. */
@@ -258,7 +251,7 @@ export const bluesky: Provider = {
   settings: z.object({}),
   rules: {
     maxLength: MAX_GRAPHEMES,
-    length: graphemes,
+    counting: 'graphemes',
     maxMedia: 4,
     mediaKinds: ['image', 'video'],
     threads: true,

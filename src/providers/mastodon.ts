@@ -48,12 +48,6 @@ export function instanceOrigin(raw: string | undefined): string {
   return url.origin;
 }
 
-/** Mastodon's count: every link is 23 characters, a mention counts only its local part. */
-export function mastodonLength(text: string): number {
-  const counted = text.replace(/https?:\/\/[^\s]+/g, 'x'.repeat(23)).replace(/(^|[^\w/])@(\w+)@[\w.-]+\w/g, '$1@$2');
-  return [...counted].length;
-}
-
 /** Plain text of a status's HTML, to compare it with what was sent. */
 function plainText(html: string): string {
   return html
@@ -142,7 +136,7 @@ export const mastodon: Provider = {
   rules: {
     // The default of Mastodon's configuration (instances may allow more).
     maxLength: 500,
-    length: mastodonLength,
+    counting: 'mastodon',
     maxMedia: 4,
     mediaKinds: ['image', 'video'],
     threads: true,
@@ -153,6 +147,7 @@ export const mastodon: Provider = {
 
   oauth: {
     pkce: true,
+    startOptions: z.object({ instance: z.string().describe('Your Mastodon server, e.g. https://mastodon.social') }),
     async start(ctx) {
       const instance = instanceOrigin(ctx.options.instance);
       try {

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { retryAfterMs } from './http-failures.ts';
 import { checkMediaSize, mediaBlob, mediaFilename } from './media-bytes.ts';
+import { TEXT_COUNTINGS } from './text-counting.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext } from './types.ts';
 
 const NETWORK = 'Telegram';
@@ -20,7 +21,7 @@ const MAX_PHOTO_BYTES = 10 * 1024 * 1024;
 const MAX_FILE_BYTES = 50 * 1024 * 1024;
 
 /** Telegram counts text in UTF-16 code units. */
-const utf16Length = (text: string) => text.length;
+const utf16Length = TEXT_COUNTINGS.utf16;
 
 const credentials = z.object({
   botToken: z
@@ -188,7 +189,7 @@ export const telegram: Provider = {
   settings: z.object({}),
   rules: {
     maxLength: MAX_TEXT,
-    length: utf16Length,
+    counting: 'utf16',
     // An album holds 2-10 photos and videos.
     maxMedia: 10,
     mediaKinds: ['image', 'video'],

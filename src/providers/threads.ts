@@ -15,15 +15,6 @@ const DEFAULT_VERSION = 'v1.0';
 /** threads_read_replies lets Herald look for a reply after a timeout. */
 const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies'];
 
-const EMOJI_PART = /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}|\u200d|\ufe0f/u;
-
-/** Threads counts characters, except that an emoji counts as many as its UTF-8 bytes. */
-export function threadsLength(text: string): number {
-  let length = 0;
-  for (const char of text) length += EMOJI_PART.test(char) ? Buffer.byteLength(char, 'utf8') : 1;
-  return length;
-}
-
 const LINK = /(?:https?:\/\/|www\.)[^\s]+/gi;
 const MAX_LINKS = 5;
 
@@ -111,7 +102,7 @@ export const threads: Provider = {
   settings: z.object({}),
   rules: {
     maxLength: 500,
-    length: threadsLength,
+    counting: 'threads',
     // A carousel holds 2 to 20 images or videos.
     maxMedia: 20,
     mediaKinds: ['image', 'video'],

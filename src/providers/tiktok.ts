@@ -166,7 +166,7 @@ export const tiktok: Provider = {
   rules: {
     // Video captions are counted in UTF-16 units.
     maxLength: 2200,
-    length: (text) => text.length,
+    counting: 'utf16',
     maxMedia: 35,
     minMedia: 1,
     mediaKinds: ['image', 'video'],

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { OutboundGuard } from '../lib/outbound.ts';
 import type { NetworkHttp } from './network-http.ts';
+import type { TextCounting } from './text-counting.ts';
 
 export type MediaKind = 'image' | 'video';
 
@@ -22,8 +23,8 @@ export interface MediaRequirements {
 export interface ContentRules {
   /** Longest text the network accepts, counted as it counts (see `length`). */
   maxLength: number;
-  /** How the network counts text; defaults to Unicode code points. */
-  length?: (text: string) => number;
+  /** How the network counts text (text-counting.ts); defaults to Unicode code points. */
+  counting?: TextCounting;
   maxMedia: number;
   /** Fewest media a post needs (YouTube: its one video); none by default. */
   minMedia?: number;
@@ -161,6 +162,8 @@ export interface OAuthStart {
 export interface OAuthFlow {
   /** Whether the network takes PKCE (S256); the framework then makes the verifier. */
   pkce?: boolean;
+  /** What the person gives before going to the network (Mastodon: their server); the web application asks for it. */
+  startOptions?: z.ZodObject;
   /**
    * The URL to send the user to. `options` are the extra query parameters of
    * GET /social/{provider} (e.g. a Mastodon instance).

@@ -181,7 +181,7 @@ export const youtube: Provider = {
   rules: {
     maxLength: 5000,
     // YouTube limits the description to 5000 bytes.
-    length: (text) => Buffer.byteLength(text, 'utf8'),
+    counting: 'utf8Bytes',
     maxMedia: 1,
     minMedia: 1,
     mediaKinds: ['video'],

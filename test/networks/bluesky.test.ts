@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
-import { graphemes, itemRecordKey } from '../../src/providers/bluesky.ts';
+import { itemRecordKey } from '../../src/providers/bluesky.ts';
+import { graphemes } from '../../src/providers/text-counting.ts';
 import { APP_PASSWORD, DID, HANDLE, startBlueskyFake, type BlueskyFake } from '../fakes/bluesky.ts';
 import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
 

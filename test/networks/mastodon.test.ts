@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
-import { mastodonLength } from '../../src/providers/mastodon.ts';
+import { mastodonLength } from '../../src/providers/text-counting.ts';
 import { startMastodonFake, type MastodonFake } from '../fakes/mastodon.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
 

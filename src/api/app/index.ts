@@ -8,8 +8,11 @@ import type { Services } from '../../app.ts';
 import { authRoutes } from './auth.ts';
 import { customersRoutes } from './customers.ts';
 import { keysRoutes } from './keys.ts';
+import { liveRoutes } from './live.ts';
 import { oauthAppsRoutes } from './oauth-apps.ts';
 import { peopleRoutes } from './people.ts';
+import { plannerRoutes } from './planner.ts';
+import { publicApiForSessions } from './public-api.ts';
 import { requireSession } from './session.ts';
 
 export function appRoutes(services: Services): FastifyPluginAsync {
@@ -21,6 +24,9 @@ export function appRoutes(services: Services): FastifyPluginAsync {
       await signedIn.register(keysRoutes(services));
       await signedIn.register(customersRoutes(services));
       await signedIn.register(oauthAppsRoutes(services));
+      await signedIn.register(plannerRoutes(services));
+      await signedIn.register(liveRoutes(services.store.changes));
+      await publicApiForSessions(signedIn, services);
     });
   };
 }

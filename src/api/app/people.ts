@@ -27,7 +27,7 @@ export function peopleRoutes(services: Services): FastifyPluginAsyncZod {
     app.post('/invitations', { schema: { hide, body: z.object({ email, role: role.default('member') }) } }, async (request, reply) => {
       const { token, invitation } = await people.invite(request.user, request.body.email, request.body.role);
       // The token is shown this once; the invited person signs up with it.
-      return reply.code(201).send({ ...invitation, token, signupUrl: `${config.publicUrl}/oauth/login?invitation=${encodeURIComponent(token)}` });
+      return reply.code(201).send({ ...invitation, token, signupUrl: `${config.publicUrl}/signup?invitation=${encodeURIComponent(token)}` });
     });
 
     app.delete('/invitations/:id', { schema: { hide, params: idParam } }, async (request) => {

@@ -8,7 +8,6 @@ import { z } from 'zod';
 import { PublishError, type Provider, type PublishContext } from '../types.ts';
 import { consumerKeys, signedForm, signedJson, type XUserTokens } from './api.ts';
 import { uploadMedia, X_IMAGE_BYTES } from './media.ts';
-import { xWeightedLength } from './text-length.ts';
 
 interface XConfig extends XUserTokens {
   userId: string;
@@ -58,7 +57,7 @@ export const x: Provider = {
   settings,
   rules: {
     maxLength: 280,
-    length: xWeightedLength,
+    counting: 'x',
     maxMedia: 4,
     mediaKinds: ['image', 'video'],
     threads: true,

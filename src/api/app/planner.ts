@@ -1,0 +1,50 @@
+/**
+ * What the web application needs beyond the public API's routes: every network
+ * with its content rules, how it counts text and its settings and credentials
+ * as JSON Schema (the composer's counters and forms are built from these, the
+ * same objects the server validates with), moving a post on the calendar, and
+ * a file's alt text.
+ */
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Services } from '../../app.ts';
+import { allProviders } from '../../providers/index.ts';
+import { networkSettings } from '../../providers/network-settings.ts';
+import { mediaView } from '../../domain/media.ts';
+import { WEBHOOK_EVENTS } from '../../domain/webhooks.ts';
+import { isoInstant } from '../public-v1/schemas.ts';
+import { sessionPrincipal } from './public-api.ts';
+
+export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
+  return async (app) => {
+    const hide = true;
+    // Built once: the catalogue only changes with the server's code and settings.
+    const catalogue = allProviders().map((p) => {
+      const { missing } = networkSettings(services.config, p);
+      const r = p.rules;
+      return {
+        identifier: p.identifier,
+        name: p.name,
+        auth: p.auth,
+        configured: missing.length === 0,
+        missing,
+        rules: { maxLength: r.maxLength, counting: r.counting ?? 'codePoints', maxMedia: r.maxMedia, minMedia: r.minMedia ?? 0, mediaKinds: r.mediaKinds, threads: r.threads },
+        settings: z.toJSONSchema(p.settings, { io: 'input', unrepresentable: 'any' }),
+        credentials: p.credentials ? z.toJSONSchema(p.credentials, { io: 'input', unrepresentable: 'any' }) : null,
+        startOptions: p.oauth?.startOptions ? z.toJSONSchema(p.oauth.startOptions, { io: 'input', unrepresentable: 'any' }) : null,
+      };
+    });
+    app.get('/networks', { schema: { hide } }, async () => catalogue);
+    app.get('/webhook-events', { schema: { hide } }, async () => WEBHOOK_EVENTS);
+
+    app.patch('/media/:id', {
+      schema: { hide, params: z.object({ id: z.string().min(1).max(200) }), body: z.object({ alt: z.string().max(1500) }) },
+      handler: async (request) => mediaView(await services.media.setAlt(sessionPrincipal(request).accountId, request.params.id, request.body.alt)),
+    });
+
+    app.put('/posts/:id/date', {
+      schema: { hide, params: z.object({ id: z.string().min(1).max(200) }), body: z.object({ date: isoInstant }) },
+      handler: async (request) => services.posts.reschedule(sessionPrincipal(request).accountId, request.params.id, request.body.date),
+    });
+  };
+}

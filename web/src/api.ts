@@ -1,0 +1,172 @@
+/**
+ * The web application's one way to talk to Herald: /api/app with the session
+ * cookie, the CSRF token in a header on every change, and errors as the API
+ * words them (with the fields they concern).
+ */
+import { t } from './i18n.ts';
+
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fields: FieldProblem[] = [],
+  ) {
+    super(message);
+  }
+}
+
+function csrfToken(): string {
+  const match = document.cookie.split('; ').find((c) => c.startsWith('herald_csrf='));
+  return match ? decodeURIComponent(match.slice('herald_csrf='.length)) : '';
+}
+
+/** Paths of the public API's routes as the web reaches them with its session. */
+export const pub = (path: string) => `/public/v1${path}`;
+
+async function failure(response: Response): Promise<ApiError> {
+  try {
+    const body = await response.json();
+    return new ApiError(response.status, body.code ?? body.error ?? 'error', body.message ?? response.statusText, Array.isArray(body.errors) ? body.errors : []);
+  } catch {
+    return new ApiError(response.status, 'error', response.statusText || t('error.network'));
+  }
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`/api/app${path}`, {
+      method,
+      credentials: 'same-origin',
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(method === 'GET' ? {} : { 'x-csrf-token': csrfToken() }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'network', t('error.network'));
+  }
+  if (!response.ok) throw await failure(response);
+  return (await response.json()) as T;
+}
+
+/** Uploads one file to the media library, reporting progress from 0 to 1. */
+export function upload(file: File, onProgress: (fraction: number) => void): Promise<MediaItem> {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', `/api/app${pub('/upload')}`);
+    request.setRequestHeader('x-csrf-token', csrfToken());
+    request.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
+    request.onerror = () => reject(new ApiError(0, 'network', t('error.network')));
+    request.onload = () => {
+      let body: any;
+      try {
+        body = JSON.parse(request.responseText);
+      } catch {
+        return reject(new ApiError(request.status, 'error', request.statusText));
+      }
+      if (request.status >= 400) return reject(new ApiError(request.status, body.code ?? 'error', body.message, body.errors ?? []));
+      resolve(body as MediaItem);
+    };
+    const form = new FormData();
+    form.append('file', file);
+    request.send(form);
+  });
+}
+
+// What the routes answer (see the OpenAPI document at /api/docs).
+export type PostState = 'QUEUE' | 'PUBLISHED' | 'ERROR' | 'DRAFT';
+
+export interface Channel {
+  id: string;
+  name: string;
+  identifier: string;
+  picture: string | null;
+  disabled: boolean;
+  profile: string | null;
+  customer: { id: string; name: string } | null;
+  needsReconnect: boolean;
+  timeZone: string;
+  postingTimes: string[];
+}
+
+export interface MediaRef {
+  id?: string;
+  path: string;
+}
+
+export interface PostSummary {
+  id: string;
+  content: string;
+  publishDate: string;
+  releaseURL: string | null;
+  state: PostState;
+  group: string;
+  settings: Record<string, unknown>;
+  image: MediaRef[];
+  error: string | null;
+  warning: string | null;
+  integration: { id: string; providerIdentifier: string; name: string; picture: string | null };
+}
+
+export interface Attempt {
+  startedAt: string;
+  finishedAt: string | null;
+  outcome: string;
+  detail: string | null;
+}
+
+export interface PostDetail extends PostSummary {
+  thread: { id: string; content: string; image: MediaRef[]; delay: number; state: PostState; publishDate: string; releaseURL: string | null; error: string | null; attempts: Attempt[] }[];
+}
+
+export interface MediaItem {
+  id: string;
+  name: string;
+  path: string;
+  thumbnail: string | null;
+  alt: string | null;
+  mimeType: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+}
+
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  items?: JsonSchema;
+  description?: string;
+  default?: unknown;
+  anyOf?: JsonSchema[];
+  minimum?: number;
+  maximum?: number;
+  format?: string;
+}
+
+export interface Network {
+  identifier: string;
+  name: string;
+  auth: 'oauth2' | 'oauth1' | 'credentials';
+  configured: boolean;
+  missing: string[];
+  rules: { maxLength: number; counting: import('../../src/providers/text-counting.ts').TextCounting; maxMedia: number; minMedia: number; mediaKinds: ('image' | 'video')[]; threads: boolean };
+  settings: JsonSchema;
+  credentials: JsonSchema | null;
+  /** OAuth networks that need something before the person goes there (Mastodon: their server). */
+  startOptions: JsonSchema | null;
+}
+
+export interface Session {
+  user: { id: string; email: string; name: string | null; role: 'owner' | 'admin' | 'member' };
+  account: { id: string; name: string };
+  csrfToken: string;
+  permissions: { manageKeys: boolean; manageApps: boolean; invite: boolean; managePeople: boolean };
+}

@@ -1,0 +1,117 @@
+/** Small pieces every page uses. */
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { ApiError, type FieldProblem, type PostState } from '../api.ts';
+import { t } from '../i18n.ts';
+
+export function Avatar({ src, name, size = 28 }: { src: string | null | undefined; name: string; size?: number }) {
+  const [broken, setBroken] = useState(false);
+  if (!src || broken) {
+    return (
+      <span className="avatar avatar-letter" style={{ width: size, height: size }} aria-hidden="true">
+        {name.slice(0, 1).toUpperCase()}
+      </span>
+    );
+  }
+  return <img className="avatar" src={src} alt="" width={size} height={size} onError={() => setBroken(true)} />;
+}
+
+export function StateBadge({ state }: { state: PostState | 'PUBLISHING' }) {
+  return <span className={`state state-${state.toLowerCase()}`}>{t(`state.${state}`)}</span>;
+}
+
+/** A failed request: what went wrong and a way on. */
+export function ErrorNote({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <div className="note note-error" role="alert">
+      <p>{message}</p>
+      {onRetry && (
+        <button type="button" onClick={onRetry}>
+          {t('common.retry')}
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Notice({ children, kind = 'info' }: { children: ReactNode; kind?: 'info' | 'success' | 'warning' }) {
+  return (
+    <div className={`note note-${kind}`} role="status">
+      {children}
+    </div>
+  );
+}
+
+/** The API's problems that concern `path` (or start with it). */
+export function problemsAt(error: unknown, path: string): FieldProblem[] {
+  if (!(error instanceof ApiError)) return [];
+  return error.fields.filter((f) => f.path === path || f.path.startsWith(`${path}.`));
+}
+
+export function FieldError({ error, path, id }: { error: unknown; path: string; id?: string }) {
+  const found = problemsAt(error, path);
+  if (found.length === 0) return null;
+  return (
+    <p className="field-error" id={id} role="alert">
+      {found.map((f) => f.message).join('; ')}
+    </p>
+  );
+}
+
+export function CopyButton({ text }: { text: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      onClick={async () => {
+        await navigator.clipboard?.writeText(text).catch(() => undefined);
+        setDone(true);
+        setTimeout(() => setDone(false), 1500);
+      }}
+    >
+      {done ? t('common.copied') : t('common.copy')}
+    </button>
+  );
+}
+
+/** A secret shown once, selectable and copyable. */
+export function Secret({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="secret">
+      <span>{label}</span>
+      <code data-testid="secret">{value}</code>
+      <CopyButton text={value} />
+    </div>
+  );
+}
+
+/** A modal dialog (the browser's own: focus is kept inside and Escape closes it). */
+export function Dialog({ title, open, onClose, children }: { title: string; open: boolean; onClose: () => void; children: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <dialog ref={ref} onClose={onClose} aria-label={title}>
+      <div className="dialog-head">
+        <h2>{title}</h2>
+        <button type="button" className="quiet" onClick={onClose} aria-label={t('common.close')}>
+          ×
+        </button>
+      </div>
+      {open && children}
+    </dialog>
+  );
+}
+
+export function Loading() {
+  return (
+    <p className="loading" role="status">
+      {t('common.loading')}
+    </p>
+  );
+}

@@ -1,0 +1,44 @@
+/** The queries the pages share, and the live stream that keeps them current. */
+import { useEffect } from 'react';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { api, pub, type Channel, type Network, type Session } from './api.ts';
+
+export const keys = {
+  session: ['session'] as const,
+  channels: ['channels'] as const,
+  networks: ['networks'] as const,
+  posts: ['posts'] as const,
+  post: (id: string) => ['posts', 'one', id] as const,
+  media: ['media'] as const,
+  notifications: ['notifications'] as const,
+};
+
+export const useSession = () => useQuery({ queryKey: keys.session, queryFn: () => api<Session>('GET', '/session'), retry: false });
+export const useChannels = () => useQuery({ queryKey: keys.channels, queryFn: () => api<Channel[]>('GET', pub('/integrations')) });
+export const useNetworks = () => useQuery({ queryKey: keys.networks, queryFn: () => api<Network[]>('GET', '/networks'), staleTime: Infinity });
+
+export interface NotificationPage {
+  notifications: { id: string; content: string; link: string | null; createdAt: string }[];
+  total: number;
+}
+export const useNotifications = () => useQuery({ queryKey: keys.notifications, queryFn: () => api<NotificationPage>('GET', pub('/notifications')) });
+
+function refreshAll(client: QueryClient) {
+  for (const key of [keys.posts, keys.channels, keys.notifications]) void client.invalidateQueries({ queryKey: key });
+}
+
+/**
+ * Follows /api/app/events: whenever posts or channels change anywhere (this tab,
+ * another person, the publishing engine), the lists on screen are asked for again.
+ */
+export function useLiveUpdates(enabled: boolean): void {
+  const client = useQueryClient();
+  useEffect(() => {
+    if (!enabled) return;
+    const source = new EventSource('/api/app/events');
+    source.addEventListener('change', () => refreshAll(client));
+    // After a lost connection the browser reconnects by itself; whatever happened meanwhile is fetched.
+    source.addEventListener('ready', () => refreshAll(client));
+    return () => source.close();
+  }, [enabled, client]);
+}

@@ -1,0 +1,66 @@
+/** The web application: routes, the data cache, and the sign-in gate. */
+import { StrictMode, type ReactNode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { ApiError } from './api.ts';
+import { useLiveUpdates, useSession } from './data.ts';
+import { Layout } from './components/Layout.tsx';
+import { ErrorNote, Loading } from './components/ui.tsx';
+import { SignIn, SignUp } from './pages/Auth.tsx';
+import { CalendarPage } from './pages/Calendar.tsx';
+import { Composer } from './pages/Composer.tsx';
+import { PostPage } from './pages/Post.tsx';
+import { ChannelsPage } from './pages/Channels.tsx';
+import { MediaPage } from './pages/Media.tsx';
+import { AttentionPage } from './pages/Attention.tsx';
+import { SettingsPage } from './pages/Settings.tsx';
+import { locale } from './i18n.ts';
+import './styles.css';
+
+const client = new QueryClient({
+  defaultOptions: {
+    // A failing request shows its message at once; the person decides to try again.
+    queries: { retry: (count, error) => count < 1 && !(error instanceof ApiError && error.status >= 400 && error.status < 500), refetchOnWindowFocus: true },
+  },
+});
+
+function SignedIn({ children }: { children: ReactNode }) {
+  const session = useSession();
+  const location = useLocation();
+  useLiveUpdates(session.isSuccess);
+  if (session.isPending) return <Loading />;
+  if (session.error instanceof ApiError && session.error.status === 401) return <Navigate to="/signin" replace state={{ from: location.pathname + location.search }} />;
+  if (session.error) return <ErrorNote error={session.error} onRetry={() => session.refetch()} />;
+  return <Layout>{children}</Layout>;
+}
+
+function App() {
+  return (
+    <Routes>
+      <Route path="/signin" element={<SignIn />} />
+      <Route path="/signup" element={<SignUp />} />
+      <Route path="/" element={<SignedIn><CalendarPage /></SignedIn>} />
+      <Route path="/compose" element={<SignedIn><Composer /></SignedIn>} />
+      <Route path="/posts/:id" element={<SignedIn><PostPage /></SignedIn>} />
+      <Route path="/posts/:id/edit" element={<SignedIn><Composer /></SignedIn>} />
+      <Route path="/channels" element={<SignedIn><ChannelsPage /></SignedIn>} />
+      <Route path="/media" element={<SignedIn><MediaPage /></SignedIn>} />
+      <Route path="/attention" element={<SignedIn><AttentionPage /></SignedIn>} />
+      <Route path="/settings" element={<Navigate to="/settings/developers" replace />} />
+      <Route path="/settings/:section" element={<SignedIn><SettingsPage /></SignedIn>} />
+      <Route path="*" element={<Navigate to="/" replace />} />
+    </Routes>
+  );
+}
+
+document.documentElement.lang = locale;
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={client}>
+      <BrowserRouter>
+        <App />
+      </BrowserRouter>
+    </QueryClientProvider>
+  </StrictMode>,
+);

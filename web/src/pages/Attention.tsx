@@ -1,0 +1,80 @@
+/** What needs the person: failed posts and channels the network cut off, each with its reason and a way to fix it. */
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, pub } from '../api.ts';
+import { keys, useChannels } from '../data.ts';
+import { t } from '../i18n.ts';
+import { usePrefs } from '../prefs.ts';
+import { formatWhen } from '../time.ts';
+import { Avatar, ErrorNote, Loading, Notice } from '../components/ui.tsx';
+import { postsInRange } from './Calendar.tsx';
+import { reconnect } from './Channels.tsx';
+
+const DAY = 86_400_000;
+
+export function AttentionPage() {
+  const prefs = usePrefs();
+  const client = useQueryClient();
+  const channels = useChannels();
+  const failed = useQuery({
+    queryKey: [...keys.posts, 'failed'],
+    queryFn: async () => (await postsInRange(new Date(Date.now() - 90 * DAY).toISOString(), new Date(Date.now() + 365 * DAY).toISOString())).filter((p) => p.state === 'ERROR'),
+  });
+  const [error, setError] = useState<unknown>();
+  if (failed.isPending || channels.isPending) return <Loading />;
+  const cut = (channels.data ?? []).filter((c) => c.needsReconnect);
+  return (
+    <section>
+      <h1>{t('attention.title')}</h1>
+      <ErrorNote error={failed.error ?? channels.error ?? error} onRetry={() => void failed.refetch()} />
+      {failed.data?.length === 0 && cut.length === 0 && <Notice kind="success">{t('attention.nothing')}</Notice>}
+      {cut.length > 0 && (
+        <>
+          <h2>{t('attention.channels')}</h2>
+          <ul className="cards">
+            {cut.map((c) => (
+              <li key={c.id} className="card">
+                <Avatar src={c.picture} name={c.name} /> {c.name} <small>{c.identifier}</small>
+                <p>{t('channels.needsReconnect', { network: c.identifier })}</p>
+                <button type="button" className="primary" onClick={() => reconnect(c.identifier).catch(setError)}>
+                  {t('channels.reconnect')}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {(failed.data?.length ?? 0) > 0 && (
+        <>
+          <h2>{t('attention.failedPosts')}</h2>
+          <ul className="cards">
+            {failed.data!.map((p) => (
+              <li key={p.id} className="card" data-testid={`failed-${p.id}`}>
+                <Avatar src={p.integration.picture} name={p.integration.name} /> {p.integration.name} · {formatWhen(p.publishDate, prefs)}
+                <p>{p.content.slice(0, 140)}</p>
+                <p className="field-error">{p.error}</p>
+                <div className="row">
+                  <button
+                    type="button"
+                    className="primary"
+                    onClick={() =>
+                      api('POST', pub(`/posts/${p.id}/retry`))
+                        .then(() => client.invalidateQueries({ queryKey: keys.posts }))
+                        .catch(setError)
+                    }
+                  >
+                    {t('post.retry')}
+                  </button>
+                  <Link to={`/posts/${p.id}/edit`} className="button">
+                    {t('common.edit')}
+                  </Link>
+                </div>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,185 @@
+/**
+ * The home page: every post on a day, week, month or list calendar, in the
+ * person's time zone, filtered by channel, customer and state, dragged to
+ * reschedule, kept current by the live stream.
+ */
+import { useMemo, useState } from 'react';
+import { Link, useNavigate } from 'react-router-dom';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import FullCalendar from '@fullcalendar/react';
+import dayGridPlugin from '@fullcalendar/react/daygrid';
+import timeGridPlugin from '@fullcalendar/react/timegrid';
+import listPlugin from '@fullcalendar/react/list';
+import interactionPlugin from '@fullcalendar/react/interaction';
+import classicTheme from '@fullcalendar/react/themes/classic';
+import '@fullcalendar/react/skeleton.css';
+import '@fullcalendar/react/themes/classic/theme.css';
+import '@fullcalendar/react/themes/classic/palette.css';
+import { api, pub, type PostState, type PostSummary } from '../api.ts';
+import { keys, useChannels } from '../data.ts';
+import { locale, t } from '../i18n.ts';
+import { allZones, setPrefs, usePrefs } from '../prefs.ts';
+import { formatWhen } from '../time.ts';
+import { Avatar, ErrorNote, Notice, StateBadge } from '../components/ui.tsx';
+
+const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
+
+export function postsInRange(start: string, end: string) {
+  return api<{ posts: PostSummary[] }>('GET', pub(`/posts?startDate=${encodeURIComponent(start)}&endDate=${encodeURIComponent(end)}`)).then((r) => r.posts);
+}
+
+export function CalendarPage() {
+  const prefs = usePrefs();
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const channels = useChannels();
+  const [range, setRange] = useState<{ start: string; end: string }>();
+  const [filter, setFilter] = useState({ channel: '', customer: '', state: '' });
+  const [message, setMessage] = useState<{ kind: 'success' | 'warning'; text: string }>();
+
+  const posts = useQuery({
+    queryKey: [...keys.posts, range?.start, range?.end],
+    queryFn: () => postsInRange(range!.start, range!.end),
+    enabled: !!range,
+    placeholderData: keepPreviousData,
+  });
+
+  const customerOf = useMemo(() => new Map((channels.data ?? []).map((c) => [c.id, c.customer?.id ?? ''])), [channels.data]);
+  const customers = useMemo(() => [...new Map((channels.data ?? []).flatMap((c) => (c.customer ? [[c.customer.id, c.customer.name] as const] : []))).entries()], [channels.data]);
+
+  const events = useMemo(
+    () =>
+      (posts.data ?? [])
+        .filter((p) => (!filter.channel || p.integration.id === filter.channel) && (!filter.state || p.state === filter.state) && (!filter.customer || customerOf.get(p.integration.id) === filter.customer))
+        .map((p) => ({
+          id: p.id,
+          start: p.publishDate,
+          title: p.content.slice(0, 80) || p.integration.name,
+          // Published posts stay where they went out.
+          editable: p.state !== 'PUBLISHED',
+          classNames: [`post-${p.state.toLowerCase()}`],
+          extendedProps: { post: p },
+        })),
+    [posts.data, filter, customerOf],
+  );
+
+  const noChannels = channels.data?.length === 0;
+  return (
+    <section className="calendar-page">
+      <div className="page-head">
+        <h1>{t('calendar.title')}</h1>
+        <label className="inline">
+          {t('calendar.zone')}
+          <select value={prefs.zone} onChange={(e) => setPrefs({ zone: e.target.value })}>
+            {allZones().map((z) => (
+              <option key={z}>{z}</option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {noChannels && (
+        <Notice>
+          <strong>{t('calendar.emptyTitle')}</strong> {t('calendar.emptyBody')} <Link to="/channels">{t('calendar.connect')}</Link>
+        </Notice>
+      )}
+      <div className="filters">
+        <label className="inline">
+          {t('calendar.filterChannel')}
+          <select value={filter.channel} onChange={(e) => setFilter({ ...filter, channel: e.target.value })}>
+            <option value="">{t('calendar.all')}</option>
+            {(channels.data ?? []).map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name} ({c.identifier})
+              </option>
+            ))}
+          </select>
+        </label>
+        {customers.length > 0 && (
+          <label className="inline">
+            {t('calendar.filterCustomer')}
+            <select value={filter.customer} onChange={(e) => setFilter({ ...filter, customer: e.target.value })}>
+              <option value="">{t('calendar.all')}</option>
+              {customers.map(([id, name]) => (
+                <option key={id} value={id}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <label className="inline">
+          {t('calendar.filterState')}
+          <select value={filter.state} onChange={(e) => setFilter({ ...filter, state: e.target.value })}>
+            <option value="">{t('calendar.all')}</option>
+            {STATES.map((s) => (
+              <option key={s} value={s}>
+                {t(`state.${s}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      {posts.error && <ErrorNote error={new Error(t('calendar.loadFailed', { message: (posts.error as Error).message }))} onRetry={() => posts.refetch()} />}
+      <FullCalendar
+        plugins={[classicTheme, dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin]}
+        initialView={window.matchMedia('(max-width: 600px)').matches ? 'listWeek' : 'dayGridMonth'}
+        headerToolbar={{ start: 'prev,next today', center: 'title', end: 'timeGridDay,timeGridWeek,dayGridMonth,listWeek' }}
+        buttons={{
+          today: { text: t('calendar.today') },
+          prev: { hint: t('calendar.previous') },
+          next: { hint: t('calendar.next') },
+          timeGridDay: { text: t('calendar.day') },
+          timeGridWeek: { text: t('calendar.week') },
+          dayGridMonth: { text: t('calendar.month') },
+          listWeek: { text: t('calendar.list') },
+        }}
+        noEventsText={t('calendar.noPosts')}
+        locale={locale}
+        timeZone={prefs.zone}
+        firstDay={prefs.weekStart}
+        eventTimeFormat={{ hour: 'numeric', minute: '2-digit', hour12: prefs.hour12 }}
+        nowIndicator
+        editable
+        eventDurationEditable={false}
+        height="auto"
+        events={events}
+        datesSet={(info) => setRange({ start: info.start.toISOString(), end: info.end.toISOString() })}
+        eventClick={(info) => {
+          info.jsEvent.preventDefault();
+          navigate(`/posts/${info.event.id}`);
+        }}
+        eventContent={(info) => {
+          const post = info.event.extendedProps.post as PostSummary;
+          const reason = post.state === 'ERROR' && post.error ? t('calendar.failedBecause', { reason: post.error }) : '';
+          return (
+            <Link
+              to={`/posts/${post.id}`}
+              className="event"
+              title={reason || undefined}
+              aria-label={`${post.integration.name} (${post.integration.providerIdentifier}), ${t(`state.${post.state}`)}, ${formatWhen(post.publishDate, prefs)}: ${post.content.slice(0, 80)}${reason ? `. ${reason}` : ''}`}
+              data-testid={`event-${post.id}`}
+              data-state={post.state}
+            >
+              <Avatar src={post.integration.picture} name={post.integration.name} size={18} />
+              <span className="event-network">{post.integration.providerIdentifier}</span>
+              <StateBadge state={post.state} />
+              <span className="event-text">{info.timeText} {post.content}</span>
+              {reason && <span className="event-reason">{reason}</span>}
+            </Link>
+          );
+        }}
+        eventDrop={async (info) => {
+          try {
+            const moved = await api<{ publishDate: string }>('PUT', `/posts/${info.event.id}/date`, { date: info.event.start!.toISOString() });
+            setMessage({ kind: 'success', text: t('calendar.moved', { when: formatWhen(moved.publishDate, prefs) }) });
+          } catch (err) {
+            info.revert();
+            setMessage({ kind: 'warning', text: t('calendar.moveRefused', { message: (err as Error).message }) });
+          }
+          void client.invalidateQueries({ queryKey: keys.posts });
+        }}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,299 @@
+/**
+ * Connected channels (avatar, network, customer, state, a clear "reconnect"),
+ * their settings, and adding one: every network Herald supports, what the
+ * server lacks for those not configured, OAuth through the network and back,
+ * credentials through a form built from the network's own schema.
+ */
+import { useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, pub, type Channel, type Network } from '../api.ts';
+import { keys, useChannels, useNetworks } from '../data.ts';
+import { t } from '../i18n.ts';
+import { allZones } from '../prefs.ts';
+import { Avatar, Dialog, ErrorNote, FieldError, Loading, Notice, Secret } from '../components/ui.tsx';
+import { SchemaFields } from '../components/SettingsForm.tsx';
+import { postsInRange } from './Calendar.tsx';
+
+/** OAuth networks: off to the network, which sends the person back to Herald and then to this page. */
+export async function reconnect(identifier: string, options: Record<string, unknown> = {}): Promise<void> {
+  const query = new URLSearchParams(Object.entries(options).map(([k, v]) => [k, String(v)]));
+  const { url } = await api<{ url: string }>('GET', pub(`/social/${identifier}?${query}`));
+  window.location.assign(url);
+}
+
+export function ChannelsPage() {
+  const channels = useChannels();
+  const networks = useNetworks();
+  const [params] = useSearchParams();
+  // true: pick a network; a network: straight to its form (reconnecting one that asks for something first).
+  const [adding, setAdding] = useState<boolean | Network>(false);
+  const [editing, setEditing] = useState<Channel>();
+  const [error, setError] = useState<unknown>();
+  if (channels.isPending || networks.isPending) return <Loading />;
+  const nameOf = new Map((networks.data ?? []).map((n) => [n.identifier, n.name]));
+  return (
+    <section>
+      <div className="page-head">
+        <h1>{t('channels.title')}</h1>
+        <button type="button" className="primary" onClick={() => setAdding(true)}>
+          {t('channels.add')}
+        </button>
+      </div>
+      {params.get('connected') && <Notice kind="success">{t('channels.connected')}</Notice>}
+      <ErrorNote error={channels.error ?? networks.error ?? error} onRetry={() => void channels.refetch()} />
+      {channels.data?.length === 0 && <p>{t('channels.none')}</p>}
+      <table className="list">
+        <thead>
+          <tr>
+            <th>{t('common.name')}</th>
+            <th>{t('channels.network')}</th>
+            <th>{t('channels.customer')}</th>
+            <th>{t('channels.state')}</th>
+            <th>
+              <span className="visually-hidden">{t('common.actions')}</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {channels.data?.map((c) => (
+            <tr key={c.id} data-testid={`channel-${c.id}`}>
+              <td>
+                <Avatar src={c.picture} name={c.name} /> {c.name}
+              </td>
+              <td>{nameOf.get(c.identifier) ?? c.identifier}</td>
+              <td>{c.customer?.name ?? '—'}</td>
+              <td>
+                {c.needsReconnect ? (
+                  <button
+                    type="button"
+                    className="danger"
+                    onClick={() => {
+                      const network = networks.data?.find((n) => n.identifier === c.identifier);
+                      if (network?.startOptions) setAdding(network);
+                      else reconnect(c.identifier).catch(setError);
+                    }}
+                  >
+                    {t('channels.needsReconnect', { network: nameOf.get(c.identifier) ?? c.identifier })}
+                  </button>
+                ) : c.disabled ? (
+                  t('channels.disabled')
+                ) : (
+                  t('channels.active')
+                )}
+              </td>
+              <td>
+                <button type="button" onClick={() => setEditing(c)}>
+                  {t('common.edit')}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Dialog title={t('channels.add')} open={adding !== false} onClose={() => setAdding(false)}>
+        <AddChannel networks={networks.data ?? []} initial={typeof adding === 'object' ? adding : undefined} onDone={() => setAdding(false)} />
+      </Dialog>
+      <Dialog title={editing?.name ?? ''} open={!!editing} onClose={() => setEditing(undefined)}>
+        {editing && <EditChannel channel={editing} onDone={() => setEditing(undefined)} />}
+      </Dialog>
+    </section>
+  );
+}
+
+function AddChannel({ networks, initial, onDone }: { networks: Network[]; initial?: Network; onDone: () => void }) {
+  const client = useQueryClient();
+  const [chosen, setChosen] = useState<Network | undefined>(initial);
+  const [options, setOptions] = useState<Record<string, unknown>>({});
+  const [credentials, setCredentials] = useState<Record<string, unknown>>({});
+  const [name, setName] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [secrets, setSecrets] = useState<Record<string, string>>();
+  if (secrets) {
+    return (
+      <div>
+        <Notice kind="success">{t('channels.connected')}</Notice>
+        <p>{t('channels.secrets', { name: chosen?.name ?? '' })}</p>
+        {Object.entries(secrets).map(([k, v]) => (
+          <Secret key={k} label={k} value={v} />
+        ))}
+        <button type="button" onClick={onDone}>
+          {t('common.close')}
+        </button>
+      </div>
+    );
+  }
+  if (chosen?.startOptions) {
+    return (
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          setError(undefined);
+          reconnect(chosen.identifier, options).catch(setError);
+        }}
+      >
+        <h3>{t('channels.credentialsFor', { name: chosen.name })}</h3>
+        <SchemaFields schema={chosen.startOptions} value={options} onChange={setOptions} idPrefix="start" error={error} errorPath="" />
+        <ErrorNote error={error} />
+        <div className="row">
+          <button type="button" onClick={() => setChosen(undefined)}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="primary">
+            {t('channels.connectWith', { name: chosen.name })}
+          </button>
+        </div>
+      </form>
+    );
+  }
+  if (chosen?.auth === 'credentials') {
+    return (
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setError(undefined);
+          try {
+            const created = await api<Channel & { secrets?: Record<string, string> }>('POST', pub('/integrations'), { identifier: chosen.identifier, name: name || undefined, credentials });
+            await client.invalidateQueries({ queryKey: keys.channels });
+            if (created.secrets) setSecrets(created.secrets);
+            else onDone();
+          } catch (err) {
+            setError(err);
+          }
+        }}
+      >
+        <h3>{t('channels.credentialsFor', { name: chosen.name })}</h3>
+        <label>
+          {t('common.name')}
+          <input value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <SchemaFields schema={chosen.credentials ?? {}} value={credentials} onChange={setCredentials} idPrefix="credentials" error={error} errorPath="credentials" secretFields />
+        <ErrorNote error={error} />
+        <div className="row">
+          <button type="button" onClick={() => setChosen(undefined)}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="primary">
+            {t('channels.connect')}
+          </button>
+        </div>
+      </form>
+    );
+  }
+  return (
+    <div>
+      <p>{t('channels.pickNetwork')}</p>
+      <ErrorNote error={error} />
+      <ul className="network-grid">
+        {[...networks]
+          .sort((a, b) => Number(b.configured) - Number(a.configured) || a.name.localeCompare(b.name))
+          .map((n) => (
+            <li key={n.identifier}>
+              <button
+                type="button"
+                disabled={!n.configured}
+                aria-describedby={n.configured ? undefined : `missing-${n.identifier}`}
+                onClick={() => (n.auth === 'credentials' || n.startOptions ? setChosen(n) : reconnect(n.identifier).catch(setError))}
+              >
+                {n.name}
+              </button>
+              {!n.configured && (
+                <small id={`missing-${n.identifier}`} className="hint">
+                  {t('channels.notConfigured', { missing: n.missing.join(', ') })}
+                </small>
+              )}
+            </li>
+          ))}
+      </ul>
+    </div>
+  );
+}
+
+function EditChannel({ channel, onDone }: { channel: Channel; onDone: () => void }) {
+  const client = useQueryClient();
+  const customers = useQuery({ queryKey: ['customers'], queryFn: () => api<{ id: string; name: string }[]>('GET', '/customers') });
+  const [form, setForm] = useState({ name: channel.name, timeZone: channel.timeZone, postingTimes: channel.postingTimes.join(', '), customer: channel.customer?.id ?? '', disabled: channel.disabled });
+  const [error, setError] = useState<unknown>();
+  const refresh = () => client.invalidateQueries({ queryKey: keys.channels });
+  return (
+    <form
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setError(undefined);
+        try {
+          await api('PATCH', pub(`/integrations/${channel.id}`), {
+            name: form.name,
+            timeZone: form.timeZone,
+            postingTimes: form.postingTimes.split(',').map((s) => s.trim()).filter(Boolean),
+            customer: form.customer || null,
+            disabled: form.disabled,
+          });
+          await refresh();
+          onDone();
+        } catch (err) {
+          setError(err);
+        }
+      }}
+    >
+      <label>
+        {t('common.name')}
+        <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} aria-describedby="edit-name-error" />
+      </label>
+      <FieldError error={error} path="name" id="edit-name-error" />
+      <label>
+        {t('channels.timeZone')}
+        <select value={form.timeZone} onChange={(e) => setForm({ ...form, timeZone: e.target.value })}>
+          {allZones().map((z) => (
+            <option key={z}>{z}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {t('channels.postingTimes')}
+        <input value={form.postingTimes} onChange={(e) => setForm({ ...form, postingTimes: e.target.value })} aria-describedby="edit-times-error" />
+      </label>
+      <FieldError error={error} path="postingTimes" id="edit-times-error" />
+      <label>
+        {t('channels.customer')}
+        <select value={form.customer} onChange={(e) => setForm({ ...form, customer: e.target.value })}>
+          <option value="">{t('common.none')}</option>
+          {customers.data?.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={form.disabled} onChange={(e) => setForm({ ...form, disabled: e.target.checked })} />
+        {t('channels.disable')}
+      </label>
+      <ErrorNote error={error} />
+      <div className="row">
+        <button type="submit" className="primary">
+          {t('common.save')}
+        </button>
+        <button
+          type="button"
+          className="danger"
+          onClick={async () => {
+            setError(undefined);
+            try {
+              const now = Date.now();
+              const posts = await postsInRange(new Date(now - 365 * 86_400_000).toISOString(), new Date(now + 5 * 365 * 86_400_000).toISOString());
+              const pending = posts.filter((p) => p.integration.id === channel.id && p.state !== 'PUBLISHED').length;
+              if (!confirm(t('channels.deleteWithPending', { name: channel.name, count: pending }))) return;
+              await api('DELETE', pub(`/integrations/${channel.id}`));
+              await refresh();
+              onDone();
+            } catch (err) {
+              setError(err);
+            }
+          }}
+        >
+          {t('common.delete')}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,405 @@
+/**
+ * Writing a post: channels, a shared text (or one per channel), thread items
+ * with their delay, media, each network's settings, a live check against each
+ * network's rules with a preview, and when to publish. Saved in this browser
+ * as the person types, so closing the tab loses nothing.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiError, pub, type Channel, type Network, type PostDetail } from '../api.ts';
+import { keys, useChannels, useNetworks } from '../data.ts';
+import { t } from '../i18n.ts';
+import { allZones, usePrefs } from '../prefs.ts';
+import { formatWhen, fromLocalInput, toLocalInput } from '../time.ts';
+import { checkItems, cutTo, splitToFit, type Fix, type ItemDraft } from '../composer-rules.ts';
+import { Avatar, ErrorNote, FieldError, Loading, Notice, problemsAt } from '../components/ui.tsx';
+import { ItemMedia } from '../components/MediaPicker.tsx';
+import { SchemaFields } from '../components/SettingsForm.tsx';
+import { Preview } from '../components/Preview.tsx';
+
+type When = 'at' | 'slot' | 'now' | 'draft';
+
+export interface Draft {
+  channels: string[];
+  shared: ItemDraft[];
+  /** Channels whose text was adjusted: their own items. */
+  custom: Record<string, ItemDraft[]>;
+  settings: Record<string, Record<string, unknown>>;
+  when: When;
+  local: string;
+  zone: string;
+  shortLink: boolean;
+  /** Editing: the post's group. */
+  group?: string;
+}
+
+const emptyItem = (): ItemDraft => ({ content: '', media: [], delay: 0 });
+
+function blank(zone: string): Draft {
+  return { channels: [], shared: [emptyItem()], custom: {}, settings: {}, when: 'at', local: toLocalInput(Date.now() + 3_600_000, zone), zone, shortLink: false };
+}
+
+function fromPost(post: PostDetail, zone: string, editing: boolean): Draft {
+  const { __type: _, ...settings } = post.settings;
+  return {
+    ...blank(zone),
+    channels: [post.integration.id],
+    shared: post.thread.map((item) => ({
+      content: item.content,
+      delay: item.delay,
+      media: item.image.map((m) => ({ id: m.id ?? '', path: m.path, mimeType: /\.(mp4|mov|webm)$/i.test(m.path) ? 'video/mp4' : 'image/jpeg', thumbnail: null, name: m.path.split('/').pop() ?? '', alt: '' })),
+    })),
+    settings: { [post.integration.id]: settings },
+    when: post.state === 'DRAFT' ? 'draft' : 'at',
+    local: toLocalInput(Math.max(Date.parse(post.publishDate), editing ? 0 : Date.now() + 3_600_000), zone),
+    group: editing ? post.group : undefined,
+  };
+}
+
+/** The key this draft is kept under in the browser. */
+const storageKey = (id?: string) => `herald.composer.${id ?? 'new'}`;
+
+export function Composer() {
+  const { id } = useParams();
+  const [params] = useSearchParams();
+  const from = params.get('from') ?? undefined;
+  const source = id ?? from;
+  const post = useQuery({ queryKey: keys.post(source ?? ''), queryFn: () => api<PostDetail>('GET', pub(`/posts/${source}`)), enabled: !!source });
+  const channels = useChannels();
+  const networks = useNetworks();
+  const prefs = usePrefs();
+  if (channels.isPending || networks.isPending || (source && post.isPending)) return <Loading />;
+  const error = channels.error ?? networks.error ?? post.error;
+  if (error) return <ErrorNote error={error} onRetry={() => void Promise.all([channels.refetch(), networks.refetch(), post.refetch()])} />;
+  const start = post.data ? fromPost(post.data, prefs.zone, !!id) : blank(prefs.zone);
+  return <ComposerForm key={source ?? 'new'} editing={id} start={start} channels={channels.data!} networks={networks.data!} restoreFrom={id ? storageKey(id) : from ? undefined : storageKey()} />;
+}
+
+function ComposerForm({ editing, start, channels, networks, restoreFrom }: { editing?: string; start: Draft; channels: Channel[]; networks: Network[]; restoreFrom?: string }) {
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const prefs = usePrefs();
+  const [restored, setRestored] = useState(false);
+  const [draft, setDraft] = useState<Draft>(() => {
+    const saved = restoreFrom ? localStorage.getItem(restoreFrom) : null;
+    if (saved) {
+      try {
+        const parsed = JSON.parse(saved) as Draft;
+        if (parsed.shared.some((i) => i.content || i.media.length) || parsed.channels.length) {
+          setTimeout(() => setRestored(true));
+          return parsed;
+        }
+      } catch {
+        // An unreadable saved draft is dropped.
+      }
+    }
+    return start;
+  });
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const [slot, setSlot] = useState<string>();
+  const storage = editing ? storageKey(editing) : storageKey();
+
+  // Saved as the person types; removed once the post is stored.
+  useEffect(() => {
+    localStorage.setItem(storage, JSON.stringify(draft));
+  }, [draft, storage]);
+
+  const networkOf = useMemo(() => new Map(networks.map((n) => [n.identifier, n])), [networks]);
+  const channelById = useMemo(() => new Map(channels.map((c) => [c.id, c])), [channels]);
+  const selected = draft.channels.map((cid) => channelById.get(cid)).filter((c): c is Channel => !!c);
+  const itemsOf = (cid: string) => draft.custom[cid] ?? draft.shared;
+
+  const groups = useMemo(() => {
+    const byCustomer = new Map<string, Channel[]>();
+    for (const c of channels) byCustomer.set(c.customer?.name ?? '', [...(byCustomer.get(c.customer?.name ?? '') ?? []), c]);
+    return [...byCustomer.entries()].sort(([a], [b]) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b)));
+  }, [channels]);
+
+  const update = (change: Partial<Draft>) => setDraft((d) => ({ ...d, ...change }));
+  const setItems = (cid: string | null, items: ItemDraft[]) =>
+    setDraft((d) => (cid === null ? { ...d, shared: items } : { ...d, custom: { ...d.custom, [cid]: items } }));
+  const toggleChannel = (cid: string) =>
+    setDraft((d) => ({ ...d, channels: d.channels.includes(cid) ? d.channels.filter((x) => x !== cid) : editing ? [cid] : [...d.channels, cid] }));
+
+  const applyFix = (channel: Channel, network: Network, item: number, fix: Fix) => {
+    const items = itemsOf(channel.id);
+    if (fix === 'drop') return toggleChannel(channel.id);
+    const text = items[item]!.content;
+    const replacement =
+      fix === 'split' ? splitToFit(network, text).map((content, i) => (i === 0 ? { ...items[item]!, content } : { ...emptyItem(), content })) : [{ ...items[item]!, content: cutTo(network, text, network.rules.maxLength) }];
+    setItems(channel.id, [...items.slice(0, item), ...replacement, ...items.slice(item + 1)]);
+  };
+
+  // The first selected channel's next free slot, when that is the choice.
+  useEffect(() => {
+    if (draft.when !== 'slot' || !draft.channels[0]) return;
+    let current = true;
+    api<{ date: string }>('GET', pub(`/find-slot/${draft.channels[0]}`))
+      .then((r) => current && setSlot(r.date))
+      .catch((err) => current && setError(err));
+    return () => {
+      current = false;
+    };
+  }, [draft.when, draft.channels]);
+
+  const submit = async () => {
+    setError(undefined);
+    if (draft.channels.length === 0) return setError(new ApiError(400, 'invalid', t('composer.pickChannel'), [{ path: 'posts', message: t('composer.pickChannel') }]));
+    const date = draft.when === 'at' ? fromLocalInput(draft.local, draft.zone) : draft.when === 'slot' ? (slot ? Date.parse(slot) : undefined) : undefined;
+    const type = editing ? 'update' : draft.when === 'draft' ? 'draft' : draft.when === 'now' ? 'now' : 'schedule';
+    const body = {
+      type,
+      ...(date !== undefined && draft.when !== 'now' ? { date: new Date(date).toISOString() } : {}),
+      shortLink: draft.shortLink,
+      posts: selected.map((c) => ({
+        integration: { id: c.id },
+        ...(draft.group ? { group: draft.group } : {}),
+        value: itemsOf(c.id).map((item) => ({ content: item.content, delay: item.delay, image: item.media.map((m) => ({ id: m.id, path: m.path })) })),
+        settings: { __type: c.identifier, ...(draft.settings[c.id] ?? {}) },
+      })),
+    };
+    setBusy(true);
+    try {
+      // Alt texts are saved on the files first, so the networks that take them get them.
+      const withAlt = new Map(selected.flatMap((c) => itemsOf(c.id).flatMap((i) => i.media)).filter((m) => m.alt).map((m) => [m.id, m.alt]));
+      await Promise.all([...withAlt].map(([mediaId, alt]) => api('PATCH', `/media/${mediaId}`, { alt })));
+      const created = await api<{ postId: string }[]>('POST', pub('/posts'), body);
+      if (editing && draft.when === 'draft') await api('PUT', pub(`/posts/${editing}/status`), { status: 'draft' });
+      localStorage.removeItem(storage);
+      void client.invalidateQueries({ queryKey: keys.posts });
+      navigate(created.length === 1 ? `/posts/${created[0]!.postId}` : '/', { state: { notice: t('composer.created', { count: created.length }) } });
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const entryIndex = (cid: string) => selected.findIndex((c) => c.id === cid);
+  const submitLabel = editing ? t('composer.submitUpdate') : draft.when === 'now' ? t('composer.submitNow') : draft.when === 'draft' ? t('composer.submitDraft') : t('composer.submitSchedule');
+
+  return (
+    <form
+      className="composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+      noValidate
+    >
+      <div className="page-head">
+        <h1>{editing ? t('composer.edit') : t('composer.new')}</h1>
+        <small className="hint">{t('composer.saved')}</small>
+      </div>
+      {restored && (
+        <Notice>
+          {t('composer.restored')}{' '}
+          <button
+            type="button"
+            onClick={() => {
+              setDraft(start);
+              setRestored(false);
+            }}
+          >
+            {t('composer.discard')}
+          </button>
+        </Notice>
+      )}
+
+      <fieldset>
+        <legend>{t('composer.channels')}</legend>
+        {channels.length === 0 && (
+          <p>
+            {t('calendar.emptyBody')} <Link to="/channels">{t('calendar.connect')}</Link>
+          </p>
+        )}
+        {groups.map(([customer, list]) => (
+          <div key={customer} className="channel-group">
+            <h3>{customer || t('composer.noCustomer')}</h3>
+            <div className="channel-chips">
+              {list.map((c) => (
+                <label key={c.id} className={`chip${draft.channels.includes(c.id) ? ' on' : ''}${c.disabled ? ' off' : ''}`}>
+                  <input type="checkbox" checked={draft.channels.includes(c.id)} onChange={() => toggleChannel(c.id)} disabled={c.disabled && !draft.channels.includes(c.id)} />
+                  <Avatar src={c.picture} name={c.name} size={22} />
+                  <span>
+                    {c.name} <small>{networkOf.get(c.identifier)?.name ?? c.identifier}</small>
+                  </span>
+                </label>
+              ))}
+            </div>
+          </div>
+        ))}
+        <FieldError error={error} path="posts" />
+      </fieldset>
+
+      <div className="composer-body">
+        <div className="composer-main">
+          <ThreadEditor
+            title={t('composer.content')}
+            items={draft.shared}
+            onChange={(items) => setItems(null, items)}
+            idPrefix="shared"
+            error={error}
+            errorPaths={selected.filter((c) => !draft.custom[c.id]).map((c) => `posts.${entryIndex(c.id)}.value`)}
+          />
+          {selected.map((c) => {
+            const network = networkOf.get(c.identifier);
+            if (!network) return null;
+            const items = itemsOf(c.id);
+            const check = checkItems(network, items);
+            const at = `posts.${entryIndex(c.id)}`;
+            return (
+              <section key={c.id} className="per-channel" aria-label={network.name + ': ' + c.name}>
+                <h2>
+                  <Avatar src={c.picture} name={c.name} size={22} /> {c.name} <small>{network.name}</small>
+                </h2>
+                <ul className="counts">
+                  {(network.rules.threads ? items : items.slice(0, 1)).map((_, i) => (
+                    <li key={i} className={check.counts[i]! > network.rules.maxLength ? 'over' : ''} data-testid={`count-${c.id}-${i}`}>
+                      {i === 0 ? t('composer.firstItem') : t('composer.reply', { n: i })}: {t('composer.count', { count: check.counts[i]!, max: network.rules.maxLength })}
+                    </li>
+                  ))}
+                </ul>
+                {check.warnings.map((w) => (
+                  <Notice key={w} kind="warning">
+                    {w}
+                  </Notice>
+                ))}
+                {check.problems.map((p, i) => (
+                  <div key={i} className="note note-warning" role="status">
+                    {p.message}{' '}
+                    {p.fixes.map((fix) => (
+                      <button key={fix} type="button" onClick={() => applyFix(c, network, p.item, fix)}>
+                        {fix === 'split' ? t('composer.split') : fix === 'shorten' ? t('composer.shorten', { max: network.rules.maxLength }) : t('composer.drop', { name: network.name })}
+                      </button>
+                    ))}
+                  </div>
+                ))}
+                {draft.custom[c.id] ? (
+                  <>
+                    <ThreadEditor title={t('composer.adjusting', { name: c.name })} items={items} onChange={(next) => setItems(c.id, next)} idPrefix={`custom-${c.id}`} error={error} errorPaths={[`${at}.value`]} />
+                    <button
+                      type="button"
+                      onClick={() =>
+                        setDraft((d) => {
+                          const { [c.id]: _, ...rest } = d.custom;
+                          return { ...d, custom: rest };
+                        })
+                      }
+                    >
+                      {t('composer.useShared')}
+                    </button>
+                  </>
+                ) : (
+                  <button type="button" onClick={() => setItems(c.id, structuredClone(draft.shared))}>
+                    {t('composer.adjustFor', { name: c.name })}
+                  </button>
+                )}
+                {network.settings.properties && Object.keys(network.settings.properties).length > 0 && (
+                  <details open={problemsAt(error, `${at}.settings`).length > 0}>
+                    <summary>{t('composer.settings', { name: network.name })}</summary>
+                    <SchemaFields
+                      schema={network.settings}
+                      value={draft.settings[c.id] ?? {}}
+                      onChange={(value) => setDraft((d) => ({ ...d, settings: { ...d.settings, [c.id]: value } }))}
+                      idPrefix={`settings-${c.id}`}
+                      error={error}
+                      errorPath={`${at}.settings`}
+                    />
+                  </details>
+                )}
+                <FieldError error={error} path={`${at}.integration`} />
+                <details className="preview-box">
+                  <summary>{t('composer.previewFor', { name: network.name })}</summary>
+                  <Preview channel={c} network={network} items={items} />
+                </details>
+              </section>
+            );
+          })}
+        </div>
+      </div>
+
+      <fieldset className="when">
+        <legend>{t('composer.when')}</legend>
+        {(['at', 'slot', 'now', 'draft'] as const).map((w) => (
+          <label key={w} className="check">
+            <input type="radio" name="when" value={w} checked={draft.when === w} onChange={() => update({ when: w })} disabled={!!editing && (w === 'now' || w === 'slot')} />
+            {t(w === 'at' ? 'composer.at' : w === 'slot' ? 'composer.nextSlot' : w === 'now' ? 'composer.now' : 'composer.draft')}
+          </label>
+        ))}
+        {(draft.when === 'at' || draft.when === 'draft') && (
+          <div className="row">
+            <label>
+              {t('composer.date')}
+              <input type="datetime-local" value={draft.local} onChange={(e) => update({ local: e.target.value })} aria-describedby="date-error zone-note" />
+            </label>
+            <label>
+              {t('prefs.zone')}
+              <select value={draft.zone} onChange={(e) => update({ zone: e.target.value, local: toLocalInput(fromLocalInput(draft.local, draft.zone) ?? Date.now(), e.target.value) })}>
+                {allZones().map((z) => (
+                  <option key={z}>{z}</option>
+                ))}
+              </select>
+            </label>
+          </div>
+        )}
+        <p id="zone-note" className="hint">
+          {t('composer.inZone', { zone: draft.zone })}
+        </p>
+        {draft.when === 'slot' && slot && <p>{t('composer.nextSlotIs', { when: formatWhen(slot, prefs) })}</p>}
+        <FieldError error={error} path="date" id="date-error" />
+        <label className="check">
+          <input type="checkbox" checked={draft.shortLink} onChange={(e) => update({ shortLink: e.target.checked })} />
+          {t('composer.shortLinks')}
+        </label>
+      </fieldset>
+
+      {error instanceof Error && <ErrorNote error={new Error(t('composer.fixErrors', { message: error.message }))} />}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? t('common.saving') : submitLabel}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ThreadEditor({ title, items, onChange, idPrefix, error, errorPaths }: { title: string; items: ItemDraft[]; onChange: (items: ItemDraft[]) => void; idPrefix: string; error: unknown; errorPaths: string[] }) {
+  const set = (i: number, change: Partial<ItemDraft>) => onChange(items.map((item, j) => (j === i ? { ...item, ...change } : item)));
+  return (
+    <fieldset className="thread">
+      <legend>{title}</legend>
+      {items.map((item, i) => {
+        const id = `${idPrefix}-${i}`;
+        return (
+          <div key={i} className="thread-item">
+            <label htmlFor={`${id}-text`}>{i === 0 ? t('composer.firstItem') : t('composer.reply', { n: i })}</label>
+            <textarea id={`${id}-text`} value={item.content} rows={i === 0 ? 6 : 3} onChange={(e) => set(i, { content: e.target.value })} aria-describedby={`${id}-error`} />
+            <div id={`${id}-error`}>
+              {errorPaths.map((p) => (
+                <FieldError key={p} error={error} path={`${p}.${i}`} />
+              ))}
+            </div>
+            {i > 0 && (
+              <label className="inline">
+                {t('composer.delay')}
+                <input type="number" min={0} value={item.delay} onChange={(e) => set(i, { delay: Math.max(0, Number(e.target.value) || 0) })} />
+              </label>
+            )}
+            <ItemMedia media={item.media} onChange={(media) => set(i, { media })} idPrefix={id} />
+            {i > 0 && (
+              <button type="button" onClick={() => onChange(items.filter((_, j) => j !== i))}>
+                {t('common.remove')}
+              </button>
+            )}
+          </div>
+        );
+      })}
+      <button type="button" onClick={() => onChange([...items, emptyItem()])}>
+        {t('composer.addItem')}
+      </button>
+    </fieldset>
+  );
+}

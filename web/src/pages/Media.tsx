@@ -1,0 +1,73 @@
+/** The media library: thumbnails and posters, size and dimensions, multi-file upload with progress, delete (with the server's reason when refused). */
+import { useState } from 'react';
+import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { api, pub, type MediaItem } from '../api.ts';
+import { keys } from '../data.ts';
+import { t } from '../i18n.ts';
+import { formatBytes } from '../time.ts';
+import { ErrorNote, Loading } from '../components/ui.tsx';
+import { Thumb, UploadProgress, useUploads } from '../components/MediaPicker.tsx';
+
+const PAGE = 48;
+
+export function MediaPage() {
+  const client = useQueryClient();
+  const library = useInfiniteQuery({
+    queryKey: [...keys.media, 'library'],
+    queryFn: ({ pageParam }) => api<{ media: MediaItem[]; hasMore: boolean; page: number }>('GET', pub(`/media?page=${pageParam}&limit=${PAGE}`)),
+    initialPageParam: 0,
+    getNextPageParam: (last) => (last.hasMore ? last.page + 1 : undefined),
+  });
+  const uploads = useUploads(() => undefined);
+  const [error, setError] = useState<unknown>();
+  if (library.isPending) return <Loading />;
+  const items = library.data?.pages.flatMap((p) => p.media) ?? [];
+  return (
+    <section>
+      <div className="page-head">
+        <h1>{t('library.title')}</h1>
+        <label className="button primary">
+          {t('library.upload')}
+          <input type="file" multiple accept="image/*,video/*" className="visually-hidden" onChange={(e) => e.target.files && uploads.start(e.target.files)} />
+        </label>
+      </div>
+      <UploadProgress progress={uploads.progress} />
+      <ErrorNote error={library.error ?? uploads.error ?? error} onRetry={() => void library.refetch()} />
+      {items.length === 0 && <p>{t('library.empty')}</p>}
+      <ul className="media-grid">
+        {items.map((m) => (
+          <li key={m.id} className="card" data-testid={`media-${m.id}`}>
+            <Thumb item={m} />
+            <strong className="name">{m.name}</strong>
+            <small>
+              {formatBytes(m.size)}
+              {m.width && m.height ? ` · ${t('library.dimensions', { width: m.width, height: m.height })}` : ''}
+              {m.duration ? ` · ${Math.round(m.duration)} s` : ''}
+            </small>
+            <button
+              type="button"
+              className="danger"
+              onClick={async () => {
+                if (!confirm(t('common.confirmDelete', { name: m.name }))) return;
+                setError(undefined);
+                try {
+                  await api('DELETE', pub(`/media/${m.id}`));
+                  await client.invalidateQueries({ queryKey: keys.media });
+                } catch (err) {
+                  setError(new Error(t('library.deleteRefused', { message: (err as Error).message })));
+                }
+              }}
+            >
+              {t('common.delete')}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {library.hasNextPage && (
+        <button type="button" onClick={() => library.fetchNextPage()}>
+          {t('library.more')}
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,14 @@
+// Builds the web application into dist/web, which the Herald server serves at /.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export default defineConfig({
+  root: here,
+  plugins: [react()],
+  build: { outDir: path.join(here, '..', 'dist', 'web'), emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1000 },
+  server: { proxy: { '/api': 'http://localhost:5000', '/uploads': 'http://localhost:5000', '/connect': 'http://localhost:5000' } },
+});
