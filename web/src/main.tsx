@@ -55,6 +55,11 @@ function App() {
 }
 
 document.documentElement.lang = locale;
+// FullCalendar's theme reads the scheme from an attribute: follow the system's setting.
+const dark = window.matchMedia('(prefers-color-scheme: dark)');
+const followScheme = () => (document.documentElement.dataset.colorScheme = dark.matches ? 'dark' : 'light');
+followScheme();
+dark.addEventListener('change', followScheme);
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={client}>

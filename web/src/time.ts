@@ -3,7 +3,8 @@ import type { Prefs } from './prefs.ts';
 import { locale } from './i18n.ts';
 
 export function formatWhen(iso: string | number, prefs: Prefs): string {
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: prefs.zone, hour12: prefs.hour12, timeZoneName: 'short' }).format(new Date(iso));
+  // Fields one by one: Intl refuses dateStyle and timeStyle together with timeZoneName.
+  return new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: prefs.zone, hour12: prefs.hour12, timeZoneName: 'short' }).format(new Date(iso));
 }
 
 /** The wall-clock fields of an instant in `zone`, as a datetime-local input shows them (YYYY-MM-DDTHH:MM). */

@@ -55,6 +55,7 @@ export function CalendarPage() {
           id: p.id,
           start: p.publishDate,
           title: p.content.slice(0, 80) || p.integration.name,
+          url: `/posts/${p.id}`,
           // Published posts stay where they went out.
           editable: p.state !== 'PUBLISHED',
           classNames: [`post-${p.state.toLowerCase()}`],
@@ -126,7 +127,7 @@ export function CalendarPage() {
         initialView={window.matchMedia('(max-width: 600px)').matches ? 'listWeek' : 'dayGridMonth'}
         headerToolbar={{ start: 'prev,next today', center: 'title', end: 'timeGridDay,timeGridWeek,dayGridMonth,listWeek' }}
         buttons={{
-          today: { text: t('calendar.today') },
+          today: { text: t('calendar.today'), hint: t('calendar.today') },
           prev: { hint: t('calendar.previous') },
           next: { hint: t('calendar.next') },
           timeGridDay: { text: t('calendar.day') },
@@ -152,21 +153,19 @@ export function CalendarPage() {
         eventContent={(info) => {
           const post = info.event.extendedProps.post as PostSummary;
           const reason = post.state === 'ERROR' && post.error ? t('calendar.failedBecause', { reason: post.error }) : '';
+          // FullCalendar's own element is the link (the event's url); this is its content, read out in full.
           return (
-            <Link
-              to={`/posts/${post.id}`}
-              className="event"
-              title={reason || undefined}
-              aria-label={`${post.integration.name} (${post.integration.providerIdentifier}), ${t(`state.${post.state}`)}, ${formatWhen(post.publishDate, prefs)}: ${post.content.slice(0, 80)}${reason ? `. ${reason}` : ''}`}
-              data-testid={`event-${post.id}`}
-              data-state={post.state}
-            >
+            <span className="event" title={reason || undefined} data-testid={`event-${post.id}`} data-state={post.state}>
               <Avatar src={post.integration.picture} name={post.integration.name} size={18} />
+              <span className="visually-hidden">{post.integration.name}</span>
               <span className="event-network">{post.integration.providerIdentifier}</span>
               <StateBadge state={post.state} />
-              <span className="event-text">{info.timeText} {post.content}</span>
+              <span className="event-text">
+                {info.timeText} {post.content}
+              </span>
+              <span className="visually-hidden">{formatWhen(post.publishDate, prefs)}</span>
               {reason && <span className="event-reason">{reason}</span>}
-            </Link>
+            </span>
           );
         }}
         eventDrop={async (info) => {

@@ -1,0 +1,63 @@
+/**
+ * A real browser for the web application's tests: Debian's Chromium driven by
+ * playwright-core. Without Chromium the suites are skipped, saying so; in CI
+ * (CI=true, where .ci/run installs it) a missing browser fails the run.
+ * Screenshots go to test-artifacts/ (not committed).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.HERALD_TEST_CHROMIUM || '/usr/bin/chromium';
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'screenshots');
+
+/** The suite's skip option: a reason when no browser is installed (never in CI). */
+export function browserSuite(): { skip: string | false } {
+  if (fs.existsSync(CHROMIUM)) return { skip: false };
+  if (process.env.CI === 'true') throw new Error(`CI=true requires Chromium at ${CHROMIUM} (apt-get install chromium), but it is not there`);
+  return { skip: `Chromium not installed at ${CHROMIUM} (apt-get install chromium, or set HERALD_TEST_CHROMIUM)` };
+}
+
+function newest(dir: string): number {
+  return Math.max(0, ...fs.readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).mtimeMs)));
+}
+
+/** Builds the web application when its build is missing or older than its sources, as `herald start` does. */
+export function ensureWebBuilt(): void {
+  const index = path.join(ROOT, 'dist', 'web', 'index.html');
+  const built = fs.existsSync(index) ? fs.statSync(index).mtimeMs : 0;
+  const shared = ['text-counting.ts', path.join('x', 'text-length.ts')].map((f) => fs.statSync(path.join(ROOT, 'src', 'providers', f)).mtimeMs);
+  if (built >= Math.max(newest(path.join(ROOT, 'web')), ...shared)) return;
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-web.mjs')], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('building the web application failed');
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+export async function screenshot(page: Page, folder: string, name: string): Promise<void> {
+  const dir = path.join(ARTIFACTS, folder);
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core's serious and critical findings on the page as it is now (the page's context must bypass CSP to load axe). */
+export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ path: path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js') });
+  const violations = (await page.evaluate(async () => (await (window as any).axe.run(document, { resultTypes: ['violations'] })).violations)) as AxeViolation[];
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+export function describeViolations(violations: AxeViolation[]): string {
+  return violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`).join('\n');
+}

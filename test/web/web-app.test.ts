@@ -1,0 +1,330 @@
+/**
+ * The web application end to end in a real browser (Chromium through
+ * playwright-core) against a real Herald with its engine and webhook
+ * dispatcher, a local webhook receiver and the local Pinterest server for an
+ * OAuth network: what a social-media manager does on a first day.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
+import { browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+import { PINTEREST_APP, startPinterestFake, type PinterestFake } from '../fakes/pinterest.ts';
+
+const OWNER = { email: 'owner@example.com', password: 'correct horse battery' };
+const DAY = 86_400_000;
+
+/** YYYY-MM-DD of an instant in UTC (the browser runs in UTC). */
+const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+const browser = browserSuite();
+
+for (const store of await testStores()) {
+  describe(`web application in a browser (${store})`, { skip: storeSuite(store).skip || browser.skip }, () => {
+    let herald: TestHerald;
+    let receiver: WebhookReceiver;
+    let hooks: WebhookReceiver;
+    let pinterest: PinterestFake;
+    let chromium: Browser;
+    let context: BrowserContext;
+    let page: Page;
+    let accountId: string;
+    let key: string;
+    const channels: Record<'webhook' | 'pinterest', string> = { webhook: '', pinterest: '' };
+    let imageFile: string;
+    let refuse = (_content: string) => false;
+
+    const api = async (method: string, route: string, body?: unknown, credential = key) => {
+      const response = await fetch(`${herald.api}${route}`, { method, headers: { authorization: credential, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      return { status: response.status, body: await response.json() };
+    };
+    const postRow = (id: string) => herald.services.store.db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const shot = (name: string) => screenshot(page, store, name);
+
+    before(async () => {
+      ensureWebBuilt();
+      receiver = await startWebhookReceiver();
+      // The channel's receiver answers with its own id and address (the post's link), or refuses a post the test names.
+      receiver.respond((d, i) => (refuse(d.json?.post?.content ?? '') ? { status: 400, body: { error: 'the receiver refused this post' } } : { body: { id: `r-${i}`, url: `https://receiver.example/p/${i}` } }));
+      hooks = await startWebhookReceiver();
+      pinterest = await startPinterestFake();
+      herald = await startHerald(store, {
+        engine: { pollMs: 100 },
+        webhooks: { pollMs: 100 },
+        env: {
+          HERALD_PINTEREST_CLIENT_ID: PINTEREST_APP.id,
+          HERALD_PINTEREST_CLIENT_SECRET: PINTEREST_APP.secret,
+          HERALD_PINTEREST_AUTH_URL: pinterest.url,
+          HERALD_PINTEREST_API_URL: pinterest.url,
+          HERALD_POSTS_PER_HOUR: '1000',
+        },
+      });
+      imageFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-web-')), 'harbour.png');
+      await sharp({ create: { width: 800, height: 600, channels: 3, background: { r: 30, g: 90, b: 160 } } }).png().toFile(imageFile);
+      chromium = await launchBrowser();
+      context = await chromium.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC', locale: 'en-GB' });
+      page = await context.newPage();
+    });
+
+    after(async () => {
+      await chromium?.close();
+      await herald?.close();
+      await receiver?.close();
+      await hooks?.close();
+      await pinterest?.close();
+    });
+
+    it('opens on sign-up for the first person, who becomes the owner and lands on an empty calendar', async () => {
+      await page.goto(herald.url + '/');
+      await page.waitForURL(/\/signup$/);
+      await shot('signup');
+      await page.getByLabel('Email').fill(OWNER.email);
+      await page.getByLabel('Password').fill('short');
+      await page.getByRole('button', { name: 'Create the owner account' }).click();
+      // The API's own words, beside the field.
+      await page.locator('#password-error').getByText('at least 10 characters').waitFor();
+      await page.getByLabel('Password').fill(OWNER.password);
+      await page.getByRole('button', { name: 'Create the owner account' }).click();
+      await page.waitForURL(herald.url + '/');
+      await page.getByText('No channel yet').waitFor();
+      await shot('calendar-empty');
+      const user = await herald.services.store.db.selectFrom('users').select(['account_id', 'role']).where('email', '=', OWNER.email).executeTakeFirstOrThrow();
+      assert.equal(user.role, 'owner');
+      accountId = user.account_id;
+      key = (await herald.services.accounts.createKey(accountId, 'test')).key;
+    });
+
+    it('connects a webhook channel through its form and shows the signing secret once', async () => {
+      await page.goto(herald.url + '/channels');
+      await page.getByRole('button', { name: 'Add a channel' }).click();
+      await shot('channels-add');
+      await page.getByRole('button', { name: 'Webhook', exact: true }).click();
+      await page.getByLabel('Name').fill('Web receiver');
+      await page.getByLabel('Url').fill('not a url');
+      await page.getByRole('button', { name: 'Connect', exact: true }).click();
+      await page.locator('#credentials-url-error').waitFor();
+      await page.getByLabel('Url').fill(receiver.url);
+      await page.getByRole('button', { name: 'Connect', exact: true }).click();
+      const secret = await page.getByTestId('secret').textContent();
+      assert.match(secret ?? '', /\S{16,}/, 'the signing secret is shown');
+      await page.getByRole('button', { name: 'Close', exact: true }).last().click();
+      const list = (await api('GET', '/integrations')).body as { id: string; identifier: string; name: string }[];
+      channels.webhook = list.find((c) => c.identifier === 'webhook')!.id;
+      await page.getByTestId(`channel-${channels.webhook}`).getByText('Web receiver').waitFor();
+    });
+
+    it('connects Pinterest through the network and comes back to the channels page', async () => {
+      await page.getByRole('button', { name: 'Add a channel' }).click();
+      await page.getByRole('button', { name: 'Pinterest', exact: true }).click();
+      await page.waitForURL(/\/channels\?connected=/);
+      await page.getByText('Channel connected.').waitFor();
+      await page.getByText('Herald Pins').waitFor();
+      channels.pinterest = new URL(page.url()).searchParams.get('connected')!;
+      const row = await herald.services.store.db.selectFrom('channels').select(['provider', 'account_id']).where('id', '=', channels.pinterest).executeTakeFirstOrThrow();
+      assert.deepEqual(row, { provider: 'pinterest', account_id: accountId });
+      await shot('channels');
+    });
+
+    it('composes a thread with an image on two channels, counting as each network counts and warning where a network has no threads', async () => {
+      await page.goto(herald.url + '/compose');
+      await page.getByRole('checkbox', { name: /Web receiver/ }).check();
+      await page.getByRole('checkbox', { name: /Herald Pins/ }).check();
+      await page.getByLabel('Post', { exact: true }).fill('Harbour lights 🌊 at dusk');
+      // Pinterest counts code points: the wave is one; the counter says so as the server would.
+      await page.getByTestId(`count-${channels.pinterest}-0`).getByText(/: 24 \/ \d+$/).waitFor();
+      await page.getByRole('button', { name: 'Add a reply (thread)' }).click();
+      await page.getByLabel('Reply 1', { exact: true }).fill('Tickets at the door');
+      await page.getByText('Pinterest has no threads: only the first item is published.').waitFor();
+      await page.locator('#shared-0-files').setInputFiles(imageFile);
+      await page.getByLabel('Alt text (describe the image)').fill('The harbour at dusk');
+      await page.getByText('Pinterest settings').click();
+      await page.locator(`#settings-${channels.pinterest}-board`).fill('2222');
+      await page.locator(`#settings-${channels.pinterest}-title`).fill('Harbour lights');
+      const when = Date.now() + 2 * DAY;
+      await page.getByLabel('Date and time', { exact: true }).fill(`${utcDate(when)}T10:00`);
+      await page.getByText('Scheduled in UTC').waitFor();
+      await shot('composer');
+      await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+      await page.waitForURL(herald.url + '/');
+      const rows = await herald.services.store.db.selectFrom('posts').selectAll().where('account_id', '=', accountId).orderBy('channel_id').orderBy('thread_index').execute();
+      const onWebhook = rows.filter((r) => r.channel_id === channels.webhook);
+      const onPinterest = rows.filter((r) => r.channel_id === channels.pinterest);
+      assert.deepEqual(onWebhook.map((r) => r.content), ['Harbour lights 🌊 at dusk', 'Tickets at the door']);
+      assert.equal(onPinterest.length, 1, 'Pinterest gets the first item only');
+      assert.equal(JSON.parse(onPinterest[0]!.media).length, 1, 'the image is attached');
+      assert.equal(onPinterest[0]!.publish_at, Date.parse(`${utcDate(when)}T10:00:00Z`));
+      const media = await herald.services.store.db.selectFrom('media').select('alt').where('account_id', '=', accountId).executeTakeFirstOrThrow();
+      assert.equal(media.alt, 'The harbour at dusk');
+    });
+
+    it('shows the post on the calendar and moves it a day later by dragging it', async () => {
+      const root = await herald.services.store.db.selectFrom('posts').selectAll().where('channel_id', '=', channels.webhook).where('thread_index', '=', 0).executeTakeFirstOrThrow();
+      await page.goto(herald.url + '/');
+      await page.getByRole('heading', { name: 'Calendar' }).waitFor();
+      if (utcDate(root.publish_at).slice(0, 7) !== utcDate(Date.now()).slice(0, 7)) await page.getByRole('button', { name: 'Next' }).click();
+      const event = page.getByTestId(`event-${root.id}`);
+      await event.waitFor();
+      assert.equal(await event.getAttribute('data-state'), 'QUEUE');
+      const target = page.locator(`[data-date="${utcDate(root.publish_at + DAY)}"]`).first();
+      // The mouse acts within the window only: bring the week into view.
+      await event.scrollIntoViewIfNeeded();
+      const from = (await event.boundingBox())!;
+      const to = (await target.boundingBox())!;
+      await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(from.x + from.width / 2 + 5, from.y + from.height / 2 + 5, { steps: 3 });
+      // The next day is beside it, in the same week row.
+      await page.mouse.move(to.x + to.width / 2, from.y + from.height / 2, { steps: 12 });
+      await page.mouse.up();
+      await page.getByText(/^Moved to/).waitFor();
+      const moved = await postRow(root.id);
+      assert.equal(moved.publish_at, root.publish_at + DAY, 'the whole thread moved one day');
+      await shot('calendar-month');
+    });
+
+    it('turns a post published, with its link, without a reload when the engine sends it', async () => {
+      // Due in a few seconds: the page shows it queued first, then the engine's change arrives by itself.
+      const created = await api('POST', '/posts', { type: 'schedule', date: new Date(Date.now() + 4000).toISOString(), posts: [{ integration: { id: channels.webhook }, value: [{ content: 'Live from the engine' }] }] });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const id = created.body[0].postId;
+      await page.goto(herald.url + '/');
+      await page.locator(`[data-testid="event-${id}"][data-state="QUEUE"]`).waitFor();
+      await page.evaluate(() => ((window as any).sameDocument = true));
+      await page.locator(`[data-testid="event-${id}"][data-state="PUBLISHED"]`).waitFor({ timeout: 10_000 });
+      assert.equal(await page.evaluate(() => (window as any).sameDocument), true, 'the page was not reloaded');
+      await page.getByTestId(`event-${id}`).click();
+      await page.waitForURL(`${herald.url}/posts/${id}`);
+      const link = page.getByRole('link', { name: 'Open on the network' });
+      assert.match((await link.getAttribute('href')) ?? '', /^https:\/\/receiver\.example\/p\/\d+$/);
+      await shot('post-published');
+    });
+
+    it('shows why a post failed, on the calendar and under Needs attention, and publishes it on retry', async () => {
+      refuse = (content) => content === 'Refused at first';
+      const created = await api('POST', '/posts', { type: 'now', posts: [{ integration: { id: channels.webhook }, value: [{ content: 'Refused at first' }] }] });
+      const id = created.body[0].postId;
+      await page.goto(herald.url + '/');
+      const event = page.locator(`[data-testid="event-${id}"][data-state="ERROR"]`);
+      await event.waitFor({ timeout: 10_000 });
+      assert.match((await event.textContent()) ?? '', /Failed: .*refused this post/, 'the reason is read out with the post');
+      const reason = event.locator('.event-reason');
+      const width = async () => (await reason.boundingBox())?.width ?? 0;
+      assert.ok((await width()) <= 1, 'the reason is not shown until the post is hovered or focused');
+      await event.locator('xpath=ancestor::a[1]').focus();
+      assert.ok((await width()) > 20, 'focusing the post shows why it failed');
+      await page.goto(herald.url + '/attention');
+      const card = page.getByTestId(`failed-${id}`);
+      await card.getByText(/refused this post/).waitFor();
+      await shot('attention');
+      refuse = () => false;
+      await card.getByRole('button', { name: 'Retry' }).click();
+      await card.waitFor({ state: 'detached', timeout: 10_000 });
+      await eventually(async () => ((await postRow(id)).state === 'PUBLISHED' ? true : undefined), 10_000, 'the retried post to publish');
+    });
+
+    it('creates, reveals and rotates an API key, and only the new key works with the public API', async () => {
+      await page.goto(herald.url + '/settings/developers');
+      await page.getByLabel('Name').fill('automation');
+      await page.getByRole('button', { name: 'Create a key' }).click();
+      const first = (await page.getByTestId('secret').textContent())!.trim();
+      const card = page.getByTestId('key-automation');
+      await card.getByRole('button', { name: 'Reveal' }).click();
+      await page.getByTestId('secret').getByText(first, { exact: true }).waitFor();
+      await card.getByRole('button', { name: 'Rotate' }).click();
+      await page.getByTestId('secret').filter({ hasNotText: first }).waitFor();
+      const second = (await page.getByTestId('secret').textContent())!.trim();
+      assert.notEqual(second, first);
+      assert.equal((await api('GET', '/integrations', undefined, second)).status, 200, 'the rotated key works');
+      assert.equal((await api('GET', '/integrations', undefined, first)).status, 401, 'the old key no longer does');
+      await shot('settings-developers');
+    });
+
+    it("lists a webhook's deliveries with each attempt", async () => {
+      await page.goto(herald.url + '/settings/webhooks');
+      await page.getByLabel('URL').fill(hooks.url);
+      await page.getByRole('checkbox', { name: 'post.published' }).check();
+      await page.getByRole('button', { name: 'Add a webhook' }).click();
+      await page.getByTestId('secret').waitFor();
+      await api('POST', '/posts', { type: 'now', posts: [{ integration: { id: channels.webhook }, value: [{ content: 'Tell the webhook' }] }] });
+      await eventually(async () => (hooks.deliveries.length > 0 ? true : undefined), 10_000, 'the webhook delivery');
+      await page.getByRole('button', { name: 'Deliveries' }).click();
+      const delivery = page.getByTestId('delivery').first();
+      await delivery.getByText('post.published').waitFor({ timeout: 10_000 });
+      await delivery.getByText(/HTTP 200/).waitFor();
+      await shot('settings-webhooks');
+    });
+
+    it('works from the keyboard alone: skip link, open a post from the calendar, move it with "Move to…"', async () => {
+      const root = await herald.services.store.db.selectFrom('posts').selectAll().where('channel_id', '=', channels.pinterest).executeTakeFirstOrThrow();
+      await page.goto(herald.url + '/');
+      await page.getByTestId(`event-${root.id}`).or(page.getByText('No posts in this period.')).first().waitFor();
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+      let reached = false;
+      for (let i = 0; i < 80 && !reached; i++) {
+        await page.keyboard.press('Tab');
+        reached = await page.evaluate((id) => !!document.activeElement?.querySelector(`[data-testid="event-${id}"]`), root.id);
+        if (!reached && i === 40) await page.getByRole('button', { name: 'Next' }).focus();
+      }
+      assert.ok(reached, 'the post on the calendar is reachable with Tab');
+      await page.keyboard.press('Enter');
+      await page.waitForURL(`${herald.url}/posts/${root.id}`);
+      const target = root.publish_at + 3 * DAY;
+      await page.getByLabel(/Move to/).fill(`${utcDate(target)}T11:30`);
+      await page.getByRole('button', { name: 'Move', exact: true }).focus();
+      await page.keyboard.press('Enter');
+      await eventually(async () => ((await postRow(root.id)).publish_at === Date.parse(`${utcDate(target)}T11:30:00Z`) ? true : undefined), 5000, 'the post to move');
+      await shot('post');
+    });
+
+    it('fits a phone: the calendar and the composer at 390 px without sideways scrolling', async () => {
+      const phone = await context.newPage();
+      await phone.setViewportSize({ width: 390, height: 844 });
+      for (const [route, name] of [['/', 'phone-calendar'], ['/compose', 'phone-composer']] as const) {
+        await phone.goto(herald.url + route);
+        await phone.locator('main h1').first().waitFor();
+        const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(width <= 390, `${route} is ${width} px wide on a 390 px phone`);
+        await screenshot(phone, store, name);
+      }
+      await phone.close();
+    });
+
+    it('has no serious or critical accessibility problem on any page (axe-core)', async () => {
+      const post = await herald.services.store.db.selectFrom('posts').select('id').where('account_id', '=', accountId).executeTakeFirstOrThrow();
+      // axe is injected as a script: this context lets it past the page's Content-Security-Policy.
+      const checking = await chromium.newContext({ bypassCSP: true, storageState: await context.storageState(), timezoneId: 'UTC' });
+      const checked = await checking.newPage();
+      const problems: string[] = [];
+      for (const route of ['/', '/compose', `/posts/${post.id}`, '/channels', '/media', '/attention', '/settings/developers', '/settings/apps', '/settings/webhooks', '/settings/team', '/settings/customers', '/settings/notifications', '/settings/preferences']) {
+        await checked.goto(herald.url + route);
+        await checked.locator('main h1').first().waitFor();
+        // The live stream keeps a connection open, so the network is never idle: wait until nothing says "Loading".
+        await checked.getByText('Loading…').first().waitFor({ state: 'detached' });
+        const found = await seriousA11yViolations(checked);
+        if (found.length) problems.push(`${route}:\n${describeViolations(found)}`);
+        await screenshot(checked, store, `page${route.replaceAll('/', '-') || '-home'}`);
+      }
+      await checking.close();
+      assert.deepEqual(problems, []);
+    });
+
+    it('signs out, and signs back in', async () => {
+      await page.goto(herald.url + '/');
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(/\/signin$/);
+      await shot('signin');
+      await page.getByLabel('Email').fill(OWNER.email);
+      await page.getByLabel('Password').fill(OWNER.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(herald.url + '/');
+      await page.getByRole('heading', { name: 'Calendar' }).waitFor();
+    });
+  });
+}
