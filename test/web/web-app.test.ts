@@ -302,14 +302,15 @@ for (const store of await testStores()) {
       const checking = await chromium.newContext({ bypassCSP: true, storageState: await context.storageState(), timezoneId: 'UTC' });
       const checked = await checking.newPage();
       const problems: string[] = [];
-      for (const route of ['/', '/compose', `/posts/${post.id}`, '/channels', '/media', '/attention', '/settings/developers', '/settings/apps', '/settings/webhooks', '/settings/team', '/settings/customers', '/settings/notifications', '/settings/preferences']) {
+      const pages: [string, string][] = [['/', 'home'], ['/compose', 'compose'], [`/posts/${post.id}`, 'post'], ...['/channels', '/media', '/attention', '/settings/developers', '/settings/apps', '/settings/webhooks', '/settings/team', '/settings/customers', '/settings/notifications', '/settings/preferences'].map((r): [string, string] => [r, r.slice(1).replaceAll('/', '-')])];
+      for (const [route, name] of pages) {
         await checked.goto(herald.url + route);
         await checked.locator('main h1').first().waitFor();
         // The live stream keeps a connection open, so the network is never idle: wait until nothing says "Loading".
         await checked.getByText('Loading…').first().waitFor({ state: 'detached' });
         const found = await seriousA11yViolations(checked);
         if (found.length) problems.push(`${route}:\n${describeViolations(found)}`);
-        await screenshot(checked, store, `page${route.replaceAll('/', '-') || '-home'}`);
+        await screenshot(checked, store, `page-${name}`);
       }
       await checking.close();
       assert.deepEqual(problems, []);

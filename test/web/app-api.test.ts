@@ -1,0 +1,211 @@
+/**
+ * What the web application stands on, over HTTP without a browser: the public
+ * API's routes reached with a session, moving a post, the network catalogue,
+ * alt text, the live stream across processes, and the pages and assets served
+ * beside the API.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { WebClient } from '../accounts/web-client.ts';
+import { startHerald, PNG_1x1, type TestHerald } from '../helpers/herald.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
+import { ensureWebBuilt } from '../helpers/browser.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+
+const HOUR = 3_600_000;
+
+/** Reads Server-Sent Events from Herald with a session cookie; `events` fills as they arrive. */
+function listen(url: string, cookie: string): Promise<{ events: string[]; close: () => void }> {
+  return new Promise((resolve, reject) => {
+    const events: string[] = [];
+    const request = http.get(url, { headers: { cookie, accept: 'text/event-stream' } }, (response) => {
+      assert.equal(response.statusCode, 200);
+      assert.match(String(response.headers['content-type']), /^text\/event-stream/);
+      let buffer = '';
+      response.on('data', (chunk) => {
+        buffer += chunk;
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const type = /^event: (.+)$/m.exec(block)?.[1];
+          if (type) events.push(type);
+        }
+      });
+      resolve({ events, close: () => request.destroy() });
+    });
+    request.on('error', reject);
+  });
+}
+
+const cookieOf = (web: WebClient) => [...web.jar].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; ');
+
+for (const store of await testStores()) {
+  describe(`the web application's API (${store})`, storeSuite(store), () => {
+    let herald: TestHerald;
+    let other: TestHerald;
+    let receiver: WebhookReceiver;
+    let web: WebClient;
+    let owner: { id: string; key: string };
+    let channel: string;
+
+    before(async () => {
+      ensureWebBuilt();
+      receiver = await startWebhookReceiver();
+      herald = await startHerald(store, { env: { HERALD_POSTS_PER_HOUR: '1000' } });
+      // A second server on the same store: what another process does must reach this one's stream.
+      other = await startHerald(store, { databaseUrl: store === 'postgres' ? herald.services.config.databaseUrl : undefined, dataDir: store === 'sqlite' ? herald.dataDir : undefined });
+      web = new WebClient(herald.url);
+      await web.signUp('owner@example.com');
+      const user = await herald.services.store.db.selectFrom('users').select('account_id').where('email', '=', 'owner@example.com').executeTakeFirstOrThrow();
+      owner = { id: user.account_id, key: (await herald.services.accounts.createKey(user.account_id, 'test')).key };
+    });
+    after(async () => {
+      await other?.close();
+      await herald?.close();
+      await receiver?.close();
+    });
+
+    it('serves the public API to a session under /api/app/public/v1, with the CSRF token for every change', async () => {
+      const refused = await web.app('POST', '/public/v1/integrations', { identifier: 'webhook', credentials: { url: receiver.url } }, { csrf: false });
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.code, 'csrf_failed');
+      const created = await web.app('POST', '/public/v1/integrations', { identifier: 'webhook', name: 'Receiver', credentials: { url: receiver.url } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      channel = created.body.id;
+      const listed = await web.app('GET', '/public/v1/integrations');
+      assert.deepEqual(listed.body.map((c: { id: string }) => c.id), [channel]);
+      // The same channel through the API key: one implementation behind both doors.
+      const byKey = await fetch(`${herald.api}/integrations`, { headers: { authorization: owner.key } });
+      assert.deepEqual((await byKey.json()).map((c: { id: string }) => c.id), [channel]);
+    });
+
+    it('takes no API key there, and no session on the public API', async () => {
+      const withKey = await fetch(`${herald.url}/api/app/public/v1/integrations`, { headers: { authorization: owner.key } });
+      assert.equal(withKey.status, 401);
+      assert.equal((await withKey.json()).code, 'not_signed_in');
+      const withCookie = await fetch(`${herald.api}/integrations`, { headers: { cookie: cookieOf(web) } });
+      assert.equal(withCookie.status, 401);
+    });
+
+    it('keeps the session routes out of the OpenAPI document', async () => {
+      const doc = await (await fetch(`${herald.url}/api/docs/json`)).json();
+      const paths = Object.keys(doc.paths);
+      assert.ok(paths.includes('/api/public/v1/posts'), 'the public API is documented');
+      assert.deepEqual(paths.filter((p) => p.startsWith('/api/app')), []);
+    });
+
+    it('moves a queued post to another time, and refuses the past, a bad date, a published post and another account\'s post', async () => {
+      const at = Date.now() + 24 * HOUR;
+      const created = await web.app('POST', '/public/v1/posts', { type: 'schedule', date: new Date(at).toISOString(), posts: [{ integration: { id: channel }, value: [{ content: 'first' }, { content: 'second', delay: 5 }] }] });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const id = created.body[0].postId;
+      const later = at + 2 * HOUR;
+      const moved = await web.app('PUT', `/posts/${id}/date`, { date: new Date(later).toISOString() });
+      assert.equal(moved.status, 200, JSON.stringify(moved.body));
+      assert.equal(moved.body.publishDate, new Date(later).toISOString());
+      const rows = await herald.services.store.db.selectFrom('posts').select(['thread_index', 'publish_at']).where('group_id', '=', (await herald.services.posts.root(owner.id, id)).group_id).orderBy('thread_index').execute();
+      assert.deepEqual(rows.map((r) => r.publish_at), [later, later], 'the whole thread moved');
+
+      const past = await web.app('PUT', `/posts/${id}/date`, { date: new Date(Date.now() - HOUR).toISOString() });
+      assert.equal(past.status, 400);
+      assert.deepEqual(past.body.errors, [{ path: 'date', message: 'must not be in the past' }]);
+      const garbled = await web.app('PUT', `/posts/${id}/date`, { date: 'tomorrow' });
+      assert.equal(garbled.status, 400);
+      assert.equal(garbled.body.errors[0].path, 'date');
+
+      await herald.services.store.db.updateTable('posts').set({ state: 'PUBLISHED' }).where('id', '=', id).execute();
+      const published = await web.app('PUT', `/posts/${id}/date`, { date: new Date(later + HOUR).toISOString() });
+      assert.equal(published.status, 409);
+      assert.equal(published.body.code, 'already_published');
+
+      const otherAccount = await herald.services.accounts.create('Elsewhere');
+      const theirChannel = await herald.services.channels.addWithCredentials(otherAccount, { identifier: 'webhook', credentials: { url: receiver.url } });
+      const theirs = await fetch(`${herald.api}/posts`, {
+        method: 'POST',
+        headers: { authorization: (await herald.services.accounts.createKey(otherAccount, 'theirs')).key, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'draft', posts: [{ integration: { id: theirChannel.channel.id }, value: [{ content: 'theirs' }] }] }),
+      });
+      const foreign = await theirs.json();
+      const notYours = await web.app('PUT', `/posts/${foreign[0]!.postId}/date`, { date: new Date(later).toISOString() });
+      assert.equal(notYours.status, 404);
+    });
+
+    it("describes every network for the composer: rules, how it counts text, settings and credentials as JSON Schema", async () => {
+      const networks = (await web.app('GET', '/networks')).body as any[];
+      const byId = new Map(networks.map((n) => [n.identifier, n]));
+      assert.equal(byId.get('x').rules.counting, 'x');
+      assert.equal(byId.get('bluesky').rules.counting, 'graphemes');
+      assert.equal(byId.get('bluesky').rules.maxLength, 300);
+      assert.deepEqual(Object.keys(byId.get('webhook').credentials.properties), ['url']);
+      assert.deepEqual(Object.keys(byId.get('mastodon').startOptions.properties), ['instance']);
+      assert.ok(byId.get('pinterest').settings.required.includes('board'), 'required settings are marked');
+      assert.equal(byId.get('pinterest').configured, false);
+      assert.ok(byId.get('pinterest').missing.includes('HERALD_PINTEREST_CLIENT_ID'), 'what the server lacks is named');
+    });
+
+    it("sets a file's alt text, for this account's files only", async () => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(PNG_1x1)]), 'dot.png');
+      const uploaded = await fetch(`${herald.url}/api/app/public/v1/upload`, { method: 'POST', body: form, headers: { cookie: cookieOf(web), 'x-csrf-token': web.csrf! } });
+      assert.equal(uploaded.status, 201);
+      const file = { body: await uploaded.json() };
+      const set = await web.app('PATCH', `/media/${file.body.id}`, { alt: '  A white dot  ' });
+      assert.equal(set.status, 200);
+      assert.equal(set.body.alt, 'A white dot');
+      const listed = await web.app('GET', '/public/v1/media');
+      assert.equal(listed.body.media[0].alt, 'A white dot');
+      const tooLong = await web.app('PATCH', `/media/${file.body.id}`, { alt: 'x'.repeat(1501) });
+      assert.equal(tooLong.status, 400);
+      assert.equal(tooLong.body.errors[0].path, 'alt');
+      const missing = await web.app('PATCH', '/media/no-such-file', { alt: 'x' });
+      assert.equal(missing.status, 404);
+    });
+
+    it('streams "change" when posts change in another process on the same store', async () => {
+      const stream = await listen(`${herald.url}/api/app/events`, cookieOf(web));
+      try {
+        await waitFor(() => stream.events.includes('ready'), 'the ready event');
+        const before = stream.events.length;
+        const created = await fetch(`${other.api}/posts`, {
+          method: 'POST',
+          headers: { authorization: owner.key, 'content-type': 'application/json' },
+          body: JSON.stringify({ type: 'draft', posts: [{ integration: { id: channel }, value: [{ content: 'from the other process' }] }] }),
+        });
+        assert.equal(created.status, 201);
+        await waitFor(() => stream.events.slice(before).includes('change'), 'a change event within 2 s', 2000);
+      } finally {
+        stream.close();
+      }
+      const anonymous = await fetch(`${herald.url}/api/app/events`);
+      assert.equal(anonymous.status, 401);
+    });
+
+    it('serves the application for its own paths, JSON 404s for unknown server paths, and hashed assets for a year', async () => {
+      const page = await fetch(`${herald.url}/settings/developers`);
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+      assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+      const html = await page.text();
+      const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+      assert.ok(asset, 'the page loads its script from /assets');
+      const script = await fetch(herald.url + asset);
+      assert.equal(script.status, 200);
+      assert.match(script.headers.get('cache-control') ?? '', /immutable/);
+      for (const path of ['/api/nothing-here', '/api/app/nothing-here', '/favicon.ico', '/assets/missing.js']) {
+        const answer = await fetch(herald.url + path);
+        assert.equal(answer.status, 404, path);
+        assert.match(answer.headers.get('content-type') ?? '', /json/, `${path} answers JSON`);
+      }
+    });
+  });
+}
+
+async function waitFor(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
