@@ -1,16 +1,19 @@
 /**
  * The web application (web/, built into config.webDir): its hashed assets
- * under /assets, and its page for every other GET path that is not Herald's
- * own (the application routes in the browser). Without a build, / says how to
- * make one and where the API is.
+ * under /assets, and its page at each of its routes. Without a build, / says
+ * how to make one and where the API is.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fastifyStatic from '@fastify/static';
 
-/** Paths that belong to the server, never to the web application's router. */
-const SERVER_PATHS = /^\/(api|uploads|s|connect|oauth|assets)(\/|$)/;
+/**
+ * The application's pages (its router in web/src/main.tsx has the same list):
+ * named one by one rather than a catch-all, so every other path keeps the
+ * server's own answers (a JSON 404, a 414 for an over-long segment).
+ */
+const PAGES = ['/', '/signin', '/signup', '/compose', '/posts/:id', '/posts/:id/edit', '/channels', '/media', '/attention', '/settings', '/settings/:section'];
 
 /**
  * The page may load only its own scripts; media may come from any host (the upload
@@ -40,6 +43,8 @@ export async function registerWebApp(app: FastifyInstance, webDir: string): Prom
       prefix: '/assets/',
       decorateReply: false,
       index: false,
+      // The build wrote .br and .gz beside each asset; the browser gets the smallest it accepts.
+      preCompressed: true,
       // File names carry a hash of their content: a name never changes meaning.
       immutable: true,
       maxAge: '365d',
@@ -62,11 +67,5 @@ export async function registerWebApp(app: FastifyInstance, webDir: string): Prom
       .send(html);
   };
 
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => sendPage(reply));
-  app.get('/*', { schema: { hide: true } }, async (request, reply) => {
-    const pathname = request.url.split('?')[0];
-    // Server paths that matched no route, and file names (favicon.ico, robots.txt), are not pages.
-    if (SERVER_PATHS.test(pathname) || /\.[a-z0-9]{1,8}$/i.test(pathname)) return reply.callNotFound();
-    return sendPage(reply);
-  });
+  for (const page of PAGES) app.get(page, { schema: { hide: true } }, async (_request, reply) => sendPage(reply));
 }

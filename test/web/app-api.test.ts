@@ -190,10 +190,12 @@ for (const store of await testStores()) {
       const html = await page.text();
       const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
       assert.ok(asset, 'the page loads its script from /assets');
-      const script = await fetch(herald.url + asset);
+      const script = await fetch(herald.url + asset, { headers: { 'accept-encoding': 'br' } });
       assert.equal(script.status, 200);
       assert.match(script.headers.get('cache-control') ?? '', /immutable/);
-      for (const path of ['/api/nothing-here', '/api/app/nothing-here', '/favicon.ico', '/assets/missing.js']) {
+      assert.equal(script.headers.get('content-encoding'), 'br', 'sent compressed');
+      assert.match(await script.text(), /createRoot|react/i, 'and it is the script');
+      for (const path of ['/api/nothing-here', '/api/app/nothing-here', '/favicon.ico', '/assets/missing.js', '/no-such-page']) {
         const answer = await fetch(herald.url + path);
         assert.equal(answer.status, 404, path);
         assert.match(answer.headers.get('content-type') ?? '', /json/, `${path} answers JSON`);

@@ -35,6 +35,7 @@ function SignedIn({ children }: { children: ReactNode }) {
   return <Layout>{children}</Layout>;
 }
 
+/** The pages; the server answers each of these paths with this application (src/api/web-app.ts). */
 function App() {
   return (
     <Routes>

@@ -29,6 +29,8 @@ export function setPrefs(change: Partial<Prefs>): void {
   for (const listener of listeners) listener();
 }
 
+export const setZone = (zone: string) => setPrefs({ zone });
+
 export function usePrefs(): Prefs {
   return useSyncExternalStore(
     (listener) => {

@@ -1,5 +1,5 @@
 /** Media for one thread item: from the library, or dropped in and uploaded with progress; ordered; with alt text. */
-import { useRef, useState, type DragEvent } from 'react';
+import { memo, useRef, useState, type DragEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, pub, upload, type MediaItem } from '../api.ts';
 import { keys } from '../data.ts';
@@ -74,7 +74,8 @@ export function Thumb({ item }: { item: { thumbnail: string | null; path: string
   return src ? <img className="thumb" src={src} alt={item.alt || item.name} loading="lazy" /> : <span className="thumb thumb-video">{t('library.video')}</span>;
 }
 
-export function ItemMedia({ media, onChange, idPrefix }: { media: Attached[]; onChange: (media: Attached[]) => void; idPrefix: string }) {
+/** Memoised: typing in the item's text leaves its media as they are. */
+export const ItemMedia = memo(function ItemMedia({ media, onChange, idPrefix }: { media: Attached[]; onChange: (media: Attached[]) => void; idPrefix: string }) {
   const [picking, setPicking] = useState(false);
   const [over, setOver] = useState(false);
   // Uploads finishing together each append to the latest list, not to the one of the render they started in.
@@ -150,4 +151,4 @@ export function ItemMedia({ media, onChange, idPrefix }: { media: Attached[]; on
       />
     </div>
   );
-}
+});

@@ -1,5 +1,6 @@
 /** Small pieces every page uses. */
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
+import { allZones } from '../prefs.ts';
 import { ApiError, type FieldProblem, type PostState } from '../api.ts';
 import { t } from '../i18n.ts';
 
@@ -115,3 +116,14 @@ export function Loading() {
     </p>
   );
 }
+
+/** The time zone picker: some 400 options, built once and skipped when nothing about it changed. */
+export const ZoneSelect = memo(function ZoneSelect({ value, onChange, id }: { value: string; onChange: (zone: string) => void; id?: string }) {
+  return (
+    <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+      {allZones().map((z) => (
+        <option key={z}>{z}</option>
+      ))}
+    </select>
+  );
+});

@@ -18,9 +18,9 @@ import '@fullcalendar/react/themes/classic/palette.css';
 import { api, pub, type PostState, type PostSummary } from '../api.ts';
 import { keys, useChannels } from '../data.ts';
 import { locale, t } from '../i18n.ts';
-import { allZones, setPrefs, usePrefs } from '../prefs.ts';
+import { setZone, usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
-import { Avatar, ErrorNote, Notice, StateBadge } from '../components/ui.tsx';
+import { Avatar, ErrorNote, Notice, StateBadge, ZoneSelect } from '../components/ui.tsx';
 
 const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
 
@@ -71,11 +71,7 @@ export function CalendarPage() {
         <h1>{t('calendar.title')}</h1>
         <label className="inline">
           {t('calendar.zone')}
-          <select value={prefs.zone} onChange={(e) => setPrefs({ zone: e.target.value })}>
-            {allZones().map((z) => (
-              <option key={z}>{z}</option>
-            ))}
-          </select>
+          <ZoneSelect value={prefs.zone} onChange={setZone} />
         </label>
       </div>
       {noChannels && (

@@ -10,8 +10,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, pub, type Channel, type Network } from '../api.ts';
 import { keys, useChannels, useNetworks } from '../data.ts';
 import { t } from '../i18n.ts';
-import { allZones } from '../prefs.ts';
-import { Avatar, Dialog, ErrorNote, FieldError, Loading, Notice, Secret } from '../components/ui.tsx';
+import { Avatar, Dialog, ErrorNote, FieldError, Loading, Notice, Secret, ZoneSelect } from '../components/ui.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
 import { postsInRange } from './Calendar.tsx';
 
@@ -242,11 +241,7 @@ function EditChannel({ channel, onDone }: { channel: Channel; onDone: () => void
       <FieldError error={error} path="name" id="edit-name-error" />
       <label>
         {t('channels.timeZone')}
-        <select value={form.timeZone} onChange={(e) => setForm({ ...form, timeZone: e.target.value })}>
-          {allZones().map((z) => (
-            <option key={z}>{z}</option>
-          ))}
-        </select>
+        <ZoneSelect value={form.timeZone} onChange={(timeZone) => setForm({ ...form, timeZone })} />
       </label>
       <label>
         {t('channels.postingTimes')}

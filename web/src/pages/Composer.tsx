@@ -4,16 +4,16 @@
  * network's rules with a preview, and when to publish. Saved in this browser
  * as the person types, so closing the tab loses nothing.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, pub, type Channel, type Network, type PostDetail } from '../api.ts';
 import { keys, useChannels, useNetworks } from '../data.ts';
 import { t } from '../i18n.ts';
-import { allZones, usePrefs } from '../prefs.ts';
+import { usePrefs } from '../prefs.ts';
 import { formatWhen, fromLocalInput, toLocalInput } from '../time.ts';
 import { checkItems, cutTo, splitToFit, type Fix, type ItemDraft } from '../composer-rules.ts';
-import { Avatar, ErrorNote, FieldError, Loading, Notice, problemsAt } from '../components/ui.tsx';
+import { Avatar, ErrorNote, FieldError, Loading, Notice, problemsAt, ZoneSelect } from '../components/ui.tsx';
 import { ItemMedia } from '../components/MediaPicker.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
 import { Preview } from '../components/Preview.tsx';
@@ -118,8 +118,20 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
   }, [channels]);
 
   const update = (change: Partial<Draft>) => setDraft((d) => ({ ...d, ...change }));
+  // The same wall-clock time in the newly chosen zone.
+  const changeZone = useCallback((zone: string) => setDraft((d) => ({ ...d, zone, local: toLocalInput(fromLocalInput(d.local, d.zone) ?? Date.now(), zone) })), []);
   const setItems = (cid: string | null, items: ItemDraft[]) =>
     setDraft((d) => (cid === null ? { ...d, shared: items } : { ...d, custom: { ...d.custom, [cid]: items } }));
+  // Changes one item (an index past the end adds one; null removes it). Stable, so unchanged items skip rendering.
+  const updateItem = useCallback<UpdateItem>(
+    (owner, index, change) =>
+      setDraft((d) => {
+        const items = owner === null ? d.shared : (d.custom[owner] ?? d.shared);
+        const next = change === null ? items.filter((_, j) => j !== index) : index >= items.length ? [...items, { ...emptyItem(), ...change }] : items.map((item, j) => (j === index ? { ...item, ...change } : item));
+        return owner === null ? { ...d, shared: next } : { ...d, custom: { ...d.custom, [owner]: next } };
+      }),
+    [],
+  );
   const toggleChannel = (cid: string) =>
     setDraft((d) => ({ ...d, channels: d.channels.includes(cid) ? d.channels.filter((x) => x !== cid) : editing ? [cid] : [...d.channels, cid] }));
 
@@ -238,11 +250,15 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
         <div className="composer-main">
           <ThreadEditor
             title={t('composer.content')}
+            owner={null}
             items={draft.shared}
-            onChange={(items) => setItems(null, items)}
+            updateItem={updateItem}
             idPrefix="shared"
             error={error}
-            errorPaths={selected.filter((c) => !draft.custom[c.id]).map((c) => `posts.${entryIndex(c.id)}.value`)}
+            errorPaths={selected
+              .filter((c) => !draft.custom[c.id])
+              .map((c) => `posts.${entryIndex(c.id)}.value`)
+              .join(' ')}
           />
           {selected.map((c) => {
             const network = networkOf.get(c.identifier);
@@ -279,7 +295,7 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
                 ))}
                 {draft.custom[c.id] ? (
                   <>
-                    <ThreadEditor title={t('composer.adjusting', { name: c.name })} items={items} onChange={(next) => setItems(c.id, next)} idPrefix={`custom-${c.id}`} error={error} errorPaths={[`${at}.value`]} />
+                    <ThreadEditor title={t('composer.adjusting', { name: c.name })} owner={c.id} items={items} updateItem={updateItem} idPrefix={`custom-${c.id}`} error={error} errorPaths={`${at}.value`} />
                     <button
                       type="button"
                       onClick={() =>
@@ -337,11 +353,7 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
             </label>
             <label>
               {t('prefs.zone')}
-              <select value={draft.zone} onChange={(e) => update({ zone: e.target.value, local: toLocalInput(fromLocalInput(draft.local, draft.zone) ?? Date.now(), e.target.value) })}>
-                {allZones().map((z) => (
-                  <option key={z}>{z}</option>
-                ))}
-              </select>
+              <ZoneSelect value={draft.zone} onChange={changeZone} />
             </label>
           </div>
         )}
@@ -366,40 +378,50 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
   );
 }
 
-function ThreadEditor({ title, items, onChange, idPrefix, error, errorPaths }: { title: string; items: ItemDraft[]; onChange: (items: ItemDraft[]) => void; idPrefix: string; error: unknown; errorPaths: string[] }) {
-  const set = (i: number, change: Partial<ItemDraft>) => onChange(items.map((item, j) => (j === i ? { ...item, ...change } : item)));
+type UpdateItem = (owner: string | null, index: number, change: Partial<ItemDraft> | null) => void;
+
+/** One thread (the shared one, or a channel's own): its items, and adding one. */
+function ThreadEditor({ title, owner, items, updateItem, idPrefix, error, errorPaths }: { title: string; owner: string | null; items: ItemDraft[]; updateItem: UpdateItem; idPrefix: string; error: unknown; errorPaths: string }) {
   return (
     <fieldset className="thread">
       <legend>{title}</legend>
-      {items.map((item, i) => {
-        const id = `${idPrefix}-${i}`;
-        return (
-          <div key={i} className="thread-item">
-            <label htmlFor={`${id}-text`}>{i === 0 ? t('composer.firstItem') : t('composer.reply', { n: i })}</label>
-            <textarea id={`${id}-text`} value={item.content} rows={i === 0 ? 6 : 3} onChange={(e) => set(i, { content: e.target.value })} aria-describedby={`${id}-error`} />
-            <div id={`${id}-error`}>
-              {errorPaths.map((p) => (
-                <FieldError key={p} error={error} path={`${p}.${i}`} />
-              ))}
-            </div>
-            {i > 0 && (
-              <label className="inline">
-                {t('composer.delay')}
-                <input type="number" min={0} value={item.delay} onChange={(e) => set(i, { delay: Math.max(0, Number(e.target.value) || 0) })} />
-              </label>
-            )}
-            <ItemMedia media={item.media} onChange={(media) => set(i, { media })} idPrefix={id} />
-            {i > 0 && (
-              <button type="button" onClick={() => onChange(items.filter((_, j) => j !== i))}>
-                {t('common.remove')}
-              </button>
-            )}
-          </div>
-        );
-      })}
-      <button type="button" onClick={() => onChange([...items, emptyItem()])}>
+      {items.map((item, i) => (
+        <ThreadItem key={i} owner={owner} index={i} item={item} updateItem={updateItem} idPrefix={`${idPrefix}-${i}`} error={error} errorPaths={errorPaths} />
+      ))}
+      <button type="button" onClick={() => updateItem(owner, items.length, {})}>
         {t('composer.addItem')}
       </button>
     </fieldset>
   );
 }
+
+/** One item of a thread; memoised, so a keystroke renders only the item typed in. */
+const ThreadItem = memo(function ThreadItem({ owner, index: i, item, updateItem, idPrefix: id, error, errorPaths }: { owner: string | null; index: number; item: ItemDraft; updateItem: UpdateItem; idPrefix: string; error: unknown; errorPaths: string }) {
+  const onMedia = useCallback((media: ItemDraft['media']) => updateItem(owner, i, { media }), [owner, i, updateItem]);
+  return (
+    <div className="thread-item">
+      <label htmlFor={`${id}-text`}>{i === 0 ? t('composer.firstItem') : t('composer.reply', { n: i })}</label>
+      <textarea id={`${id}-text`} value={item.content} rows={i === 0 ? 6 : 3} onChange={(e) => updateItem(owner, i, { content: e.target.value })} aria-describedby={`${id}-error`} />
+      <div id={`${id}-error`}>
+        {errorPaths
+          .split(' ')
+          .filter(Boolean)
+          .map((p) => (
+            <FieldError key={p} error={error} path={`${p}.${i}`} />
+          ))}
+      </div>
+      {i > 0 && (
+        <label className="inline">
+          {t('composer.delay')}
+          <input type="number" min={0} value={item.delay} onChange={(e) => updateItem(owner, i, { delay: Math.max(0, Number(e.target.value) || 0) })} />
+        </label>
+      )}
+      <ItemMedia media={item.media} onChange={onMedia} idPrefix={id} />
+      {i > 0 && (
+        <button type="button" onClick={() => updateItem(owner, i, null)}>
+          {t('common.remove')}
+        </button>
+      )}
+    </div>
+  );
+});

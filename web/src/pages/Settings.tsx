@@ -9,10 +9,10 @@ import { useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { api, pub } from '../api.ts';
 import { keys, useNotifications, useSession } from '../data.ts';
 import { t, type MessageKey } from '../i18n.ts';
-import { allZones, setPrefs, usePrefs } from '../prefs.ts';
+import { setPrefs, setZone, usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
 import { markSeen } from '../seen.ts';
-import { ErrorNote, FieldError, Loading, Notice, Secret } from '../components/ui.tsx';
+import { ErrorNote, FieldError, Loading, Notice, Secret, ZoneSelect } from '../components/ui.tsx';
 
 const SECTIONS: [string, MessageKey][] = [
   ['developers', 'settings.developers'],
@@ -507,11 +507,7 @@ function Preferences() {
       <h2>{t('settings.preferences')}</h2>
       <label>
         {t('prefs.zone')}
-        <select value={prefs.zone} onChange={(e) => setPrefs({ zone: e.target.value })}>
-          {allZones().map((z) => (
-            <option key={z}>{z}</option>
-          ))}
-        </select>
+        <ZoneSelect value={prefs.zone} onChange={setZone} />
       </label>
       <label>
         {t('prefs.weekStart')}
