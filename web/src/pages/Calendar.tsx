@@ -152,10 +152,12 @@ export function CalendarPage() {
           // FullCalendar's own element is the link (the event's url); this is its content, read out in full.
           return (
             <span className="event" title={reason || undefined} data-testid={`event-${post.id}`} data-state={post.state}>
-              <Avatar src={post.integration.picture} name={post.integration.name} size={18} />
-              <span className="visually-hidden">{post.integration.name}</span>
-              <span className="event-network">{post.integration.providerIdentifier}</span>
-              <StateBadge state={post.state} />
+              <span className="event-head">
+                <Avatar src={post.integration.picture} name={post.integration.name} size={18} />
+                <span className="visually-hidden">{post.integration.name}</span>
+                <span className="event-network">{post.integration.providerIdentifier}</span>
+                <StateBadge state={post.state} />
+              </span>
               <span className="event-text">
                 {info.timeText} {post.content}
               </span>
