@@ -3,6 +3,8 @@
  * cookie, the CSRF token in a header on every change, and errors as the API
  * words them (with the fields they concern).
  */
+import type { z } from 'zod';
+import type { integration, mediaObject, postDetail, postSummary } from '../../src/api/public-v1/schemas.ts';
 import { t } from './i18n.ts';
 
 export interface FieldProblem {
@@ -78,64 +80,13 @@ export function upload(file: File, onProgress: (fraction: number) => void): Prom
   });
 }
 
-// What the routes answer (see the OpenAPI document at /api/docs).
-export type PostState = 'QUEUE' | 'PUBLISHED' | 'ERROR' | 'DRAFT';
-
-export interface Channel {
-  id: string;
-  name: string;
-  identifier: string;
-  picture: string | null;
-  disabled: boolean;
-  profile: string | null;
-  customer: { id: string; name: string } | null;
-  needsReconnect: boolean;
-  timeZone: string;
-  postingTimes: string[];
-}
-
-export interface MediaRef {
-  id?: string;
-  path: string;
-}
-
-export interface PostSummary {
-  id: string;
-  content: string;
-  publishDate: string;
-  releaseURL: string | null;
-  state: PostState;
-  group: string;
-  settings: Record<string, unknown>;
-  image: MediaRef[];
-  error: string | null;
-  warning: string | null;
-  integration: { id: string; providerIdentifier: string; name: string; picture: string | null };
-}
-
-export interface Attempt {
-  startedAt: string;
-  finishedAt: string | null;
-  outcome: string;
-  detail: string | null;
-}
-
-export interface PostDetail extends PostSummary {
-  thread: { id: string; content: string; image: MediaRef[]; delay: number; state: PostState; publishDate: string; releaseURL: string | null; error: string | null; attempts: Attempt[] }[];
-}
-
-export interface MediaItem {
-  id: string;
-  name: string;
-  path: string;
-  thumbnail: string | null;
-  alt: string | null;
-  mimeType: string;
-  size: number;
-  width: number | null;
-  height: number | null;
-  duration: number | null;
-}
+// What the routes answer: the types of the server's own response schemas.
+export type Channel = z.output<typeof integration>;
+export type PostSummary = z.output<typeof postSummary>;
+export type PostDetail = z.output<typeof postDetail>;
+export type PostState = PostSummary['state'];
+export type MediaRef = PostSummary['image'][number];
+export type MediaItem = z.output<typeof mediaObject>;
 
 export interface JsonSchema {
   type?: string | string[];

@@ -127,3 +127,44 @@ export const ZoneSelect = memo(function ZoneSelect({ value, onChange, id }: { va
     </select>
   );
 });
+
+/** A button that deletes (or revokes, removes) after the person confirms, naming what goes. */
+export function DeleteButton({ name, onConfirm, label = t('common.delete'), question }: { name: string; onConfirm: () => unknown; label?: string; question?: string }) {
+  return (
+    <button type="button" className="danger" onClick={() => confirm(question ?? t('common.confirmDelete', { name })) && onConfirm()}>
+      {label}
+    </button>
+  );
+}
+
+/** A labelled text input with the API's complaint about `path` beside it. */
+export function TextField({ label, value, onChange, error, path, id, type = 'text' }: { label: string; value: string; onChange: (value: string) => void; error: unknown; path: string; id: string; type?: string }) {
+  return (
+    <>
+      <label>
+        {label}
+        <input type={type} value={value} onChange={(e) => onChange(e.target.value)} aria-describedby={`${id}-error`} />
+      </label>
+      <FieldError error={error} path={path} id={`${id}-error`} />
+    </>
+  );
+}
+
+/** A table of things with an actions column at the end. */
+export function ListTable({ headers, children }: { headers: string[]; children: ReactNode }) {
+  return (
+    <table className="list">
+      <thead>
+        <tr>
+          {headers.map((h) => (
+            <th key={h}>{h}</th>
+          ))}
+          <th>
+            <span className="visually-hidden">{t('common.actions')}</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
+}

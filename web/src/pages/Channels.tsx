@@ -4,13 +4,13 @@
  * server lacks for those not configured, OAuth through the network and back,
  * credentials through a form built from the network's own schema.
  */
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, pub, type Channel, type Network } from '../api.ts';
 import { keys, useChannels, useNetworks } from '../data.ts';
 import { t } from '../i18n.ts';
-import { Avatar, Dialog, ErrorNote, FieldError, Loading, Notice, Secret, ZoneSelect } from '../components/ui.tsx';
+import { Avatar, Dialog, ErrorNote, ListTable, Loading, Notice, Secret, TextField, ZoneSelect } from '../components/ui.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
 import { postsInRange } from './Calendar.tsx';
 
@@ -42,19 +42,7 @@ export function ChannelsPage() {
       {params.get('connected') && <Notice kind="success">{t('channels.connected')}</Notice>}
       <ErrorNote error={channels.error ?? networks.error ?? error} onRetry={() => void channels.refetch()} />
       {channels.data?.length === 0 && <p>{t('channels.none')}</p>}
-      <table className="list">
-        <thead>
-          <tr>
-            <th>{t('common.name')}</th>
-            <th>{t('channels.network')}</th>
-            <th>{t('channels.customer')}</th>
-            <th>{t('channels.state')}</th>
-            <th>
-              <span className="visually-hidden">{t('common.actions')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
+      <ListTable headers={[t('common.name'), t('channels.network'), t('channels.customer'), t('channels.state')]}>
           {channels.data?.map((c) => (
             <tr key={c.id} data-testid={`channel-${c.id}`}>
               <td>
@@ -88,8 +76,7 @@ export function ChannelsPage() {
               </td>
             </tr>
           ))}
-        </tbody>
-      </table>
+      </ListTable>
       <Dialog title={t('channels.add')} open={adding !== false} onClose={() => setAdding(false)}>
         <AddChannel networks={networks.data ?? []} initial={typeof adding === 'object' ? adding : undefined} onDone={() => setAdding(false)} />
       </Dialog>
@@ -124,59 +111,34 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
   }
   if (chosen?.startOptions) {
     return (
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
+      <NetworkForm title={t('channels.credentialsFor', { name: chosen.name })} submitLabel={t('channels.connectWith', { name: chosen.name })} error={error} onCancel={() => setChosen(undefined)} onSubmit={() => {
           setError(undefined);
           reconnect(chosen.identifier, options).catch(setError);
-        }}
-      >
-        <h3>{t('channels.credentialsFor', { name: chosen.name })}</h3>
+        }}>
         <SchemaFields schema={chosen.startOptions} value={options} onChange={setOptions} idPrefix="start" error={error} errorPath="" />
-        <ErrorNote error={error} />
-        <div className="row">
-          <button type="button" onClick={() => setChosen(undefined)}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" className="primary">
-            {t('channels.connectWith', { name: chosen.name })}
-          </button>
-        </div>
-      </form>
+      </NetworkForm>
     );
   }
   if (chosen?.auth === 'credentials') {
+    const connect = async () => {
+      setError(undefined);
+      try {
+        const created = await api<Channel & { secrets?: Record<string, string> }>('POST', pub('/integrations'), { identifier: chosen.identifier, name: name || undefined, credentials });
+        await client.invalidateQueries({ queryKey: keys.channels });
+        if (created.secrets) setSecrets(created.secrets);
+        else onDone();
+      } catch (err) {
+        setError(err);
+      }
+    };
     return (
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          setError(undefined);
-          try {
-            const created = await api<Channel & { secrets?: Record<string, string> }>('POST', pub('/integrations'), { identifier: chosen.identifier, name: name || undefined, credentials });
-            await client.invalidateQueries({ queryKey: keys.channels });
-            if (created.secrets) setSecrets(created.secrets);
-            else onDone();
-          } catch (err) {
-            setError(err);
-          }
-        }}
-      >
-        <h3>{t('channels.credentialsFor', { name: chosen.name })}</h3>
+      <NetworkForm title={t('channels.credentialsFor', { name: chosen.name })} submitLabel={t('channels.connect')} error={error} onCancel={() => setChosen(undefined)} onSubmit={connect}>
         <label>
           {t('common.name')}
           <input value={name} onChange={(e) => setName(e.target.value)} />
         </label>
         <SchemaFields schema={chosen.credentials ?? {}} value={credentials} onChange={setCredentials} idPrefix="credentials" error={error} errorPath="credentials" secretFields />
-        <ErrorNote error={error} />
-        <div className="row">
-          <button type="button" onClick={() => setChosen(undefined)}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" className="primary">
-            {t('channels.connect')}
-          </button>
-        </div>
-      </form>
+      </NetworkForm>
     );
   }
   return (
@@ -208,6 +170,30 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
   );
 }
 
+/** What a network asks before connecting (credentials, or where to go), with the API's complaints. */
+function NetworkForm({ title, submitLabel, error, onCancel, onSubmit, children }: { title: string; submitLabel: string; error: unknown; onCancel: () => void; onSubmit: () => unknown; children: ReactNode }) {
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      <h3>{title}</h3>
+      {children}
+      <ErrorNote error={error} />
+      <div className="row">
+        <button type="button" onClick={onCancel}>
+          {t('common.cancel')}
+        </button>
+        <button type="submit" className="primary">
+          {submitLabel}
+        </button>
+      </div>
+    </form>
+  );
+}
+
 function EditChannel({ channel, onDone }: { channel: Channel; onDone: () => void }) {
   const client = useQueryClient();
   const customers = useQuery({ queryKey: ['customers'], queryFn: () => api<{ id: string; name: string }[]>('GET', '/customers') });
@@ -234,20 +220,12 @@ function EditChannel({ channel, onDone }: { channel: Channel; onDone: () => void
         }
       }}
     >
-      <label>
-        {t('common.name')}
-        <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} aria-describedby="edit-name-error" />
-      </label>
-      <FieldError error={error} path="name" id="edit-name-error" />
+      <TextField label={t('common.name')} value={form.name} onChange={(name) => setForm({ ...form, name })} error={error} path="name" id="edit-name" />
       <label>
         {t('channels.timeZone')}
         <ZoneSelect value={form.timeZone} onChange={(timeZone) => setForm({ ...form, timeZone })} />
       </label>
-      <label>
-        {t('channels.postingTimes')}
-        <input value={form.postingTimes} onChange={(e) => setForm({ ...form, postingTimes: e.target.value })} aria-describedby="edit-times-error" />
-      </label>
-      <FieldError error={error} path="postingTimes" id="edit-times-error" />
+      <TextField label={t('channels.postingTimes')} value={form.postingTimes} onChange={(postingTimes) => setForm({ ...form, postingTimes })} error={error} path="postingTimes" id="edit-times" />
       <label>
         {t('channels.customer')}
         <select value={form.customer} onChange={(e) => setForm({ ...form, customer: e.target.value })}>

@@ -12,7 +12,7 @@ import { t, type MessageKey } from '../i18n.ts';
 import { setPrefs, setZone, usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
 import { markSeen } from '../seen.ts';
-import { ErrorNote, FieldError, Loading, Notice, Secret, ZoneSelect } from '../components/ui.tsx';
+import { DeleteButton, ErrorNote, FieldError, ListTable, Loading, Notice, Secret, TextField, ZoneSelect } from '../components/ui.tsx';
 
 const SECTIONS: [string, MessageKey][] = [
   ['developers', 'settings.developers'],
@@ -106,9 +106,7 @@ function Keys() {
                   <button type="button" onClick={() => act(() => api<{ key: string }>('POST', `/keys/${k.id}/rotate`)).then((r) => r && setShown({ id: k.id, key: r.key, label: t('keys.rotated') }))}>
                     {t('keys.rotate')}
                   </button>
-                  <button type="button" className="danger" onClick={() => confirm(t('common.confirmDelete', { name: k.name })) && act(() => api('DELETE', `/keys/${k.id}`))}>
-                    {t('keys.revoke')}
-                  </button>
+                  <DeleteButton name={k.name} label={t('keys.revoke')} onConfirm={() => act(() => api('DELETE', `/keys/${k.id}`))} />
                 </div>
               )}
             </li>
@@ -128,11 +126,7 @@ function Keys() {
           }}
         >
           <h3>{t('keys.create')}</h3>
-          <label>
-            {t('common.name')}
-            <input value={name} onChange={(e) => setName(e.target.value)} aria-describedby="key-name-error" />
-          </label>
-          <FieldError error={error} path="name" id="key-name-error" />
+          <TextField label={t('common.name')} value={name} onChange={setName} error={error} path="name" id="key-name" />
           <fieldset>
             <legend>{t('keys.scopes')}</legend>
             {scopes.data?.map((s) => (
@@ -179,9 +173,7 @@ function Apps() {
           <li key={a.clientId} className="card">
             <strong>{a.name}</strong> <code>{a.clientId}</code>
             <small>{a.redirectUris.join(', ')}</small>
-            <button type="button" className="danger" onClick={() => confirm(t('common.confirmDelete', { name: a.name })) && act(() => api('DELETE', `/oauth/apps/${a.clientId}`))}>
-              {t('common.delete')}
-            </button>
+            <DeleteButton name={a.name} onConfirm={() => act(() => api('DELETE', `/oauth/apps/${a.clientId}`))} />
           </li>
         ))}
       </ul>
@@ -194,11 +186,7 @@ function Apps() {
         }}
       >
         <h3>{t('apps.create')}</h3>
-        <label>
-          {t('common.name')}
-          <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
-        </label>
-        <FieldError error={error} path="name" />
+        <TextField label={t('common.name')} value={form.name} onChange={(name) => setForm({ ...form, name })} error={error} path="name" id="app-name" />
         <label>
           {t('apps.redirectUris')}
           <textarea value={form.redirectUris} onChange={(e) => setForm({ ...form, redirectUris: e.target.value })} />
@@ -254,9 +242,7 @@ function Webhooks() {
               <button type="button" onClick={() => act(() => api('POST', pub(`/webhooks/${h.id}/test`)))}>
                 {t('webhooks.test')}
               </button>
-              <button type="button" className="danger" onClick={() => confirm(t('common.confirmDelete', { name: h.name ?? h.url })) && act(() => api('DELETE', pub(`/webhooks/${h.id}`)))}>
-                {t('common.delete')}
-              </button>
+              <DeleteButton name={h.name ?? h.url} onConfirm={() => act(() => api('DELETE', pub(`/webhooks/${h.id}`)))} />
             </div>
             {open === h.id && <Deliveries hook={h.id} />}
           </li>
@@ -274,15 +260,8 @@ function Webhooks() {
         }}
       >
         <h3>{t('webhooks.create')}</h3>
-        <label>
-          {t('webhooks.url')}
-          <input type="url" value={form.url} onChange={(e) => setForm({ ...form, url: e.target.value })} aria-describedby="hook-url-error" />
-        </label>
-        <FieldError error={error} path="url" id="hook-url-error" />
-        <label>
-          {t('common.name')}
-          <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
-        </label>
+        <TextField label={t('webhooks.url')} type="url" value={form.url} onChange={(url) => setForm({ ...form, url })} error={error} path="url" id="hook-url" />
+        <TextField label={t('common.name')} value={form.name} onChange={(name) => setForm({ ...form, name })} error={error} path="name" id="hook-name" />
         <fieldset>
           <legend>{t('webhooks.events')}</legend>
           {events.data?.map((ev) => (
@@ -352,17 +331,7 @@ function Team() {
     <div>
       <h2>{t('team.people')}</h2>
       <ErrorNote error={people.list.error ?? people.error ?? invitations.error} />
-      <table className="list">
-        <thead>
-          <tr>
-            <th>{t('auth.email')}</th>
-            <th>{t('team.role')}</th>
-            <th>
-              <span className="visually-hidden">{t('common.actions')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
+      <ListTable headers={[t('auth.email'), t('team.role')]}>
           {people.list.data?.map((p) => (
             <tr key={p.id}>
               <td>
@@ -381,15 +350,12 @@ function Team() {
               </td>
               <td>
                 {p.role !== 'owner' && p.id !== me && session.data?.permissions.managePeople && (
-                  <button type="button" className="danger" onClick={() => confirm(t('common.confirmDelete', { name: p.email })) && people.act(() => api('DELETE', `/people/${p.id}`))}>
-                    {t('common.remove')}
-                  </button>
+                  <DeleteButton name={p.email} label={t('common.remove')} onConfirm={() => people.act(() => api('DELETE', `/people/${p.id}`))} />
                 )}
               </td>
             </tr>
           ))}
-        </tbody>
-      </table>
+      </ListTable>
       {session.data?.permissions.invite && (
         <>
           <h2>{t('team.invitations')}</h2>
@@ -415,11 +381,7 @@ function Team() {
               }
             }}
           >
-            <label>
-              {t('auth.email')}
-              <input type="email" value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} aria-describedby="invite-error" />
-            </label>
-            <FieldError error={invitations.error} path="email" id="invite-error" />
+            <TextField label={t('auth.email')} type="email" value={form.email} onChange={(email) => setForm({ ...form, email })} error={invitations.error} path="email" id="invite-email" />
             <label>
               {t('team.role')}
               <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
@@ -450,9 +412,7 @@ function Customers() {
         {list.data?.map((c) => (
           <li key={c.id}>
             {c.name}{' '}
-            <button type="button" className="danger" onClick={() => confirm(t('common.confirmDelete', { name: c.name })) && act(() => api('DELETE', `/customers/${c.id}`))}>
-              {t('common.delete')}
-            </button>
+            <DeleteButton name={c.name} onConfirm={() => act(() => api('DELETE', `/customers/${c.id}`))} />
           </li>
         ))}
       </ul>
@@ -463,11 +423,7 @@ function Customers() {
           if (await act(() => api('POST', '/customers', { name }))) setName('');
         }}
       >
-        <label>
-          {t('common.name')}
-          <input value={name} onChange={(e) => setName(e.target.value)} aria-describedby="customer-error" />
-        </label>
-        <FieldError error={error} path="name" id="customer-error" />
+        <TextField label={t('common.name')} value={name} onChange={setName} error={error} path="name" id="customer-name" />
         <button type="submit" className="primary">
           {t('customers.create')}
         </button>
