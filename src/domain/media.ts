@@ -12,7 +12,8 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Kysely } from 'kysely';
-import type { Database, MediaRow, MediaVariantRow } from '../db/schema.ts';
+import type { Database, MediaRow, MediaVariantRow, PostRow } from '../db/schema.ts';
+import { iso } from '../lib/time.ts';
 import { newId } from '../lib/ids.ts';
 import { DamagedFile, inspectImage, inspectVideo, type Inspection } from '../media/inspect.ts';
 import type { MediaStorage } from '../media/storage.ts';
@@ -308,16 +309,35 @@ export class Media implements MediaLookup {
 
   /** Ids of queued posts (and thread items) of the account whose media includes this id. */
   private async scheduledPostsUsing(accountId: string, mediaId: string): Promise<string[]> {
-    // posts.media is JSON text written by Herald: [{"id":"...","path":"..."}]; ids are UUIDs, so no LIKE wildcards.
+    return [...new Set((await this.postsUsing(accountId, mediaId, 'QUEUE')).map((r) => r.root_id ?? r.id))];
+  }
+
+  /** Where a file is used: the posts (thread roots) whose items carry it, newest first, with their channel. */
+  async usage(accountId: string, mediaId: string): Promise<{ id: string; state: string; publishDate: string; channel: string }[]> {
+    await this.get(accountId, mediaId);
+    const items = await this.postsUsing(accountId, mediaId);
+    const roots = [...new Set(items.map((r) => r.root_id ?? r.id))];
+    if (roots.length === 0) return [];
     const rows = await this.db
+      .selectFrom('posts')
+      .innerJoin('channels', 'channels.id', 'posts.channel_id')
+      .select(['posts.id', 'posts.state', 'posts.publish_at', 'channels.name'])
+      .where('posts.id', 'in', roots)
+      .orderBy('posts.publish_at', 'desc')
+      .execute();
+    return rows.map((r) => ({ id: r.id, state: r.state, publishDate: iso(r.publish_at), channel: r.name }));
+  }
+
+  private async postsUsing(accountId: string, mediaId: string, state?: PostRow['state']) {
+    // posts.media is JSON text written by Herald: [{"id":"...","path":"..."}]; ids are UUIDs, so no LIKE wildcards.
+    let query = this.db
       .selectFrom('posts')
       .select(['id', 'root_id'])
       .where('account_id', '=', accountId)
       .where('deleted_at', 'is', null)
-      .where('state', '=', 'QUEUE')
-      .where('media', 'like', `%"id":${JSON.stringify(mediaId)}%`)
-      .execute();
-    return [...new Set(rows.map((r) => r.root_id ?? r.id))];
+      .where('media', 'like', `%"id":${JSON.stringify(mediaId)}%`);
+    if (state) query = query.where('state', '=', state);
+    return query.execute();
   }
 
   async variants(mediaId: string): Promise<MediaVariantRow[]> {

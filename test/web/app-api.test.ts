@@ -145,7 +145,7 @@ for (const store of await testStores()) {
       assert.ok(byId.get('pinterest').missing.includes('HERALD_PINTEREST_CLIENT_ID'), 'what the server lacks is named');
     });
 
-    it("sets a file's alt text, for this account's files only", async () => {
+    it("sets a file's alt text and says where it is used, for this account's files only", async () => {
       const form = new FormData();
       form.append('file', new Blob([new Uint8Array(PNG_1x1)]), 'dot.png');
       const uploaded = await fetch(`${herald.url}/api/app/public/v1/upload`, { method: 'POST', body: form, headers: { cookie: cookieOf(web), 'x-csrf-token': web.csrf! } });
@@ -161,6 +161,14 @@ for (const store of await testStores()) {
       assert.equal(tooLong.body.errors[0].path, 'alt');
       const missing = await web.app('PATCH', '/media/no-such-file', { alt: 'x' });
       assert.equal(missing.status, 404);
+
+      assert.deepEqual((await web.app('GET', `/media/${file.body.id}/usage`)).body, [], 'no post uses it yet');
+      const at = new Date(Date.now() + 48 * HOUR).toISOString();
+      const post = await web.app('POST', '/public/v1/posts', { type: 'schedule', date: at, posts: [{ integration: { id: channel }, value: [{ content: 'with a dot' }, { content: 'and the dot again', image: [{ id: file.body.id, path: file.body.path }] }] }] });
+      assert.equal(post.status, 201, JSON.stringify(post.body));
+      const usage = await web.app('GET', `/media/${file.body.id}/usage`);
+      assert.deepEqual(usage.body, [{ id: post.body[0].postId, state: 'QUEUE', publishDate: at, channel: 'Receiver' }], 'a reply carrying the file names its thread');
+      assert.equal((await web.app('GET', '/media/no-such-file/usage')).status, 404);
     });
 
     it('streams "change" when posts change in another process on the same store', async () => {

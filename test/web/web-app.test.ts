@@ -260,6 +260,18 @@ for (const store of await testStores()) {
       await shot('settings-webhooks');
     });
 
+    it('shows in the media library where a file is used, and why it cannot be deleted yet', async () => {
+      await page.goto(herald.url + '/media');
+      const card = page.locator('[data-testid^="media-"]').first();
+      await card.getByText(/800 × 600/).waitFor();
+      await card.getByRole('button', { name: 'Where used' }).click();
+      await card.getByRole('link', { name: /Herald Pins/ }).waitFor();
+      page.once('dialog', (dialog) => void dialog.accept());
+      await card.getByRole('button', { name: 'Delete' }).click();
+      await page.getByText(/Not deleted: .*used by 2 scheduled posts/).waitFor();
+      await shot('media');
+    });
+
     it('works from the keyboard alone: skip link, open a post from the calendar, move it with "Move to…"', async () => {
       const root = await herald.services.store.db.selectFrom('posts').selectAll().where('channel_id', '=', channels.pinterest).executeTakeFirstOrThrow();
       await page.goto(herald.url + '/');

@@ -144,6 +144,8 @@ const en = {
   'library.deleteRefused': 'Not deleted: {message}',
   'library.more': 'Load more',
   'library.video': 'Video',
+  'library.whereUsed': 'Where used',
+  'library.unused': 'No post uses this file.',
 
   'post.title': 'Post',
   'post.thread': 'Thread',

@@ -3,7 +3,7 @@
  * with its content rules, how it counts text and its settings and credentials
  * as JSON Schema (the composer's counters and forms are built from these, the
  * same objects the server validates with), moving a post on the calendar, and
- * a file's alt text.
+ * a file's alt text and where it is used.
  */
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -41,6 +41,10 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
       schema: { hide, params: z.object({ id: z.string().min(1).max(200) }), body: z.object({ alt: z.string().max(1500) }) },
       handler: async (request) => mediaView(await services.media.setAlt(sessionPrincipal(request).accountId, request.params.id, request.body.alt)),
     });
+
+    app.get('/media/:id/usage', { schema: { hide, params: z.object({ id: z.string().min(1).max(200) }) } }, async (request) =>
+      services.media.usage(sessionPrincipal(request).accountId, request.params.id),
+    );
 
     app.put('/posts/:id/date', {
       schema: { hide, params: z.object({ id: z.string().min(1).max(200) }), body: z.object({ date: isoInstant }) },

@@ -1,11 +1,13 @@
 /** The media library: thumbnails and posters, size and dimensions, multi-file upload with progress, delete (with the server's reason when refused). */
 import { useState } from 'react';
-import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
-import { api, pub, type MediaItem } from '../api.ts';
+import { Link } from 'react-router-dom';
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, pub, type MediaItem, type PostState } from '../api.ts';
 import { keys } from '../data.ts';
 import { t } from '../i18n.ts';
-import { formatBytes } from '../time.ts';
-import { ErrorNote, Loading } from '../components/ui.tsx';
+import { formatBytes, formatWhen } from '../time.ts';
+import { usePrefs } from '../prefs.ts';
+import { ErrorNote, Loading, StateBadge } from '../components/ui.tsx';
 import { Thumb, UploadProgress, useUploads } from '../components/MediaPicker.tsx';
 
 const PAGE = 48;
@@ -44,6 +46,7 @@ export function MediaPage() {
               {m.width && m.height ? ` · ${t('library.dimensions', { width: m.width, height: m.height })}` : ''}
               {m.duration ? ` · ${Math.round(m.duration)} s` : ''}
             </small>
+            <WhereUsed id={m.id} />
             <button
               type="button"
               className="danger"
@@ -69,5 +72,34 @@ export function MediaPage() {
         </button>
       )}
     </section>
+  );
+}
+
+/** The posts that carry a file, fetched when the person asks. */
+function WhereUsed({ id }: { id: string }) {
+  const prefs = usePrefs();
+  const [open, setOpen] = useState(false);
+  const usage = useQuery({ queryKey: [...keys.media, 'usage', id], queryFn: () => api<{ id: string; state: PostState; publishDate: string; channel: string }[]>('GET', `/media/${id}/usage`), enabled: open });
+  return (
+    <div>
+      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>
+        {t('library.whereUsed')}
+      </button>
+      {open && usage.isPending && <Loading />}
+      <ErrorNote error={usage.error} onRetry={() => usage.refetch()} />
+      {open && usage.data?.length === 0 && <p className="hint">{t('library.unused')}</p>}
+      {open && (usage.data?.length ?? 0) > 0 && (
+        <ul className="where-used">
+          {usage.data!.map((p) => (
+            <li key={p.id}>
+              <Link to={`/posts/${p.id}`}>
+                {p.channel} · {formatWhen(p.publishDate, prefs)}
+              </Link>{' '}
+              <StateBadge state={p.state} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
