@@ -328,6 +328,26 @@ for (const store of await testStores()) {
       assert.deepEqual(problems, []);
     });
 
+    it('invites a teammate with a copyable link, who joins the same account through it', async () => {
+      await page.goto(herald.url + '/settings/team');
+      await page.getByLabel('Email').fill('editor@example.com');
+      await page.getByRole('button', { name: 'Invite' }).click();
+      const link = (await page.getByTestId('secret').textContent())!.trim();
+      assert.match(link, new RegExp(`^${herald.url}/signup\\?invitation=`));
+      const stranger = await chromium.newContext({ timezoneId: 'UTC' });
+      const joining = await stranger.newPage();
+      await joining.goto(link);
+      await joining.getByRole('heading', { name: 'Join your team' }).waitFor();
+      await joining.getByLabel('Email').fill('editor@example.com');
+      await joining.getByLabel('Password').fill('another good password');
+      await joining.getByRole('button', { name: 'Join your team' }).click();
+      await joining.waitForURL(herald.url + '/');
+      await joining.getByText('Web receiver').first().waitFor({ state: 'attached' });
+      await stranger.close();
+      const joined = await herald.services.store.db.selectFrom('users').select(['account_id', 'role']).where('email', '=', 'editor@example.com').executeTakeFirstOrThrow();
+      assert.deepEqual(joined, { account_id: accountId, role: 'member' });
+    });
+
     it('signs out, and signs back in', async () => {
       await page.goto(herald.url + '/');
       await page.getByRole('button', { name: 'Sign out' }).click();
