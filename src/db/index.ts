@@ -20,6 +20,7 @@ import * as changeTriggers from './migrations/007_change_triggers.ts';
 import * as postsListOrder from './migrations/008_posts_list_order.ts';
 import * as postChangeTrigger from './migrations/009_post_change_trigger.ts';
 import * as oneOwner from './migrations/010_one_owner.ts';
+import * as channelDefaults from './migrations/011_channel_defaults.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '008_posts_list_order': postsListOrder,
   '009_post_change_trigger': postChangeTrigger,
   '010_one_owner': oneOwner,
+  '011_channel_defaults': channelDefaults,
 };
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {

@@ -44,6 +44,8 @@ export interface ChannelRow {
   time_zone: string;
   /** JSON array of "HH:MM" local times at which find-slot offers posting. */
   posting_times: string;
+  /** JSON object: the network's post settings the composer starts from on this channel. */
+  default_settings: string;
   disabled: number;
   needs_reconnect: number;
   created_at: number;

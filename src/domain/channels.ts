@@ -14,6 +14,7 @@ import { isTimeZone, localDay, zonedInstant } from '../lib/time.ts';
 import { findProvider } from '../providers/index.ts';
 import { PublishError, type ConnectResult, type NetworkContext, type Provider, type PublishChannel } from '../providers/types.ts';
 import { ApiError, invalidField, invalidFields, notFound } from './errors.ts';
+import { validateSettings } from './provider-settings.ts';
 import { postEventData, type Events } from './events.ts';
 import { assertNotPublishing, deleteGroups } from './post-queue.ts';
 
@@ -58,6 +59,7 @@ export interface ChannelView {
   needsReconnect: boolean;
   timeZone: string;
   postingTimes: string[];
+  defaultSettings: Record<string, unknown>;
 }
 
 /** The columns a channel's public view shows (never its sealed credentials). */
@@ -72,6 +74,7 @@ const VIEW_COLUMNS = [
   'channels.needs_reconnect',
   'channels.time_zone',
   'channels.posting_times',
+  'channels.default_settings',
 ] as const;
 
 type ViewColumn = (typeof VIEW_COLUMNS)[number] extends `channels.${infer C}` ? C : never;
@@ -89,6 +92,7 @@ function view(row: ChannelWithCustomer): ChannelView {
     needsReconnect: row.needs_reconnect === 1,
     timeZone: row.time_zone,
     postingTimes: JSON.parse(row.posting_times),
+    defaultSettings: JSON.parse(row.default_settings),
   };
 }
 
@@ -275,6 +279,7 @@ export class Channels {
           customer_id: input.customer ?? null,
           time_zone: input.timeZone ?? 'UTC',
           posting_times: postingTimesJson(input.postingTimes ?? DEFAULT_POSTING_TIMES),
+          default_settings: '{}',
           disabled: 0,
           created_at: now,
           deleted_at: null,
@@ -319,9 +324,9 @@ export class Channels {
   async update(
     accountId: string,
     id: string,
-    input: { name?: string; timeZone?: string; postingTimes?: string[]; customer?: string | null; disabled?: boolean },
+    input: { name?: string; timeZone?: string; postingTimes?: string[]; customer?: string | null; disabled?: boolean; defaultSettings?: Record<string, unknown> },
   ): Promise<ChannelView> {
-    await this.row(accountId, id);
+    const row = await this.row(accountId, id);
     if (input.timeZone !== undefined && !isTimeZone(input.timeZone)) throw invalidField('timeZone', 'must be an IANA time zone such as Europe/Berlin');
     await this.checkCustomer(accountId, input.customer, 'customer');
     const set: Partial<ChannelRow> = {};
@@ -330,6 +335,13 @@ export class Channels {
     if (input.postingTimes !== undefined) set.posting_times = postingTimesJson(input.postingTimes);
     if (input.customer !== undefined) set.customer_id = input.customer;
     if (input.disabled !== undefined) set.disabled = input.disabled ? 1 : 0;
+    if (input.defaultSettings !== undefined) {
+      // Defaults may leave required settings out (a post fills them); what they give must fit the network's schema.
+      const { value, problems } = validateSettings(this.provider(row), input.defaultSettings, true, 'defaultSettings');
+      if (problems.length > 0) throw invalidFields(problems);
+      const { __type: _, ...fields } = value;
+      set.default_settings = JSON.stringify(fields);
+    }
     if (Object.keys(set).length > 0) await this.db.updateTable('channels').set(set).where('id', '=', id).execute();
     return this.get(accountId, id);
   }

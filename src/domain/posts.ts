@@ -20,6 +20,7 @@ import { postEventData, type AccountEvent, type Events, type WebhookEvent } from
 import { addThread, assertNotPublishing, changeGroup, type GroupChange, deleteGroups, markPublishedByHand, requeueFailed, rewriteThread } from './post-queue.ts';
 import { shortenLinks, type PendingLinks } from './shortlinks.ts';
 import { countText } from '../providers/text-counting.ts';
+import { validateSettings } from './provider-settings.ts';
 
 type Entry = CreatePostsBody['posts'][number];
 type Tag = { value: string; label: string };
@@ -54,28 +55,6 @@ export interface PostPlan {
 export interface MediaLookup {
   /** Media of this account at these URLs, by URL. */
   byUrls(accountId: string, urls: string[]): Promise<Map<string, { id: string; mime_type: string }>>;
-}
-
-
-/** Validates settings against the provider's schema; drafts may leave required fields out. */
-export function validateSettings(
-  provider: Provider,
-  settings: Record<string, unknown> | undefined,
-  draft: boolean,
-  path: string,
-): { value: Record<string, unknown>; problems: FieldProblem[] } {
-  const { __type, ...fields } = settings ?? {};
-  const problems: FieldProblem[] = [];
-  if (__type !== undefined && __type !== provider.identifier) {
-    problems.push({ path: `${path}.__type`, message: `is "${String(__type)}" but the channel is a ${provider.identifier} channel` });
-  }
-  const schema = draft ? provider.settings.partial() : provider.settings;
-  const parsed = schema.safeParse(fields);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push({ path: [path, ...issue.path].join('.'), message: `${issue.message} (${provider.name} settings)` });
-    return { value: {}, problems };
-  }
-  return { value: { __type: provider.identifier, ...(parsed.data as object) }, problems };
 }
 
 /** What the API shows of a post (the root of a thread) in lists and in its detail. */

@@ -131,6 +131,18 @@ for (const store of await testStores()) {
       await shot('channels');
     });
 
+    it("keeps a channel's default settings, checked against the network's schema", async () => {
+      await page.getByTestId(`channel-${channels.pinterest}`).getByRole('button', { name: 'Edit' }).click();
+      await page.locator('#defaults-board').fill('not-a-board');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.locator('#defaults-board-error').getByText(/board id/).waitFor();
+      await page.locator('#defaults-board').fill('2222');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.locator('dialog[open]').waitFor({ state: 'detached' });
+      const listed = (await api('GET', '/integrations')).body.find((c: { id: string }) => c.id === channels.pinterest);
+      assert.deepEqual(listed.defaultSettings, { board: '2222' });
+    });
+
     it('composes a thread with an image on two channels, counting as each network counts and warning where a network has no threads', async () => {
       await page.goto(herald.url + '/compose');
       await page.getByRole('checkbox', { name: /Web receiver/ }).check();
@@ -144,7 +156,7 @@ for (const store of await testStores()) {
       await page.locator('#shared-0-files').setInputFiles(imageFile);
       await page.getByLabel('Alt text (describe the image)').fill('The harbour at dusk');
       await page.getByText('Pinterest settings').click();
-      await page.locator(`#settings-${channels.pinterest}-board`).fill('2222');
+      assert.equal(await page.locator(`#settings-${channels.pinterest}-board`).inputValue(), '2222', "the channel's default board is filled in");
       await page.locator(`#settings-${channels.pinterest}-title`).fill('Harbour lights');
       const when = Date.now() + 2 * DAY;
       await page.getByLabel('Date and time', { exact: true }).fill(`${utcDate(when)}T10:00`);

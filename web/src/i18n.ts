@@ -173,6 +173,7 @@ const en = {
   'channels.timeZone': 'Time zone',
   'channels.postingTimes': 'Posting times (HH:MM, comma separated)',
   'channels.disable': 'Disable publishing',
+  'channels.defaults': 'New posts start with these {name} settings',
   'channels.deleteWithPending': 'Delete "{name}"? {count} pending post(s) are deleted with it.',
   'channels.connected': 'Channel connected.',
   'channels.pickNetwork': 'Which network?',

@@ -81,6 +81,7 @@ export const integration = z.object({
   needsReconnect: z.boolean(),
   timeZone: z.string(),
   postingTimes: z.array(z.string()),
+  defaultSettings: z.record(z.string(), z.unknown()).describe("The network's post settings a new post on this channel starts from"),
 });
 
 const postingTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a local time HH:MM' });
@@ -100,6 +101,7 @@ export const updateIntegrationBody = z.object({
   postingTimes: z.array(postingTime).min(1).max(48).optional(),
   customer: z.string().max(200).nullable().optional(),
   disabled: z.boolean().optional(),
+  defaultSettings: z.record(z.string(), z.unknown()).optional().describe("The network's post settings a new post starts from (checked against the network's settings schema)"),
 });
 
 export const mediaObject = z.object({

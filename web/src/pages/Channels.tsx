@@ -81,7 +81,7 @@ export function ChannelsPage() {
         <AddChannel networks={networks.data ?? []} initial={typeof adding === 'object' ? adding : undefined} onDone={() => setAdding(false)} />
       </Dialog>
       <Dialog title={editing?.name ?? ''} open={!!editing} onClose={() => setEditing(undefined)}>
-        {editing && <EditChannel channel={editing} onDone={() => setEditing(undefined)} />}
+        {editing && <EditChannel channel={editing} network={networks.data?.find((n) => n.identifier === editing.identifier)} onDone={() => setEditing(undefined)} />}
       </Dialog>
     </section>
   );
@@ -194,10 +194,10 @@ function NetworkForm({ title, submitLabel, error, onCancel, onSubmit, children }
   );
 }
 
-function EditChannel({ channel, onDone }: { channel: Channel; onDone: () => void }) {
+function EditChannel({ channel, network, onDone }: { channel: Channel; network?: Network; onDone: () => void }) {
   const client = useQueryClient();
   const customers = useQuery({ queryKey: ['customers'], queryFn: () => api<{ id: string; name: string }[]>('GET', '/customers') });
-  const [form, setForm] = useState({ name: channel.name, timeZone: channel.timeZone, postingTimes: channel.postingTimes.join(', '), customer: channel.customer?.id ?? '', disabled: channel.disabled });
+  const [form, setForm] = useState({ name: channel.name, timeZone: channel.timeZone, postingTimes: channel.postingTimes.join(', '), customer: channel.customer?.id ?? '', disabled: channel.disabled, defaultSettings: channel.defaultSettings });
   const [error, setError] = useState<unknown>();
   const refresh = () => client.invalidateQueries({ queryKey: keys.channels });
   return (
@@ -212,6 +212,7 @@ function EditChannel({ channel, onDone }: { channel: Channel; onDone: () => void
             postingTimes: form.postingTimes.split(',').map((s) => s.trim()).filter(Boolean),
             customer: form.customer || null,
             disabled: form.disabled,
+            defaultSettings: form.defaultSettings,
           });
           await refresh();
           onDone();
@@ -237,6 +238,12 @@ function EditChannel({ channel, onDone }: { channel: Channel; onDone: () => void
           ))}
         </select>
       </label>
+      {network && Object.keys(network.settings.properties ?? {}).length > 0 && (
+        <fieldset>
+          <legend>{t('channels.defaults', { name: network.name })}</legend>
+          <SchemaFields schema={{ ...network.settings, required: [] }} value={form.defaultSettings} onChange={(defaultSettings) => setForm({ ...form, defaultSettings })} idPrefix="defaults" error={error} errorPath="defaultSettings" />
+        </fieldset>
+      )}
       <label className="check">
         <input type="checkbox" checked={form.disabled} onChange={(e) => setForm({ ...form, disabled: e.target.checked })} />
         {t('channels.disable')}

@@ -132,8 +132,13 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
       }),
     [],
   );
+  // A channel picked for the first time brings its default settings.
   const toggleChannel = (cid: string) =>
-    setDraft((d) => ({ ...d, channels: d.channels.includes(cid) ? d.channels.filter((x) => x !== cid) : editing ? [cid] : [...d.channels, cid] }));
+    setDraft((d) => ({
+      ...d,
+      channels: d.channels.includes(cid) ? d.channels.filter((x) => x !== cid) : editing ? [cid] : [...d.channels, cid],
+      settings: d.settings[cid] ? d.settings : { ...d.settings, [cid]: { ...(channelById.get(cid)?.defaultSettings ?? {}) } },
+    }));
 
   const applyFix = (channel: Channel, network: Network, item: number, fix: Fix) => {
     const items = itemsOf(channel.id);
