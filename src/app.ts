@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { migrate, openStore, type Store } from './db/index.ts';
 import { Accounts } from './domain/accounts.ts';
 import { Customers } from './domain/customers.ts';
+import { Templates } from './domain/templates.ts';
 import { OAuthServer } from './domain/oauth.ts';
 import { People } from './domain/people.ts';
 import { Channels } from './domain/channels.ts';
@@ -34,6 +35,7 @@ export interface Services {
   /** People, web sessions and invitations. */
   people: People;
   customers: Customers;
+  templates: Templates;
   /** The OAuth2 authorization server for applications. */
   oauth: OAuthServer;
   channels: Channels;
@@ -75,6 +77,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     accounts,
     people: new People(store.db, accounts),
     customers: new Customers(store.db),
+    templates: new Templates(store.db),
     oauth: new OAuthServer(store.db),
     channels,
     connections: new Connections(store.db, box, config, channels, network),

@@ -21,6 +21,7 @@ import * as postsListOrder from './migrations/008_posts_list_order.ts';
 import * as postChangeTrigger from './migrations/009_post_change_trigger.ts';
 import * as oneOwner from './migrations/010_one_owner.ts';
 import * as channelDefaults from './migrations/011_channel_defaults.ts';
+import * as templates from './migrations/012_templates.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '009_post_change_trigger': postChangeTrigger,
   '010_one_owner': oneOwner,
   '011_channel_defaults': channelDefaults,
+  '012_templates': templates,
 };
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {

@@ -312,11 +312,22 @@ export interface DeviceRequestRow {
   expires_at: number;
 }
 
+export interface TemplateRow {
+  id: string;
+  account_id: string;
+  kind: 'template' | 'signature';
+  name: string;
+  content: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
   customers: CustomerRow;
   channels: ChannelRow;
+  templates: TemplateRow;
   media: MediaRow;
   media_variants: MediaVariantRow;
   posts: PostRow;

@@ -171,6 +171,30 @@ for (const store of await testStores()) {
       assert.equal((await web.app('GET', '/media/no-such-file/usage')).status, 404);
     });
 
+    it('keeps templates and signatures for the whole account, and refuses bad ones naming the field', async () => {
+      const template = await web.app('POST', '/templates', { kind: 'template', name: 'Launch', content: 'We launch {product} today.' });
+      assert.equal(template.status, 201, JSON.stringify(template.body));
+      const signature = await web.app('POST', '/templates', { kind: 'signature', name: 'Team', content: '— the Herald team' });
+      assert.equal(signature.status, 201);
+      const listed = await web.app('GET', '/templates');
+      assert.deepEqual(listed.body.map((x: { kind: string; name: string }) => `${x.kind}:${x.name}`), ['signature:Team', 'template:Launch']);
+      for (const [body, path] of [[{ kind: 'footer', name: 'x', content: 'y' }, 'kind'], [{ kind: 'template', name: '  ', content: 'y' }, 'name'], [{ kind: 'template', name: 'x', content: '' }, 'content']] as const) {
+        const refused = await web.app('POST', '/templates', body);
+        assert.equal(refused.status, 400, JSON.stringify(body));
+        assert.equal(refused.body.errors[0].path, path);
+      }
+      const renamed = await web.app('PATCH', `/templates/${template.body.id}`, { name: 'Product launch' });
+      assert.equal(renamed.body.name, 'Product launch');
+      assert.equal(renamed.body.content, 'We launch {product} today.');
+      // Another account sees none of them and cannot touch them; without a session there is nothing to see.
+      const otherAccount = await herald.services.accounts.create('Elsewhere');
+      assert.deepEqual(await herald.services.templates.list(otherAccount), []);
+      assert.equal((await new WebClient(herald.url).app('GET', '/templates')).status, 401);
+      assert.equal((await web.app('DELETE', `/templates/${signature.body.id}`)).status, 200);
+      assert.equal((await web.app('DELETE', `/templates/${signature.body.id}`)).status, 404);
+      await assert.rejects(herald.services.templates.remove(otherAccount, template.body.id), /does not exist in this account/);
+    });
+
     it('streams "change" when posts change in another process on the same store', async () => {
       const stream = await listen(`${herald.url}/api/app/events`, cookieOf(web));
       try {

@@ -272,6 +272,24 @@ for (const store of await testStores()) {
       await shot('settings-webhooks');
     });
 
+    it('starts a post from a template and ends it with a signature, both kept for the team in Settings', async () => {
+      await page.goto(herald.url + '/settings/templates');
+      await page.getByLabel('Name').fill('Opening night');
+      await page.getByLabel('Text').fill('Doors open at eight.');
+      await page.getByRole('button', { name: 'Save the text' }).click();
+      await page.getByTestId('template-Opening night').waitFor();
+      await page.getByLabel('Kind').selectOption('signature');
+      await page.getByLabel('Name').fill('Box office');
+      await page.getByLabel('Text').fill('Tickets: example.com/tickets');
+      await page.getByRole('button', { name: 'Save the text' }).click();
+      await page.getByTestId('template-Box office').waitFor();
+      await page.goto(herald.url + '/compose');
+      await page.getByLabel('Start from a template').selectOption({ label: 'Opening night' });
+      await page.getByLabel('Add a signature').selectOption({ label: 'Box office' });
+      assert.equal(await page.getByLabel('Post', { exact: true }).inputValue(), 'Doors open at eight.\n\nTickets: example.com/tickets');
+      await page.getByLabel('Post', { exact: true }).fill('');
+    });
+
     it('shows in the media library where a file is used, and why it cannot be deleted yet', async () => {
       await page.goto(herald.url + '/media');
       const card = page.locator('[data-testid^="media-"]').first();
@@ -326,7 +344,7 @@ for (const store of await testStores()) {
       const checking = await chromium.newContext({ bypassCSP: true, storageState: await context.storageState(), timezoneId: 'UTC' });
       const checked = await checking.newPage();
       const problems: string[] = [];
-      const pages: [string, string][] = [['/', 'home'], ['/compose', 'compose'], [`/posts/${post.id}`, 'post'], ...['/channels', '/media', '/attention', '/settings/developers', '/settings/apps', '/settings/webhooks', '/settings/team', '/settings/customers', '/settings/notifications', '/settings/preferences'].map((r): [string, string] => [r, r.slice(1).replaceAll('/', '-')])];
+      const pages: [string, string][] = [['/', 'home'], ['/compose', 'compose'], [`/posts/${post.id}`, 'post'], ...['/channels', '/media', '/attention', '/settings/developers', '/settings/apps', '/settings/webhooks', '/settings/team', '/settings/customers', '/settings/templates', '/settings/notifications', '/settings/preferences'].map((r): [string, string] => [r, r.slice(1).replaceAll('/', '-')])];
       for (const [route, name] of pages) {
         await checked.goto(herald.url + route);
         await checked.locator('main h1').first().waitFor();

@@ -88,6 +88,13 @@ export type PostState = PostSummary['state'];
 export type MediaRef = PostSummary['image'][number];
 export type MediaItem = z.output<typeof mediaObject>;
 
+export interface Template {
+  id: string;
+  kind: 'template' | 'signature';
+  name: string;
+  content: string;
+}
+
 export interface JsonSchema {
   type?: string | string[];
   properties?: Record<string, JsonSchema>;

@@ -1,7 +1,7 @@
 /** The queries the pages share, and the live stream that keeps them current. */
 import { useEffect } from 'react';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { api, pub, type Channel, type Network, type Session } from './api.ts';
+import { api, pub, type Channel, type Network, type Session, type Template } from './api.ts';
 
 export const keys = {
   session: ['session'] as const,
@@ -11,10 +11,12 @@ export const keys = {
   post: (id: string) => ['posts', 'one', id] as const,
   media: ['media'] as const,
   notifications: ['notifications'] as const,
+  templates: ['templates'] as const,
 };
 
 export const useSession = () => useQuery({ queryKey: keys.session, queryFn: () => api<Session>('GET', '/session'), retry: false });
 export const useChannels = () => useQuery({ queryKey: keys.channels, queryFn: () => api<Channel[]>('GET', pub('/integrations')) });
+export const useTemplates = () => useQuery({ queryKey: keys.templates, queryFn: () => api<Template[]>('GET', '/templates') });
 export const useNetworks = () => useQuery({ queryKey: keys.networks, queryFn: () => api<Network[]>('GET', '/networks'), staleTime: Infinity });
 
 export interface NotificationPage {

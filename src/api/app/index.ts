@@ -13,6 +13,7 @@ import { oauthAppsRoutes } from './oauth-apps.ts';
 import { peopleRoutes } from './people.ts';
 import { plannerRoutes } from './planner.ts';
 import { publicApiForSessions } from './public-api.ts';
+import { templatesRoutes } from './templates.ts';
 import { requireSession } from './session.ts';
 
 export function appRoutes(services: Services): FastifyPluginAsync {
@@ -25,6 +26,7 @@ export function appRoutes(services: Services): FastifyPluginAsync {
       await signedIn.register(customersRoutes(services));
       await signedIn.register(oauthAppsRoutes(services));
       await signedIn.register(plannerRoutes(services));
+      await signedIn.register(templatesRoutes(services));
       await signedIn.register(liveRoutes(services.store.changes));
       await publicApiForSessions(signedIn, services);
     });

@@ -7,8 +7,8 @@
 import { memo, useCallback, useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, pub, type Channel, type Network, type PostDetail } from '../api.ts';
-import { keys, useChannels, useNetworks } from '../data.ts';
+import { api, ApiError, pub, type Channel, type Network, type PostDetail, type Template } from '../api.ts';
+import { keys, useChannels, useNetworks, useTemplates } from '../data.ts';
 import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
 import { formatWhen, fromLocalInput, toLocalInput } from '../time.ts';
@@ -118,6 +118,7 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
   }, [channels]);
 
   const update = (change: Partial<Draft>) => setDraft((d) => ({ ...d, ...change }));
+  const updateFirst = (change: (content: string) => string) => setDraft((d) => ({ ...d, shared: d.shared.map((item, i) => (i === 0 ? { ...item, content: change(item.content) } : item)) }));
   // The same wall-clock time in the newly chosen zone.
   const changeZone = useCallback((zone: string) => setDraft((d) => ({ ...d, zone, local: toLocalInput(fromLocalInput(d.local, d.zone) ?? Date.now(), zone) })), []);
   const setItems = (cid: string | null, items: ItemDraft[]) =>
@@ -253,6 +254,7 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
 
       <div className="composer-body">
         <div className="composer-main">
+          <TextPicker onTemplate={(text) => updateFirst((content) => (content.trim() ? `${content}\n\n${text}` : text))} onSignature={(text) => updateFirst((content) => `${content.trimEnd()}\n\n${text}`)} />
           <ThreadEditor
             title={t('composer.content')}
             owner={null}
@@ -380,6 +382,39 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
         </button>
       </div>
     </form>
+  );
+}
+
+/** The account's templates (a post starts from one) and signatures (added at the end of the post). */
+function TextPicker({ onTemplate, onSignature }: { onTemplate: (text: string) => void; onSignature: (text: string) => void }) {
+  const templates = useTemplates();
+  const of = (kind: Template['kind']) => (templates.data ?? []).filter((x) => x.kind === kind);
+  if (!templates.data?.length) return null;
+  const picker = (kind: Template['kind'], label: string, use: (text: string) => void) =>
+    of(kind).length > 0 && (
+      <label className="inline">
+        {label}
+        <select
+          value=""
+          onChange={(e) => {
+            const chosen = of(kind).find((x) => x.id === e.target.value);
+            if (chosen) use(chosen.content);
+          }}
+        >
+          <option value="">{t('composer.choose')}</option>
+          {of(kind).map((x) => (
+            <option key={x.id} value={x.id}>
+              {x.name}
+            </option>
+          ))}
+        </select>
+      </label>
+    );
+  return (
+    <div className="row">
+      {picker('template', t('composer.useTemplate'), onTemplate)}
+      {picker('signature', t('composer.addSignature'), onSignature)}
+    </div>
   );
 }
 

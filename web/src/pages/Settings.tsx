@@ -6,7 +6,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { NavLink, useParams } from 'react-router-dom';
 import { useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { api, pub } from '../api.ts';
+import { api, pub, type Template } from '../api.ts';
 import { keys, useNotifications, useSession } from '../data.ts';
 import { t, type MessageKey } from '../i18n.ts';
 import { setPrefs, setZone, usePrefs } from '../prefs.ts';
@@ -20,13 +20,14 @@ const SECTIONS: [string, MessageKey][] = [
   ['webhooks', 'settings.webhooks'],
   ['team', 'settings.team'],
   ['customers', 'settings.customers'],
+  ['templates', 'settings.templates'],
   ['notifications', 'settings.notifications'],
   ['preferences', 'settings.preferences'],
 ];
 
 export function SettingsPage() {
   const { section = 'developers' } = useParams();
-  const body: Record<string, () => ReactNode> = { developers: Keys, apps: Apps, webhooks: Webhooks, team: Team, customers: Customers, notifications: Notifications, preferences: Preferences };
+  const body: Record<string, () => ReactNode> = { developers: Keys, apps: Apps, webhooks: Webhooks, team: Team, customers: Customers, templates: TemplatesSection, notifications: Notifications, preferences: Preferences };
   const Body = body[section] ?? Keys;
   return (
     <section className="settings">
@@ -426,6 +427,53 @@ function Customers() {
         <TextField label={t('common.name')} value={name} onChange={setName} error={error} path="name" id="customer-name" />
         <button type="submit" className="primary">
           {t('customers.create')}
+        </button>
+      </form>
+    </div>
+  );
+}
+
+function TemplatesSection() {
+  const { list, error, act } = useSection<Template[]>(keys.templates, '/templates');
+  const [form, setForm] = useState<{ kind: Template['kind']; name: string; content: string }>({ kind: 'template', name: '', content: '' });
+  if (list.isPending) return <Loading />;
+  return (
+    <div>
+      <h2>{t('settings.templates')}</h2>
+      <p>{t('templates.intro')}</p>
+      <ErrorNote error={list.error ?? error} />
+      {list.data?.length === 0 && <p>{t('templates.none')}</p>}
+      <ul className="cards">
+        {list.data?.map((item) => (
+          <li key={item.id} className="card" data-testid={`template-${item.name}`}>
+            <strong>{item.name}</strong> <small>{t(item.kind === 'template' ? 'templates.template' : 'templates.signature')}</small>
+            <p className="content">{item.content}</p>
+            <DeleteButton name={item.name} onConfirm={() => act(() => api('DELETE', `/templates/${item.id}`))} />
+          </li>
+        ))}
+      </ul>
+      <form
+        className="panel"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (await act(() => api('POST', '/templates', form))) setForm({ ...form, name: '', content: '' });
+        }}
+      >
+        <label>
+          {t('templates.kind')}
+          <select value={form.kind} onChange={(e) => setForm({ ...form, kind: e.target.value as Template['kind'] })}>
+            <option value="template">{t('templates.template')}</option>
+            <option value="signature">{t('templates.signature')}</option>
+          </select>
+        </label>
+        <TextField label={t('common.name')} value={form.name} onChange={(name) => setForm({ ...form, name })} error={error} path="name" id="template-name" />
+        <label>
+          {t('templates.content')}
+          <textarea value={form.content} onChange={(e) => setForm({ ...form, content: e.target.value })} aria-describedby="template-content-error" />
+        </label>
+        <FieldError error={error} path="content" id="template-content-error" />
+        <button type="submit" className="primary">
+          {t('templates.create')}
         </button>
       </form>
     </div>
