@@ -158,6 +158,7 @@ const en = {
   'post.move': 'Move',
   'post.deleted': 'The post was deleted.',
   'post.scheduledFor': 'Scheduled for {when}',
+  'post.publishedAt': 'Published {when}',
   'post.channel': 'Channel',
   'post.outcome': '{outcome}',
   'post.warning': 'Note: {warning}',

@@ -9,7 +9,7 @@ import { Dialog, ErrorNote } from './ui.tsx';
 
 type Attached = ItemDraft['media'][number];
 
-export const attach = (m: MediaItem): Attached => ({ id: m.id, path: m.path, mimeType: m.mimeType, thumbnail: m.thumbnail, name: m.name, alt: m.alt ?? '' });
+export const attach = (m: MediaItem): Attached => ({ id: m.id, path: m.path, mimeType: m.mimeType, thumbnail: m.thumbnail, name: m.originalName || m.name, alt: m.alt ?? '' });
 
 export function useUploads(onDone: (m: MediaItem) => void) {
   const client = useQueryClient();
@@ -58,9 +58,9 @@ export function LibraryDialog({ open, onClose, onPick }: { open: boolean; onClos
       <ul className="media-grid">
         {library.data?.media.map((m) => (
           <li key={m.id}>
-            <button type="button" className="media-pick" onClick={() => onPick(m)} aria-label={`${t('library.pick')} ${m.name}`}>
+            <button type="button" className="media-pick" onClick={() => onPick(m)} aria-label={`${t('library.pick')} ${m.originalName || m.name}`}>
               <Thumb item={m} />
-              <span>{m.name}</span>
+              <span>{m.originalName || m.name}</span>
             </button>
           </li>
         ))}

@@ -34,13 +34,16 @@ export function MediaPage() {
         </label>
       </div>
       <UploadProgress progress={uploads.progress} />
-      <ErrorNote error={library.error ?? uploads.error ?? error} onRetry={() => void library.refetch()} />
+      {library.error && <ErrorNote error={library.error} onRetry={() => void library.refetch()} />}
+      <ErrorNote error={uploads.error ?? error} />
       {items.length === 0 && <p>{t('library.empty')}</p>}
       <ul className="media-grid">
         {items.map((m) => (
           <li key={m.id} className="card" data-testid={`media-${m.id}`}>
             <Thumb item={m} />
-            <strong className="name">{m.name}</strong>
+            <strong className="name" title={m.originalName || m.name}>
+              {m.originalName || m.name}
+            </strong>
             <small>
               {formatBytes(m.size)}
               {m.width && m.height ? ` · ${t('library.dimensions', { width: m.width, height: m.height })}` : ''}
@@ -51,7 +54,7 @@ export function MediaPage() {
               type="button"
               className="danger"
               onClick={async () => {
-                if (!confirm(t('common.confirmDelete', { name: m.name }))) return;
+                if (!confirm(t('common.confirmDelete', { name: m.originalName || m.name }))) return;
                 setError(undefined);
                 try {
                   await api('DELETE', pub(`/media/${m.id}`));

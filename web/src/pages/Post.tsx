@@ -45,7 +45,7 @@ export function PostPage() {
       <p className="post-channel">
         <Avatar src={p.integration.picture} name={p.integration.name} /> {p.integration.name} <small>{p.integration.providerIdentifier}</small>
       </p>
-      <p>{t('post.scheduledFor', { when: formatWhen(p.publishDate, prefs) })}</p>
+      <p>{t(p.state === 'PUBLISHED' ? 'post.publishedAt' : 'post.scheduledFor', { when: formatWhen(p.publishDate, prefs) })}</p>
       {p.warning && <Notice kind="warning">{t('post.warning', { warning: p.warning })}</Notice>}
       <div className="actions">
         {p.state === 'ERROR' && (
