@@ -175,7 +175,7 @@ for (const store of await testStores()) {
       assert.equal(media.alt, 'The harbour at dusk');
     });
 
-    it('shows the post on the calendar and moves it a day later by dragging it', async () => {
+    it('shows the post on the calendar and moves it a day by dragging it', async () => {
       const root = await herald.services.store.db.selectFrom('posts').selectAll().where('channel_id', '=', channels.webhook).where('thread_index', '=', 0).executeTakeFirstOrThrow();
       await page.goto(herald.url + '/');
       await page.getByRole('heading', { name: 'Calendar' }).waitFor();
@@ -183,7 +183,9 @@ for (const store of await testStores()) {
       const event = page.getByTestId(`event-${root.id}`);
       await event.waitFor();
       assert.equal(await event.getAttribute('data-state'), 'QUEUE');
-      const target = page.locator(`[data-date="${utcDate(root.publish_at + DAY)}"]`).first();
+      // The neighbouring day in the same week row (weeks start on Monday): the day after, or before a Sunday.
+      const delta = new Date(root.publish_at).getUTCDay() === 0 ? -DAY : DAY;
+      const target = page.locator(`[data-date="${utcDate(root.publish_at + delta)}"]`).first();
       // The mouse acts within the window only: bring the week into view.
       await event.scrollIntoViewIfNeeded();
       const from = (await event.boundingBox())!;
@@ -196,7 +198,7 @@ for (const store of await testStores()) {
       await page.mouse.up();
       await page.getByText(/^Moved to/).waitFor();
       const moved = await postRow(root.id);
-      assert.equal(moved.publish_at, root.publish_at + DAY, 'the whole thread moved one day');
+      assert.equal(moved.publish_at, root.publish_at + delta, 'the whole thread moved one day');
       await shot('calendar-month');
     });
 
@@ -238,6 +240,40 @@ for (const store of await testStores()) {
       await card.getByRole('button', { name: 'Retry' }).click();
       await card.waitFor({ state: 'detached', timeout: 10_000 });
       await eventually(async () => ((await postRow(id)).state === 'PUBLISHED' ? true : undefined), 10_000, 'the retried post to publish');
+    });
+
+    it('selects several posts on the calendar and duplicates, moves and deletes them together, saying which were refused', async () => {
+      const today = utcDate(Date.now());
+      const draft = async (content: string) => (await api('POST', '/posts', { type: 'draft', date: `${today}T23:00:00.000Z`, posts: [{ integration: { id: channels.webhook }, value: [{ content }] }] })).body[0].postId as string;
+      const [a, b] = [await draft('Bulk one'), await draft('Bulk two')];
+      const published = (await herald.services.store.db.selectFrom('posts').select('id').where('content', '=', 'Live from the engine').executeTakeFirstOrThrow()).id;
+      await page.goto(herald.url + '/');
+      await page.getByTestId(`event-${a}`).waitFor();
+      const select = async (ids: string[]) => {
+        for (const id of ids) await page.getByTestId(`event-${id}`).click();
+        await page.getByText(`${ids.length} selected`).waitFor();
+      };
+      await page.getByRole('button', { name: 'Select posts' }).click();
+      await select([a, b]);
+      await page.getByRole('button', { name: 'Duplicate as drafts' }).click();
+      await page.getByText('2 done.').waitFor();
+      const copies = await herald.services.store.db.selectFrom('posts').select(['id', 'state']).where('content', 'in', ['Bulk one', 'Bulk two']).where('id', 'not in', [a, b]).where('deleted_at', 'is', null).execute();
+      assert.deepEqual(copies.map((c) => c.state), ['DRAFT', 'DRAFT']);
+      await shot('calendar-bulk');
+
+      await select([a, b, published]);
+      await page.getByLabel('Days to move by').fill('1');
+      await page.getByRole('button', { name: 'Move', exact: true }).click();
+      await page.getByText(/^2 done\. Not done: Live from the engine: .*already published/).waitFor();
+      for (const id of [a, b]) assert.equal((await postRow(id)).publish_at, Date.parse(`${today}T23:00:00Z`) + DAY);
+
+      await page.getByTestId(`event-${copies[0]!.id}`).waitFor();
+      await select(copies.map((c) => c.id));
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await page.getByText('2 done.').waitFor();
+      const left = await herald.services.store.db.selectFrom('posts').select('id').where('id', 'in', copies.map((c) => c.id)).where('deleted_at', 'is', null).execute();
+      assert.deepEqual(left, []);
     });
 
     it('creates, reveals and rotates an API key, and only the new key works with the public API', async () => {

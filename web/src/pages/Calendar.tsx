@@ -21,6 +21,7 @@ import { locale, t } from '../i18n.ts';
 import { setZone, usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
 import { Avatar, ErrorNote, Notice, StateBadge, ZoneSelect } from '../components/ui.tsx';
+import { BulkActions } from '../components/BulkActions.tsx';
 
 const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
 
@@ -36,6 +37,9 @@ export function CalendarPage() {
   const [range, setRange] = useState<{ start: string; end: string }>();
   const [filter, setFilter] = useState({ channel: '', customer: '', state: '' });
   const [message, setMessage] = useState<{ kind: 'success' | 'warning'; text: string }>();
+  // Select mode: a click (or Enter) on a post adds it to the selection instead of opening it.
+  const [selecting, setSelecting] = useState(false);
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
 
   const posts = useQuery({
     queryKey: [...keys.posts, range?.start, range?.end],
@@ -58,10 +62,10 @@ export function CalendarPage() {
           url: `/posts/${p.id}`,
           // Published posts stay where they went out.
           editable: p.state !== 'PUBLISHED',
-          classNames: [`post-${p.state.toLowerCase()}`],
+          classNames: [`post-${p.state.toLowerCase()}`, ...(chosen.has(p.id) ? ['chosen'] : [])],
           extendedProps: { post: p },
         })),
-    [posts.data, filter, customerOf],
+    [posts.data, filter, customerOf, chosen],
   );
 
   const noChannels = channels.data?.length === 0;
@@ -116,6 +120,23 @@ export function CalendarPage() {
           </select>
         </label>
       </div>
+      <div className="row">
+        <button type="button" aria-pressed={selecting} onClick={() => {
+            setSelecting(!selecting);
+            setChosen(new Set());
+          }}>
+          {t('bulk.select')}
+        </button>
+        {selecting && (
+          <BulkActions
+            selected={(posts.data ?? []).filter((p) => chosen.has(p.id))}
+            onDone={(summary) => {
+              setMessage(summary);
+              setChosen(new Set());
+            }}
+          />
+        )}
+      </div>
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {posts.error && <ErrorNote error={new Error(t('calendar.loadFailed', { message: (posts.error as Error).message }))} onRetry={() => posts.refetch()} />}
       <FullCalendar
@@ -144,7 +165,13 @@ export function CalendarPage() {
         datesSet={(info) => setRange({ start: info.start.toISOString(), end: info.end.toISOString() })}
         eventClick={(info) => {
           info.jsEvent.preventDefault();
-          navigate(`/posts/${info.event.id}`);
+          if (!selecting) return navigate(`/posts/${info.event.id}`);
+          const id = info.event.id;
+          setChosen((set) => {
+            const next = new Set(set);
+            if (!next.delete(id)) next.add(id);
+            return next;
+          });
         }}
         eventContent={(info) => {
           const post = info.event.extendedProps.post as PostSummary;
@@ -163,6 +190,7 @@ export function CalendarPage() {
               </span>
               <span className="visually-hidden">{formatWhen(post.publishDate, prefs)}</span>
               {reason && <span className="event-reason">{reason}</span>}
+              {chosen.has(post.id) && <span className="visually-hidden">, {t('bulk.chosen')}</span>}
             </span>
           );
         }}
