@@ -22,6 +22,7 @@ import * as postChangeTrigger from './migrations/009_post_change_trigger.ts';
 import * as oneOwner from './migrations/010_one_owner.ts';
 import * as channelDefaults from './migrations/011_channel_defaults.ts';
 import * as templates from './migrations/012_templates.ts';
+import * as mediaTags from './migrations/013_media_tags.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '010_one_owner': oneOwner,
   '011_channel_defaults': channelDefaults,
   '012_templates': templates,
+  '013_media_tags': mediaTags,
 };
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {

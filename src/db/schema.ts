@@ -68,6 +68,8 @@ export interface MediaRow {
   thumbnail_url: string | null;
   created_at: number;
   deleted_at: number | null;
+  /** JSON array of tag names (see MEDIA_TAG in domain/media.ts). */
+  tags: string;
 }
 
 /** A file made from an uploaded one: its thumbnail, or a copy converted for a network. */

@@ -58,8 +58,12 @@ export function mediaView(row: MediaRow) {
     width: row.width,
     height: row.height,
     duration: row.duration,
+    tags: JSON.parse(row.tags) as string[],
   };
 }
+
+/** A tag: letters, digits, spaces and hyphens (so it never needs escaping in a LIKE pattern), up to 40 characters. */
+export const MEDIA_TAG = /^[\p{L}\p{N}][\p{L}\p{N} -]{0,39}$/u;
 
 /** Reads the type from the first bytes, then holds the stream to that type's size cap. */
 class SniffAndCap extends Transform {
@@ -235,6 +239,7 @@ export class Media implements MediaLookup {
         height: seen.height,
         duration: seen.duration,
         alt: null,
+        tags: '[]',
         thumbnail_url: thumbnail?.url ?? null,
         created_at: now.getTime(),
         deleted_at: null,
@@ -251,8 +256,10 @@ export class Media implements MediaLookup {
   }
 
   /** One page of the account's media library, newest first. */
-  async page(accountId: string, page: number, limit = MEDIA_PAGE_SIZE): Promise<{ media: MediaRow[]; total: number; page: number; limit: number; hasMore: boolean }> {
-    const live = this.db.selectFrom('media').where('account_id', '=', accountId).where('deleted_at', 'is', null);
+  async page(accountId: string, page: number, limit = MEDIA_PAGE_SIZE, tag?: string): Promise<{ media: MediaRow[]; total: number; page: number; limit: number; hasMore: boolean }> {
+    let live = this.db.selectFrom('media').where('account_id', '=', accountId).where('deleted_at', 'is', null);
+    // tags is JSON text of names that MEDIA_TAG allows: no quote, %, _ or backslash to escape.
+    if (tag !== undefined) live = live.where('tags', 'like', `%${JSON.stringify(tag)}%`);
     const [rows, count] = await Promise.all([
       live.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(page * limit).execute(),
       live.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
@@ -274,12 +281,14 @@ export class Media implements MediaLookup {
     return row;
   }
 
-  /** Sets the file's description for people who cannot see it (alt text); empty clears it. */
-  async setAlt(accountId: string, id: string, alt: string): Promise<MediaRow> {
+  /** Sets the file's description for people who cannot see it (alt text; empty clears it) and its tags. */
+  async describe(accountId: string, id: string, change: { alt?: string; tags?: string[] }): Promise<MediaRow> {
     const row = await this.get(accountId, id);
-    const value = alt.trim() || null;
-    await this.db.updateTable('media').set({ alt: value }).where('id', '=', row.id).execute();
-    return { ...row, alt: value };
+    const set: Partial<Pick<MediaRow, 'alt' | 'tags'>> = {};
+    if (change.alt !== undefined) set.alt = change.alt.trim() || null;
+    if (change.tags !== undefined) set.tags = JSON.stringify([...new Set(change.tags.map((t) => t.trim()))].sort());
+    if (Object.keys(set).length > 0) await this.db.updateTable('media').set(set).where('id', '=', row.id).execute();
+    return { ...row, ...set };
   }
 
   /**

@@ -145,7 +145,7 @@ for (const store of await testStores()) {
       assert.ok(byId.get('pinterest').missing.includes('HERALD_PINTEREST_CLIENT_ID'), 'what the server lacks is named');
     });
 
-    it("sets a file's alt text and says where it is used, for this account's files only", async () => {
+    it("sets a file's alt text and tags and says where it is used, for this account's files only", async () => {
       const form = new FormData();
       form.append('file', new Blob([new Uint8Array(PNG_1x1)]), 'dot.png');
       const uploaded = await fetch(`${herald.url}/api/app/public/v1/upload`, { method: 'POST', body: form, headers: { cookie: cookieOf(web), 'x-csrf-token': web.csrf! } });
@@ -169,6 +169,18 @@ for (const store of await testStores()) {
       const usage = await web.app('GET', `/media/${file.body.id}/usage`);
       assert.deepEqual(usage.body, [{ id: post.body[0].postId, state: 'QUEUE', publishDate: at, channel: 'Receiver' }], 'a reply carrying the file names its thread');
       assert.equal((await web.app('GET', '/media/no-such-file/usage')).status, 404);
+
+      const tagged = await web.app('PATCH', `/media/${file.body.id}`, { tags: ['Summer 2026', 'logo', 'logo '] });
+      assert.equal(tagged.status, 200, JSON.stringify(tagged.body));
+      assert.deepEqual(tagged.body.tags, ['Summer 2026', 'logo'], 'trimmed, once each, sorted');
+      assert.equal(tagged.body.alt, 'A white dot', 'the alt text stays');
+      const badTag = await web.app('PATCH', `/media/${file.body.id}`, { tags: ['50%_off'] });
+      assert.equal(badTag.status, 400);
+      assert.equal(badTag.body.errors[0].path, 'tags.0');
+      const byTag = async (tag: string) => (await web.app('GET', `/public/v1/media?tag=${encodeURIComponent(tag)}`)).body.media.map((m: { id: string }) => m.id);
+      assert.deepEqual(await byTag('logo'), [file.body.id]);
+      assert.deepEqual(await byTag('log'), [], 'a tag matches whole, not in part');
+      assert.equal((await web.app('GET', '/public/v1/media?tag=%25')).status, 400);
     });
 
     it('keeps templates and signatures for the whole account, and refuses bad ones naming the field', async () => {

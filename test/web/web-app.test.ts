@@ -335,6 +335,15 @@ for (const store of await testStores()) {
       page.once('dialog', (dialog) => void dialog.accept());
       await card.getByRole('button', { name: 'Delete' }).click();
       await page.getByText(/Not deleted: .*used by 2 scheduled posts/).waitFor();
+      await card.getByLabel('Tags (comma separated)').fill('harbour, posters');
+      await card.getByRole('button', { name: 'Save' }).click();
+      await page.getByLabel('Only files tagged').fill('posters');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await page.locator('[data-testid^="media-"]').first().waitFor();
+      assert.equal(await card.getByLabel('Tags (comma separated)').inputValue(), 'harbour, posters');
+      await page.getByLabel('Only files tagged').fill('nothing-like-it');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await page.getByText('No file is tagged "nothing-like-it".').waitFor();
       await shot('media');
     });
 

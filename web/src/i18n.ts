@@ -155,6 +155,10 @@ const en = {
   'library.more': 'Load more',
   'library.video': 'Video',
   'library.whereUsed': 'Where used',
+  'library.tags': 'Tags (comma separated)',
+  'library.filterTag': 'Only files tagged',
+  'library.filter': 'Show',
+  'library.noneTagged': 'No file is tagged "{tag}".',
   'library.unused': 'No post uses this file.',
 
   'post.title': 'Post',

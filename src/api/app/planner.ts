@@ -3,14 +3,14 @@
  * with its content rules, how it counts text and its settings and credentials
  * as JSON Schema (the composer's counters and forms are built from these, the
  * same objects the server validates with), moving a post on the calendar, and
- * a file's alt text and where it is used.
+ * a file's alt text, tags and where it is used.
  */
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
 import { allProviders } from '../../providers/index.ts';
 import { networkSettings } from '../../providers/network-settings.ts';
-import { mediaView } from '../../domain/media.ts';
+import { MEDIA_TAG, mediaView } from '../../domain/media.ts';
 import { WEBHOOK_EVENTS } from '../../domain/webhooks.ts';
 import { isoInstant } from '../public-v1/schemas.ts';
 import { sessionPrincipal } from './public-api.ts';
@@ -38,8 +38,12 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
     app.get('/webhook-events', { schema: { hide } }, async () => WEBHOOK_EVENTS);
 
     app.patch('/media/:id', {
-      schema: { hide, params: z.object({ id: z.string().min(1).max(200) }), body: z.object({ alt: z.string().max(1500) }) },
-      handler: async (request) => mediaView(await services.media.setAlt(sessionPrincipal(request).accountId, request.params.id, request.body.alt)),
+      schema: {
+        hide,
+        params: z.object({ id: z.string().min(1).max(200) }),
+        body: z.object({ alt: z.string().max(1500).optional(), tags: z.array(z.string().trim().regex(MEDIA_TAG, 'must be 1 to 40 letters, digits, spaces or hyphens')).max(20).optional() }),
+      },
+      handler: async (request) => mediaView(await services.media.describe(sessionPrincipal(request).accountId, request.params.id, request.body)),
     });
 
     app.get('/media/:id/usage', { schema: { hide, params: z.object({ id: z.string().min(1).max(200) }) } }, async (request) =>

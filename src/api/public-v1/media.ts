@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError, invalidField } from '../../domain/errors.ts';
-import { describeBytes, MEDIA_PAGE_SIZE, mediaView, uploadFingerprint } from '../../domain/media.ts';
+import { describeBytes, MEDIA_PAGE_SIZE, MEDIA_TAG, mediaView, uploadFingerprint } from '../../domain/media.ts';
 import { OutboundRefused } from '../../lib/outbound.ts';
 import { idempotencyKey, idempotent, jsonBodyHash } from '../idempotent.ts';
 import type { Services } from '../../app.ts';
@@ -122,6 +122,7 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         querystring: z.object({
           page: z.coerce.number().int().min(0).max(100_000).optional().default(0),
           limit: z.coerce.number().int().min(1).max(200).optional().default(MEDIA_PAGE_SIZE),
+          tag: z.string().trim().regex(MEDIA_TAG, 'must be 1 to 40 letters, digits, spaces or hyphens').optional().describe('Only files with this tag'),
         }),
         response: {
           200: z.object({ media: z.array(mediaObject), total: z.number(), page: z.number(), limit: z.number(), hasMore: z.boolean() }),
@@ -129,7 +130,7 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       handler: async (request) => {
-        const found = await media.page(request.principal.accountId, request.query.page, request.query.limit);
+        const found = await media.page(request.principal.accountId, request.query.page, request.query.limit, request.query.tag);
         return { ...found, media: found.media.map(mediaView) };
       },
     });

@@ -116,6 +116,7 @@ export const mediaObject = z.object({
   width: z.number().nullable(),
   height: z.number().nullable(),
   duration: z.number().nullable(),
+  tags: z.array(z.string()).describe('Tags given in the web application’s media library'),
 });
 
 export const postSummary = z.object({

@@ -7,16 +7,17 @@ import { keys } from '../data.ts';
 import { t } from '../i18n.ts';
 import { formatBytes, formatWhen } from '../time.ts';
 import { usePrefs } from '../prefs.ts';
-import { ErrorNote, Loading, StateBadge } from '../components/ui.tsx';
+import { ErrorNote, FieldError, Loading, StateBadge } from '../components/ui.tsx';
 import { Thumb, UploadProgress, useUploads } from '../components/MediaPicker.tsx';
 
 const PAGE = 48;
 
 export function MediaPage() {
   const client = useQueryClient();
+  const [tag, setTag] = useState('');
   const library = useInfiniteQuery({
-    queryKey: [...keys.media, 'library'],
-    queryFn: ({ pageParam }) => api<{ media: MediaItem[]; hasMore: boolean; page: number }>('GET', pub(`/media?page=${pageParam}&limit=${PAGE}`)),
+    queryKey: [...keys.media, 'library', tag],
+    queryFn: ({ pageParam }) => api<{ media: MediaItem[]; hasMore: boolean; page: number }>('GET', pub(`/media?page=${pageParam}&limit=${PAGE}${tag ? `&tag=${encodeURIComponent(tag)}` : ''}`)),
     initialPageParam: 0,
     getNextPageParam: (last) => (last.hasMore ? last.page + 1 : undefined),
   });
@@ -33,10 +34,23 @@ export function MediaPage() {
           <input type="file" multiple accept="image/*,video/*" className="visually-hidden" onChange={(e) => e.target.files && uploads.start(e.target.files)} />
         </label>
       </div>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setTag(String(new FormData(e.currentTarget).get('tag') ?? '').trim());
+        }}
+      >
+        <label className="inline">
+          {t('library.filterTag')}
+          <input name="tag" defaultValue={tag} />
+        </label>
+        <button type="submit">{t('library.filter')}</button>
+      </form>
       <UploadProgress progress={uploads.progress} />
       {library.error && <ErrorNote error={library.error} onRetry={() => void library.refetch()} />}
       <ErrorNote error={uploads.error ?? error} />
-      {items.length === 0 && <p>{t('library.empty')}</p>}
+      {items.length === 0 && <p>{tag ? t('library.noneTagged', { tag }) : t('library.empty')}</p>}
       <ul className="media-grid">
         {items.map((m) => (
           <li key={m.id} className="card" data-testid={`media-${m.id}`}>
@@ -49,6 +63,7 @@ export function MediaPage() {
               {m.width && m.height ? ` · ${t('library.dimensions', { width: m.width, height: m.height })}` : ''}
               {m.duration ? ` · ${Math.round(m.duration)} s` : ''}
             </small>
+            <Tags item={m} />
             <WhereUsed id={m.id} />
             <button
               type="button"
@@ -104,5 +119,34 @@ function WhereUsed({ id }: { id: string }) {
         </ul>
       )}
     </div>
+  );
+}
+
+/** A file's tags, shown and changed in place (comma separated). */
+function Tags({ item }: { item: MediaItem }) {
+  const client = useQueryClient();
+  const [text, setText] = useState(item.tags.join(', '));
+  const [error, setError] = useState<unknown>();
+  const id = `tags-${item.id}`;
+  return (
+    <form
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setError(undefined);
+        try {
+          await api('PATCH', `/media/${item.id}`, { tags: text.split(',').map((s) => s.trim()).filter(Boolean) });
+          await client.invalidateQueries({ queryKey: keys.media });
+        } catch (err) {
+          setError(err);
+        }
+      }}
+    >
+      <label>
+        {t('library.tags')}
+        <input id={id} value={text} onChange={(e) => setText(e.target.value)} aria-describedby={`${id}-error`} />
+      </label>
+      <FieldError error={error} path="tags" id={`${id}-error`} />
+      <button type="submit">{t('common.save')}</button>
+    </form>
   );
 }
