@@ -1,6 +1,6 @@
 /** The queries the pages share, and the live stream that keeps them current. */
-import { useEffect } from 'react';
-import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import { api, pub, type Channel, type Network, type Session, type Template } from './api.ts';
 
 export const keys = {
@@ -24,6 +24,27 @@ export interface NotificationPage {
   total: number;
 }
 export const useNotifications = () => useQuery({ queryKey: keys.notifications, queryFn: () => api<NotificationPage>('GET', pub('/notifications')) });
+
+/**
+ * A change the person asks for: its error (shown beside the fields it names)
+ * and, once it worked, the lists under `refresh` asked for again.
+ */
+export function useAction(refresh: QueryKey) {
+  const client = useQueryClient();
+  const [error, setError] = useState<unknown>();
+  const act = async <R,>(work: () => Promise<R>): Promise<R | undefined> => {
+    setError(undefined);
+    try {
+      const result = await work();
+      await client.invalidateQueries({ queryKey: refresh });
+      return result;
+    } catch (err) {
+      setError(err);
+      return undefined;
+    }
+  };
+  return { error, setError, act };
+}
 
 function refreshAll(client: QueryClient) {
   for (const key of [keys.posts, keys.channels, keys.notifications]) void client.invalidateQueries({ queryKey: key });

@@ -8,7 +8,7 @@ import { useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, pub, type Channel, type Network } from '../api.ts';
-import { keys, useChannels, useNetworks } from '../data.ts';
+import { keys, useAction, useChannels, useNetworks } from '../data.ts';
 import { t } from '../i18n.ts';
 import { Avatar, Dialog, ErrorNote, ListTable, Loading, Notice, Secret, TextField, ZoneSelect } from '../components/ui.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
@@ -195,30 +195,24 @@ function NetworkForm({ title, submitLabel, error, onCancel, onSubmit, children }
 }
 
 function EditChannel({ channel, network, onDone }: { channel: Channel; network?: Network; onDone: () => void }) {
-  const client = useQueryClient();
   const customers = useQuery({ queryKey: ['customers'], queryFn: () => api<{ id: string; name: string }[]>('GET', '/customers') });
   const [form, setForm] = useState({ name: channel.name, timeZone: channel.timeZone, postingTimes: channel.postingTimes.join(', '), customer: channel.customer?.id ?? '', disabled: channel.disabled, defaultSettings: channel.defaultSettings });
-  const [error, setError] = useState<unknown>();
-  const refresh = () => client.invalidateQueries({ queryKey: keys.channels });
+  const { error, act } = useAction(keys.channels);
   return (
     <form
       onSubmit={async (e) => {
         e.preventDefault();
-        setError(undefined);
-        try {
-          await api('PATCH', pub(`/integrations/${channel.id}`), {
+        const saved = await act(() =>
+          api('PATCH', pub(`/integrations/${channel.id}`), {
             name: form.name,
             timeZone: form.timeZone,
             postingTimes: form.postingTimes.split(',').map((s) => s.trim()).filter(Boolean),
             customer: form.customer || null,
             disabled: form.disabled,
             defaultSettings: form.defaultSettings,
-          });
-          await refresh();
-          onDone();
-        } catch (err) {
-          setError(err);
-        }
+          }),
+        );
+        if (saved) onDone();
       }}
     >
       <TextField label={t('common.name')} value={form.name} onChange={(name) => setForm({ ...form, name })} error={error} path="name" id="edit-name" />
@@ -257,18 +251,12 @@ function EditChannel({ channel, network, onDone }: { channel: Channel; network?:
           type="button"
           className="danger"
           onClick={async () => {
-            setError(undefined);
-            try {
-              const now = Date.now();
-              const posts = await postsInRange(new Date(now - 365 * 86_400_000).toISOString(), new Date(now + 5 * 365 * 86_400_000).toISOString());
-              const pending = posts.filter((p) => p.integration.id === channel.id && p.state !== 'PUBLISHED').length;
-              if (!confirm(t('channels.deleteWithPending', { name: channel.name, count: pending }))) return;
-              await api('DELETE', pub(`/integrations/${channel.id}`));
-              await refresh();
-              onDone();
-            } catch (err) {
-              setError(err);
-            }
+            const now = Date.now();
+            const posts = await act(() => postsInRange(new Date(now - 365 * 86_400_000).toISOString(), new Date(now + 5 * 365 * 86_400_000).toISOString()));
+            if (!posts) return;
+            const pending = posts.filter((p) => p.integration.id === channel.id && p.state !== 'PUBLISHED').length;
+            if (!confirm(t('channels.deleteWithPending', { name: channel.name, count: pending }))) return;
+            if (await act(() => api('DELETE', pub(`/integrations/${channel.id}`)))) onDone();
           }}
         >
           {t('common.delete')}

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, pub, type MediaItem, type PostState } from '../api.ts';
-import { keys } from '../data.ts';
+import { keys, useAction } from '../data.ts';
 import { t } from '../i18n.ts';
 import { formatBytes, formatWhen } from '../time.ts';
 import { usePrefs } from '../prefs.ts';
@@ -124,21 +124,14 @@ function WhereUsed({ id }: { id: string }) {
 
 /** A file's tags, shown and changed in place (comma separated). */
 function Tags({ item }: { item: MediaItem }) {
-  const client = useQueryClient();
   const [text, setText] = useState(item.tags.join(', '));
-  const [error, setError] = useState<unknown>();
+  const { error, act } = useAction(keys.media);
   const id = `tags-${item.id}`;
   return (
     <form
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        setError(undefined);
-        try {
-          await api('PATCH', `/media/${item.id}`, { tags: text.split(',').map((s) => s.trim()).filter(Boolean) });
-          await client.invalidateQueries({ queryKey: keys.media });
-        } catch (err) {
-          setError(err);
-        }
+        void act(() => api('PATCH', `/media/${item.id}`, { tags: text.split(',').map((s) => s.trim()).filter(Boolean) }));
       }}
     >
       <label>

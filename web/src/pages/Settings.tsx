@@ -5,9 +5,9 @@
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import { NavLink, useParams } from 'react-router-dom';
-import { useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { useQuery, type QueryKey } from '@tanstack/react-query';
 import { api, pub, type Template } from '../api.ts';
-import { keys, useNotifications, useSession } from '../data.ts';
+import { keys, useAction, useNotifications, useSession } from '../data.ts';
 import { t, type MessageKey } from '../i18n.ts';
 import { setPrefs, setZone, usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
@@ -46,21 +46,8 @@ export function SettingsPage() {
 
 /** A list from the server, the actions on it, and their errors: what every section has. */
 function useSection<T>(queryKey: QueryKey, path: string) {
-  const client = useQueryClient();
   const list = useQuery({ queryKey, queryFn: () => api<T>('GET', path) });
-  const [error, setError] = useState<unknown>();
-  const act = async <R,>(work: () => Promise<R>): Promise<R | undefined> => {
-    setError(undefined);
-    try {
-      const result = await work();
-      await client.invalidateQueries({ queryKey });
-      return result;
-    } catch (err) {
-      setError(err);
-      return undefined;
-    }
-  };
-  return { list, error, act };
+  return { list, ...useAction(queryKey) };
 }
 
 interface Key {
