@@ -430,6 +430,20 @@ export class Posts {
     return { id: root.id, publishDate: iso(at) };
   }
 
+  /** Posts (thread roots) a worker is sending right now: their items hold a live lease. */
+  async publishing(accountId: string, now = Date.now()): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('posts')
+      .select(['id', 'root_id'])
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .where('state', '=', 'QUEUE')
+      .where('lease_owner', 'is not', null)
+      .where('lease_until', '>', now)
+      .execute();
+    return [...new Set(rows.map((r) => r.root_id ?? r.id))];
+  }
+
   /** Records the network's id of a post that was published by hand. */
   async attachReleaseId(accountId: string, id: string, releaseId: string) {
     const root = await this.root(accountId, id);

@@ -96,7 +96,7 @@ for (const store of await testStores()) {
       assert.deepEqual(paths.filter((p) => p.startsWith('/api/app')), []);
     });
 
-    it('moves a queued post to another time, and refuses the past, a bad date, a published post and another account\'s post', async () => {
+    it('moves a queued post to another time, and refuses one being sent, the past, a bad date, a published post and another account\'s post', async () => {
       const at = Date.now() + 24 * HOUR;
       const created = await web.app('POST', '/public/v1/posts', { type: 'schedule', date: new Date(at).toISOString(), posts: [{ integration: { id: channel }, value: [{ content: 'first' }, { content: 'second', delay: 5 }] }] });
       assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -107,6 +107,16 @@ for (const store of await testStores()) {
       assert.equal(moved.body.publishDate, new Date(later).toISOString());
       const rows = await herald.services.store.db.selectFrom('posts').select(['thread_index', 'publish_at']).where('group_id', '=', (await herald.services.posts.root(owner.id, id)).group_id).orderBy('thread_index').execute();
       assert.deepEqual(rows.map((r) => r.publish_at), [later, later], 'the whole thread moved');
+
+      // A worker holding the reply's lease: the thread is being sent, shown as such, and cannot move.
+      assert.deepEqual((await web.app('GET', '/posts/publishing')).body, []);
+      await herald.services.store.db.updateTable('posts').set({ lease_owner: 'worker-1', lease_until: Date.now() + 60_000 }).where('content', '=', 'second').execute();
+      assert.deepEqual((await web.app('GET', '/posts/publishing')).body, [id]);
+      const sending = await web.app('PUT', `/posts/${id}/date`, { date: new Date(later + HOUR).toISOString() });
+      assert.equal(sending.status, 409);
+      assert.equal(sending.body.code, 'publishing');
+      await herald.services.store.db.updateTable('posts').set({ lease_owner: 'worker-1', lease_until: Date.now() - 1 }).where('content', '=', 'second').execute();
+      assert.deepEqual((await web.app('GET', '/posts/publishing')).body, [], 'an expired lease is no longer "publishing"');
 
       const past = await web.app('PUT', `/posts/${id}/date`, { date: new Date(Date.now() - HOUR).toISOString() });
       assert.equal(past.status, 400);

@@ -51,7 +51,12 @@ for (const store of await testStores()) {
       ensureWebBuilt();
       receiver = await startWebhookReceiver();
       // The channel's receiver answers with its own id and address (the post's link), or refuses a post the test names.
-      receiver.respond((d, i) => (refuse(d.json?.post?.content ?? '') ? { status: 400, body: { error: 'the receiver refused this post' } } : { body: { id: `r-${i}`, url: `https://receiver.example/p/${i}` } }));
+      // The engine's live post takes the receiver 2.5 s, long enough to be seen being sent.
+      receiver.respond((d, i) =>
+        refuse(d.json?.post?.content ?? '')
+          ? { status: 400, body: { error: 'the receiver refused this post' } }
+          : { body: { id: `r-${i}`, url: `https://receiver.example/p/${i}` }, delayMs: d.json?.post?.content === 'Live from the engine' ? 2500 : 0 },
+      );
       hooks = await startWebhookReceiver();
       pinterest = await startPinterestFake();
       herald = await startHerald(store, {
@@ -202,7 +207,7 @@ for (const store of await testStores()) {
       await shot('calendar-month');
     });
 
-    it('turns a post published, with its link, without a reload when the engine sends it', async () => {
+    it('shows a post being sent, then published with its link, without a reload', async () => {
       // Due in a few seconds: the page shows it queued first, then the engine's change arrives by itself.
       const created = await api('POST', '/posts', { type: 'schedule', date: new Date(Date.now() + 4000).toISOString(), posts: [{ integration: { id: channels.webhook }, value: [{ content: 'Live from the engine' }] }] });
       assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -210,6 +215,7 @@ for (const store of await testStores()) {
       await page.goto(herald.url + '/');
       await page.locator(`[data-testid="event-${id}"][data-state="QUEUE"]`).waitFor();
       await page.evaluate(() => ((window as any).sameDocument = true));
+      await page.locator(`[data-testid="event-${id}"][data-state="PUBLISHING"]`).waitFor({ timeout: 10_000 });
       await page.locator(`[data-testid="event-${id}"][data-state="PUBLISHED"]`).waitFor({ timeout: 10_000 });
       assert.equal(await page.evaluate(() => (window as any).sameDocument), true, 'the page was not reloaded');
       await page.getByTestId(`event-${id}`).click();

@@ -50,6 +50,9 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
       services.media.usage(sessionPrincipal(request).accountId, request.params.id),
     );
 
+    // The calendar shows these as "publishing"; a claim writes the post, so the live stream says when to ask again.
+    app.get('/posts/publishing', { schema: { hide } }, async (request) => services.posts.publishing(sessionPrincipal(request).accountId));
+
     app.put('/posts/:id/date', {
       schema: { hide, params: z.object({ id: z.string().min(1).max(200) }), body: z.object({ date: isoInstant }) },
       handler: async (request) => services.posts.reschedule(sessionPrincipal(request).accountId, request.params.id, request.body.date),

@@ -7,19 +7,22 @@
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, pub, type PostDetail, type PostSummary } from '../api.ts';
+
+/** What the bulk actions need of a post. */
+type Selected = Pick<PostSummary, 'id' | 'content' | 'publishDate'>;
 import { keys } from '../data.ts';
 import { t } from '../i18n.ts';
 
 const DAY = 86_400_000;
 
 /** Runs `work` on each post and words the outcome: how many succeeded, and each refusal with its reason. */
-async function each(posts: PostSummary[], work: (post: PostSummary) => Promise<unknown>): Promise<{ done: number; refused: string[] }> {
+async function each(posts: Selected[], work: (post: Selected) => Promise<unknown>): Promise<{ done: number; refused: string[] }> {
   const outcomes = await Promise.allSettled(posts.map(work));
   const refused = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [`${posts[i]!.content.slice(0, 30) || posts[i]!.id}: ${(o.reason as Error).message}`] : []));
   return { done: outcomes.length - refused.length, refused };
 }
 
-function duplicate(post: PostSummary) {
+function duplicate(post: Selected) {
   return api<PostDetail>('GET', pub(`/posts/${post.id}`)).then((detail) =>
     api('POST', pub('/posts'), {
       type: 'draft',
@@ -29,11 +32,11 @@ function duplicate(post: PostSummary) {
   );
 }
 
-export function BulkActions({ selected, onDone }: { selected: PostSummary[]; onDone: (summary: { kind: 'success' | 'warning'; text: string }) => void }) {
+export function BulkActions({ selected, onDone }: { selected: Selected[]; onDone: (summary: { kind: 'success' | 'warning'; text: string }) => void }) {
   const client = useQueryClient();
   const [days, setDays] = useState(1);
   const [busy, setBusy] = useState(false);
-  const run = async (work: (post: PostSummary) => Promise<unknown>) => {
+  const run = async (work: (post: Selected) => Promise<unknown>) => {
     setBusy(true);
     const { done, refused } = await each(selected, work);
     setBusy(false);

@@ -25,6 +25,9 @@ import { BulkActions } from '../components/BulkActions.tsx';
 
 const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
 
+/** A post as the calendar shows it: "publishing" while a worker sends it. */
+export type CalendarPost = Omit<PostSummary, 'state'> & { state: PostState | 'PUBLISHING' };
+
 export function postsInRange(start: string, end: string) {
   return api<{ posts: PostSummary[] }>('GET', pub(`/posts?startDate=${encodeURIComponent(start)}&endDate=${encodeURIComponent(end)}`)).then((r) => r.posts);
 }
@@ -43,7 +46,12 @@ export function CalendarPage() {
 
   const posts = useQuery({
     queryKey: [...keys.posts, range?.start, range?.end],
-    queryFn: () => postsInRange(range!.start, range!.end),
+    // Fetched together, so the calendar redraws once per change (a redraw in the middle of a drag would drop it).
+    queryFn: async () => {
+      const [list, publishing] = await Promise.all([postsInRange(range!.start, range!.end), api<string[]>('GET', '/posts/publishing')]);
+      const sending = new Set(publishing);
+      return list.map((p): CalendarPost => (sending.has(p.id) ? { ...p, state: 'PUBLISHING' } : p));
+    },
     enabled: !!range,
     placeholderData: keepPreviousData,
   });
@@ -60,8 +68,8 @@ export function CalendarPage() {
           start: p.publishDate,
           title: p.content.slice(0, 80) || p.integration.name,
           url: `/posts/${p.id}`,
-          // Published posts stay where they went out.
-          editable: p.state !== 'PUBLISHED',
+          // Published posts stay where they went out; one being sent cannot move.
+          editable: p.state !== 'PUBLISHED' && p.state !== 'PUBLISHING',
           classNames: [`post-${p.state.toLowerCase()}`, ...(chosen.has(p.id) ? ['chosen'] : [])],
           extendedProps: { post: p },
         })),
@@ -174,7 +182,7 @@ export function CalendarPage() {
           });
         }}
         eventContent={(info) => {
-          const post = info.event.extendedProps.post as PostSummary;
+          const post = info.event.extendedProps.post as CalendarPost;
           const reason = post.state === 'ERROR' && post.error ? t('calendar.failedBecause', { reason: post.error }) : '';
           // FullCalendar's own element is the link (the event's url); this is its content, read out in full.
           return (
