@@ -409,6 +409,28 @@ for (const store of await testStores()) {
       assert.deepEqual(problems, []);
     });
 
+    it('registers an OAuth application, gives it a new secret, and renames a customer in place', async () => {
+      await page.goto(herald.url + '/settings/apps');
+      await page.getByLabel('Name').fill('Scheduler bot');
+      await page.getByLabel('Redirect URIs (one per line)').fill('https://bot.example/callback');
+      await page.getByRole('button', { name: 'Register an application' }).click();
+      const first = (await page.getByTestId('secret').nth(1).textContent())!.trim();
+      await page.getByRole('button', { name: 'New client secret' }).click();
+      await page.getByTestId('secret').nth(1).filter({ hasNotText: first }).waitFor();
+      const app = await herald.services.store.db.selectFrom('oauth_apps').select('name').where('account_id', '=', accountId).executeTakeFirstOrThrow();
+      assert.equal(app.name, 'Scheduler bot');
+
+      await page.goto(herald.url + '/settings/customers');
+      await page.getByLabel('Name', { exact: true }).fill('Harbour Theatre');
+      await page.getByRole('button', { name: 'Add a customer' }).click();
+      const field = page.getByLabel('Name: Harbour Theatre');
+      await field.fill('Harbour Theatre Company');
+      await field.press('Enter');
+      await page.getByLabel('Name: Harbour Theatre Company').waitFor();
+      const customer = await herald.services.store.db.selectFrom('customers').select('name').where('account_id', '=', accountId).executeTakeFirstOrThrow();
+      assert.equal(customer.name, 'Harbour Theatre Company');
+    });
+
     it('invites a teammate with a copyable link, who joins the same account through it', async () => {
       await page.goto(herald.url + '/settings/team');
       await page.getByLabel('Email').fill('editor@example.com');

@@ -241,6 +241,7 @@ const en = {
   'apps.clientId': 'Client id',
   'apps.clientSecret': 'Client secret',
   'apps.none': 'No application yet.',
+  'apps.newSecret': 'New client secret',
   'webhooks.create': 'Add a webhook',
   'webhooks.url': 'URL',
   'webhooks.events': 'Events',

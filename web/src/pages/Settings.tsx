@@ -161,7 +161,12 @@ function Apps() {
           <li key={a.clientId} className="card">
             <strong>{a.name}</strong> <code>{a.clientId}</code>
             <small>{a.redirectUris.join(', ')}</small>
-            <DeleteButton name={a.name} onConfirm={() => act(() => api('DELETE', `/oauth/apps/${a.clientId}`))} />
+            <div className="row">
+              <button type="button" onClick={() => act(() => api<{ clientId: string; clientSecret: string }>('POST', `/oauth/apps/${a.clientId}/secret`)).then((made) => made && setCreated(made))}>
+                {t('apps.newSecret')}
+              </button>
+              <DeleteButton name={a.name} onConfirm={() => act(() => api('DELETE', `/oauth/apps/${a.clientId}`))} />
+            </div>
           </li>
         ))}
       </ul>
@@ -398,8 +403,8 @@ function Customers() {
       {list.data?.length === 0 && <p>{t('customers.none')}</p>}
       <ul>
         {list.data?.map((c) => (
-          <li key={c.id}>
-            {c.name}{' '}
+          <li key={c.id} className="row">
+            <RenameField name={c.name} label={`${t('common.name')}: ${c.name}`} onRename={(name) => act(() => api('PATCH', `/customers/${c.id}`, { name }))} />
             <DeleteButton name={c.name} onConfirm={() => act(() => api('DELETE', `/customers/${c.id}`))} />
           </li>
         ))}
@@ -417,6 +422,26 @@ function Customers() {
         </button>
       </form>
     </div>
+  );
+}
+
+/** A name changed in place: saved when the person presses Enter or leaves the field. */
+function RenameField({ name, label, onRename }: { name: string; label: string; onRename: (name: string) => unknown }) {
+  const [value, setValue] = useState(name);
+  const save = () => value.trim() && value.trim() !== name && onRename(value.trim());
+  return (
+    <input
+      aria-label={label}
+      value={value}
+      onChange={(e) => setValue(e.target.value)}
+      onBlur={save}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') {
+          e.preventDefault();
+          save();
+        }
+      }}
+    />
   );
 }
 
