@@ -41,7 +41,7 @@ const SHRINK = 0.8;
 const MAX_SHRINKS = 10;
 
 /** A ref to a stored row's bytes: the original upload or one of its copies. */
-export function mediaRef(deps: Pick<PrepareDeps, 'storage'>, row: Pick<MediaRow, 'id' | 'url' | 'mime_type' | 'size' | 'width' | 'height' | 'storage_key'> & { duration?: number | null }): MediaRef {
+export function mediaRef(deps: Pick<PrepareDeps, 'storage'>, row: Pick<MediaRow, 'id' | 'url' | 'mime_type' | 'size' | 'width' | 'height' | 'storage_key'> & { duration?: number | null; alt?: string | null }): MediaRef {
   return {
     id: row.id,
     url: row.url,
@@ -50,6 +50,7 @@ export function mediaRef(deps: Pick<PrepareDeps, 'storage'>, row: Pick<MediaRow,
     width: row.width,
     height: row.height,
     duration: row.duration ?? null,
+    alt: row.alt ?? null,
     open: () => deps.storage.open(row.storage_key),
   };
 }
@@ -111,7 +112,7 @@ function targetType(mime: string, needs: MediaRequirements): string {
 }
 
 function variantRef(deps: PrepareDeps, original: MediaRow, variant: MediaVariantRow): MediaRef {
-  return mediaRef(deps, { ...variant, id: original.id, duration: null });
+  return mediaRef(deps, { ...variant, id: original.id, alt: original.alt, duration: null });
 }
 
 /** Writes the converted copy, smaller and smaller until it fits the byte limit, and stores it. */

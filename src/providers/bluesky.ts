@@ -214,7 +214,7 @@ async function embedOf(ctx: PublishContext, config: Config): Promise<Record<stri
     return { $type: 'app.bsky.embed.video', video: await uploadBlob(ctx, config, video), ...aspectRatio(video) };
   }
   const images = [];
-  for (const m of media) images.push({ image: await uploadBlob(ctx, config, m), alt: '', ...aspectRatio(m) });
+  for (const m of media) images.push({ image: await uploadBlob(ctx, config, m), alt: m.alt ?? '', ...aspectRatio(m) });
   return { $type: 'app.bsky.embed.images', images };
 }
 

@@ -99,6 +99,8 @@ async function uploadMedia(ctx: PublishContext, config: Config, media: MediaRef)
   for await (const chunk of (await media.open()) as AsyncIterable<Buffer>) chunks.push(chunk);
   const form = new FormData();
   form.append('file', new Blob([Buffer.concat(chunks)], { type: media.mimeType }), `${media.id}.${media.mimeType.split('/')[1] ?? 'bin'}`);
+  // Mastodon's alt text for the attachment (up to 1,500 characters, as the library allows).
+  if (media.alt) form.append('description', media.alt);
   // An upload that fails or times out published nothing: the status is not sent yet.
   const uploaded = await call<{ id: string; url: string | null }>(ctx, `${config.instance}/api/v2/media`, { method: 'POST', headers: auth(config), body: form, timeoutMs: 5 * 60_000 }).catch(
     (err: PublishError) => {

@@ -59,6 +59,8 @@ export interface MediaRef {
   height?: number | null;
   /** Seconds, for video. */
   duration?: number | null;
+  /** The description for people who cannot see it (alt text), where the person gave one. */
+  alt?: string | null;
   /** The bytes, for networks that take uploads. */
   open(): Promise<Readable>;
 }

@@ -25,7 +25,7 @@ export interface MastodonFake extends NetworkFake {
   apps: { client_id: string; client_secret: string; redirect_uris: string; scopes: string }[];
   validTokens: Set<string>;
   statuses: FakeStatus[];
-  media: Map<string, { type: string; bytes: Buffer; filename: string; pollsLeft: number }>;
+  media: Map<string, { type: string; bytes: Buffer; filename: string; pollsLeft: number; description: string | null }>;
   account: { id: string; username: string; acct: string; display_name: string; avatar: string; url: string };
   /** The next status is created, but the answer is not JSON (the outcome looks unknown to the client). */
   garbleNextStatusAnswer?: boolean;
@@ -119,8 +119,11 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       if (!/^(image|video)\//.test(file.type)) return { status: 422, body: { error: 'Validation failed: File content type is invalid' } };
       const id = nextId();
       const video = file.type.startsWith('video/');
-      fake.media.set(id, { type: file.type, bytes: file.data, filename: file.filename, pollsLeft: video ? 1 : 0 });
-      const attachment = { id, type: video ? 'video' : 'image', url: video ? null : `${fake.url}/media/${id}`, preview_url: null, description: null };
+      // Mastodon keeps the optional description (alt text), at most 1,500 characters.
+      const description = request.multipart?.fields.description ?? null;
+      if (description !== null && [...description].length > 1500) return { status: 422, body: { error: 'Validation failed: Description is too long (maximum is 1500 characters)' } };
+      fake.media.set(id, { type: file.type, bytes: file.data, filename: file.filename, pollsLeft: video ? 1 : 0, description });
+      const attachment = { id, type: video ? 'video' : 'image', url: video ? null : `${fake.url}/media/${id}`, preview_url: null, description };
       return { status: video ? 202 : 200, body: attachment };
     },
 

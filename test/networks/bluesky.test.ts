@@ -90,8 +90,9 @@ for (const store of await testStores()) {
       assert.equal(post.releaseURL, `https://bsky.app/profile/${DID}/post/${stored.rkey}`);
     });
 
-    it('uploads pictures with uploadBlob and embeds them', async () => {
+    it('uploads pictures with uploadBlob and embeds them with their alt text', async () => {
       const png = await uploadPng(account, herald);
+      await herald.services.media.describe(account.id, png.id, { alt: 'A white square' });
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'A picture', media: [png] }]));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       const [blobCall] = fake.calls('POST /xrpc/com.atproto.repo.uploadBlob');
@@ -100,7 +101,7 @@ for (const store of await testStores()) {
       assert.deepEqual(blobCall.raw, blob.bytes);
       assert.deepEqual(fake.records.at(-1)!.value.embed, {
         $type: 'app.bsky.embed.images',
-        images: [{ image: { $type: 'blob', ref: { $link: blob.cid }, mimeType: 'image/png', size: blob.bytes.length }, alt: '', aspectRatio: { width: 1, height: 1 } }],
+        images: [{ image: { $type: 'blob', ref: { $link: blob.cid }, mimeType: 'image/png', size: blob.bytes.length }, alt: 'A white square', aspectRatio: { width: 1, height: 1 } }],
       });
     });
 

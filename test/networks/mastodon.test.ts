@@ -93,8 +93,9 @@ for (const store of await testStores()) {
       assert.equal(post.releaseURL, status.url);
     });
 
-    it('uploads media with /api/v2/media, waits for the video to be processed, then attaches both', async () => {
+    it('uploads media with /api/v2/media (with its alt text as the description), waits for the video to be processed, then attaches both', async () => {
       const png = await uploadPng(account, herald);
+      await herald.services.media.describe(account.id, png.id, { alt: 'A white square' });
       const video = await uploadMp4(account, herald, 4000);
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Pictures', media: [png] }, { content: 'A clip', media: [video] }]));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
@@ -102,6 +103,8 @@ for (const store of await testStores()) {
       assert.equal(uploads.length, 2);
       assert.equal(uploads[0].multipart?.files[0].name, 'file');
       assert.equal(uploads[0].multipart?.files[0].type, 'image/png');
+      assert.equal(fake.media.get(fake.statuses.at(-2)!.media_ids[0])?.description, 'A white square', 'the picture carries its alt text');
+      assert.equal(uploads[1].multipart?.fields.description, undefined, 'a file without alt text sends no description');
       assert.equal(uploads[1].multipart?.files[0].type, 'video/mp4');
       assert.deepEqual(uploads[1].multipart?.files[0].data, video.bytes);
       // The video answered 202: Herald asked until it was processed (206, then 200).
