@@ -152,6 +152,17 @@ export async function startXFake(): Promise<XFake> {
       media.state = media.state === 'pending' ? 'in_progress' : 'succeeded';
       return { status: 200, body: { data: { id: request.query.media_id, processing_info: { state: media.state, check_after_secs: 0 } } } };
     }),
+    // Alt text on an uploaded image or GIF: at most 1,000 characters.
+    'POST /2/media/metadata': signed((request) => {
+      const { id, metadata } = request.json ?? {};
+      const media = fake.state.media.get(String(id));
+      const text = metadata?.alt_text?.text;
+      if (!media) return { status: 400, body: { title: 'Invalid Request', detail: `media ${id} not found`, status: 400 } };
+      if (typeof text !== 'string' || [...text].length > 1000) return { status: 400, body: { title: 'Invalid Request', detail: 'alt_text.text must be a string of at most 1000 characters', status: 400 } };
+      if (media.type?.startsWith('video/')) return { status: 400, body: { title: 'Invalid Request', detail: 'alt text is supported on images and GIFs', status: 400 } };
+      media.alt = text;
+      return { status: 200, body: { data: { id: String(id), associated_metadata: { alt_text: { text } } } } };
+    }),
     'POST /2/tweets': signed((request) => {
       const body = request.json ?? {};
       if (typeof body.text !== 'string' && !body.media) return { status: 400, body: { title: 'Invalid Request', detail: 'text or media required', status: 400 } };

@@ -143,8 +143,9 @@ for (const store of await testStores()) {
       assert.equal(post.releaseURL, `https://x.com/${X_USER.username}/status/${id}`);
     });
 
-    it('uploads an image in one request and a video in chunks, then attaches them', async () => {
+    it('uploads an image in one request (with its alt text) and a video in chunks, then attaches them', async () => {
       const png = await uploadPng(account, herald);
+      await herald.services.media.describe(account.id, png.id, { alt: 'A white square' });
       const imagePost = await settled(account, await publishNow(account, channelId, [{ content: 'with a picture', media: [png] }], settings));
       assert.equal(imagePost.state, 'PUBLISHED', imagePost.error);
       const [oneShot] = fake.calls('POST /2/media/upload');
@@ -153,6 +154,7 @@ for (const store of await testStores()) {
       assert.equal(oneShot.multipart?.files[0].name, 'media');
       const imageTweet = fake.state.tweets.find((t: any) => t.text === 'with a picture');
       assert.equal(imageTweet.body.media.media_ids.length, 1);
+      assert.equal(fake.state.media.get(imageTweet.body.media.media_ids[0]).alt, 'A white square', 'the alt text was attached before the post');
 
       const video = await uploadMp4(account, herald, 5 * 1024 * 1024 + 100);
       const videoPost = await settled(account, await publishNow(account, channelId, [{ content: 'with a video', media: [video] }], settings));
@@ -165,6 +167,7 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /2/media/upload/:id/finalize').length, 1);
       const status = fake.calls('GET /2/media/upload');
       assert.ok(status.length >= 2 && status.every((s) => s.query.command === 'STATUS'), 'polled STATUS until succeeded');
+      assert.equal(fake.calls('POST /2/media/metadata').length, 1, 'a video without alt text gets no metadata call');
       const videoTweet = fake.state.tweets.find((t: any) => t.text === 'with a video');
       assert.deepEqual(videoTweet.body.media.media_ids, [fake.calls('POST /2/media/upload/:id/finalize')[0].params.id]);
     });

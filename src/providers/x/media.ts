@@ -70,13 +70,26 @@ async function uploadChunked(ctx: PublishContext, keys: OAuth1Keys, media: Media
   return id;
 }
 
+/** X keeps alt text of up to 1,000 characters, on images and GIFs. */
+const X_ALT_TEXT_LENGTH = 1000;
+
+/** Attaches the file's alt text to the uploaded image or GIF (POST /2/media/metadata), before the post uses it. */
+async function describe(ctx: PublishContext, keys: OAuth1Keys, id: string, alt: string): Promise<void> {
+  const text = [...alt].slice(0, X_ALT_TEXT_LENGTH).join('');
+  await signedJson(ctx, keys, `${ctx.urls.api}/2/media/metadata`, { method: 'POST', json: { id, metadata: { alt_text: { text } } } });
+}
+
 /** Uploads the item's media and returns X's media ids, in order. */
 export async function uploadMedia(ctx: PublishContext, keys: OAuth1Keys): Promise<string[]> {
   const ids: string[] = [];
   for (const media of ctx.item.media) {
-    if (media.mimeType.startsWith('video/')) ids.push(await uploadChunked(ctx, keys, media, 'tweet_video'));
-    else if (media.mimeType === 'image/gif') ids.push(await uploadChunked(ctx, keys, media, 'tweet_gif'));
-    else ids.push(await uploadImage(ctx, keys, media));
+    if (media.mimeType.startsWith('video/')) {
+      ids.push(await uploadChunked(ctx, keys, media, 'tweet_video'));
+      continue;
+    }
+    const id = media.mimeType === 'image/gif' ? await uploadChunked(ctx, keys, media, 'tweet_gif') : await uploadImage(ctx, keys, media);
+    if (media.alt) await describe(ctx, keys, id, media.alt);
+    ids.push(id);
   }
   return ids;
 }
