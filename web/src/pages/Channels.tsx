@@ -157,6 +157,7 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
                 onClick={() => (n.auth === 'credentials' || n.startOptions ? setChosen(n) : reconnect(n.identifier).catch(setError))}
               >
                 {n.name}
+                {networks.some((o) => o !== n && o.name === n.name) && <small> ({n.identifier})</small>}
               </button>
               {!n.configured && (
                 <small id={`missing-${n.identifier}`} className="hint">
