@@ -248,6 +248,31 @@ for (const store of await testStores()) {
       await eventually(async () => ((await postRow(id)).state === 'PUBLISHED' ? true : undefined), 10_000, 'the retried post to publish');
     });
 
+    it('edits a scheduled thread in the composer, and duplicates a post into a new one', async () => {
+      const root = await herald.services.store.db.selectFrom('posts').selectAll().where('channel_id', '=', channels.webhook).where('content', '=', 'Harbour lights 🌊 at dusk').executeTakeFirstOrThrow();
+      await page.goto(`${herald.url}/posts/${root.id}`);
+      await page.getByRole('link', { name: 'Edit' }).click();
+      await page.getByRole('heading', { name: 'Edit post' }).waitFor();
+      assert.equal(await page.getByLabel('Reply 1', { exact: true }).inputValue(), 'Tickets at the door');
+      await page.getByLabel('Reply 1', { exact: true }).fill('Tickets at the door, from seven');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.waitForURL(`${herald.url}/posts/${root.id}`);
+      const items = await herald.services.store.db.selectFrom('posts').select(['content', 'publish_at']).where('group_id', '=', root.group_id).where('deleted_at', 'is', null).orderBy('thread_index').execute();
+      assert.deepEqual(items.map((i) => i.content), ['Harbour lights 🌊 at dusk', 'Tickets at the door, from seven']);
+      assert.equal(items[0]!.publish_at, root.publish_at, 'the time stays as it was');
+
+      await page.getByRole('link', { name: 'Duplicate' }).click();
+      await page.getByRole('heading', { name: 'New post' }).waitFor();
+      assert.equal(await page.getByLabel('Post', { exact: true }).inputValue(), 'Harbour lights 🌊 at dusk');
+      await page.getByRole('radio', { name: 'Save as draft' }).check();
+      await page.getByRole('button', { name: 'Save draft' }).click();
+      await page.waitForURL(/\/posts\/[^/]+$/);
+      const copy = await herald.services.store.db.selectFrom('posts').select(['id', 'state', 'group_id']).where('content', '=', 'Harbour lights 🌊 at dusk').where('channel_id', '=', channels.webhook).where('id', '!=', root.id).executeTakeFirstOrThrow();
+      assert.equal(copy.state, 'DRAFT');
+      assert.notEqual(copy.group_id, root.group_id, 'a new post, not the same one');
+      await api('DELETE', `/posts/${copy.id}`);
+    });
+
     it('selects several posts on the calendar and duplicates, moves and deletes them together, saying which were refused', async () => {
       const today = utcDate(Date.now());
       const draft = async (content: string) => (await api('POST', '/posts', { type: 'draft', date: `${today}T23:00:00.000Z`, posts: [{ integration: { id: channels.webhook }, value: [{ content }] }] })).body[0].postId as string;
