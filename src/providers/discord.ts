@@ -21,8 +21,15 @@ const MAX_REQUEST_BYTES = 25 * 1024 * 1024;
 const PERMISSIONS = (1n << 10n) | (1n << 11n) | (1n << 14n) | (1n << 15n) | (1n << 16n);
 /** Channel types a message can be posted to directly: GUILD_TEXT, GUILD_ANNOUNCEMENT. */
 const TEXT_CHANNEL_TYPES = new Set([0, 5]);
-/** Error codes meaning the bot is no longer in the server or cannot see the channel: add it again. */
+/** Error codes meaning the bot is no longer in the server, or cannot see one channel (the server itself tells which). */
 const NO_ACCESS = new Set([50001, 10004]);
+
+/** Discord's Missing Access or Unknown Guild: reconnect, unless the server still answers (see channelAccess). */
+class NoAccess extends PublishError {
+  constructor(message: string) {
+    super('auth', `${message}. Add the Herald bot to the server again.`);
+  }
+}
 
 interface DiscordConfig {
   guildId: string;
@@ -64,7 +71,7 @@ async function discordFailure(response: Response): Promise<PublishError> {
   }
   if (response.status === 401) return new PublishError('auth', message);
   if (response.status === 403 && body.code !== undefined && NO_ACCESS.has(body.code)) {
-    return new PublishError('auth', `${message}. Add the Herald bot to the server again.`);
+    return new NoAccess(message);
   }
   if (response.status >= 500 || response.status === 408) return new PublishError('retryable', message, retryAfterMs(response.headers.get('retry-after')));
   return new PublishError('refused', message);
@@ -91,6 +98,25 @@ function nonce(key: string): string {
   return crypto.createHash('sha256').update(key).digest('base64url').slice(0, 25);
 }
 
+/**
+ * Runs a call on one channel. Discord answers 50001 Missing Access both when the
+ * bot left the server (reconnect) and when a channel's permissions hide it from
+ * the bot (only this channel is wrong): a look at the server tells them apart.
+ */
+async function channelAccess<T>(ctx: NetworkContext, config: DiscordConfig, channelId: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (!(err instanceof NoAccess)) throw err;
+    try {
+      await bot(ctx, `/guilds/${config.guildId}`);
+    } catch (probe) {
+      throw probe instanceof NoAccess ? err : probe;
+    }
+    throw new PublishError('refused', `The Herald bot is in the server but cannot use the channel ${channelId} (Discord: Missing Access): give it View Channel and Send Messages there, or pick another channel`);
+  }
+}
+
 async function checkChannel(ctx: PublishContext, config: DiscordConfig, channelId: string): Promise<void> {
   const channel = await bot<{ id: string; guild_id?: string; type: number; name?: string }>(ctx, `/channels/${channelId}`);
   if (channel.guild_id !== config.guildId) throw new PublishError('refused', `channel ${channelId} is not in the connected Discord server`);
@@ -102,6 +128,7 @@ const settings = z.object({
     .string()
     .regex(/^\d{15,25}$/, 'must be a Discord channel id (the "channels" tool lists them)')
     .describe('The text channel to post in'),
+  mentionEveryone: z.boolean().optional().describe('Let @everyone and @here in the text notify the whole channel (off: they show as text)'),
 });
 
 export const discord: Provider = {
@@ -168,15 +195,21 @@ export const discord: Provider = {
     const config = ctx.channel.config as unknown as DiscordConfig;
     const channelId = String(ctx.item.settings.channel ?? '');
     if (!settings.shape.channel.safeParse(channelId).success) throw new PublishError('refused', 'settings.channel must be a Discord channel id');
-    await checkChannel(ctx, config, channelId);
+    await channelAccess(ctx, config, channelId, () => checkChannel(ctx, config, channelId));
 
     const { content, media } = ctx.item;
-    const payload: Record<string, unknown> = { content, nonce: nonce(ctx.idempotencyKey), enforce_nonce: true };
+    const payload: Record<string, unknown> = {
+      content,
+      nonce: nonce(ctx.idempotencyKey),
+      enforce_nonce: true,
+      // A scheduled post pings people it names and roles, but the whole channel only when asked.
+      allowed_mentions: { parse: ctx.item.settings.mentionEveryone === true ? ['users', 'roles', 'everyone'] : ['users', 'roles'] },
+    };
     if (ctx.replyTo) payload.message_reference = { message_id: ctx.replyTo.releaseId, channel_id: channelId, fail_if_not_exists: true };
 
     let message: { id: string; channel_id: string };
     if (media.length === 0) {
-      message = await bot(ctx, `/channels/${channelId}/messages`, { json: payload });
+      message = await channelAccess(ctx, config, channelId, () => bot(ctx, `/channels/${channelId}/messages`, { json: payload }));
     } else {
       for (const m of media) checkMediaSize(m, MAX_FILE_BYTES, NETWORK);
       const total = media.reduce((sum, m) => sum + m.size, 0);
@@ -185,7 +218,7 @@ export const discord: Provider = {
       const form = new FormData();
       form.append('payload_json', new Blob([JSON.stringify(payload)], { type: 'application/json' }));
       for (const [i, m] of media.entries()) form.append(`files[${i}]`, await mediaBlob(m, MAX_FILE_BYTES, NETWORK), mediaFilename(m));
-      message = await bot(ctx, `/channels/${channelId}/messages`, { body: form });
+      message = await channelAccess(ctx, config, channelId, () => bot(ctx, `/channels/${channelId}/messages`, { body: form }));
     }
     return { releaseId: message.id, releaseUrl: `https://discord.com/channels/${config.guildId}/${message.channel_id ?? channelId}/${message.id}` };
   },

@@ -11,7 +11,9 @@ export interface FakeGuild {
   id: string;
   name: string;
   icon: string | null;
-  channels: { id: string; name: string; type: number; position: number }[];
+  channels: { id: string; name: string; type: number; position: number; /** The channel's permissions hide it from the bot. */ hidden?: boolean }[];
+  /** The bot was removed from the server (kicked, or the server owner took it out). */
+  botRemoved?: boolean;
 }
 
 export interface StoredDiscordMessage {
@@ -20,6 +22,8 @@ export interface StoredDiscordMessage {
   content: string;
   nonce?: string;
   reference?: string;
+  /** Whether @everyone or @here notified the channel (Discord's mention_everyone). */
+  mentionEveryone: boolean;
   attachments: { id: string; filename: string; data: Buffer; content_type: string }[];
 }
 
@@ -49,10 +53,13 @@ export async function startDiscordFake(): Promise<DiscordFake> {
   const channelById = (id: string) => {
     for (const g of guilds) {
       const c = g.channels.find((ch) => ch.id === id);
-      if (c) return { ...c, guild_id: g.id };
+      if (c) return { ...c, guild_id: g.id, botRemoved: g.botRemoved };
     }
     return undefined;
   };
+  // What Discord answers a bot for a server it left, or a channel it may not view.
+  const missingAccess = error(403, 50001, 'Missing Access');
+  const cannotSee = (channel: { hidden?: boolean; botRemoved?: boolean }) => channel.hidden || channel.botRemoved;
 
   const fake = (await startNetworkFake({
     // The consent screen: the user picks a server and clicks "Authorize".
@@ -79,22 +86,29 @@ export async function startDiscordFake(): Promise<DiscordFake> {
     'GET /api/v10/guilds/:id': (req) => {
       if (!isBot(req)) return unauthorized;
       const guild = guilds.find((g) => g.id === req.params.id);
-      return guild ? { body: { id: guild.id, name: guild.name, icon: guild.icon } } : error(404, 10004, 'Unknown Guild');
+      if (!guild) return error(404, 10004, 'Unknown Guild');
+      return guild.botRemoved ? missingAccess : { body: { id: guild.id, name: guild.name, icon: guild.icon } };
     },
     'GET /api/v10/guilds/:id/channels': (req) => {
       if (!isBot(req)) return unauthorized;
       const guild = guilds.find((g) => g.id === req.params.id);
-      return guild ? { body: guild.channels.map((c) => ({ ...c, guild_id: guild.id })) } : error(404, 10004, 'Unknown Guild');
+      if (!guild) return error(404, 10004, 'Unknown Guild');
+      if (guild.botRemoved) return missingAccess;
+      return { body: guild.channels.filter((c) => !c.hidden).map(({ hidden: _, ...c }) => ({ ...c, guild_id: guild.id })) };
     },
     'GET /api/v10/channels/:id': (req) => {
       if (!isBot(req)) return unauthorized;
       const channel = channelById(req.params.id);
-      return channel ? { body: channel } : error(404, 10003, 'Unknown Channel');
+      if (!channel) return error(404, 10003, 'Unknown Channel');
+      if (cannotSee(channel)) return missingAccess;
+      const { hidden: _hidden, botRemoved: _removed, ...shown } = channel;
+      return { body: shown };
     },
     'POST /api/v10/channels/:id/messages': (req) => {
       if (!isBot(req)) return unauthorized;
       const channel = channelById(req.params.id);
       if (!channel) return error(404, 10003, 'Unknown Channel');
+      if (cannotSee(channel)) return missingAccess;
       const files = req.multipart?.files.filter((f) => /^files\[\d+\]$/.test(f.name)) ?? [];
       const payloadPart = req.multipart?.files.find((f) => f.name === 'payload_json')?.data.toString('utf8') ?? req.multipart?.fields.payload_json;
       const payload = req.multipart ? JSON.parse(payloadPart ?? '{}') : req.json;
@@ -115,7 +129,10 @@ export async function startDiscordFake(): Promise<DiscordFake> {
         return file && { id: nextId(), filename: a.filename, data: file.data, content_type: file.type };
       });
       if (attachments.some((a: unknown) => !a) || attachments.length !== files.length) return error(400, 50035, 'Invalid Form Body', { attachments: { _errors: [{ code: 'ATTACHMENT_NOT_FOUND', message: 'Attachment not found' }] } });
-      const message: StoredDiscordMessage = { id: nextId(), channel_id: channel.id, content, nonce: payload.nonce, reference, attachments };
+      // Without allowed_mentions Discord notifies whoever the text names, @everyone included; with it, only the kinds in parse.
+      const everyoneAllowed = payload.allowed_mentions === undefined || (payload.allowed_mentions.parse ?? []).includes('everyone');
+      const mentionEveryone = /@(everyone|here)\b/.test(content) && everyoneAllowed;
+      const message: StoredDiscordMessage = { id: nextId(), channel_id: channel.id, content, nonce: payload.nonce, reference, attachments, mentionEveryone };
       messages.push(message);
       return { body: view(message) };
     },
@@ -127,6 +144,7 @@ export async function startDiscordFake(): Promise<DiscordFake> {
       channel_id: m.channel_id,
       content: m.content,
       type: m.reference ? 19 : 0,
+      mention_everyone: m.mentionEveryone,
       timestamp: new Date().toISOString(),
       attachments: m.attachments.map((a) => ({ id: a.id, filename: a.filename, size: a.data.length, content_type: a.content_type, url: `https://cdn.discordapp.com/attachments/${m.channel_id}/${a.id}/${a.filename}` })),
       ...(m.reference ? { message_reference: { message_id: m.reference, channel_id: m.channel_id } } : {}),

@@ -164,6 +164,39 @@ for (const store of await testStores()) {
       assert.equal(post.thread[0].attempts.length, 1);
     });
 
+    it("a channel hidden from the bot fails that post with what to fix, and leaves the channel connected", async () => {
+      const hidden = '900000000000000014';
+      fake.guilds[0]!.channels.push({ id: hidden, name: 'staff', type: 0, position: 4, hidden: true });
+      const post = await settled(account, await publishNow(account, channelId, ['into the staff room'], { __type: 'discord', channel: hidden }));
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error!, /cannot use the channel 900000000000000014 .*View Channel and Send Messages/);
+      assert.equal((await channelView(account, channelId)).needsReconnect, false, 'the other channels of the server still work');
+      const after = await settled(account, await publishNow(account, channelId, ['still here'], inGeneral));
+      assert.equal(after.state, 'PUBLISHED', after.error ?? '');
+    });
+
+    it('does not notify @everyone unless the post asks to', async () => {
+      const quiet = await settled(account, await publishNow(account, channelId, ['@everyone doors open at eight'], inGeneral));
+      assert.equal(quiet.state, 'PUBLISHED', quiet.error ?? '');
+      assert.equal(fake.messages.at(-1)!.mentionEveryone, false);
+      const loud = await settled(account, await publishNow(account, channelId, ['@everyone doors open now'], { ...inGeneral, mentionEveryone: true }));
+      assert.equal(loud.state, 'PUBLISHED', loud.error ?? '');
+      assert.equal(fake.messages.at(-1)!.mentionEveryone, true);
+    });
+
+    it('a bot removed from the server marks the channel for reconnection', async () => {
+      fake.guilds[0]!.botRemoved = true;
+      try {
+        const post = await settled(account, await publishNow(account, channelId, ['after the kick'], inGeneral));
+        assert.equal(post.state, 'ERROR');
+        assert.match(post.error!, /Missing Access.*Add the Herald bot to the server again/);
+        assert.equal((await channelView(account, channelId)).needsReconnect, true);
+      } finally {
+        fake.guilds[0]!.botRemoved = false;
+        await herald.services.store.db.updateTable('channels').set({ needs_reconnect: 0 }).where('id', '=', channelId).execute();
+      }
+    });
+
     it('honours retry_after of a 429 and publishes once', async () => {
       fake.failNext('POST /api/v10/channels/:id/messages', {
         status: 429,
