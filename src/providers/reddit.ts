@@ -38,8 +38,9 @@ interface RedditConfig {
   username: string;
 }
 
+/** Reddit's required form "<platform>:<app ID>:<version> (by /u/<username>)": this server's app id, Herald's agent version, the account as contact. */
 function userAgent(ctx: NetworkContext, username?: string): string {
-  return `web:herald:${ctx.app.CLIENT_ID} (by /u/${username ?? 'herald'})`;
+  return `web:herald-${ctx.app.CLIENT_ID}:v1 (by /u/${username ?? 'herald'})`;
 }
 
 function api(ctx: NetworkContext, channel: PublishChannel, path: string, request: NetworkRequest = {}) {

@@ -19,6 +19,9 @@ export interface RedditFake extends NetworkFake {
 
 const KNOWN = ['herald', 'test', 'pics'];
 
+/** The User-Agent form Reddit's API rules ask for, e.g. "android:com.example.myredditapp:v1.2.3 (by /u/kemitche)". */
+export const REDDIT_USER_AGENT = /^[a-z0-9]+:[A-Za-z0-9._-]+:v?[0-9][A-Za-z0-9._-]* \(by \/u\/[A-Za-z0-9_-]{3,20}\)$/;
+
 export async function startRedditFake(): Promise<RedditFake> {
   let next = 1000;
   const fake = (await startNetworkFake()) as RedditFake;
@@ -36,7 +39,8 @@ export async function startRedditFake(): Promise<RedditFake> {
   const authed =
     (handler: (request: RecordedRequest) => FakeAnswer) =>
     (request: RecordedRequest): FakeAnswer => {
-      if (!/^web:herald:rd-client \(by \/u\/\w+\)$/.test(String(request.headers['user-agent']))) return { status: 429, body: { message: 'Too Many Requests', error: 429 } };
+      // Reddit's rule: "<platform>:<app ID>:<version string> (by /u/<reddit username>)"; generic agents are throttled.
+      if (!REDDIT_USER_AGENT.test(String(request.headers['user-agent']))) return { status: 429, body: { message: 'Too Many Requests', error: 429 } };
       return fake.tokens.has(String(request.headers.authorization ?? '').replace(/^bearer /, '')) ? handler(request) : { status: 401, body: { message: 'Unauthorized', error: 401 } };
     };
   const errors = (...list: [string, string, string][]): FakeAnswer => ({ status: 200, body: { json: { errors: list } } });

@@ -27,6 +27,13 @@ export interface ThreadsFake extends NetworkFake {
   lifetime: number;
 }
 
+/** Threads' documented count: 500 characters, where an emoji counts as many as its UTF-8 bytes. */
+function documentedLength(text: string): number {
+  let length = 0;
+  for (const char of text) length += /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}|\u200d|\ufe0f/u.test(char) ? Buffer.byteLength(char) : 1;
+  return length;
+}
+
 export async function startThreadsFake(): Promise<ThreadsFake> {
   const fake = (await startNetworkFake()) as ThreadsFake;
   fake.posts = [];
@@ -65,7 +72,7 @@ export async function startThreadsFake(): Promise<ThreadsFake> {
       const denied = mine(actor, request.params.user);
       if (denied) return denied;
       const p = paramsOf(request);
-      if ((p.text ?? '').length > 500) return graphError(100, 'Param text must be at most 500 characters long.', { subcode: 2207010 });
+      if (documentedLength(p.text ?? '') > 500) return graphError(100, 'Param text must be at most 500 characters long.', { subcode: 2207010 });
       if (p.media_type === 'TEXT' && !p.text) return graphError(100, 'Param text is required for TEXT posts');
       if (p.media_type === 'IMAGE' && !p.image_url) return graphError(100, 'Param image_url is required for IMAGE');
       if (p.media_type === 'VIDEO' && !p.video_url) return graphError(100, 'Param video_url is required for VIDEO');

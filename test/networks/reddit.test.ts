@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
-import { REDDIT_APP, REDDIT_USER, startRedditFake, type RedditFake } from '../fakes/reddit.ts';
+import { REDDIT_APP, REDDIT_USER, REDDIT_USER_AGENT, startRedditFake, type RedditFake } from '../fakes/reddit.ts';
 import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
 
 const to = (subreddit: string, title: string, more: Record<string, unknown> = {}) => ({ value: { subreddit, title, type: 'self', ...more } });
@@ -76,7 +76,8 @@ for (const store of await testStores()) {
       );
       assert.equal(post.state, 'PUBLISHED', post.error);
       const [a, b] = fake.calls('POST /api/submit');
-      assert.match(String(a.headers['user-agent']), new RegExp(`^web:herald:${REDDIT_APP.id} \\(by /u/${REDDIT_USER.name}\\)$`));
+      assert.match(String(a.headers['user-agent']), REDDIT_USER_AGENT, "Reddit's documented form");
+      assert.ok(String(a.headers['user-agent']).endsWith(`(by /u/${REDDIT_USER.name})`), 'names the connected account as the contact');
       assert.match(String(a.headers.authorization), /^bearer rd-access-/);
       assert.deepEqual(a.form, { api_type: 'json', sr: 'herald', title: 'First title', flair_id: 'f1a2', flair_text: 'News', sendreplies: 'true', resubmit: 'true', kind: 'self', text: 'Hello **Reddit**' });
       assert.equal(b.form?.sr, 'test');

@@ -81,6 +81,12 @@ for (const store of await testStores()) {
       assert.equal(post.releaseURL, `https://www.threads.net/@${TH_USER.username}/post/S${post.releaseId}`);
     });
 
+    it('publishes a text of exactly 500 characters as Threads counts them (a letter outside the BMP is one)', async () => {
+      const text = `${'a'.repeat(499)}𝐀`;
+      const post = await settled(account, await publishNow(account, channelId, [text]));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+    });
+
     it('publishes an image, and several media as a carousel of finished children', async () => {
       const png = await uploadPng(account, herald);
       const clip = await uploadMp4(account, herald, 4096);
