@@ -13,7 +13,8 @@ import { mediaFilename, readMedia } from './media-bytes.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext } from './types.ts';
 
 const NETWORK = 'Slack';
-const SCOPES = ['chat:write', 'chat:write.public', 'files:write', 'files:read', 'channels:read', 'groups:read'];
+/** chat:write.public posts text to public channels the bot never joined; files need membership, so channels:join lets it join them first. */
+const SCOPES = ['chat:write', 'chat:write.public', 'channels:join', 'files:write', 'files:read', 'channels:read', 'groups:read'];
 /** Slack's product limit per file. */
 const MAX_FILE_BYTES = 1024 * 1024 * 1024;
 /** How long to look for the message a file share created (Slack shares files asynchronously). */
@@ -132,6 +133,20 @@ const settings = z.object({
     .describe('The channel to post in'),
 });
 
+/**
+ * Files are shared only into channels the bot is a member of (text is not: chat:write.public),
+ * so the bot joins a public channel first; joining one it is in already is harmless. Private
+ * channels cannot be joined: there the bot must have been invited, and sharing says so.
+ */
+async function joinChannel(ctx: PublishContext, token: string, channel: string): Promise<void> {
+  try {
+    await api(ctx, token, 'conversations.join', { json: { channel } });
+  } catch (err) {
+    if (err instanceof PublishError && /method_not_supported_for_channel_type/.test(err.message)) return;
+    throw err;
+  }
+}
+
 export const slack: Provider = {
   identifier: 'slack',
   name: NETWORK,
@@ -199,6 +214,7 @@ export const slack: Provider = {
     } else {
       const ids: string[] = [];
       for (const m of ctx.item.media) ids.push(await uploadFile(ctx, token, m));
+      await joinChannel(ctx, token, channel);
       const completed = await api<SlackAnswer & { files: FileShares[] }>(ctx, token, 'files.completeUploadExternal', {
         json: { files: ids.map((id) => ({ id })), channel_id: channel, ...(text ? { initial_comment: text } : {}), ...(threadTs ? { thread_ts: threadTs } : {}) },
       });

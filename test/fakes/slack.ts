@@ -105,6 +105,20 @@ export async function startSlackFake(): Promise<SlackFake> {
       messages.push(message);
       return { body: { ok: true, channel: channel.id, ts: message.ts, message: { type: 'message', text: message.text, ts: message.ts, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) } } };
     },
+    // Joining needs the channels:join scope; private channels cannot be joined, only invited to.
+    'POST /api/conversations.join': (req, f) => {
+      const problem = tokenProblem(req);
+      if (problem) return problem;
+      const granted = String((f.state.authorize as Record<string, string> | undefined)?.scope ?? '').split(',');
+      if (!granted.includes('channels:join')) return slackError('missing_scope', { needed: 'channels:join', provided: granted.join(',') });
+      const channel = channelFor(args(req).channel);
+      if (!channel) return slackError('channel_not_found');
+      if (channel.is_archived) return slackError('is_archived');
+      if (channel.is_private) return slackError('method_not_supported_for_channel_type');
+      const warning = channel.is_member ? { warning: 'already_in_channel' } : {};
+      channel.is_member = true;
+      return { body: { ok: true, channel: { id: channel.id, name: channel.name, is_member: true }, ...warning } };
+    },
     'POST /api/files.getUploadURLExternal': (req, f) => {
       const problem = tokenProblem(req);
       if (problem) return problem;
@@ -133,6 +147,8 @@ export async function startSlackFake(): Promise<SlackFake> {
       if (a.channel_id) {
         const channel = channelFor(a.channel_id);
         if (!channel) return slackError('channel_not_found');
+        // Unlike text (chat:write.public), files are shared only where the bot is a member.
+        if (!channel.is_member) return slackError('not_in_channel');
         if (a.thread_ts && !messages.some((m) => m.channel === channel.id && m.ts === a.thread_ts && !m.thread_ts)) return slackError('thread_not_found');
         messages.push({ ts: nextTs(), channel: channel.id, text: a.initial_comment ?? '', thread_ts: a.thread_ts, files: files.map((file) => file.id) });
       }
