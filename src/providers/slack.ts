@@ -142,7 +142,8 @@ async function joinChannel(ctx: PublishContext, token: string, channel: string):
   try {
     await api(ctx, token, 'conversations.join', { json: { channel } });
   } catch (err) {
-    if (err instanceof PublishError && /method_not_supported_for_channel_type/.test(err.message)) return;
+    // A private channel, or an install from before Herald asked for channels:join: sharing tells whether the bot is in.
+    if (err instanceof PublishError && /method_not_supported_for_channel_type|missing_scope/.test(err.message)) return;
     throw err;
   }
 }

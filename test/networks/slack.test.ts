@@ -112,6 +112,18 @@ for (const store of await testStores()) {
       assert.match(hidden.error!, /files\.completeUploadExternal failed: not_in_channel/);
     });
 
+    it('still shares files where the bot is a member when the install predates channels:join', async () => {
+      const granted = fake.state.authorize.scope;
+      fake.state.authorize.scope = 'chat:write,chat:write.public,files:write,files:read,channels:read,groups:read';
+      try {
+        const a = await uploadPng(account, herald.api, 'c.png');
+        const post = await settled(account, await publishNow(account, channelId, [{ content: 'Old install', image: [{ id: a.id, path: a.path }] }], inGeneral));
+        assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      } finally {
+        fake.state.authorize.scope = granted;
+      }
+    });
+
     it('publishes a thread with thread_ts of the first message for every reply', async () => {
       const post = await settled(account, await publishNow(account, channelId, ['root', { content: 'reply one', delay: 0 }, { content: 'reply two', delay: 0 }], inGeneral));
       assert.deepEqual(post.thread.map((t) => t.state), ['PUBLISHED', 'PUBLISHED', 'PUBLISHED']);
