@@ -22,7 +22,7 @@ export interface LinkedInFake extends NetworkFake {
   refreshTokens: Set<string>;
   /** LinkedIn-Version values still active. */
   versions: Set<string>;
-  posts: { urn: string; body: any }[];
+  posts: { urn: string; body: any; activity: string }[];
   comments: { urn: string; on: string; body: any }[];
 }
 
@@ -147,17 +147,20 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
         if (!upload || upload.parts.length === 0 || upload.owner !== body.author) return error(400, 'ILLEGAL_ARGUMENT', `media ${id} was not uploaded by ${body.author}`);
       }
       const urn = `urn:li:share:${7_000_000_000 + next++}`;
-      fake.posts.push({ urn, body });
+      // Every post also has a feed activity, whose id is a number of its own (not the share's).
+      fake.posts.push({ urn, body, activity: `urn:li:activity:${8_000_000_000 + next++}` });
       return { status: 201, headers: { 'x-restli-id': urn } };
     }),
     'POST /rest/socialActions/:urn/comments': rest((request) => {
       const on = request.params.urn;
       const body = request.json ?? {};
       if (body.object !== on || !body.actor || !body.message?.text) return error(400, 'ILLEGAL_ARGUMENT', 'actor, object (the URN in the path) and message.text are required');
-      const activity = on.startsWith('urn:li:activity:') ? on : `urn:li:activity:${on.split(':').pop()}`;
-      if (!fake.posts.some((p) => `urn:li:activity:${p.urn.split(':').pop()}` === activity)) return error(404, 'NOT_FOUND', `${on} does not exist`);
+      // Comments are made on the post (its share or ugcPost URN), as the Comments API documents; an activity is not a post.
+      const target = fake.posts.find((p) => p.urn === on);
+      if (!target) return error(404, 'NOT_FOUND', `${on} does not exist`);
       const id = String(6_000_000_000 + next++);
-      const urn = `urn:li:comment:(${activity},${id})`;
+      // LinkedIn names the comment by the post's activity.
+      const urn = `urn:li:comment:(${target.activity},${id})`;
       fake.comments.push({ urn, on, body });
       return { status: 201, body: { actor: body.actor, object: on, message: body.message, id, $URN: urn } };
     }),

@@ -11,6 +11,12 @@ describe('LinkedIn little text format', () => {
   it('escapes reserved characters and turns #words into hashtags', () => {
     assert.equal(littleText('Hi (all) @you_ #launch *now*'), 'Hi \\(all\\) \\@you\\_ {hashtag|\\#|launch} \\*now\\*');
   });
+
+  it('makes hashtags only of words that start with #: never inside a link or a word', () => {
+    assert.equal(littleText('Read https://example.com/docs#install'), 'Read https://example.com/docs\\#install');
+    assert.equal(littleText('We use C# and F#, see #dotnet'), 'We use C\\# and F\\#, see {hashtag|\\#|dotnet}');
+    assert.equal(littleText('(#news) and x#y'), '\\({hashtag|\\#|news}\\) and x\\#y');
+  });
 });
 
 for (const store of await testStores()) {
@@ -118,9 +124,9 @@ for (const store of await testStores()) {
       const [c1, c2] = fake.comments.slice(-2);
       assert.equal(c1.on, shareUrn);
       assert.deepEqual(c1.body, { actor: author, object: shareUrn, message: { text: 'first comment' } });
-      assert.equal(post.thread[1].releaseId, c1.urn);
-      // The next comment goes on the same post (its activity), not nested under the first.
-      assert.equal(c2.on, `urn:li:activity:${shareUrn.split(':').pop()}`);
+      assert.equal(post.thread[1].releaseId, `urn:li:comment:(${shareUrn},${c1.urn.match(/,(\d+)\)$/)![1]})`);
+      // The next comment goes on the post itself too (never on the activity LinkedIn names comments by), not nested under the first.
+      assert.equal(c2.on, shareUrn);
       assert.equal(c2.body.message.text, 'second comment');
     });
 

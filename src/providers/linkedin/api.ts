@@ -107,14 +107,28 @@ export async function userInfo(ctx: NetworkContext, accessToken: string): Promis
 
 // --- Text ---
 
+/** Links, kept whole: a # inside one (https://example.com/docs#install) is part of the address. */
+const LINK = /(https?:\/\/[^\s]+|www\.[^\s]+)/iu;
+/** A hashtag starts a word: "#herald", not the "#" of "C#" or "docs#install". */
+const HASHTAG = /((?<![\p{L}\p{N}_&/#])#[\p{L}\p{N}_]+)/u;
+
+const escapeLittle = (text: string) => text.replace(/[\\|{}@[\]()<>#*_~]/g, (c) => `\\${c}`);
+
 /**
  * Commentary is in LinkedIn's "little" format: reserved characters are escaped
- * so plain text stays plain; #word becomes a hashtag.
+ * so plain text stays plain; a real hashtag becomes one.
  */
 export function littleText(text: string): string {
   return text
-    .split(/(#[\p{L}\p{N}_]+)/u)
-    .map((part, i) => (i % 2 === 1 ? `{hashtag|\\#|${part.slice(1)}}` : part.replace(/[\\|{}@[\]()<>#*_~]/g, (c) => `\\${c}`)))
+    .split(LINK)
+    .map((part, i) =>
+      i % 2 === 1
+        ? escapeLittle(part)
+        : part
+            .split(HASHTAG)
+            .map((piece, j) => (j % 2 === 1 ? `{hashtag|\\#|${piece.slice(1)}}` : escapeLittle(piece)))
+            .join(''),
+    )
     .join('');
 }
 
@@ -184,16 +198,22 @@ function postContent(ctx: PublishContext, urns: string[]): Record<string, unknow
 
 const COMMENT_URN = /^urn:li:comment:\((urn:li:[a-zA-Z]+:\d+),\d+\)$/;
 
-/** A thread item after the first is a comment on the post (the previous item may itself be a comment). */
+/**
+ * A thread item after the first is a comment on the post. LinkedIn names a comment by
+ * the post's activity, which the Comments API does not take as a target; the comment's
+ * release id is therefore kept as urn:li:comment:(<the post>,<id>), so the next item
+ * of the thread comments on the post itself too.
+ */
 async function comment(ctx: PublishContext, config: LinkedInConfig, replyTo: string): Promise<PublishResult> {
   const target = COMMENT_URN.exec(replyTo)?.[1] ?? replyTo;
   const answer = await restJson<{ $URN?: string; id?: string }>(ctx, config.accessToken!, `/rest/socialActions/${encodeURIComponent(target)}/comments`, {
     method: 'POST',
     json: { actor: config.author, object: target, message: { text: ctx.item.content } },
   });
-  const urn = answer?.$URN ?? (answer?.id ? `urn:li:comment:(${target},${answer.id})` : undefined);
+  const id = answer?.id ?? (answer?.$URN ? /,(\d+)\)$/.exec(answer.$URN)?.[1] : undefined);
+  const urn = id ? `urn:li:comment:(${target},${id})` : undefined;
   if (!urn) throw new PublishError('unknown', `${ctx.http.network} took the comment but did not say its id`);
-  return { releaseId: urn, releaseUrl: `https://www.linkedin.com/feed/update/${target}?commentUrn=${encodeURIComponent(urn)}` };
+  return { releaseId: urn, releaseUrl: `https://www.linkedin.com/feed/update/${target}?commentUrn=${encodeURIComponent(answer?.$URN ?? urn)}` };
 }
 
 export async function publishPost(ctx: PublishContext): Promise<PublishResult> {
