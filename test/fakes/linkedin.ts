@@ -24,6 +24,8 @@ export interface LinkedInFake extends NetworkFake {
   versions: Set<string>;
   posts: { urn: string; body: any; activity: string }[];
   comments: { urn: string; on: string; body: any }[];
+  /** How long LinkedIn processes an uploaded image before it is AVAILABLE (wall-clock). */
+  imageProcessingMs: number;
 }
 
 const error = (status: number, code: string, message: string, extra: Record<string, unknown> = {}): FakeAnswer => ({ status, body: { status, code, message, ...extra } });
@@ -31,8 +33,11 @@ const error = (status: number, code: string, message: string, extra: Record<stri
 export async function startLinkedInFake(): Promise<LinkedInFake> {
   let next = 100;
   const fake = (await startNetworkFake()) as LinkedInFake;
-  Object.assign(fake, { tokens: new Set(), refreshTokens: new Set(), versions: new Set(['202609']), posts: [], comments: [] });
-  const uploads = new Map<string, { kind: 'image' | 'video'; owner: string; size?: number; parts: Buffer[]; etags: string[]; finalized?: boolean; looks: number }>();
+  Object.assign(fake, { tokens: new Set(), refreshTokens: new Set(), versions: new Set(['202609']), posts: [], comments: [], imageProcessingMs: 600 });
+  const uploads = new Map<string, { kind: 'image' | 'video'; owner: string; size?: number; parts: Buffer[]; etags: string[]; finalized?: boolean; looks: number; uploadedAt?: number }>();
+  /** An image is WAITING_UPLOAD until its bytes arrive, then PROCESSING for a while, then AVAILABLE. */
+  const imageStatus = (upload: { parts: Buffer[]; uploadedAt?: number }) =>
+    upload.uploadedAt === undefined ? 'WAITING_UPLOAD' : Date.now() - upload.uploadedAt < fake.imageProcessingMs ? 'PROCESSING' : 'AVAILABLE';
 
   const issue = () => {
     const access = `AQV-access-${next++}`;
@@ -95,7 +100,9 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
     'PUT /dms-uploads/image/:id': (request) => {
       const denied = bearer(request);
       if (denied) return denied;
-      uploads.get(request.params.id)?.parts.push(request.raw);
+      const upload = uploads.get(request.params.id);
+      upload?.parts.push(request.raw);
+      if (upload) upload.uploadedAt = Date.now();
       return { status: 201 };
     },
     'POST /rest/videos': rest((request) => {
@@ -130,6 +137,11 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
       upload.etags[Number(request.params.part)] = etag;
       return { status: 200, headers: { etag } };
     },
+    'GET /rest/images/:urn': rest((request) => {
+      const upload = uploads.get(request.params.urn.split(':').pop()!);
+      if (!upload || upload.kind !== 'image') return error(404, 'NOT_FOUND', 'Not found');
+      return { status: 200, body: { id: request.params.urn, status: imageStatus(upload), owner: upload.owner } };
+    }),
     'GET /rest/videos/:urn': rest((request) => {
       const upload = uploads.get(request.params.urn.split(':').pop()!);
       if (!upload) return error(404, 'NOT_FOUND', 'Not found');
@@ -145,6 +157,8 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
       for (const id of [body.content?.media?.id, ...(body.content?.multiImage?.images ?? []).map((i: { id: string }) => i.id)].filter(Boolean)) {
         const upload = uploads.get(String(id).split(':').pop()!);
         if (!upload || upload.parts.length === 0 || upload.owner !== body.author) return error(400, 'ILLEGAL_ARGUMENT', `media ${id} was not uploaded by ${body.author}`);
+        // A post may use an image only once LinkedIn has processed it.
+        if (upload.kind === 'image' && imageStatus(upload) !== 'AVAILABLE') return error(400, 'ILLEGAL_ARGUMENT', `media ${id} is not AVAILABLE yet`);
       }
       const urn = `urn:li:share:${7_000_000_000 + next++}`;
       // Every post also has a feed activity, whose id is a number of its own (not the share's).

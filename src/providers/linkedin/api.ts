@@ -144,7 +144,21 @@ async function uploadImage(ctx: PublishContext, config: LinkedInConfig, media: M
   const bytes = await readMedia(media, IMAGE_BYTES, ctx.http.network);
   const put = await ctx.http.send(init.value.uploadUrl, { method: 'PUT', body: new Uint8Array(bytes), headers: { authorization: `Bearer ${token}`, 'content-type': media.mimeType }, timeoutMs: 120_000 });
   if (!put.ok) throw await ctx.http.failure(put);
+  await untilAvailable(ctx, token, 'images', init.value.image, mediaFilename(media), 1_000);
   return init.value.image;
+}
+
+/** LinkedIn processes an upload before a post may use it: its status goes to AVAILABLE (or PROCESSING_FAILED). */
+async function untilAvailable(ctx: PublishContext, token: string, kind: 'images' | 'videos', urn: string, what: string, everyMs: number): Promise<void> {
+  await waitForProcessing(
+    async () => {
+      const status = await restJson<{ status?: string; processingFailureReason?: string }>(ctx, token, `/rest/${kind}/${encodeURIComponent(urn)}`);
+      if (status.status === 'AVAILABLE') return { done: true };
+      if (status.status === 'PROCESSING_FAILED') return { done: false, failed: status.processingFailureReason ?? 'PROCESSING_FAILED' };
+      return { done: false, checkAfterMs: everyMs };
+    },
+    { network: ctx.http.network, what, signal: ctx.signal },
+  );
 }
 
 async function uploadVideo(ctx: PublishContext, config: LinkedInConfig, media: MediaRef): Promise<string> {
@@ -171,15 +185,7 @@ async function uploadVideo(ctx: PublishContext, config: LinkedInConfig, media: M
     query: { action: 'finalizeUpload' },
     json: { finalizeUploadRequest: { video, uploadToken, uploadedPartIds: etags } },
   });
-  await waitForProcessing(
-    async () => {
-      const status = await restJson<{ status?: string; processingFailureReason?: string }>(ctx, token, `/rest/videos/${encodeURIComponent(video)}`);
-      if (status.status === 'AVAILABLE') return { done: true };
-      if (status.status === 'PROCESSING_FAILED') return { done: false, failed: status.processingFailureReason ?? 'PROCESSING_FAILED' };
-      return { done: false, checkAfterMs: 3_000 };
-    },
-    { network: ctx.http.network, what: mediaFilename(media), signal: ctx.signal },
-  );
+  await untilAvailable(ctx, token, 'videos', video, mediaFilename(media), 3_000);
   return video;
 }
 
