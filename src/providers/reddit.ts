@@ -90,17 +90,23 @@ function subredditName(t: Target): string {
 async function findSubmitted(ctx: PublishContext, sr: string, title: string, since: number): Promise<{ name: string; url: string }> {
   const config = ctx.channel.config as unknown as RedditConfig;
   let found: { name: string; url: string } | undefined;
-  await waitForProcessing(
-    async () => {
-      const listing = await api(ctx, ctx.channel, `/user/${encodeURIComponent(config.username)}/submitted`, { query: { sort: 'new', limit: 10, raw_json: 1 } });
-      const post = (listing?.data?.children ?? [])
-        .map((c: any) => c.data)
-        .find((d: any) => d?.subreddit?.toLowerCase() === sr.toLowerCase() && d.title === title && d.created_utc * 1000 >= since - 60_000);
-      if (post) found = { name: post.name, url: `https://www.reddit.com${post.permalink}` };
-      return found ? { done: true } : { done: false, checkAfterMs: 2_000 };
-    },
-    { network: 'Reddit', what: 'the media post', signal: ctx.signal },
-  );
+  try {
+    await waitForProcessing(
+      async () => {
+        const listing = await api(ctx, ctx.channel, `/user/${encodeURIComponent(config.username)}/submitted`, { query: { sort: 'new', limit: 10, raw_json: 1 } });
+        const post = (listing?.data?.children ?? [])
+          .map((c: any) => c.data)
+          .find((d: any) => d?.subreddit?.toLowerCase() === sr.toLowerCase() && d.title === title && d.created_utc * 1000 >= since - 60_000);
+        if (post) found = { name: post.name, url: `https://www.reddit.com${post.permalink}` };
+        return found ? { done: true } : { done: false, checkAfterMs: 2_000 };
+      },
+      { network: 'Reddit', what: 'the media post', signal: ctx.signal },
+    );
+  } catch (err) {
+    // Reddit accepted the submission: sending it again could post it twice, whatever went wrong while looking for it.
+    if (!(err instanceof PublishError) || err.kind === 'auth') throw err;
+    throw new PublishError('unknown', `Reddit accepted the media post to r/${sr} but it has not appeared among u/${config.username}'s posts yet (${err.message}). It may still appear: check r/${sr} before publishing it again.`);
+  }
   return found!;
 }
 

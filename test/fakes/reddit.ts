@@ -15,6 +15,8 @@ export interface RedditFake extends NetworkFake {
   refreshTokens: Set<string>;
   submissions: { id: string; sr: string; title: string; form: Record<string, string>; created: number }[];
   comments: { id: string; parent: string; text: string }[];
+  /** How long a media post takes to appear in the user's submitted listing (Reddit creates it asynchronously). */
+  listingDelayMs: number;
 }
 
 const KNOWN = ['herald', 'test', 'pics'];
@@ -25,7 +27,7 @@ export const REDDIT_USER_AGENT = /^[a-z0-9]+:[A-Za-z0-9._-]+:v?[0-9][A-Za-z0-9._
 export async function startRedditFake(): Promise<RedditFake> {
   let next = 1000;
   const fake = (await startNetworkFake()) as RedditFake;
-  Object.assign(fake, { tokens: new Set(), refreshTokens: new Set(), submissions: [], comments: [] });
+  Object.assign(fake, { tokens: new Set(), refreshTokens: new Set(), submissions: [], comments: [], listingDelayMs: 0 });
   const uploaded = new Map<string, string>();
   const base36 = () => (next++).toString(36);
 
@@ -79,7 +81,7 @@ export async function startRedditFake(): Promise<RedditFake> {
         kind: 'Listing',
         data: {
           children: fake.submissions
-            .filter(() => request.params.name === REDDIT_USER.name)
+            .filter((s) => request.params.name === REDDIT_USER.name && (s.form.kind !== 'image' && s.form.kind !== 'video' ? true : Date.now() >= s.created * 1000 + fake.listingDelayMs))
             .slice()
             .reverse()
             .map((s) => ({ kind: 't3', data: { id: s.id, name: `t3_${s.id}`, subreddit: s.sr, title: s.title, created_utc: s.created, permalink: `/r/${s.sr}/comments/${s.id}/slug/` } })),

@@ -18,7 +18,8 @@ for (const store of await testStores()) {
     before(async () => {
       fake = await startRedditFake();
       herald = await startHerald(store, {
-        engine: { pollMs: 50 },
+        // A publish may take 4 s here, so a media post that never shows up ends within the test.
+        engine: { pollMs: 50, publishTimeoutMs: 4000 },
         env: {
           HERALD_REDDIT_CLIENT_ID: REDDIT_APP.id,
           HERALD_REDDIT_CLIENT_SECRET: REDDIT_APP.secret,
@@ -101,6 +102,20 @@ for (const store of await testStores()) {
       const made = fake.submissions.at(-1)!;
       assert.equal(post.releaseId, `t3_${made.id}`, 'found through the user\'s submitted listing');
       assert.ok(fake.calls('GET /user/:name/submitted').length >= 1, 'fake.calls(\'GET /user/:name/submitted\').length >= 1');
+    });
+
+    it('never submits a media post twice when Reddit accepted it but has not listed it yet: an unknown outcome', async () => {
+      fake.listingDelayMs = 10 * 60_000;
+      try {
+        const png = await uploadPng(account, herald);
+        const post = await settled(account, await publishNow(account, channelId, [{ content: '', media: [png] }], { __type: 'reddit', subreddit: [to('pics', 'Slow to appear', { type: 'media' })] }), 20_000);
+        assert.equal(post.state, 'ERROR');
+        assert.match(post.error!, /accepted the media post to r\/pics but it has not appeared .* check r\/pics before publishing it again/);
+        assert.equal(fake.submissions.filter((s) => s.title === 'Slow to appear').length, 1, 'submitted once');
+        assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['unknown']);
+      } finally {
+        fake.listingDelayMs = 0;
+      }
     });
 
     it('publishes thread items as comments, each under the previous one', async () => {
