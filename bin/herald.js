@@ -57,20 +57,9 @@ if (!bundleIsCurrent()) {
 
 // The web application: built by npm install; rebuilt here when its sources (or the
 // server modules it shares) changed since, so `npm start` always serves the current one.
-const webDir = path.join(root, 'dist', 'web');
-process.env.HERALD_WEB_DIR ??= webDir;
+process.env.HERALD_WEB_DIR ??= path.join(root, 'dist', 'web');
 if (process.argv[2] === 'start' && fs.existsSync(path.join(root, 'web'))) {
-  let built = 0;
-  try {
-    built = fs.statSync(path.join(webDir, 'index.html')).mtimeMs;
-  } catch {
-    // Not built yet.
-  }
-  const shared = ['text-counting.ts', path.join('x', 'text-length.ts')].map((f) => fs.statSync(path.join(sources, 'providers', f)).mtimeMs);
-  if (built < Math.max(newestChange(path.join(root, 'web')), ...shared)) {
-    console.log('herald: building the web application…');
-    spawnSync(process.execPath, [path.join(root, 'scripts', 'build-web.mjs')], { stdio: 'inherit' });
-  }
+  spawnSync(process.execPath, [path.join(root, 'scripts', 'build-web.mjs'), '--if-stale'], { stdio: 'inherit' });
 }
 
 process.setSourceMapsEnabled(true);

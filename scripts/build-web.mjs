@@ -1,13 +1,35 @@
 #!/usr/bin/env node
 // Builds the web application (web/) into dist/web with Vite; Herald serves it
-// at /. npm runs it on install ("prepare"), and `herald start` runs it when the
-// build is missing or older than the web sources.
+// at /. npm runs it on install ("prepare"). With --if-stale (`herald start`, the
+// browser tests) it builds only when the build is missing or older than what it
+// is made from.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The server modules the web application imports besides web/ itself. */
+const SHARED_SOURCES = ['src/providers/text-counting.ts', 'src/providers/x/text-length.ts'];
+
+function newestChange(target) {
+  const stat = fs.statSync(target);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...fs.readdirSync(target).map((name) => newestChange(path.join(target, name))));
+}
+
+if (process.argv.includes('--if-stale')) {
+  let built = 0;
+  try {
+    built = fs.statSync(path.join(root, 'dist', 'web', 'index.html')).mtimeMs;
+  } catch {
+    // Not built yet.
+  }
+  if (built >= Math.max(...['web', ...SHARED_SOURCES].map((p) => newestChange(path.join(root, p))))) process.exit(0);
+  console.log('herald: building the web application…');
+}
+
 let vite;
 try {
   vite = await import('vite');

@@ -20,17 +20,9 @@ export function browserSuite(): { skip: string | false } {
   return { skip: `Chromium not installed at ${CHROMIUM} (apt-get install chromium, or set HERALD_TEST_CHROMIUM)` };
 }
 
-function newest(dir: string): number {
-  return Math.max(0, ...fs.readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).mtimeMs)));
-}
-
 /** Builds the web application when its build is missing or older than its sources, as `herald start` does. */
 export function ensureWebBuilt(): void {
-  const index = path.join(ROOT, 'dist', 'web', 'index.html');
-  const built = fs.existsSync(index) ? fs.statSync(index).mtimeMs : 0;
-  const shared = ['text-counting.ts', path.join('x', 'text-length.ts')].map((f) => fs.statSync(path.join(ROOT, 'src', 'providers', f)).mtimeMs);
-  if (built >= Math.max(newest(path.join(ROOT, 'web')), ...shared)) return;
-  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-web.mjs')], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-web.mjs'), '--if-stale'], { stdio: 'inherit' });
   if (result.status !== 0) throw new Error('building the web application failed');
 }
 
