@@ -51,6 +51,7 @@ export async function registerWebApp(app: FastifyInstance, webDir: string): Prom
     });
   }
 
+  // Read at each request (a small file): a rebuild while the server runs replaces the hashed asset names it points at.
   const sendPage = (reply: FastifyReply) => {
     let html: string;
     try {

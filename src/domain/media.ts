@@ -62,9 +62,6 @@ export function mediaView(row: MediaRow) {
   };
 }
 
-/** A tag: letters, digits, spaces and hyphens (so it never needs escaping in a LIKE pattern), up to 40 characters. */
-export const MEDIA_TAG = /^[\p{L}\p{N}][\p{L}\p{N} -]{0,39}$/u;
-
 /** Reads the type from the first bytes, then holds the stream to that type's size cap. */
 class SniffAndCap extends Transform {
   private head: Buffer[] = [];
@@ -258,7 +255,7 @@ export class Media implements MediaLookup {
   /** One page of the account's media library, newest first. */
   async page(accountId: string, page: number, limit = MEDIA_PAGE_SIZE, tag?: string): Promise<{ media: MediaRow[]; total: number; page: number; limit: number; hasMore: boolean }> {
     let live = this.db.selectFrom('media').where('account_id', '=', accountId).where('deleted_at', 'is', null);
-    // tags is JSON text of names that MEDIA_TAG allows: no quote, %, _ or backslash to escape.
+    // tags is JSON text of names that MEDIA_TAG (media-tag.ts) allows: no quote, %, _ or backslash to escape.
     if (tag !== undefined) live = live.where('tags', 'like', `%${JSON.stringify(tag)}%`);
     const [rows, count] = await Promise.all([
       live.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(page * limit).execute(),
@@ -297,7 +294,7 @@ export class Media implements MediaLookup {
    */
   async remove(accountId: string, id: string): Promise<MediaRow> {
     const row = await this.get(accountId, id);
-    const users = await this.scheduledPostsUsing(accountId, row.id);
+    const users = await this.postsUsing(accountId, row.id, 'QUEUE');
     if (users.length > 0) {
       const shown = users.slice(0, 10).join(', ');
       throw new ApiError(
@@ -316,16 +313,10 @@ export class Media implements MediaLookup {
     return { ...row, deleted_at: now };
   }
 
-  /** Ids of queued posts (and thread items) of the account whose media includes this id. */
-  private async scheduledPostsUsing(accountId: string, mediaId: string): Promise<string[]> {
-    return [...new Set((await this.postsUsing(accountId, mediaId, 'QUEUE')).map((r) => r.root_id ?? r.id))];
-  }
-
   /** Where a file is used: the posts (thread roots) whose items carry it, newest first, with their channel. */
   async usage(accountId: string, mediaId: string): Promise<{ id: string; state: string; publishDate: string; channel: string }[]> {
     await this.get(accountId, mediaId);
-    const items = await this.postsUsing(accountId, mediaId);
-    const roots = [...new Set(items.map((r) => r.root_id ?? r.id))];
+    const roots = await this.postsUsing(accountId, mediaId);
     if (roots.length === 0) return [];
     const rows = await this.db
       .selectFrom('posts')
@@ -337,7 +328,8 @@ export class Media implements MediaLookup {
     return rows.map((r) => ({ id: r.id, state: r.state, publishDate: iso(r.publish_at), channel: r.name }));
   }
 
-  private async postsUsing(accountId: string, mediaId: string, state?: PostRow['state']) {
+  /** Ids of the posts (thread roots) whose items carry the file, optionally only items in `state`. */
+  private async postsUsing(accountId: string, mediaId: string, state?: PostRow['state']): Promise<string[]> {
     // posts.media is JSON text written by Herald: [{"id":"...","path":"..."}]; ids are UUIDs, so no LIKE wildcards.
     let query = this.db
       .selectFrom('posts')
@@ -346,7 +338,7 @@ export class Media implements MediaLookup {
       .where('deleted_at', 'is', null)
       .where('media', 'like', `%"id":${JSON.stringify(mediaId)}%`);
     if (state) query = query.where('state', '=', state);
-    return query.execute();
+    return [...new Set((await query.execute()).map((r) => r.root_id ?? r.id))];
   }
 
   async variants(mediaId: string): Promise<MediaVariantRow[]> {

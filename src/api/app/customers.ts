@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
+import { idParam } from '../public-v1/schemas.ts';
 
-const idParam = z.object({ id: z.string().min(1).max(200) });
 const name = z.string().trim().min(1).max(200);
 
 export function customersRoutes(services: Services): FastifyPluginAsyncZod {

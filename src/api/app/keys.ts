@@ -5,10 +5,10 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
+import { idParam } from '../public-v1/schemas.ts';
 import { requirePermission } from '../../domain/people.ts';
 import { parseScopes, SCOPES } from '../../domain/scopes.ts';
 
-const idParam = z.object({ id: z.string().min(1).max(200) });
 
 export function keysRoutes(services: Services): FastifyPluginAsyncZod {
   const { accounts } = services;

@@ -6,10 +6,10 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
+import { idParam } from '../public-v1/schemas.ts';
 import { MAX_TOKEN_TTL_SECONDS } from '../../domain/oauth.ts';
 import { requirePermission } from '../../domain/people.ts';
 
-const idParam = z.object({ id: z.string().min(1).max(200) });
 const name = z.string().trim().min(1).max(200);
 const redirectUris = z.array(z.string().min(1).max(2048)).min(1).max(20);
 const tokenLifetime = z.number().int().min(60).max(MAX_TOKEN_TTL_SECONDS).describe('seconds');

@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
+import { idParam } from '../public-v1/schemas.ts';
 import { email } from './auth.ts';
 
-const idParam = z.object({ id: z.string().min(1).max(200) });
 const role = z.enum(['admin', 'member']);
 
 export function peopleRoutes(services: Services): FastifyPluginAsyncZod {

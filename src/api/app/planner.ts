@@ -10,15 +10,16 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
 import { allProviders } from '../../providers/index.ts';
 import { networkSettings } from '../../providers/network-settings.ts';
-import { MEDIA_TAG, mediaView } from '../../domain/media.ts';
+import { mediaView } from '../../domain/media.ts';
 import { WEBHOOK_EVENTS } from '../../domain/webhooks.ts';
-import { isoInstant } from '../public-v1/schemas.ts';
+import { idParam, isoInstant, mediaTag } from '../public-v1/schemas.ts';
 import { sessionPrincipal } from './public-api.ts';
 
 export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
     const hide = true;
     // Built once: the catalogue only changes with the server's code and settings.
+    const jsonSchema = (schema: z.ZodObject) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
     const catalogue = allProviders().map((p) => {
       const { missing } = networkSettings(services.config, p);
       const r = p.rules;
@@ -29,9 +30,9 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
         configured: missing.length === 0,
         missing,
         rules: { maxLength: r.maxLength, counting: r.counting ?? 'codePoints', maxMedia: r.maxMedia, minMedia: r.minMedia ?? 0, mediaKinds: r.mediaKinds, threads: r.threads },
-        settings: z.toJSONSchema(p.settings, { io: 'input', unrepresentable: 'any' }),
-        credentials: p.credentials ? z.toJSONSchema(p.credentials, { io: 'input', unrepresentable: 'any' }) : null,
-        startOptions: p.oauth?.startOptions ? z.toJSONSchema(p.oauth.startOptions, { io: 'input', unrepresentable: 'any' }) : null,
+        settings: jsonSchema(p.settings),
+        credentials: p.credentials ? jsonSchema(p.credentials) : null,
+        startOptions: p.oauth?.startOptions ? jsonSchema(p.oauth.startOptions) : null,
       };
     });
     app.get('/networks', { schema: { hide } }, async () => catalogue);
@@ -40,13 +41,13 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
     app.patch('/media/:id', {
       schema: {
         hide,
-        params: z.object({ id: z.string().min(1).max(200) }),
-        body: z.object({ alt: z.string().max(1500).optional(), tags: z.array(z.string().trim().regex(MEDIA_TAG, 'must be 1 to 40 letters, digits, spaces or hyphens')).max(20).optional() }),
+        params: idParam,
+        body: z.object({ alt: z.string().max(1500).optional(), tags: z.array(mediaTag).max(20).optional() }),
       },
       handler: async (request) => mediaView(await services.media.describe(sessionPrincipal(request).accountId, request.params.id, request.body)),
     });
 
-    app.get('/media/:id/usage', { schema: { hide, params: z.object({ id: z.string().min(1).max(200) }) } }, async (request) =>
+    app.get('/media/:id/usage', { schema: { hide, params: idParam } }, async (request) =>
       services.media.usage(sessionPrincipal(request).accountId, request.params.id),
     );
 
@@ -54,7 +55,7 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
     app.get('/posts/publishing', { schema: { hide } }, async (request) => services.posts.publishing(sessionPrincipal(request).accountId));
 
     app.put('/posts/:id/date', {
-      schema: { hide, params: z.object({ id: z.string().min(1).max(200) }), body: z.object({ date: isoInstant }) },
+      schema: { hide, params: idParam, body: z.object({ date: isoInstant }) },
       handler: async (request) => services.posts.reschedule(sessionPrincipal(request).accountId, request.params.id, request.body.date),
     });
   };

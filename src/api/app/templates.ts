@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
+import { idParam } from '../public-v1/schemas.ts';
 import { TEMPLATE_KINDS } from '../../domain/templates.ts';
 
-const idParam = z.object({ id: z.string().min(1).max(200) });
 const name = z.string().trim().min(1).max(200);
 const content = z.string().min(1).max(100_000);
 

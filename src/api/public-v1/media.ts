@@ -3,11 +3,11 @@ import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError, invalidField } from '../../domain/errors.ts';
-import { describeBytes, MEDIA_PAGE_SIZE, MEDIA_TAG, mediaView, uploadFingerprint } from '../../domain/media.ts';
+import { describeBytes, MEDIA_PAGE_SIZE, mediaView, uploadFingerprint } from '../../domain/media.ts';
 import { OutboundRefused } from '../../lib/outbound.ts';
 import { idempotencyKey, idempotent, jsonBodyHash } from '../idempotent.ts';
 import type { Services } from '../../app.ts';
-import { errorBody as errorSchema, mediaObject } from './schemas.ts';
+import { errorBody as errorSchema, mediaObject, mediaTag } from './schemas.ts';
 
 const tags = ['media'];
 const errors = { 400: errorSchema, 401: errorSchema, 413: errorSchema, 415: errorSchema };
@@ -122,7 +122,7 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         querystring: z.object({
           page: z.coerce.number().int().min(0).max(100_000).optional().default(0),
           limit: z.coerce.number().int().min(1).max(200).optional().default(MEDIA_PAGE_SIZE),
-          tag: z.string().trim().regex(MEDIA_TAG, 'must be 1 to 40 letters, digits, spaces or hyphens').optional().describe('Only files with this tag'),
+          tag: mediaTag.optional().describe('Only files with this tag'),
         }),
         response: {
           200: z.object({ media: z.array(mediaObject), total: z.number(), page: z.number(), limit: z.number(), hasMore: z.boolean() }),

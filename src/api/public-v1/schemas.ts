@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { parseInstant } from '../../lib/time.ts';
+import { MEDIA_TAG } from '../../domain/media-tag.ts';
 
 /** Clients send "" for "not given" (value[].id, posts[].group). */
 const optionalId = z
@@ -18,6 +19,9 @@ export const isoInstant = z
   .transform((v) => parseInstant(v) as number);
 
 export const idParam = z.object({ id: z.string().min(1).max(200) });
+
+/** A media library tag (see MEDIA_TAG). */
+export const mediaTag = z.string().trim().regex(MEDIA_TAG, 'must be 1 to 40 letters, digits, spaces or hyphens');
 
 export const mediaRef = z.object({
   id: z.string().max(200).optional(),

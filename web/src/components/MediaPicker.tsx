@@ -1,7 +1,7 @@
 /** Media for one thread item: from the library, or dropped in and uploaded with progress; ordered; with alt text. */
 import { memo, useRef, useState, type DragEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, pub, upload, type MediaItem } from '../api.ts';
+import { api, pub, upload, type MediaItem, type MediaRef } from '../api.ts';
 import { keys } from '../data.ts';
 import { t } from '../i18n.ts';
 import type { ItemDraft } from '../composer-rules.ts';
@@ -10,6 +10,9 @@ import { Dialog, ErrorNote } from './ui.tsx';
 type Attached = ItemDraft['media'][number];
 
 export const attach = (m: MediaItem): Attached => ({ id: m.id, path: m.path, mimeType: m.mimeType, thumbnail: m.thumbnail, name: m.originalName || m.name, alt: m.alt ?? '' });
+
+/** A post's stored reference (its path only) as the composer and the post page show it: the kind is read from the file name. */
+export const fromRef = (m: MediaRef): Attached => ({ id: m.id ?? '', path: m.path, mimeType: /\.(mp4|mov|webm)$/i.test(m.path) ? 'video/mp4' : 'image/*', thumbnail: null, name: m.path.split('/').pop() ?? '', alt: '' });
 
 export function useUploads(onDone: (m: MediaItem) => void) {
   const client = useQueryClient();

@@ -14,7 +14,7 @@ import { usePrefs } from '../prefs.ts';
 import { formatWhen, fromLocalInput, toLocalInput } from '../time.ts';
 import { checkItems, cutTo, splitToFit, type Fix, type ItemDraft } from '../composer-rules.ts';
 import { Avatar, ErrorNote, FieldError, Loading, Notice, problemsAt, ZoneSelect } from '../components/ui.tsx';
-import { ItemMedia } from '../components/MediaPicker.tsx';
+import { fromRef, ItemMedia } from '../components/MediaPicker.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
 import { Preview } from '../components/Preview.tsx';
 
@@ -48,7 +48,7 @@ function fromPost(post: PostDetail, zone: string, editing: boolean): Draft {
     shared: post.thread.map((item) => ({
       content: item.content,
       delay: item.delay,
-      media: item.image.map((m) => ({ id: m.id ?? '', path: m.path, mimeType: /\.(mp4|mov|webm)$/i.test(m.path) ? 'video/mp4' : 'image/jpeg', thumbnail: null, name: m.path.split('/').pop() ?? '', alt: '' })),
+      media: item.image.map(fromRef),
     })),
     settings: { [post.integration.id]: settings },
     when: post.state === 'DRAFT' ? 'draft' : 'at',

@@ -8,7 +8,7 @@ import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
 import { formatWhen, fromLocalInput, toLocalInput } from '../time.ts';
 import { Avatar, ErrorNote, FieldError, Loading, Notice, StateBadge } from '../components/ui.tsx';
-import { Thumb } from '../components/MediaPicker.tsx';
+import { fromRef, Thumb } from '../components/MediaPicker.tsx';
 
 export function PostPage() {
   const { id = '' } = useParams();
@@ -106,7 +106,7 @@ export function PostPage() {
             {item.image.length > 0 && (
               <div className="row">
                 {item.image.map((m) => (
-                  <Thumb key={m.path} item={{ thumbnail: null, path: m.path, mimeType: /\.(mp4|mov|webm)$/i.test(m.path) ? 'video/mp4' : 'image/*', name: m.path.split('/').pop() ?? '' }} />
+                  <Thumb key={m.path} item={fromRef(m)} />
                 ))}
               </div>
             )}
