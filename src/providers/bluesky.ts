@@ -12,8 +12,8 @@ import crypto from 'node:crypto';
 import { z } from 'zod';
 import { invalidField } from '../domain/errors.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
-import { errorMessage, type NetworkRequest } from './network-http.ts';
-import { classifyStatus, readErrorBody, retryAfterMs } from './http-failures.ts';
+import type { NetworkRequest } from './network-http.ts';
+import { errorMessage, type NetworkAnswer, type Verdict } from './http-failures.ts';
 import { PublishError, type ConnectResult, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
 import { graphemes } from './text-counting.ts';
 
@@ -71,34 +71,24 @@ function sessionTokens(session: Session): TokenConfig {
  * XRPC failures: an expired or bad access token is a 400 with ExpiredToken or
  * InvalidToken (not a 401), and a 429 says when to come back in RateLimit-Reset (epoch seconds).
  */
-async function xrpcFailure(response: Response): Promise<PublishError> {
-  const { raw, body } = await readErrorBody(response);
+function readAnswer({ ok, status, body, headers }: NetworkAnswer): Verdict | undefined {
+  if (ok) return undefined;
   const name: string | undefined = typeof body?.error === 'string' ? body.error : undefined;
-  const text = typeof body?.message === 'string' ? body.message : (errorMessage(body) ?? raw);
-  const detail = [name, text].filter((p, i, all) => p && all.indexOf(p) === i).join(': ').slice(0, 500);
-  const message = `Bluesky answered ${response.status}${detail ? `: ${detail}` : ''}`;
-  if (response.status === 401 || name === 'ExpiredToken' || name === 'InvalidToken') return new PublishError('auth', message);
-  if (response.status === 429) {
-    const reset = Number(response.headers.get('ratelimit-reset'));
-    const wait = retryAfterMs(response.headers.get('retry-after')) ?? (Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined);
-    return new PublishError('retryable', message, wait);
-  }
-  return classifyStatus(response.status, detail, response.headers.get('retry-after'), 'Bluesky');
+  const text = typeof body?.message === 'string' ? body.message : errorMessage(body);
+  const detail = [name, text].filter((p, i, all) => p && all.indexOf(p) === i).join(': ') || undefined;
+  if (name === 'ExpiredToken' || name === 'InvalidToken') return { kind: 'auth', detail, code: name };
+  const reset = Number(headers.get('ratelimit-reset'));
+  const retryAfterMs = status === 429 && !headers.get('retry-after') && Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
+  return { detail, code: name, retryAfterMs };
 }
 
-async function xrpc<T = any>(ctx: NetworkContext, base: string, nsid: string, request: NetworkRequest = {}): Promise<T> {
-  const response = await ctx.http.send(`${base}/xrpc/${nsid}`, request);
-  if (!response.ok) throw await xrpcFailure(response);
-  const text = await response.text();
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    throw new PublishError('unknown', `Bluesky answered ${response.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`);
-  }
+function xrpc<T = any>(ctx: NetworkContext, base: string, nsid: string, request: NetworkRequest = {}): Promise<T> {
+  return ctx.http.json<T>(`${base}/xrpc/${nsid}`, request);
 }
 
 async function createSession(ctx: NetworkContext, service: string, identifier: string, password: string): Promise<Session> {
-  return xrpc<Session>(ctx, service, 'com.atproto.server.createSession', { method: 'POST', json: { identifier, password } });
+  // A second session is harmless.
+  return xrpc<Session>(ctx, service, 'com.atproto.server.createSession', { method: 'POST', json: { identifier, password }, repeatable: true });
 }
 
 // ---------------------------------------------------------------- rich text
@@ -194,9 +184,8 @@ async function uploadBlob(ctx: PublishContext, config: Config, media: MediaRef):
     headers: { ...auth(config), 'content-type': media.mimeType },
     body: new Uint8Array(Buffer.concat(chunks)),
     timeoutMs: 5 * 60_000,
-  }).catch((err: PublishError) => {
     // An unreferenced blob publishes nothing.
-    throw err.kind === 'unknown' ? new PublishError('retryable', err.message) : err;
+    repeatable: true,
   });
   return answer.blob;
 }
@@ -247,6 +236,7 @@ export const bluesky: Provider = {
   name: 'Bluesky',
   auth: 'credentials',
   urls: { service: 'https://bsky.social' },
+  readAnswer,
   credentials,
   settings: z.object({}),
   rules: {
@@ -329,13 +319,12 @@ export const bluesky: Provider = {
   async findPublished(ctx) {
     const config = ctx.channel.config as unknown as Config;
     const rkey = itemRecordKey(ctx.item.publishAt, ctx.item.postId);
-    const response = await ctx.http.send(`${config.pds}/xrpc/com.atproto.repo.getRecord`, { headers: auth(config), query: { repo: config.did, collection: POST, rkey } });
-    if (response.ok) {
-      const found = (await response.json()) as { uri: string };
+    try {
+      const found = await xrpc<{ uri: string }>(ctx, config.pds, 'com.atproto.repo.getRecord', { headers: auth(config), query: { repo: config.did, collection: POST, rkey } });
       return { releaseId: found.uri, releaseUrl: permalink(config.did, found.uri) };
+    } catch (err) {
+      if (err instanceof PublishError && (err.code === 'RecordNotFound' || /Could not locate record/i.test(err.message))) return null;
+      throw err;
     }
-    const failure = await xrpcFailure(response);
-    if (/RecordNotFound|Could not locate record/i.test(failure.message)) return null;
-    throw failure;
   },
 };

@@ -9,9 +9,10 @@
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { retryAfterMs } from './http-failures.ts';
+import type { NetworkAnswer, Verdict } from './http-failures.ts';
 import { checkMediaSize, mediaBlob, mediaFilename } from './media-bytes.ts';
 import { PublishError, type NetworkContext, type Provider, type PublishContext } from './types.ts';
+import { authorizationUrl } from './oauth2-tokens.ts';
 
 const NETWORK = 'Discord';
 /** Per-file limit without server boosts, and the whole request's limit. */
@@ -23,13 +24,6 @@ const PERMISSIONS = (1n << 10n) | (1n << 11n) | (1n << 14n) | (1n << 15n) | (1n 
 const TEXT_CHANNEL_TYPES = new Set([0, 5]);
 /** Error codes meaning the bot is no longer in the server, or cannot see one channel (the server itself tells which). */
 const NO_ACCESS = new Set([50001, 10004]);
-
-/** Discord's Missing Access or Unknown Guild: reconnect, unless the server still answers (see channelAccess). */
-class NoAccess extends PublishError {
-  constructor(message: string) {
-    super('auth', `${message}. Add the Herald bot to the server again.`);
-  }
-}
 
 interface DiscordConfig {
   guildId: string;
@@ -54,43 +48,32 @@ function firstFieldError(errors: unknown, path: string[] = []): string | undefin
   return undefined;
 }
 
-async function discordFailure(response: Response): Promise<PublishError> {
-  const text = await response.text().catch(() => '');
-  let body: DiscordError = {};
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = { message: text.slice(0, 300) };
-  }
-  const detail = [body.message, firstFieldError(body.errors)].filter(Boolean).join(' — ');
-  const message = `${NETWORK} answered ${response.status}${body.code ? ` (code ${body.code})` : ''}: ${detail || 'no message'}`;
-  if (response.status === 429) {
-    // The body's retry_after (seconds, with decimals) is the precise one; the header is rounded.
-    const wait = typeof body.retry_after === 'number' ? Math.ceil(body.retry_after * 1000) : retryAfterMs(response.headers.get('retry-after'));
-    return new PublishError('retryable', message, wait);
-  }
-  if (response.status === 401) return new PublishError('auth', message);
-  if (response.status === 403 && body.code !== undefined && NO_ACCESS.has(body.code)) {
-    return new NoAccess(message);
-  }
-  if (response.status >= 500 || response.status === 408) return new PublishError('retryable', message, retryAfterMs(response.headers.get('retry-after')));
-  return new PublishError('refused', message);
+/** Discord's error body: a code, a message, per-field errors, and a precise retry_after on 429. */
+function readAnswer({ body, ok, status }: NetworkAnswer): Verdict | undefined {
+  if (ok) return undefined;
+  const error: DiscordError = typeof body === 'object' && body !== null ? body : { message: String(body).slice(0, 300) };
+  const text = [error.message, firstFieldError(error.errors)].filter(Boolean).join(' — ');
+  // Without Discord's own fields (an OAuth error), the common rules find the message.
+  const detail = text ? `${error.code !== undefined ? `(code ${error.code}) ` : ''}${text}` : undefined;
+  // The body's retry_after (seconds, with decimals) is the precise one; the header is rounded.
+  const retryAfterMs = status === 429 && typeof error.retry_after === 'number' ? Math.ceil(error.retry_after * 1000) : undefined;
+  // Missing Access or Unknown Guild: reconnect, unless the server still answers (see channelAccess).
+  if (status === 403 && error.code !== undefined && NO_ACCESS.has(error.code)) return { kind: 'auth', detail: `${detail}. Add the Herald bot to the server again.`, code: error.code };
+  return { detail, code: error.code, retryAfterMs };
+}
+
+function noAccess(err: unknown): boolean {
+  return err instanceof PublishError && err.kind === 'auth' && NO_ACCESS.has(err.code as number);
 }
 
 /** A bot call; JSON answer, failures classified by Discord's error body. */
 async function bot<T = any>(ctx: NetworkContext, path: string, request: { method?: string; json?: unknown; body?: FormData } = {}): Promise<T> {
-  const response = await ctx.http.send(`${ctx.urls.api}${path}`, {
+  return ctx.http.json<T>(`${ctx.urls.api}${path}`, {
     method: request.method ?? (request.json !== undefined || request.body ? 'POST' : 'GET'),
     headers: { authorization: `Bot ${ctx.app.BOT_TOKEN}`, 'user-agent': 'DiscordBot (https://github.com/herald-social/herald, 1)' },
     ...(request.json !== undefined ? { json: request.json } : {}),
     ...(request.body ? { body: request.body, timeoutMs: 120_000 } : {}),
   });
-  if (!response.ok) throw await discordFailure(response);
-  try {
-    return (await response.json()) as T;
-  } catch {
-    throw new PublishError('unknown', `${NETWORK} answered ${response.status} with a body that is not JSON, so the outcome is unknown. Check the channel before retrying.`);
-  }
 }
 
 /** Discord keeps a nonce for a few minutes and, with enforce_nonce, returns the first message for a repeat. */
@@ -107,11 +90,11 @@ async function channelAccess<T>(ctx: NetworkContext, config: DiscordConfig, chan
   try {
     return await call();
   } catch (err) {
-    if (!(err instanceof NoAccess)) throw err;
+    if (!noAccess(err)) throw err;
     try {
       await bot(ctx, `/guilds/${config.guildId}`);
     } catch (probe) {
-      throw probe instanceof NoAccess ? err : probe;
+      throw noAccess(probe) ? err : probe;
     }
     throw new PublishError('refused', `The Herald bot is in the server but cannot use the channel ${channelId} (Discord: Missing Access): give it View Channel and Send Messages there, or pick another channel`);
   }
@@ -136,6 +119,7 @@ export const discord: Provider = {
   name: NETWORK,
   auth: 'oauth2',
   urls: { api: 'https://discord.com/api/v10', authorize: 'https://discord.com/oauth2/authorize' },
+  readAnswer,
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET', 'BOT_TOKEN'],
   settings,
   rules: {
@@ -150,16 +134,7 @@ export const discord: Provider = {
 
   oauth: {
     async start({ urls, app, state, redirectUri }) {
-      const url = new URL(urls.authorize);
-      url.search = new URLSearchParams({
-        client_id: app.CLIENT_ID,
-        scope: 'bot',
-        permissions: PERMISSIONS.toString(),
-        response_type: 'code',
-        redirect_uri: redirectUri,
-        state,
-      }).toString();
-      return { url: url.toString() };
+      return { url: authorizationUrl(urls.authorize, { clientId: app.CLIENT_ID, redirectUri, state, scopes: ['bot'], extra: { permissions: PERMISSIONS.toString() } }) };
     },
 
     async finish(ctx) {

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { MediaRef, Provider, PublishContext, PublishResult, RuleItem } from './types.ts';
 import { PublishError } from './types.ts';
-import { Graph, findByText, graphCall } from './meta/graph.ts';
+import { Graph, findByText, graphCall, readGraphAnswer } from './meta/graph.ts';
 import { graphVersion, loginDialogUrl, longLivedUserToken, managedPages, userGraph } from './meta/facebook-login.ts';
 
 const NAME = 'Facebook';
@@ -78,7 +78,8 @@ async function publishComment(ctx: PublishContext, graph: Graph): Promise<Publis
 }
 
 async function unpublishedPhoto(graph: Graph, pageId: string, media: MediaRef): Promise<string> {
-  const { id } = await graph.post<{ id: string }>(`${pageId}/photos`, { url: media.url, published: false });
+  // An unpublished photo shows nowhere until a post or story uses it.
+  const { id } = await graph.post<{ id: string }>(`${pageId}/photos`, { url: media.url, published: false }, { repeatable: true });
   return id;
 }
 
@@ -86,9 +87,9 @@ async function publishStories(ctx: PublishContext, graph: Graph, pageId: string)
   const ids: string[] = [];
   for (const media of ctx.item.media) {
     if (isVideo(media)) {
-      const started = await graph.post<{ video_id: string; upload_url: string }>(`${pageId}/video_stories`, { upload_phase: 'start' });
+      const started = await graph.post<{ video_id: string; upload_url: string }>(`${pageId}/video_stories`, { upload_phase: 'start' }, { repeatable: true });
       // Meta fetches the bytes itself from the public URL; the upload host takes the token as "OAuth".
-      await graphCall(ctx, NAME, started.upload_url, { method: 'POST', headers: { authorization: `OAuth ${pageToken(ctx)}`, file_url: media.url } });
+      await graphCall(ctx, started.upload_url, { method: 'POST', headers: { authorization: `OAuth ${pageToken(ctx)}`, file_url: media.url }, repeatable: true });
       const done = await graph.post<{ post_id: string }>(`${pageId}/video_stories`, { upload_phase: 'finish', video_id: started.video_id });
       ids.push(done.post_id ?? started.video_id);
     } else {
@@ -126,6 +127,7 @@ async function publishPost(ctx: PublishContext, graph: Graph, pageId: string): P
 export const facebook: Provider = {
   identifier: 'facebook',
   name: NAME,
+  readAnswer: readGraphAnswer,
   auth: 'oauth2',
   urls: { api: 'https://graph.facebook.com', video: 'https://graph-video.facebook.com', login: 'https://www.facebook.com' },
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],

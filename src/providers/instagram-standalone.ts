@@ -5,10 +5,11 @@
  * same container flow as `instagram` (meta/instagram-content.ts).
  */
 import { PublishError, type NetworkContext, type Provider, type PublishContext } from './types.ts';
-import { Graph } from './meta/graph.ts';
+import { Graph, readGraphAnswer } from './meta/graph.ts';
 import { graphVersion } from './meta/facebook-login.ts';
 import { findOnInstagram, instagramPacing, instagramRules, instagramSettings, publishInstagram, type InstagramAccount } from './meta/instagram-content.ts';
 import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow } from './meta/long-lived-token.ts';
+import { authorizationUrl } from './oauth2-tokens.ts';
 
 const NAME = 'Instagram';
 
@@ -37,6 +38,7 @@ function account(ctx: PublishContext): InstagramAccount {
 export const instagramStandalone: Provider = {
   identifier: 'instagram-standalone',
   name: NAME,
+  readAnswer: readGraphAnswer,
   auth: 'oauth2',
   urls: { api: 'https://graph.instagram.com', oauth: 'https://api.instagram.com', login: 'https://www.instagram.com' },
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
@@ -47,9 +49,7 @@ export const instagramStandalone: Provider = {
 
   oauth: {
     async start(ctx) {
-      const url = new URL(`${ctx.urls.login}/oauth/authorize`);
-      url.search = new URLSearchParams({ client_id: ctx.app.CLIENT_ID, redirect_uri: ctx.redirectUri, response_type: 'code', scope: SCOPES.join(','), state: ctx.state }).toString();
-      return { url: url.toString() };
+      return { url: authorizationUrl(`${ctx.urls.login}/oauth/authorize`, { clientId: ctx.app.CLIENT_ID, redirectUri: ctx.redirectUri, state: ctx.state, scopes: SCOPES, scopeSeparator: ',' }) };
     },
     async finish(ctx) {
       const token = await connectToken(ctx, flow(ctx), authorizationCode(ctx.query, NAME), ctx.redirectUri);

@@ -5,7 +5,7 @@
  * graph.facebook.com (see meta/instagram-content.ts for the publishing flow).
  */
 import type { Provider, PublishContext } from './types.ts';
-import { Graph } from './meta/graph.ts';
+import { Graph, readGraphAnswer } from './meta/graph.ts';
 import { graphVersion, loginDialogUrl, longLivedUserToken, managedPages, userGraph } from './meta/facebook-login.ts';
 import { findOnInstagram, instagramPacing, instagramRules, instagramSettings, publishInstagram, type InstagramAccount } from './meta/instagram-content.ts';
 
@@ -41,6 +41,7 @@ function account(ctx: PublishContext): InstagramAccount {
 export const instagram: Provider = {
   identifier: 'instagram',
   name: NAME,
+  readAnswer: readGraphAnswer,
   auth: 'oauth2',
   urls: { api: 'https://graph.facebook.com', login: 'https://www.facebook.com' },
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],

@@ -12,8 +12,10 @@
 import { z } from 'zod';
 import { ApiError, invalidField } from '../domain/errors.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
+import type { NetworkAnswer, Verdict } from './http-failures.ts';
 import type { NetworkRequest } from './network-http.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext, type PublishResult } from './types.ts';
+import { authorizationUrl } from './oauth2-tokens.ts';
 
 const SCOPES = 'read:accounts read:statuses write:statuses write:media';
 const APP_NAME = 'Herald';
@@ -67,26 +69,19 @@ function sameText(a: string, b: string): boolean {
   return norm(a) === norm(b);
 }
 
-/** A failed answer; Mastodon's 429 says when to come back in X-RateLimit-Reset rather than Retry-After. */
-async function failure(ctx: NetworkContext, response: Response): Promise<PublishError> {
-  const reset = response.headers.get('x-ratelimit-reset');
-  const err = await ctx.http.failure(response);
-  if (err.kind === 'retryable' && err.retryAfterMs === undefined && reset) {
-    const at = Date.parse(reset);
-    if (!Number.isNaN(at)) return new PublishError('retryable', err.message, Math.max(0, at - Date.now()));
-  }
-  return err;
+/** Mastodon's 429 says when to come back in X-RateLimit-Reset (an ISO date) rather than Retry-After. */
+function readAnswer({ status, headers }: NetworkAnswer): Verdict | undefined {
+  const reset = Date.parse(headers.get('x-ratelimit-reset') ?? '');
+  if (status !== 429 || headers.get('retry-after') || Number.isNaN(reset)) return undefined;
+  return { retryAfterMs: Math.max(0, reset - Date.now()) };
 }
 
 async function call<T = any>(ctx: NetworkContext, url: string, request: NetworkRequest): Promise<{ status: number; body: T }> {
-  const response = await ctx.http.send(url, request);
-  if (!response.ok) throw await failure(ctx, response);
-  const text = await response.text();
-  try {
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
-  } catch {
-    throw new PublishError('unknown', `Mastodon answered ${response.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`);
+  const answer = await ctx.http.call(url, request);
+  if (answer.raw !== '' && !answer.isJson) {
+    throw new PublishError('unknown', `Mastodon answered ${answer.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`);
   }
+  return { status: answer.status, body: (answer.isJson ? answer.body : undefined) as T };
 }
 
 function auth(config: Config): Record<string, string> {
@@ -102,26 +97,14 @@ async function uploadMedia(ctx: PublishContext, config: Config, media: MediaRef)
   // Mastodon's alt text for the attachment (up to 1,500 characters, as the library allows).
   if (media.alt) form.append('description', media.alt);
   // An upload that fails or times out published nothing: the status is not sent yet.
-  const uploaded = await call<{ id: string; url: string | null }>(ctx, `${config.instance}/api/v2/media`, { method: 'POST', headers: auth(config), body: form, timeoutMs: 5 * 60_000 }).catch(
-    (err: PublishError) => {
-      throw err.kind === 'unknown' ? new PublishError('retryable', err.message) : err;
-    },
-  );
+  const uploaded = await call<{ id: string; url: string | null }>(ctx, `${config.instance}/api/v2/media`, { method: 'POST', headers: auth(config), body: form, timeoutMs: 5 * 60_000, repeatable: true });
   if (uploaded.status === 200 && uploaded.body.url) return uploaded.body.id;
   const deadline = Date.now() + MEDIA_WAIT_MS;
   for (let wait = MEDIA_POLL_FIRST_MS; ; wait = Math.min(wait * 2, MEDIA_POLL_MAX_MS)) {
     if (Date.now() + wait > deadline) throw new PublishError('retryable', 'Mastodon is still processing the media; trying again later');
     await new Promise((r) => setTimeout(r, wait));
-    const response = await ctx.http.send(`${config.instance}/api/v1/media/${encodeURIComponent(uploaded.body.id)}`, { headers: auth(config) });
-    if (response.status === 206) {
-      await response.body?.cancel();
-      continue;
-    }
-    if (response.ok) {
-      await response.body?.cancel();
-      return uploaded.body.id;
-    }
-    throw await failure(ctx, response);
+    const media = await call(ctx, `${config.instance}/api/v1/media/${encodeURIComponent(uploaded.body.id)}`, { headers: auth(config) });
+    if (media.status !== 206) return uploaded.body.id;
   }
 }
 
@@ -132,6 +115,7 @@ function release(config: Config, status: { id: string; url?: string | null }): P
 export const mastodon: Provider = {
   identifier: 'mastodon',
   name: 'Mastodon',
+  readAnswer,
   auth: 'oauth2',
   // No server-wide settings: the app is registered on each instance as users connect.
   settings: z.object({}),
@@ -170,16 +154,8 @@ export const mastodon: Provider = {
         }
         throw err;
       }
-      const url = new URL(`${instance}/oauth/authorize`);
-      url.search = new URLSearchParams({
-        response_type: 'code',
-        client_id: app.body.client_id,
-        redirect_uri: ctx.redirectUri,
-        scope: SCOPES,
-        state: ctx.state,
-        ...(ctx.codeChallenge ? { code_challenge: ctx.codeChallenge, code_challenge_method: 'S256' } : {}),
-      }).toString();
-      return { url: url.toString(), stash: { instance, clientId: app.body.client_id, clientSecret: app.body.client_secret } };
+      const url = authorizationUrl(`${instance}/oauth/authorize`, { clientId: app.body.client_id, redirectUri: ctx.redirectUri, state: ctx.state, scopes: SCOPES.split(' '), codeChallenge: ctx.codeChallenge });
+      return { url, stash: { instance, clientId: app.body.client_id, clientSecret: app.body.client_secret } };
     },
 
     async finish(ctx) {

@@ -1,11 +1,14 @@
 /**
- * HTTP to a network's API for adapters: every request goes through the outbound
- * guard, failures become PublishError of the right class, and the network's own
- * error text is what the user reads. Adapters stay about the network's API.
+ * HTTP to a network's API for adapters, the one way every adapter calls its
+ * network: every request goes through the outbound guard, the network's own
+ * reading of its answers (`AnswerReader`) and the common rules of
+ * `http-failures.ts` turn failures into PublishError of the right class, and the
+ * network's own error text is what the user reads. Adapters stay about the
+ * network's API.
  */
 import type { OutboundBody, OutboundGuard } from '../lib/outbound.ts';
 import { deadline } from '../lib/deadline.ts';
-import { classifyFetchError, classifyStatus, readErrorBody } from './http-failures.ts';
+import { classifyAnswer, classifyFetchError, type AnswerReader, type NetworkAnswer } from './http-failures.ts';
 import { PublishError } from './types.ts';
 
 export interface NetworkRequest {
@@ -21,28 +24,24 @@ export interface NetworkRequest {
   body?: OutboundBody;
   /** Longest wait for this request; the publish's own deadline still applies. */
   timeoutMs?: number;
+  /**
+   * Whether sending this request twice cannot publish twice: reads, uploads made
+   * before anything is published, creates the network de-duplicates by a key.
+   * It decides what a server error means (`classifyAnswer`). By default GET,
+   * HEAD, PUT and DELETE are; POST and PATCH are not.
+   */
+  repeatable?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const ONCE = new Set(['POST', 'PATCH']);
 
-/** Finds the human message in the error shapes networks use. */
-export function errorMessage(body: unknown): string | undefined {
-  if (typeof body === 'string') return body || undefined;
-  if (!body || typeof body !== 'object') return undefined;
-  const b = body as Record<string, any>;
-  const candidates = [
-    b.error_description,
-    b.error?.message,
-    b.error?.error_user_msg,
-    b.errors?.[0]?.message,
-    b.errors?.[0]?.detail,
-    b.detail,
-    b.message,
-    b.description,
-    b.title,
-    typeof b.error === 'string' ? b.error : undefined,
-  ];
-  return candidates.find((c) => typeof c === 'string' && c.length > 0);
+function methodOf(request: NetworkRequest): string {
+  return request.method ?? (request.body === undefined && request.json === undefined && !request.form ? 'GET' : 'POST');
+}
+
+function isRepeatable(request: NetworkRequest): boolean {
+  return request.repeatable ?? !ONCE.has(methodOf(request).toUpperCase());
 }
 
 export function withQuery(url: string, query: NetworkRequest['query']): string {
@@ -52,12 +51,17 @@ export function withQuery(url: string, query: NetworkRequest['query']): string {
   return u.toString();
 }
 
+/** Longest part of a body quoted in an error message. */
+const DETAIL_LIMIT = 2000;
+
 export class NetworkHttp {
   constructor(
     private readonly outbound: OutboundGuard,
     /** The network's name, as the user reads it in errors. */
     readonly network: string,
     private readonly signal: AbortSignal,
+    /** How the network reports its own failures; the common rules apply where it says nothing. */
+    private readonly reader?: AnswerReader,
   ) {}
 
   /** Sends the request; throws only when no answer came (classified). Any status is returned. */
@@ -77,34 +81,61 @@ export class NetworkHttp {
     // exchange is over does nothing.
     const { signal } = deadline(request.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.signal);
     try {
-      return (await this.outbound.fetch(withQuery(url, request.query), { method: request.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, signal, maxRedirects: 0 })) as unknown as Response;
+      return (await this.outbound.fetch(withQuery(url, request.query), { method: methodOf(request), headers, body, signal, maxRedirects: 0 })) as unknown as Response;
     } catch (err) {
-      throw classifyFetchError(err, this.network);
-    }
-  }
-
-  /** Sends the request and returns the parsed JSON of a 2xx answer; other statuses throw `failure()`. */
-  async json<T = any>(url: string, request: NetworkRequest = {}): Promise<T> {
-    const response = await this.send(url, request);
-    if (!response.ok) throw await this.failure(response);
-    const text = await response.text();
-    if (text === '') return undefined as T;
-    try {
-      return JSON.parse(text) as T;
-    } catch {
-      // The network took the request but its answer is unreadable: the post may exist.
-      throw new PublishError('unknown', `${this.network} answered ${response.status} with a body that is not JSON, so the outcome is unknown. Check the channel before retrying.`);
+      throw classifyFetchError(err, this.network, isRepeatable(request));
     }
   }
 
   /**
-   * The failure class of a non-2xx answer: 401 means the token is no longer good;
-   * the rest as `classifyStatus` says.
+   * Sends the request and returns the answer of a success, its body parsed when
+   * it is JSON. A failure (a non-2xx status, or an error the network puts in a
+   * 2xx body) throws, classified.
    */
-  async failure(response: Response): Promise<PublishError> {
-    const { raw, body } = await readErrorBody(response);
-    const detail = (errorMessage(body) ?? raw).slice(0, 500);
-    if (response.status === 401) return new PublishError('auth', `${this.network} answered 401${detail ? `: ${detail}` : ''}`);
-    return classifyStatus(response.status, detail, response.headers.get('retry-after'), this.network);
+  async call(url: string, request: NetworkRequest = {}): Promise<NetworkAnswer> {
+    const response = await this.send(url, request);
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (err) {
+      throw classifyFetchError(err, this.network, isRepeatable(request));
+    }
+    const answer = readAnswer(url, response, text);
+    const verdict = this.reader?.(answer);
+    if (!response.ok || verdict) throw classifyAnswer(this.network, answer, verdict ?? {}, isRepeatable(request));
+    return answer;
   }
+
+  /** `call`, for a JSON answer: its parsed body (undefined for an empty one). */
+  async json<T = any>(url: string, request: NetworkRequest = {}): Promise<T> {
+    const answer = await this.call(url, request);
+    if (answer.raw === '') return undefined as T;
+    if (!answer.isJson) {
+      // Taken, but the answer is unreadable: a create may have happened.
+      if (isRepeatable(request)) throw new PublishError('retryable', `${this.network} answered ${answer.status} with a body that is not JSON.`);
+      throw new PublishError('unknown', `${this.network} answered ${answer.status} with a body that is not JSON, so the outcome is unknown. Check the channel before retrying.`);
+    }
+    return answer.body as T;
+  }
+
+  /** The classified failure of a non-2xx answer to a `send` (for answers read by status, like an upload's 308). */
+  async failure(url: string, response: Response, request: NetworkRequest): Promise<PublishError> {
+    const answer = readAnswer(url, response, await response.text().catch(() => ''));
+    return classifyAnswer(this.network, answer, this.reader?.(answer) ?? {}, isRepeatable(request));
+  }
+}
+
+function readAnswer(url: string, response: Response, text: string): NetworkAnswer {
+  const raw = text.trim();
+  let body: unknown = raw;
+  let isJson = false;
+  if (raw !== '') {
+    try {
+      body = JSON.parse(raw);
+      isJson = true;
+    } catch {
+      /* kept as text */
+    }
+  }
+  return { url, status: response.status, ok: response.ok, headers: response.headers, body, isJson, raw, detail: raw.length > DETAIL_LIMIT ? `${raw.slice(0, DETAIL_LIMIT)}…` : raw };
 }

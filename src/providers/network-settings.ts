@@ -39,5 +39,5 @@ export function networkSettings(config: Config, provider: Provider): NetworkSett
 /** Everything an adapter call needs from outside. */
 export function networkContext(config: Config, outbound: OutboundGuard, provider: Provider, signal: AbortSignal): NetworkContext {
   const { urls, app } = networkSettings(config, provider);
-  return { urls, app, outbound, signal, http: new NetworkHttp(outbound, provider.name, signal) };
+  return { urls, app, outbound, signal, http: new NetworkHttp(outbound, provider.name, signal, provider.readAnswer) };
 }

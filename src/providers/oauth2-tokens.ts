@@ -3,7 +3,7 @@
  * code and refreshing, with the client authenticated in the form or with HTTP
  * Basic, as the network asks. Answers become Herald's token fields.
  */
-import { errorMessage } from './network-http.ts';
+import { errorMessage } from './http-failures.ts';
 import { PublishError, type NetworkContext, type TokenConfig } from './types.ts';
 
 export interface TokenAnswer {
@@ -44,9 +44,33 @@ export function tokenFields(answer: TokenAnswer, now = Date.now()): TokenConfig 
   };
 }
 
-/** The authorization URL with its query. */
-export function authorizeUrl(base: string, params: Record<string, string | undefined>): string {
-  const url = new URL(base);
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  state: string;
+  scopes: string[];
+  /** RFC 6749 separates scopes with spaces; Meta, TikTok, Slack and Pinterest take commas. */
+  scopeSeparator?: ' ' | ',';
+  /** Sent with S256 when the flow uses PKCE. */
+  codeChallenge?: string;
+  /** TikTok names the client `client_key`. */
+  clientIdParam?: string;
+  /** The network's own parameters (access_type, duration, permissions...). */
+  extra?: Record<string, string | undefined>;
+}
+
+/** Where the person grants access: the authorization endpoint with an authorization-code request (RFC 6749 4.1.1, RFC 7636). */
+export function authorizationUrl(endpoint: string, request: AuthorizationRequest): string {
+  const url = new URL(endpoint);
+  const params: Record<string, string | undefined> = {
+    response_type: 'code',
+    [request.clientIdParam ?? 'client_id']: request.clientId,
+    redirect_uri: request.redirectUri,
+    scope: request.scopes.join(request.scopeSeparator ?? ' '),
+    state: request.state,
+    ...(request.codeChallenge ? { code_challenge: request.codeChallenge, code_challenge_method: 'S256' } : {}),
+    ...request.extra,
+  };
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
   return url.toString();
 }

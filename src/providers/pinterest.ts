@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { mediaBlob, mediaFilename } from './media-bytes.ts';
-import { authorizeUrl, needRefreshToken, requestToken, tokenFields } from './oauth2-tokens.ts';
+import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from './oauth2-tokens.ts';
 import { waitForProcessing } from './processing-wait.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext } from './types.ts';
 
@@ -37,13 +37,14 @@ async function uploadVideo(ctx: PublishContext, video: MediaRef): Promise<string
     method: 'POST',
     headers,
     json: { media_type: 'video' },
+    // A registered upload publishes nothing.
+    repeatable: true,
   });
   // The upload URL is a storage endpoint: its form fields first, the file last, no token.
   const form = new FormData();
   for (const [name, value] of Object.entries(registered.upload_parameters ?? {})) form.append(name, value);
   form.append('file', await mediaBlob(video, VIDEO_BYTES, 'Pinterest'), mediaFilename(video));
-  const uploaded = await ctx.http.send(registered.upload_url, { method: 'POST', body: form, timeoutMs: 300_000 });
-  if (!uploaded.ok) throw await ctx.http.failure(uploaded);
+  await ctx.http.call(registered.upload_url, { method: 'POST', body: form, timeoutMs: 300_000, repeatable: true });
   await waitForProcessing(
     async () => {
       const status = await ctx.http.json<{ status: string }>(`${ctx.urls.api}/v5/media/${encodeURIComponent(registered.media_id)}`, { headers });
@@ -96,7 +97,7 @@ export const pinterest: Provider = {
   oauth: {
     async start(ctx) {
       return {
-        url: authorizeUrl(`${ctx.urls.auth}/oauth/`, { client_id: ctx.app.CLIENT_ID, redirect_uri: ctx.redirectUri, response_type: 'code', scope: SCOPES.join(','), state: ctx.state }),
+        url: authorizationUrl(`${ctx.urls.auth}/oauth/`, { clientId: ctx.app.CLIENT_ID, redirectUri: ctx.redirectUri, state: ctx.state, scopes: SCOPES, scopeSeparator: ',' }),
       };
     },
     async finish(ctx) {

@@ -7,8 +7,9 @@
  */
 import { z } from 'zod';
 import { mediaBlob, mediaFilename } from './media-bytes.ts';
+import type { NetworkAnswer, Verdict } from './http-failures.ts';
 import type { NetworkRequest } from './network-http.ts';
-import { authorizeUrl, needRefreshToken, requestToken, tokenFields } from './oauth2-tokens.ts';
+import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from './oauth2-tokens.ts';
 import { waitForProcessing } from './processing-wait.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult } from './types.ts';
 
@@ -49,23 +50,22 @@ function api(ctx: NetworkContext, channel: PublishChannel, path: string, request
   return ctx.http.json(`${ctx.urls.api}${path}`, { ...request, headers });
 }
 
-/** Reddit's json.errors: [[CODE, message, field], ...]. RATELIMIT waits as long as Reddit says. */
-function checkErrors(answer: any): void {
-  const errors: [string, string, string?][] = answer?.json?.errors ?? [];
-  if (errors.length === 0) return;
+/** Reddit's json.errors, in a 200 answer: [[CODE, message, field], ...]. RATELIMIT waits as long as Reddit says. */
+function readAnswer({ body }: NetworkAnswer): Verdict | undefined {
+  const errors: [string, string, string?][] = body?.json?.errors ?? [];
+  if (errors.length === 0) return undefined;
   const [code, message, field] = errors[0];
-  const text = `Reddit refused: ${code}: ${message}${field ? ` (${field})` : ''}`;
+  const detail = `${code}: ${message}${field ? ` (${field})` : ''}`;
   if (code === 'RATELIMIT') {
     const m = /(\d+)\s*(second|minute)/i.exec(message);
-    const ms = m ? Number(m[1]) * (m[2].toLowerCase() === 'minute' ? 60_000 : 1000) : 60_000;
-    throw new PublishError('retryable', text, ms);
+    return { kind: 'retryable', detail, code, retryAfterMs: m ? Number(m[1]) * (m[2].toLowerCase() === 'minute' ? 60_000 : 1000) : 60_000 };
   }
-  throw new PublishError('refused', text);
+  return { kind: 'refused', detail, code };
 }
 
 /** Uploads a file to Reddit's media store; the answer is the URL to submit. */
 async function uploadMedia(ctx: PublishContext, media: MediaRef): Promise<string> {
-  const lease = await api(ctx, ctx.channel, '/api/media/asset.json', { method: 'POST', form: { filepath: mediaFilename(media), mimetype: media.mimeType } });
+  const lease = await api(ctx, ctx.channel, '/api/media/asset.json', { method: 'POST', form: { filepath: mediaFilename(media), mimetype: media.mimeType }, repeatable: true });
   const action: string = lease?.args?.action;
   if (!action) throw new PublishError('refused', 'Reddit gave no upload target for the media');
   // The action is protocol-relative ("//bucket.s3..."): it takes the API's scheme.
@@ -73,9 +73,9 @@ async function uploadMedia(ctx: PublishContext, media: MediaRef): Promise<string
   const form = new FormData();
   for (const { name, value } of lease.args.fields as { name: string; value: string }[]) form.append(name, value);
   form.append('file', await mediaBlob(media, MEDIA_BYTES, 'Reddit'), mediaFilename(media));
-  const response = await ctx.http.send(uploadUrl, { method: 'POST', body: form, timeoutMs: 300_000 });
-  if (!response.ok) throw await ctx.http.failure(response);
-  const location = /<Location>([^<]+)<\/Location>/.exec(await response.text())?.[1];
+  // The media store holds the file; nothing is posted until submit.
+  const stored = await ctx.http.call(uploadUrl, { method: 'POST', body: form, timeoutMs: 300_000, repeatable: true });
+  const location = /<Location>([^<]+)<\/Location>/.exec(stored.raw)?.[1];
   const key = (lease.args.fields as { name: string; value: string }[]).find((f) => f.name === 'key')?.value;
   const url = location ? decodeURIComponent(location) : key ? `${uploadUrl.replace(/\/$/, '')}/${key}` : undefined;
   if (!url) throw new PublishError('refused', 'Reddit’s media store did not say where the file is');
@@ -128,7 +128,6 @@ async function submit(ctx: PublishContext, t: Target): Promise<{ name: string; u
 
   const since = Date.now();
   const answer = await api(ctx, ctx.channel, '/api/submit', { method: 'POST', form });
-  checkErrors(answer);
   const data = answer?.json?.data ?? {};
   if (data.name && data.url) return { name: data.name, url: data.url };
   if (data.id) return { name: `t3_${data.id}`, url: data.url ?? `https://redd.it/${data.id}` };
@@ -140,8 +139,7 @@ async function commentOn(ctx: PublishContext, parents: string[]): Promise<Publis
   const made: { name: string; url: string }[] = [];
   for (const parent of parents) {
     const answer = await api(ctx, ctx.channel, '/api/comment', { method: 'POST', form: { api_type: 'json', thing_id: parent, text: ctx.item.content } });
-    checkErrors(answer);
-    const thing = answer?.json?.data?.things?.[0]?.data;
+      const thing = answer?.json?.data?.things?.[0]?.data;
     if (!thing?.name) throw new PublishError('unknown', 'Reddit took the comment but did not say its id');
     made.push({ name: thing.name, url: `https://www.reddit.com${thing.permalink ?? ''}` });
   }
@@ -151,6 +149,7 @@ async function commentOn(ctx: PublishContext, parents: string[]): Promise<Publis
 export const reddit: Provider = {
   identifier: 'reddit',
   name: 'Reddit',
+  readAnswer,
   auth: 'oauth2',
   urls: { auth: 'https://www.reddit.com', api: 'https://oauth.reddit.com' },
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
@@ -169,13 +168,12 @@ export const reddit: Provider = {
   oauth: {
     async start(ctx) {
       return {
-        url: authorizeUrl(`${ctx.urls.auth}/api/v1/authorize`, {
-          client_id: ctx.app.CLIENT_ID,
-          response_type: 'code',
+        url: authorizationUrl(`${ctx.urls.auth}/api/v1/authorize`, {
+          clientId: ctx.app.CLIENT_ID,
+          redirectUri: ctx.redirectUri,
           state: ctx.state,
-          redirect_uri: ctx.redirectUri,
-          duration: 'permanent',
-          scope: SCOPES.join(' '),
+          scopes: SCOPES,
+          extra: { duration: 'permanent' },
         }),
       };
     },

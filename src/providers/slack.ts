@@ -5,12 +5,13 @@
  * (files.getUploadURLExternal, the bytes, files.completeUploadExternal).
  *
  * Slack answers HTTP 200 with {ok:false, error} for most failures, so every
- * answer is read for `ok` and its error code classified here.
+ * answer is read for `ok` and its error code classified (`readAnswer`).
  */
 import { z } from 'zod';
-import { retryAfterMs } from './http-failures.ts';
+import type { NetworkAnswer, Verdict } from './http-failures.ts';
 import { mediaFilename, readMedia } from './media-bytes.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext } from './types.ts';
+import { authorizationUrl } from './oauth2-tokens.ts';
 
 const NETWORK = 'Slack';
 /** chat:write.public posts text to public channels the bot never joined; files need membership, so channels:join lets it join them first. */
@@ -22,7 +23,8 @@ const SHARE_LOOKUPS = [250, 500, 1000, 1500, 2000, 3000];
 
 const AUTH_ERRORS = new Set(['not_authed', 'invalid_auth', 'token_revoked', 'token_expired', 'account_inactive', 'no_permission', 'org_login_required', 'ekm_access_denied']);
 const RATE_LIMITED = new Set(['ratelimited', 'rate_limited']);
-const TRANSIENT = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
+const UNAVAILABLE = new Set(['service_unavailable', 'request_timeout']);
+const SERVER_ERRORS = new Set(['internal_error', 'fatal_error']);
 
 interface SlackConfig {
   accessToken: string;
@@ -40,14 +42,23 @@ interface SlackAnswer {
   [key: string]: any;
 }
 
-function slackFailure(method: string, answer: SlackAnswer, retryAfter: string | null): PublishError {
+/** Slack answers 200 with {ok:false, error} for most failures: the error code decides the class. */
+function readAnswer({ body, url }: NetworkAnswer): Verdict | undefined {
+  const answer = body as SlackAnswer;
+  if (typeof answer !== 'object' || answer === null || answer.ok !== false) return undefined;
   const code = answer.error ?? 'unknown_error';
-  const message = `${NETWORK} ${method} failed: ${code}${answer.needed ? ` (needs scope ${answer.needed})` : ''}`;
-  if (RATE_LIMITED.has(code)) return new PublishError('retryable', message, retryAfterMs(retryAfter));
-  if (AUTH_ERRORS.has(code)) return new PublishError('auth', message);
-  if (TRANSIENT.has(code)) return new PublishError('retryable', message, retryAfterMs(retryAfter));
-  return new PublishError('refused', message);
+  const method = new URL(url).pathname.split('/').pop();
+  const detail = `${method} failed: ${code}${answer.needed ? ` (needs scope ${answer.needed})` : ''}`;
+  if (RATE_LIMITED.has(code)) return { kind: 'retryable', detail, code };
+  if (AUTH_ERRORS.has(code)) return { kind: 'auth', detail, code };
+  if (UNAVAILABLE.has(code)) return { kind: 'retryable', detail, code };
+  // "It's possible some aspect of the operation succeeded before the error was raised."
+  if (SERVER_ERRORS.has(code)) return { kind: 'server', detail, code };
+  return { kind: 'refused', detail, code };
 }
+
+/** Methods that read, or prepare without posting anything: safe to repeat after a server error. */
+const REPEATABLE = new Set(['auth.test', 'files.info', 'conversations.list', 'conversations.join', 'files.getUploadURLExternal']);
 
 /** Calls a Web API method with the channel's token; JSON bodies unless `form` (some methods only take forms). */
 async function api<T extends SlackAnswer = SlackAnswer>(
@@ -56,22 +67,14 @@ async function api<T extends SlackAnswer = SlackAnswer>(
   method: string,
   args: { json?: Record<string, unknown>; form?: Record<string, string | undefined>; query?: Record<string, string | number | undefined> } = {},
 ): Promise<T> {
-  const response = await ctx.http.send(`${ctx.urls.api}/${method}`, {
+  return ctx.http.json<T>(`${ctx.urls.api}/${method}`, {
     method: args.query ? 'GET' : 'POST',
     headers: { authorization: `Bearer ${token}`, ...(args.json ? { 'content-type': 'application/json; charset=utf-8' } : {}) },
     json: args.json,
     form: args.form,
     query: args.query,
+    repeatable: REPEATABLE.has(method),
   });
-  if (!response.ok) throw await ctx.http.failure(response);
-  let answer: SlackAnswer;
-  try {
-    answer = (await response.json()) as SlackAnswer;
-  } catch {
-    throw new PublishError('unknown', `${NETWORK} ${method} answered with a body that is not JSON, so the outcome is unknown. Check the channel before retrying.`);
-  }
-  if (!answer.ok) throw slackFailure(method, answer, response.headers.get('retry-after'));
-  return answer as T;
 }
 
 /** Slack text is mrkdwn: &, < and > must be escaped or they start links and mentions. */
@@ -99,9 +102,8 @@ async function uploadFile(ctx: PublishContext, token: string, media: MediaRef): 
   const target = await api<SlackAnswer & { upload_url: string; file_id: string }>(ctx, token, 'files.getUploadURLExternal', {
     form: { filename, length: String(bytes.length) },
   });
-  const uploaded = await ctx.http.send(target.upload_url, { method: 'POST', headers: { 'content-type': media.mimeType }, body: new Uint8Array(bytes), timeoutMs: 300_000 });
-  if (uploaded.status !== 200) throw await ctx.http.failure(uploaded);
-  await uploaded.body?.cancel();
+  // The bytes go to a URL for this file only; nothing is posted until completeUploadExternal.
+  await ctx.http.call(target.upload_url, { method: 'POST', headers: { 'content-type': media.mimeType }, body: new Uint8Array(bytes), timeoutMs: 300_000, repeatable: true });
   return target.file_id;
 }
 
@@ -143,7 +145,7 @@ async function joinChannel(ctx: PublishContext, token: string, channel: string):
     await api(ctx, token, 'conversations.join', { json: { channel } });
   } catch (err) {
     // A private channel, or an install from before Herald asked for channels:join: sharing tells whether the bot is in.
-    if (err instanceof PublishError && /method_not_supported_for_channel_type|missing_scope/.test(err.message)) return;
+    if (err instanceof PublishError && (err.code === 'method_not_supported_for_channel_type' || err.code === 'missing_scope')) return;
     throw err;
   }
 }
@@ -153,15 +155,14 @@ export const slack: Provider = {
   name: NETWORK,
   auth: 'oauth2',
   urls: { api: 'https://slack.com/api', authorize: 'https://slack.com/oauth/v2/authorize' },
+  readAnswer,
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
   settings,
   rules: { maxLength: 40_000, maxMedia: 10, mediaKinds: ['image', 'video'], threads: true },
 
   oauth: {
     async start({ urls, app, state, redirectUri }) {
-      const url = new URL(urls.authorize);
-      url.search = new URLSearchParams({ client_id: app.CLIENT_ID, scope: SCOPES.join(','), user_scope: '', redirect_uri: redirectUri, state }).toString();
-      return { url: url.toString() };
+      return { url: authorizationUrl(urls.authorize, { clientId: app.CLIENT_ID, redirectUri, state, scopes: SCOPES, scopeSeparator: ',', extra: { user_scope: '' } }) };
     },
 
     async finish(ctx) {
@@ -172,7 +173,6 @@ export const slack: Provider = {
         headers: { authorization: `Basic ${basic}` },
         form: { grant_type: 'authorization_code', code: query.code, redirect_uri: redirectUri },
       });
-      if (!token.ok) throw slackFailure('oauth.v2.access', token, null);
       if (token.token_type !== 'bot' || !token.access_token) throw new PublishError('refused', 'Slack returned no bot token; install the app with bot scopes');
       const who = await api<SlackAnswer & { url: string; team: string; team_id: string }>(ctx, token.access_token, 'auth.test');
       const config: SlackConfig = {
@@ -195,7 +195,6 @@ export const slack: Provider = {
       headers: { authorization: `Basic ${basic}` },
       form: { grant_type: 'refresh_token', refresh_token: config.refreshToken },
     });
-    if (!answer.ok) throw slackFailure('oauth.v2.access', answer, null);
     return { accessToken: answer.access_token, refreshToken: answer.refresh_token, expiresAt: Date.now() + Number(answer.expires_in ?? 43_200) * 1000 };
   },
 

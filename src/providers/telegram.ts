@@ -8,7 +8,7 @@
  * exactly as written. Media is uploaded as multipart from Herald's storage.
  */
 import { z } from 'zod';
-import { retryAfterMs } from './http-failures.ts';
+import type { NetworkAnswer, Verdict } from './http-failures.ts';
 import { checkMediaSize, mediaBlob, mediaFilename } from './media-bytes.ts';
 import { TEXT_COUNTINGS } from './text-counting.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext } from './types.ts';
@@ -56,40 +56,30 @@ interface Message {
   message_id: number;
 }
 
-/** One Bot API call. Failures become PublishError by Telegram's own error fields. */
+/** One Bot API call. Reads (get*) are safe to repeat; anything else may have been sent. */
 async function call<T = any>(ctx: NetworkContext, token: string, method: string, body: { json?: unknown; form?: FormData } = {}): Promise<T> {
-  const response = await ctx.http.send(`${ctx.urls.api}/bot${token}/${method}`, {
+  const answer = await ctx.http.json<TelegramAnswer>(`${ctx.urls.api}/bot${token}/${method}`, {
     method: 'POST',
     ...(body.form ? { body: body.form } : { json: body.json ?? {} }),
     timeoutMs: body.form ? 120_000 : 30_000,
+    repeatable: method.startsWith('get'),
   });
-  const text = await response.text();
-  let answer: TelegramAnswer;
-  try {
-    answer = JSON.parse(text);
-  } catch {
-    if (response.ok) throw new PublishError('unknown', `${NETWORK} answered ${response.status} with a body that is not JSON, so the outcome is unknown. Check the chat before retrying.`);
-    answer = { ok: false, error_code: response.status, description: text.slice(0, 300) };
-  }
-  if (answer.ok) return answer.result as T;
-  throw telegramFailure(answer, response.status, response.headers.get('retry-after'));
+  return answer.result as T;
 }
 
-function telegramFailure(answer: TelegramAnswer, status: number, retryAfterHeader: string | null): PublishError {
-  const code = answer.error_code ?? status;
-  const message = `${NETWORK} answered ${code}: ${answer.description ?? 'no description'}`;
-  if (code === 429) {
-    const seconds = answer.parameters?.retry_after;
-    return new PublishError('retryable', message, seconds !== undefined ? seconds * 1000 : retryAfterMs(retryAfterHeader));
-  }
-  // A revoked or wrong bot token: the user has to give a new one.
-  if (code === 401) return new PublishError('auth', message);
-  if (code >= 500 || code === 408) return new PublishError('retryable', message, retryAfterMs(retryAfterHeader));
+/** Telegram's error fields: `error_code`, `description`, and `parameters` for flood waits and migrated groups. */
+function readAnswer({ body, ok }: NetworkAnswer): Verdict | undefined {
+  const answer = body as TelegramAnswer;
+  if (ok && answer?.ok !== false) return undefined;
+  if (typeof answer !== 'object' || answer === null) return {};
+  const verdict: Verdict = { detail: answer.description ?? 'no description', code: answer.error_code };
+  const seconds = answer.parameters?.retry_after;
+  if (seconds !== undefined) verdict.retryAfterMs = seconds * 1000;
   const migrated = answer.parameters?.migrate_to_chat_id;
   if (migrated !== undefined) {
-    return new PublishError('refused', `${message}. The group became a supergroup with id ${migrated}: connect the channel again with that id.`);
+    return { ...verdict, kind: 'refused', detail: `${verdict.detail}. The group became a supergroup with id ${migrated}: connect the channel again with that id.` };
   }
-  return new PublishError('refused', message);
+  return verdict;
 }
 
 /** A t.me link where the chat has one: public chats by username, private supergroups and channels for their members. */
@@ -185,6 +175,7 @@ export const telegram: Provider = {
   name: NETWORK,
   auth: 'credentials',
   urls: { api: 'https://api.telegram.org' },
+  readAnswer,
   credentials,
   settings: z.object({}),
   rules: {

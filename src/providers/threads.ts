@@ -6,8 +6,9 @@
  */
 import { z } from 'zod';
 import { PublishError, type NetworkContext, type Provider, type PublishContext, type PublishResult, type RuleItem } from './types.ts';
-import { Graph, findByText, waitForContainer } from './meta/graph.ts';
+import { Graph, findByText, waitForContainer, readGraphAnswer } from './meta/graph.ts';
 import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow } from './meta/long-lived-token.ts';
+import { authorizationUrl } from './oauth2-tokens.ts';
 
 const NAME = 'Threads';
 const DEFAULT_VERSION = 'v1.0';
@@ -57,7 +58,8 @@ async function permalink(api: Graph, id: string, fallback: string): Promise<stri
 }
 
 async function container(ctx: PublishContext, api: Graph, params: Record<string, string | boolean | undefined>): Promise<string> {
-  const { id } = await api.post<{ id: string }>(`${ctx.channel.externalId}/threads`, params);
+  // A container publishes nothing until threads_publish.
+  const { id } = await api.post<{ id: string }>(`${ctx.channel.externalId}/threads`, params, { repeatable: true });
   return id;
 }
 
@@ -95,6 +97,7 @@ async function publish(ctx: PublishContext): Promise<PublishResult> {
 export const threads: Provider = {
   identifier: 'threads',
   name: NAME,
+  readAnswer: readGraphAnswer,
   auth: 'oauth2',
   urls: { api: 'https://graph.threads.net', login: 'https://threads.com' },
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
@@ -115,9 +118,7 @@ export const threads: Provider = {
 
   oauth: {
     async start(ctx) {
-      const url = new URL(`${ctx.urls.login}/oauth/authorize`);
-      url.search = new URLSearchParams({ client_id: ctx.app.CLIENT_ID, redirect_uri: ctx.redirectUri, scope: SCOPES.join(','), response_type: 'code', state: ctx.state }).toString();
-      return { url: url.toString() };
+      return { url: authorizationUrl(`${ctx.urls.login}/oauth/authorize`, { clientId: ctx.app.CLIENT_ID, redirectUri: ctx.redirectUri, state: ctx.state, scopes: SCOPES, scopeSeparator: ',' }) };
     },
     async finish(ctx) {
       const token = await connectToken(ctx, flow(ctx), authorizationCode(ctx.query, NAME), ctx.redirectUri);

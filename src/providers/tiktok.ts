@@ -6,9 +6,9 @@
  * publish status is polled until TikTok says it is done.
  */
 import { z } from 'zod';
-import { errorMessage } from './network-http.ts';
-import { classifyStatus, retryAfterMs } from './http-failures.ts';
+import { errorMessage, type NetworkAnswer, type Verdict } from './http-failures.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
+import { authorizationUrl } from './oauth2-tokens.ts';
 
 const SCOPES = ['user.info.basic', 'user.info.profile', 'video.publish', 'video.upload'];
 const PRIVACY = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
@@ -47,42 +47,39 @@ export function chunkPlan(size: number): { chunkSize: number; count: number } {
   return { chunkSize, count: Math.floor(size / chunkSize) };
 }
 
-function classifyCode(code: string, message: string, status: number, retryAfter: string | null): PublishError {
-  const text = `TikTok answered ${code}${message ? `: ${message}` : ''}`;
-  if (code === 'access_token_invalid') return new PublishError('auth', text);
+/** Every TikTok answer carries error.code, with HTTP 200 for many failures; "ok" is the only success. */
+function readAnswer({ body }: NetworkAnswer): Verdict | undefined {
+  const code: unknown = body?.error?.code;
+  if (typeof code !== 'string' || code === 'ok') return undefined;
+  const detail = `${code}${body.error.message ? `: ${body.error.message}` : ''}`;
+  if (code === 'access_token_invalid') return { kind: 'auth', detail, code };
   // A scope the user unticked: a refresh cannot add it, so the channel ends up needing a reconnect.
-  if (code === 'scope_not_authorized' || code === 'scope_permission_missed') return new PublishError('auth', `${text} (connect the channel again and grant posting)`);
-  if (code === 'rate_limit_exceeded') return new PublishError('retryable', text, retryAfterMs(retryAfter));
-  if (code === 'internal_error') return new PublishError('retryable', text, retryAfterMs(retryAfter));
-  if (status >= 500 || status === 429) return classifyStatus(status, `${code}: ${message}`, retryAfter, 'TikTok');
-  return new PublishError('refused', text);
+  if (code === 'scope_not_authorized' || code === 'scope_permission_missed') return { kind: 'auth', detail: `${detail} (connect the channel again and grant posting)`, code };
+  if (code === 'rate_limit_exceeded') return { kind: 'retryable', detail, code };
+  if (code === 'internal_error') return { kind: 'server', detail, code };
+  return { detail, code };
 }
+
+/**
+ * Calls that read, or open an upload that publishes nothing until its bytes
+ * arrive: safe to repeat after a server error. A photo post's init publishes.
+ */
+const REPEATABLE = new Set(['/v2/post/publish/status/fetch/', '/v2/post/publish/creator_info/query/', '/v2/user/info/', '/v2/post/publish/video/init/', '/v2/post/publish/inbox/video/init/']);
 
 /** Post ids are int64: JSON numbers that long lose digits, so they are read as strings. */
 function bigIntsAsStrings(raw: string): string {
   return raw.replace(/([:[,]\s*)(-?\d{16,})(?=\s*[,\]}])/g, '$1"$2"');
 }
 
-/** Every TikTok answer carries error.code; "ok" is the only success. */
 async function tiktokCall<T = any>(ctx: NetworkContext, token: string | undefined, path: string, body?: unknown, method = 'POST'): Promise<T> {
-  const response = await ctx.http.send(`${ctx.urls.api}${path}`, {
+  const answer = await ctx.http.call(`${ctx.urls.api}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(method === 'POST' ? { 'content-type': 'application/json; charset=UTF-8' } : {}) },
     ...(body === undefined ? {} : { json: body }),
+    repeatable: REPEATABLE.has(path),
   });
-  const raw = await response.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(bigIntsAsStrings(raw));
-  } catch {
-    if (response.ok) throw new PublishError('unknown', `TikTok answered ${response.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`);
-    throw classifyStatus(response.status, raw, response.headers.get('retry-after'), 'TikTok');
-  }
-  const code: string | undefined = parsed?.error?.code;
-  if (response.ok && (code === undefined || code === 'ok')) return parsed.data as T;
-  if (code && code !== 'ok') throw classifyCode(code, parsed.error.message ?? '', response.status, response.headers.get('retry-after'));
-  if (response.status === 401) throw new PublishError('auth', `TikTok answered 401: ${errorMessage(parsed) ?? ''}`);
-  throw classifyStatus(response.status, errorMessage(parsed) ?? raw, response.headers.get('retry-after'), 'TikTok');
+  if (!answer.isJson) throw new PublishError(REPEATABLE.has(path) ? 'retryable' : 'unknown', `TikTok answered ${answer.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`);
+  return JSON.parse(bigIntsAsStrings(answer.raw)).data as T;
 }
 
 async function tokenRequest(ctx: NetworkContext, form: Record<string, string | undefined>): Promise<TokenConfig & { scope?: string; openId?: string }> {
@@ -109,18 +106,13 @@ async function uploadChunks(ctx: PublishContext, uploadUrl: string, video: Media
   let index = 0;
   const send = async (bytes: Buffer) => {
     const last = first + bytes.length - 1;
-    const response = await ctx.http.send(uploadUrl, {
+    // Nothing is published until every chunk arrived, so a failed chunk is safe to send again (PUT).
+    await ctx.http.call(uploadUrl, {
       method: 'PUT',
       headers: { 'content-type': video.mimeType, 'content-length': String(bytes.length), 'content-range': `bytes ${first}-${last}/${video.size}` },
       body: new Uint8Array(bytes),
       timeoutMs: 10 * 60_000,
     });
-    if (response.status !== 201 && response.status !== 206 && response.status !== 200) {
-      const failure = await ctx.http.failure(response);
-      // Nothing is published until every chunk arrived, so a failed chunk is safe to try again later.
-      throw failure.kind === 'unknown' ? new PublishError('retryable', failure.message) : failure;
-    }
-    await response.body?.cancel();
     first = last + 1;
     index++;
   };
@@ -161,6 +153,7 @@ export const tiktok: Provider = {
   name: 'TikTok',
   auth: 'oauth2',
   urls: { auth: 'https://www.tiktok.com', api: 'https://open.tiktokapis.com' },
+  readAnswer,
   appSettings: ['CLIENT_KEY', 'CLIENT_SECRET'],
   settings,
   rules: {
@@ -180,9 +173,7 @@ export const tiktok: Provider = {
     // The web flow authenticates with the client secret; TikTok documents PKCE only for desktop and mobile apps.
     pkce: false,
     async start({ urls, app, state, redirectUri }) {
-      const url = new URL(`${urls.auth}/v2/auth/authorize/`);
-      url.search = new URLSearchParams({ client_key: app.CLIENT_KEY, response_type: 'code', scope: SCOPES.join(','), redirect_uri: redirectUri, state }).toString();
-      return { url: url.toString() };
+      return { url: authorizationUrl(`${urls.auth}/v2/auth/authorize/`, { clientId: app.CLIENT_KEY, clientIdParam: 'client_key', redirectUri, state, scopes: SCOPES, scopeSeparator: ',' }) };
     },
 
     async finish(ctx) {

@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { OutboundGuard } from '../lib/outbound.ts';
+import type { AnswerReader } from './http-failures.ts';
 import type { NetworkHttp } from './network-http.ts';
 import type { TextCounting } from './text-counting.ts';
 
@@ -112,9 +113,10 @@ export interface PublishResult {
 
 /**
  * How a publish failed:
- * - retryable: the network certainly did not take the post (refused connection, 429, 503);
+ * - retryable: the network certainly did not take the post (refused connection, 429, 503), or
+ *   the request is safe to repeat (a read, an upload before anything is published);
  * - refused: the network rejected the content; its message is the user's answer;
- * - unknown: the request may have been taken (timeout after sending); never blindly repeated;
+ * - unknown: the request may have been taken (a timeout or a server error after sending); never blindly repeated;
  * - auth: the token is expired or revoked.
  */
 export type FailureKind = 'retryable' | 'refused' | 'unknown' | 'auth';
@@ -124,6 +126,8 @@ export class PublishError extends Error {
     readonly kind: FailureKind,
     message: string,
     readonly retryAfterMs?: number,
+    /** The network's own error code, for adapters that act on one (a Discord code, a Slack error string). */
+    readonly code?: string | number,
   ) {
     super(message);
   }
@@ -224,6 +228,8 @@ export interface Provider {
   oauth?: OAuthFlow;
   /** New tokens from the refresh token; throws PublishError('auth') when the network refuses. */
   refresh?(ctx: NetworkContext & { channel: PublishChannel }): Promise<TokenConfig & Record<string, unknown>>;
+  /** How the network reports failures in its answers (error codes, errors inside 2xx bodies); the common rules of `http-failures.ts` decide the rest. */
+  readAnswer?: AnswerReader;
   publish(ctx: PublishContext): Promise<PublishResult>;
   /**
    * After an unknown outcome (timeout after sending): look on the network for the

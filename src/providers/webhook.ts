@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { newWebhookSecret, signatureHeaders } from '../lib/webhook-signature.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
 import { deadline } from '../lib/deadline.ts';
-import { classifyFetchError, classifyStatus, readDetail } from './http-failures.ts';
+import { classifyAnswer, classifyFetchError, readDetail } from './http-failures.ts';
 import type { Provider, PublishContext } from './types.ts';
 
 const TIMEOUT_MS = 15_000;
@@ -82,7 +82,9 @@ export const webhook: Provider = {
     const { url, secret } = ctx.channel.config as { url: string; secret: string };
     const response = await send(ctx, url, secret, ctx.idempotencyKey, deliveryBody(ctx));
     if (response.status < 200 || response.status >= 300) {
-      throw classifyStatus(response.status, await readDetail(response), response.header('retry-after'), 'The webhook receiver');
+      const detail = await readDetail(response);
+      // Receivers drop a repeat (repeatDropped), so a server error is sent again rather than left unknown.
+      throw classifyAnswer('The webhook receiver', { status: response.status, headers: new Headers({ 'retry-after': response.header('retry-after') ?? '' }), body: detail, detail }, {}, true);
     }
     let parsed: unknown = {};
     try {

@@ -7,9 +7,10 @@
  */
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { errorMessage } from './network-http.ts';
-import { classifyStatus, readErrorBody } from './http-failures.ts';
+import { errorMessage, type NetworkAnswer, type Verdict } from './http-failures.ts';
+import type { NetworkRequest } from './network-http.ts';
 import { PublishError, type ConnectResult, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
+import { authorizationUrl } from './oauth2-tokens.ts';
 
 const SCOPES = [
   'https://www.googleapis.com/auth/youtube.upload',
@@ -50,25 +51,18 @@ function bearer(token: string | undefined): Record<string, string> {
 }
 
 /**
- * A failed answer, classified as YouTube's error reasons say: quota and rate
- * reasons are 403s, and a 401 for an account without a channel is not a token problem.
+ * YouTube's error reasons: quota and rate reasons are 403s, and a 401 for an
+ * account without a channel is not a token problem.
  */
-async function youtubeFailure(response: Response): Promise<PublishError> {
-  const { raw, body } = await readErrorBody(response);
+function readAnswer({ ok, body }: NetworkAnswer): Verdict | undefined {
+  if (ok) return undefined;
   const reason: string | undefined = body?.error?.errors?.[0]?.reason;
-  const detail = (errorMessage(body) ?? raw).slice(0, 500);
-  const message = `YouTube answered ${response.status}${reason ? ` (${reason})` : ''}${detail ? `: ${detail}` : ''}`;
-  if (reason === 'youtubeSignupRequired') return new PublishError('refused', `${message}. The Google account has no YouTube channel.`);
-  if (response.status === 401) return new PublishError('auth', message);
-  if (reason === 'rateLimitExceeded' || reason === 'userRateLimitExceeded') return new PublishError('retryable', message);
-  if (reason === 'quotaExceeded') return new PublishError('refused', `${message}. The project's daily YouTube quota is used up; it resets at midnight Pacific time.`);
-  return classifyStatus(response.status, message.replace(/^YouTube answered \d+: ?/, ''), response.headers.get('retry-after'), 'YouTube');
-}
-
-async function youtubeJson<T = any>(ctx: NetworkContext, url: string, init: Parameters<NetworkContext['http']['send']>[1]): Promise<T> {
-  const response = await ctx.http.send(url, init);
-  if (!response.ok) throw await youtubeFailure(response);
-  return (await response.json()) as T;
+  if (!reason) return undefined;
+  const detail = `(${reason}) ${errorMessage(body) ?? ''}`.trim();
+  if (reason === 'youtubeSignupRequired') return { kind: 'refused', detail: `${detail}. The Google account has no YouTube channel.`, code: reason };
+  if (reason === 'rateLimitExceeded' || reason === 'userRateLimitExceeded') return { kind: 'retryable', detail, code: reason };
+  if (reason === 'quotaExceeded') return { kind: 'refused', detail: `${detail}. The project's daily YouTube quota is used up; it resets at midnight Pacific time.`, code: reason };
+  return { detail, code: reason };
 }
 
 async function tokenRequest(ctx: NetworkContext, form: Record<string, string | undefined>) {
@@ -91,7 +85,7 @@ interface ChannelItem {
 }
 
 async function myChannels(ctx: NetworkContext, accessToken: string | undefined): Promise<ChannelItem[]> {
-  const answer = await youtubeJson<{ items?: ChannelItem[] }>(ctx, `${ctx.urls.api}/youtube/v3/channels`, {
+  const answer = await ctx.http.json<{ items?: ChannelItem[] }>(`${ctx.urls.api}/youtube/v3/channels`, {
     query: { part: 'snippet', mine: true, maxResults: 50 },
     headers: bearer(accessToken),
   });
@@ -114,7 +108,8 @@ async function* from(stream: Readable, offset: number): AsyncIterable<Uint8Array
 
 /** Asks the session how much it holds: the video when the upload completed, else the next byte to send. */
 async function probe(ctx: PublishContext, session: string, total: number): Promise<{ video: { id: string } } | { next: number }> {
-  const response = await ctx.http.send(session, { method: 'PUT', headers: { ...bearer(tokenOf(ctx)), 'content-length': '0', 'content-range': `bytes */${total}` } });
+  const request: NetworkRequest = { method: 'PUT', headers: { ...bearer(tokenOf(ctx)), 'content-length': '0', 'content-range': `bytes */${total}` } };
+  const response = await ctx.http.send(session, request);
   if (response.status === 200 || response.status === 201) return { video: (await response.json()) as { id: string } };
   if (response.status === 308) {
     await response.body?.cancel();
@@ -122,7 +117,7 @@ async function probe(ctx: PublishContext, session: string, total: number): Promi
     return { next: range ? Number(range[1]) + 1 : 0 };
   }
   // 404/410: the session is gone; nothing was published, so a later attempt starts over.
-  const failure = await youtubeFailure(response);
+  const failure = await ctx.http.failure(session, response, request);
   throw response.status === 404 || response.status === 410 ? new PublishError('retryable', `${failure.message} (the upload session expired)`) : failure;
 }
 
@@ -137,9 +132,11 @@ async function upload(ctx: PublishContext, session: string, media: PublishContex
     if (next > 0) headers['content-range'] = `bytes ${next}-${media.size - 1}/${media.size}`;
     let failure: PublishError;
     try {
-      const response = await ctx.http.send(session, { method: 'PUT', headers, body: from(await media.open(), next), timeoutMs: 30 * 60_000 });
+      // Google's upload guide: resume after 500, 502, 503 and 504 (a PUT is repeatable).
+      const request: NetworkRequest = { method: 'PUT', headers, body: from(await media.open(), next), timeoutMs: 30 * 60_000 };
+      const response = await ctx.http.send(session, request);
       if (response.status === 200 || response.status === 201) return (await response.json()) as { id: string };
-      failure = await youtubeFailure(response);
+      failure = await ctx.http.failure(session, response, request);
     } catch (err) {
       if (!(err instanceof PublishError)) throw err;
       failure = err;
@@ -174,6 +171,7 @@ async function setThumbnail(ctx: PublishContext, videoId: string, thumbnail: Non
 export const youtube: Provider = {
   identifier: 'youtube',
   name: 'YouTube',
+  readAnswer,
   auth: 'oauth2',
   urls: { auth: 'https://accounts.google.com', token: 'https://oauth2.googleapis.com', api: 'https://www.googleapis.com' },
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
@@ -193,20 +191,17 @@ export const youtube: Provider = {
   oauth: {
     pkce: true,
     async start({ urls, app, state, redirectUri, codeChallenge }) {
-      const url = new URL(`${urls.auth}/o/oauth2/v2/auth`);
-      url.search = new URLSearchParams({
-        client_id: app.CLIENT_ID,
-        redirect_uri: redirectUri,
-        response_type: 'code',
-        scope: SCOPES.join(' '),
-        state,
-        // offline + consent: Google sends a refresh token every time.
-        access_type: 'offline',
-        prompt: 'consent',
-        include_granted_scopes: 'true',
-        ...(codeChallenge ? { code_challenge: codeChallenge, code_challenge_method: 'S256' } : {}),
-      }).toString();
-      return { url: url.toString() };
+      return {
+        url: authorizationUrl(`${urls.auth}/o/oauth2/v2/auth`, {
+          clientId: app.CLIENT_ID,
+          redirectUri,
+          state,
+          scopes: SCOPES,
+          codeChallenge,
+          // offline + consent: Google sends a refresh token every time.
+          extra: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
+        }),
+      };
     },
 
     async finish(ctx) {
@@ -249,8 +244,9 @@ export const youtube: Provider = {
       status: { privacyStatus: s.type ?? 'private', selfDeclaredMadeForKids: s.selfDeclaredMadeForKids === 'yes' },
     };
     // Opening the session publishes nothing: the video exists only once all bytes arrived.
-    const opened = await ctx.http.send(`${ctx.urls.api}/upload/youtube/v3/videos`, {
+    const opened = await ctx.http.call(`${ctx.urls.api}/upload/youtube/v3/videos`, {
       method: 'POST',
+      repeatable: true,
       query: { uploadType: 'resumable', part: 'snippet,status', notifySubscribers: true },
       headers: {
         ...bearer(tokenOf(ctx)),
@@ -260,8 +256,6 @@ export const youtube: Provider = {
       },
       json: metadata,
     });
-    if (!opened.ok) throw await youtubeFailure(opened);
-    await opened.body?.cancel();
     const session = opened.headers.get('location');
     if (!session) throw new PublishError('retryable', 'YouTube opened no upload session (no Location header)');
 

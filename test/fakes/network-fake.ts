@@ -40,6 +40,8 @@ export interface FakeAnswer {
   hang?: boolean;
   /** Do what the route does (store the post), then never answer: the client cannot know it went out. */
   handleThenHang?: boolean;
+  /** Do what the route does (store the post), then give this answer instead (a gateway error after the network took it). */
+  handleFirst?: boolean;
 }
 
 export type Handler = (request: RecordedRequest, fake: NetworkFake) => FakeAnswer | Promise<FakeAnswer>;
@@ -150,10 +152,10 @@ export async function startNetworkFake(routes: Routes = {}): Promise<NetworkFake
         if (!match) continue;
         compiled.names.forEach((name, i) => (recorded.params[name] = decodeURIComponent(match[i + 1])));
         const failure = failures.get(route);
-        if (failure && failure.times > 0 && failure.answer.handleThenHang) {
+        if (failure && failure.times > 0 && (failure.answer.handleThenHang || failure.answer.handleFirst)) {
           failure.times--;
           await handler(recorded, fake);
-          answer = { hang: true };
+          answer = failure.answer.handleThenHang ? { hang: true } : failure.answer;
         } else if (failure && failure.times > 0) {
           failure.times--;
           answer = failure.answer;

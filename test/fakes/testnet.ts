@@ -41,9 +41,11 @@ export const testnet: Provider = {
   },
 
   async findPublished(ctx) {
-    const response = await ctx.http.send(`${ctx.urls.api}/posts/by-key/${ctx.idempotencyKey}`, { headers: { authorization: `Bearer ${ctx.channel.config.accessToken}` } });
+    const url = `${ctx.urls.api}/posts/by-key/${ctx.idempotencyKey}`;
+    const request = { headers: { authorization: `Bearer ${ctx.channel.config.accessToken}` } };
+    const response = await ctx.http.send(url, request);
     if (response.status === 404) return null;
-    if (!response.ok) throw await ctx.http.failure(response);
+    if (!response.ok) throw await ctx.http.failure(url, response, request);
     const found = (await response.json()) as { id: string };
     return { releaseId: found.id, releaseUrl: `https://testnet.invalid/p/${found.id}` };
   },

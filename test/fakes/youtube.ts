@@ -31,6 +31,8 @@ export interface YouTubeFake extends NetworkFake {
   videos: { id: string; metadata: any; bytes: Buffer }[];
   /** The next upload PUT stores only this many bytes and then fails with 503 (an interrupted upload). */
   cutNextUploadAt?: number;
+  /** The server error that answers the cut upload (503 unless set; Google's guide says to resume after 500, 502, 503 and 504). */
+  cutNextUploadStatus?: number;
 }
 
 export function googleError(code: number, reason: string, message: string): FakeAnswer {
@@ -121,7 +123,9 @@ export async function startYouTubeFake(): Promise<YouTubeFake> {
         // The connection broke after part of the bytes arrived.
         session.received = Buffer.concat([session.received, request.raw.subarray(0, fake.cutNextUploadAt)]);
         fake.cutNextUploadAt = undefined;
-        return { status: 503, body: googleError(503, 'backendError', 'Backend Error').body };
+        const status = fake.cutNextUploadStatus ?? 503;
+        fake.cutNextUploadStatus = undefined;
+        return { status, body: googleError(status, 'backendError', 'Backend Error').body };
       }
       session.received = Buffer.concat([session.received, request.raw]);
       if (session.received.length < session.total) return held();

@@ -160,7 +160,7 @@ for (const store of await testStores()) {
       fake.failNext('POST /api/v10/channels/:id/messages', { status: 403, body: { message: 'Missing Permissions', code: 50013 } });
       const post = await settled(account, await publishNow(account, channelId, ['no rights'], inGeneral));
       assert.equal(post.state, 'ERROR');
-      assert.match(post.error!, /Discord answered 403 \(code 50013\): Missing Permissions/);
+      assert.match(post.error!, /Discord answered 403: \(code 50013\) Missing Permissions/);
       assert.equal(post.thread[0].attempts.length, 1);
     });
 

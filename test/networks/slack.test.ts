@@ -139,7 +139,7 @@ for (const store of await testStores()) {
     it("fails a refused post with Slack's error code", async () => {
       const post = await settled(account, await publishNow(account, channelId, ['to nowhere'], { __type: 'slack', channel: 'C0MISSING1' }));
       assert.equal(post.state, 'ERROR');
-      assert.match(post.error!, /Slack chat\.postMessage failed: channel_not_found/);
+      assert.match(post.error!, /Slack: chat\.postMessage failed: channel_not_found/);
       assert.equal(post.thread[0].attempts.length, 1);
     });
 

@@ -137,6 +137,16 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /bot:token/sendMessage').filter((c) => c.json.text === 'Sent, never confirmed').length, 1, 'sent once');
     });
 
+    it('a gateway error after Telegram took the message is an unknown outcome, never a second message', async () => {
+      const before = fake.messages.length;
+      fake.failNext('POST /bot:token/sendMessage', { handleFirst: true, status: 502, body: '<html><body>502 Bad Gateway</body></html>', headers: { 'content-type': 'text/html' } });
+      const post = await settled(account, await publishNow(account, channelId, ['Taken, then a 502']), 30_000);
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error ?? '', /Telegram answered 502.*may have been published.*[Cc]heck/);
+      assert.deepEqual(post.thread[0].attempts.map((a) => a.outcome), ['unknown']);
+      assert.equal(fake.messages.length, before + 1, 'the one message Telegram took');
+    });
+
     it("fails a refused post with Telegram's own description, without retrying", async () => {
       fake.failNext('POST /bot:token/sendMessage', fail(400, 'Bad Request: need administrator rights in the channel chat'));
       const calls = fake.calls('POST /bot:token/sendMessage').length;

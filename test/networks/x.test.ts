@@ -191,6 +191,23 @@ for (const store of await testStores()) {
       assert.match(post.error, /duplicate content/);
     });
 
+    it('tries a media upload again after a 500 (nothing was published), but stops after a 500 to the tweet itself', async () => {
+      const png = await uploadPng(account, herald);
+      fake.failNext('POST /2/media/upload', { status: 500, body: { title: 'Internal Server Error', detail: 'Something went wrong', status: 500 } });
+      const uploaded = await settled(account, await publishNow(account, channelId, [{ content: 'after an upload hiccup', media: [png] }], settings));
+      assert.equal(uploaded.state, 'PUBLISHED', uploaded.error);
+      assert.deepEqual(uploaded.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+
+      // X took the tweet, then its gateway failed: sending it again would post twice (or fail as a false duplicate).
+      fake.failNext('POST /2/tweets', { handleFirst: true, status: 500, body: { title: 'Internal Server Error', detail: 'Something went wrong', status: 500 } });
+      const before = fake.calls('POST /2/tweets').length;
+      const post = await settled(account, await publishNow(account, channelId, ['taken, then a 500'], settings));
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error, /X answered 500.*may have been published/);
+      assert.equal(fake.calls('POST /2/tweets').length - before, 1, 'sent once');
+      assert.equal(fake.state.tweets.filter((t: any) => t.text === 'taken, then a 500').length, 1);
+    });
+
     it('waits for the rate-limit reset on 429 and publishes once', async () => {
       const before = fake.calls('POST /2/tweets').length;
       fake.failNext('POST /2/tweets', {

@@ -150,6 +150,18 @@ for (const store of await testStores()) {
       assert.equal(post.releaseId, fake.videos.at(-1)!.id);
     });
 
+    it('resumes after a 500 in the middle of the upload, as Google asks, instead of failing the post', async () => {
+      const video = await uploadMp4(account, herald, 5000);
+      const putsBefore = fake.calls('PUT /upload/youtube/v3/videos').length;
+      fake.cutNextUploadAt = 1024;
+      fake.cutNextUploadStatus = 500;
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Resumed after a 500', media: [video] }], SETTINGS));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const puts = fake.calls('PUT /upload/youtube/v3/videos').slice(putsBefore);
+      assert.deepEqual(puts.map((p) => p.headers['content-range'] ?? null), [null, 'bytes */5000', 'bytes 1024-4999/5000']);
+      assert.deepEqual(fake.videos.at(-1)!.bytes, video.bytes);
+    });
+
     it("ends in ERROR with YouTube's message when it refuses the upload", async () => {
       const video = await uploadMp4(account, herald, 2000);
       const before = fake.videos.length;

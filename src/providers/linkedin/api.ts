@@ -7,8 +7,9 @@
 import { z } from 'zod';
 import { mediaFilename, readMedia } from '../media-bytes.ts';
 import { mediaChunks } from '../media-chunks.ts';
+import type { NetworkAnswer, Verdict } from '../http-failures.ts';
 import type { NetworkRequest } from '../network-http.ts';
-import { authorizeUrl, needRefreshToken, requestToken, tokenFields } from '../oauth2-tokens.ts';
+import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from '../oauth2-tokens.ts';
 import { waitForProcessing } from '../processing-wait.ts';
 import { PublishError, type ContentRules, type MediaRef, type NetworkContext, type PublishContext, type PublishResult, type TokenConfig } from '../types.ts';
 
@@ -48,33 +49,31 @@ function restHeaders(ctx: NetworkContext, accessToken: string): Record<string, s
   return { authorization: `Bearer ${accessToken}`, 'linkedin-version': version(ctx), 'x-restli-protocol-version': '2.0.0' };
 }
 
-/** A request to /rest: version headers added, LinkedIn's special failures explained. */
-export async function rest(ctx: NetworkContext, accessToken: string, path: string, request: NetworkRequest = {}): Promise<Response> {
-  const response = await ctx.http.send(`${ctx.urls.api}${path}`, { ...request, headers: { ...restHeaders(ctx, accessToken), ...request.headers } });
-  if (response.ok) return response;
-  const failure = await ctx.http.failure(response);
-  if (response.status === 426) {
-    throw new PublishError('refused', `${failure.message}. LinkedIn retired API version ${version(ctx)}: set HERALD_LINKEDIN_API_VERSION (or HERALD_LINKEDIN_PAGE_API_VERSION) to an active YYYYMM version`);
+/** LinkedIn answers 426 for a LinkedIn-Version it retired; `rest` says which setting fixes it. */
+export function readAnswer({ status }: NetworkAnswer): Verdict | undefined {
+  return status === 426 ? { kind: 'refused', code: 426 } : undefined;
+}
+
+/** A request to /rest with the version headers; its answer (headers carry the ids of created things). */
+export async function rest(ctx: NetworkContext, accessToken: string, path: string, request: NetworkRequest = {}): Promise<NetworkAnswer> {
+  try {
+    return await ctx.http.call(`${ctx.urls.api}${path}`, { ...request, headers: { ...restHeaders(ctx, accessToken), ...request.headers } });
+  } catch (err) {
+    if (err instanceof PublishError && err.code === 426) {
+      throw new PublishError('refused', `${err.message}. LinkedIn retired API version ${version(ctx)}: set HERALD_LINKEDIN_API_VERSION (or HERALD_LINKEDIN_PAGE_API_VERSION) to an active YYYYMM version`);
+    }
+    throw err;
   }
-  throw failure;
 }
 
 export async function restJson<T = any>(ctx: NetworkContext, accessToken: string, path: string, request: NetworkRequest = {}): Promise<T> {
-  const response = await rest(ctx, accessToken, path, request);
-  const text = await response.text();
-  return (text ? JSON.parse(text) : undefined) as T;
+  return (await rest(ctx, accessToken, path, request)).body as T;
 }
 
 // --- OAuth ---
 
 export function startAuthorization(ctx: NetworkContext & { state: string; redirectUri: string }, scopes: string[]): string {
-  return authorizeUrl(`${ctx.urls.auth}/oauth/v2/authorization`, {
-    response_type: 'code',
-    client_id: ctx.app.CLIENT_ID,
-    redirect_uri: ctx.redirectUri,
-    state: ctx.state,
-    scope: scopes.join(' '),
-  });
+  return authorizationUrl(`${ctx.urls.auth}/oauth/v2/authorization`, { clientId: ctx.app.CLIENT_ID, redirectUri: ctx.redirectUri, state: ctx.state, scopes });
 }
 
 export async function exchangeCode(ctx: NetworkContext & { query: Record<string, string>; redirectUri: string }): Promise<TokenConfig> {
@@ -140,10 +139,11 @@ async function uploadImage(ctx: PublishContext, config: LinkedInConfig, media: M
     method: 'POST',
     query: { action: 'initializeUpload' },
     json: { initializeUploadRequest: { owner: config.author } },
+    // An upload nothing uses yet publishes nothing.
+    repeatable: true,
   });
   const bytes = await readMedia(media, IMAGE_BYTES, ctx.http.network);
-  const put = await ctx.http.send(init.value.uploadUrl, { method: 'PUT', body: new Uint8Array(bytes), headers: { authorization: `Bearer ${token}`, 'content-type': media.mimeType }, timeoutMs: 120_000 });
-  if (!put.ok) throw await ctx.http.failure(put);
+  await ctx.http.call(init.value.uploadUrl, { method: 'PUT', body: new Uint8Array(bytes), headers: { authorization: `Bearer ${token}`, 'content-type': media.mimeType }, timeoutMs: 120_000 });
   await untilAvailable(ctx, token, 'images', init.value.image, mediaFilename(media), 1_000);
   return init.value.image;
 }
@@ -167,6 +167,7 @@ async function uploadVideo(ctx: PublishContext, config: LinkedInConfig, media: M
     method: 'POST',
     query: { action: 'initializeUpload' },
     json: { initializeUploadRequest: { owner: config.author, fileSizeBytes: media.size, uploadCaptions: false, uploadThumbnail: false } },
+    repeatable: true,
   });
   const { video, uploadToken = '', uploadInstructions } = init.value;
   const etags: string[] = [];
@@ -176,14 +177,14 @@ async function uploadVideo(ctx: PublishContext, config: LinkedInConfig, media: M
     if (!instruction || instruction.lastByte - instruction.firstByte + 1 !== chunk.length) {
       throw new PublishError('refused', `LinkedIn's upload instructions do not match ${mediaFilename(media)} (${media.size} bytes)`);
     }
-    const put = await ctx.http.send(instruction.uploadUrl, { method: 'PUT', body: new Uint8Array(chunk), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, timeoutMs: 120_000 });
-    if (!put.ok) throw await ctx.http.failure(put);
+    const put = await ctx.http.call(instruction.uploadUrl, { method: 'PUT', body: new Uint8Array(chunk), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, timeoutMs: 120_000 });
     etags.push(put.headers.get('etag') ?? '');
   }
   await rest(ctx, token, '/rest/videos', {
     method: 'POST',
     query: { action: 'finalizeUpload' },
     json: { finalizeUploadRequest: { video, uploadToken, uploadedPartIds: etags } },
+    repeatable: true,
   });
   await untilAvailable(ctx, token, 'videos', video, mediaFilename(media), 3_000);
   return video;

@@ -1,6 +1,6 @@
 /** LinkedIn member profile (`linkedin`): OAuth 2, posts as urn:li:person:{sub}. */
 import type { Provider } from '../types.ts';
-import { exchangeCode, LINKEDIN_URLS, linkedinRules, linkedinSettings, publishPost, refreshTokens, startAuthorization, userInfo, type LinkedInConfig } from './api.ts';
+import { exchangeCode, LINKEDIN_URLS, linkedinRules, linkedinSettings, publishPost, readAnswer, refreshTokens, startAuthorization, userInfo, type LinkedInConfig } from './api.ts';
 
 export const linkedin: Provider = {
   identifier: 'linkedin',
@@ -10,6 +10,7 @@ export const linkedin: Provider = {
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
   // LinkedIn-Version (YYYYMM); DEFAULT_LINKEDIN_VERSION when unset.
   optionalSettings: ['API_VERSION'],
+  readAnswer,
   settings: linkedinSettings,
   rules: linkedinRules,
 

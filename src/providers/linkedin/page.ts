@@ -3,7 +3,7 @@
  * organization they administer; after consent the member picks the page.
  */
 import type { ConnectResult, NetworkContext, Provider } from '../types.ts';
-import { exchangeCode, LINKEDIN_URLS, linkedinRules, linkedinSettings, publishPost, refreshTokens, restJson, startAuthorization, type LinkedInConfig } from './api.ts';
+import { exchangeCode, LINKEDIN_URLS, linkedinRules, linkedinSettings, publishPost, readAnswer, refreshTokens, restJson, startAuthorization, type LinkedInConfig } from './api.ts';
 
 /** Roles that may post for a page (Postiz and LinkedIn's docs agree on these two). */
 const POSTING_ROLES = new Set(['ADMINISTRATOR', 'CONTENT_ADMINISTRATOR']);
@@ -40,6 +40,7 @@ export const linkedinPage: Provider = {
   urls: LINKEDIN_URLS,
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
   optionalSettings: ['API_VERSION'],
+  readAnswer,
   settings: linkedinSettings,
   rules: linkedinRules,
 

@@ -7,6 +7,7 @@
  */
 import { PublishError, type NetworkContext } from '../types.ts';
 import { Graph, graphCall } from './graph.ts';
+import { authorizationUrl } from '../oauth2-tokens.ts';
 
 /** The Graph API version used unless HERALD_<NETWORK>_API_VERSION says otherwise. */
 export const DEFAULT_GRAPH_VERSION = 'v26.0';
@@ -17,9 +18,7 @@ export function graphVersion(ctx: Pick<NetworkContext, 'app'>): string {
 
 /** Where the user grants the permissions. */
 export function loginDialogUrl(ctx: NetworkContext & { state: string; redirectUri: string }, scopes: string[]): string {
-  const url = new URL(`${ctx.urls.login}/${graphVersion(ctx)}/dialog/oauth`);
-  url.search = new URLSearchParams({ client_id: ctx.app.CLIENT_ID, redirect_uri: ctx.redirectUri, state: ctx.state, response_type: 'code', scope: scopes.join(',') }).toString();
-  return url.toString();
+  return authorizationUrl(`${ctx.urls.login}/${graphVersion(ctx)}/dialog/oauth`, { clientId: ctx.app.CLIENT_ID, redirectUri: ctx.redirectUri, state: ctx.state, scopes, scopeSeparator: ',' });
 }
 
 export interface UserToken {
@@ -33,11 +32,11 @@ export async function longLivedUserToken(ctx: NetworkContext & { query: Record<s
   const code = ctx.query.code;
   if (!code) throw new PublishError('refused', `${network} sent the user back without an authorization code`);
   const endpoint = `${ctx.urls.api}/${graphVersion(ctx)}/oauth/access_token`;
-  const short = await graphCall<{ access_token?: string }>(ctx, network, endpoint, {
+  const short = await graphCall<{ access_token?: string }>(ctx, endpoint, {
     query: { client_id: ctx.app.CLIENT_ID, client_secret: ctx.app.CLIENT_SECRET, redirect_uri: ctx.redirectUri, code },
   });
   if (!short.access_token) throw new PublishError('refused', `${network} gave no access token for the authorization code`);
-  const long = await graphCall<{ access_token?: string; expires_in?: number }>(ctx, network, endpoint, {
+  const long = await graphCall<{ access_token?: string; expires_in?: number }>(ctx, endpoint, {
     query: { grant_type: 'fb_exchange_token', client_id: ctx.app.CLIENT_ID, client_secret: ctx.app.CLIENT_SECRET, fb_exchange_token: short.access_token },
   });
   if (!long.access_token) throw new PublishError('refused', `${network} did not exchange the token for a long-lived one`);

@@ -5,7 +5,7 @@
  * into Herald's failure classes. Meta answers HTTP 400 for nearly every error,
  * so the class comes from `error.code`, not from the status.
  */
-import { classifyStatus, readDetail, retryAfterMs } from '../http-failures.ts';
+import type { NetworkAnswer, Verdict } from '../http-failures.ts';
 import type { NetworkRequest } from '../network-http.ts';
 import { PublishError, type NetworkContext } from '../types.ts';
 
@@ -53,35 +53,27 @@ function describe(error: GraphErrorBody): string {
   return `${text}${codes}`;
 }
 
-/** The failure class of a Graph error body. */
-export function classifyGraphError(network: string, status: number, error: GraphErrorBody, headers: Headers): PublishError {
-  const message = `${network}: ${describe(error)}`;
-  const code = error.code ?? -1;
-  if (TOKEN_CODES.has(code)) return new PublishError('auth', message);
-  if (THROTTLE_CODES.has(code)) {
-    return new PublishError('retryable', message, retryAfterMs(headers.get('retry-after')) ?? regainAccessMs(headers.get('x-business-use-case-usage')));
-  }
-  if (error.error_subcode === PUBLISH_LIMIT_SUBCODE) return new PublishError('retryable', message, QUOTA_RETRY_MS);
-  if (TRANSIENT_CODES.has(code) || error.error_subcode === NOT_READY_SUBCODE) return new PublishError('retryable', message);
-  if (status === 401) return new PublishError('auth', message);
-  const byStatus = classifyStatus(status, '', headers.get('retry-after'), network);
-  return new PublishError(byStatus.kind, message, byStatus.retryAfterMs);
+/** The failure class of a Graph error body; the status decides what the codes leave open. */
+export function graphVerdict(error: GraphErrorBody, headers: Headers): Verdict {
+  const detail = describe(error);
+  const code = error.error_subcode ?? error.code;
+  const byCode = error.code ?? -1;
+  if (TOKEN_CODES.has(byCode)) return { kind: 'auth', detail, code };
+  if (THROTTLE_CODES.has(byCode)) return { kind: 'retryable', detail, code, retryAfterMs: regainAccessMs(headers.get('x-business-use-case-usage')) };
+  if (error.error_subcode === PUBLISH_LIMIT_SUBCODE) return { kind: 'retryable', detail, code, retryAfterMs: QUOTA_RETRY_MS };
+  // Not ready yet: nothing was published.
+  if (error.error_subcode === NOT_READY_SUBCODE) return { kind: 'retryable', detail, code };
+  // "An unknown error occurred" / "service temporarily unavailable": Meta asks to retry, but a create may have happened.
+  if (TRANSIENT_CODES.has(byCode)) return { kind: 'server', detail, code };
+  return { detail, code };
 }
 
-/** Turns a non-2xx answer into a PublishError, reading Meta's error body when there is one. */
-export async function graphFailure(network: string, response: Response): Promise<PublishError> {
-  const raw = await readDetail(response, 4000);
-  let error: GraphErrorBody | undefined;
-  try {
-    const parsed = JSON.parse(raw);
-    if (parsed && typeof parsed.error === 'object') error = parsed.error;
-    else if (parsed && typeof parsed.error_message === 'string') error = { message: parsed.error_message, code: parsed.code };
-  } catch {
-    /* not JSON: the status decides */
-  }
-  if (error) return classifyGraphError(network, response.status, error, response.headers);
-  if (response.status === 401) return new PublishError('auth', `${network} answered 401${raw ? `: ${raw.slice(0, 300)}` : ''}`);
-  return classifyStatus(response.status, raw.slice(0, 300), response.headers.get('retry-after'), network);
+/** Reads Meta's error body (`error`, or `error_message` from the Instagram and Threads login endpoints). */
+export function readGraphAnswer({ ok, body, headers }: NetworkAnswer): Verdict | undefined {
+  if (ok || typeof body !== 'object' || body === null) return undefined;
+  if (typeof body.error === 'object' && body.error !== null) return graphVerdict(body.error, headers);
+  if (typeof body.error_message === 'string') return graphVerdict({ message: body.error_message, code: body.code }, headers);
+  return undefined;
 }
 
 type Params = Record<string, string | number | boolean | undefined>;
@@ -90,16 +82,9 @@ function stringParams(params: Params): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v === undefined ? undefined : String(v)]));
 }
 
-/** Sends one request to a Meta endpoint and returns its JSON, or throws the classified failure. */
-export async function graphCall<T = any>(ctx: NetworkContext, network: string, url: string, request: NetworkRequest): Promise<T> {
-  const response = await ctx.http.send(url, request);
-  if (!response.ok) throw await graphFailure(network, response);
-  const text = await response.text();
-  try {
-    return (text === '' ? {} : JSON.parse(text)) as T;
-  } catch {
-    throw new PublishError('unknown', `${network} answered ${response.status} with a body that is not JSON, so the outcome is unknown. Check the channel before retrying.`);
-  }
+/** Sends one request to a Meta endpoint and returns its JSON ({} for an empty answer), or throws the classified failure. */
+export async function graphCall<T = any>(ctx: NetworkContext, url: string, request: NetworkRequest): Promise<T> {
+  return ((await ctx.http.json<T>(url, request)) ?? {}) as T;
 }
 
 export interface GraphOptions {
@@ -138,13 +123,16 @@ export class Graph {
 
   async get<T = any>(path: string, query: Params = {}): Promise<T> {
     const { headers, params } = this.auth(query);
-    return graphCall<T>(this.ctx, this.network, this.url(path), { method: 'GET', headers, query: params });
+    return graphCall<T>(this.ctx, this.url(path), { method: 'GET', headers, query: params });
   }
 
-  /** POST with the parameters as a form, as every Graph endpoint accepts. */
-  async post<T = any>(path: string, body: Params = {}, extraHeaders: Record<string, string> = {}): Promise<T> {
+  /**
+   * POST with the parameters as a form, as every Graph endpoint accepts.
+   * `repeatable`: sending it twice publishes nothing twice (a media container, an upload session).
+   */
+  async post<T = any>(path: string, body: Params = {}, options: { headers?: Record<string, string>; repeatable?: boolean } = {}): Promise<T> {
     const { headers, params } = this.auth(body);
-    return graphCall<T>(this.ctx, this.network, this.url(path), { method: 'POST', headers: { ...headers, ...extraHeaders }, form: stringParams(params) });
+    return graphCall<T>(this.ctx, this.url(path), { method: 'POST', headers: { ...headers, ...options.headers }, form: stringParams(params), repeatable: options.repeatable });
   }
 }
 

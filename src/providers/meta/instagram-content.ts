@@ -71,7 +71,8 @@ function settingsOf(ctx: PublishContext): Settings {
 }
 
 async function createContainer(ig: InstagramAccount, params: Record<string, string | boolean | undefined>): Promise<string> {
-  const { id } = await ig.graph.post<{ id: string }>(`${ig.userId}/media`, params);
+  // A container publishes nothing until media_publish.
+  const { id } = await ig.graph.post<{ id: string }>(`${ig.userId}/media`, params, { repeatable: true });
   return id;
 }
 

@@ -49,14 +49,14 @@ export function authorizationCode(query: Record<string, string>, network: string
 
 /** Code → short-lived → long-lived token. */
 export async function connectToken(ctx: NetworkContext, flow: LongLivedTokenFlow, code: string, redirectUri: string): Promise<TokenFields & { userId?: string }> {
-  const short = await graphCall<{ access_token?: string; user_id?: string | number; data?: { access_token?: string; user_id?: string | number }[] }>(ctx, flow.network, flow.codeUrl, {
+  const short = await graphCall<{ access_token?: string; user_id?: string | number; data?: { access_token?: string; user_id?: string | number }[] }>(ctx, flow.codeUrl, {
     method: 'POST',
     form: { client_id: ctx.app.CLIENT_ID, client_secret: ctx.app.CLIENT_SECRET, grant_type: 'authorization_code', redirect_uri: redirectUri, code },
   });
   // Instagram's reference shows the token flat, its Business Login guide inside data[]: both are read.
   const first = short.access_token ? short : (short.data?.[0] ?? {});
   if (!first.access_token) throw new PublishError('refused', `${flow.network} gave no access token for the authorization code`);
-  const long = await graphCall(ctx, flow.network, flow.exchangeUrl, {
+  const long = await graphCall(ctx, flow.exchangeUrl, {
     query: { grant_type: flow.exchangeGrant, client_secret: ctx.app.CLIENT_SECRET, access_token: first.access_token },
   });
   return { ...tokenFields(long, flow.network), userId: first.user_id === undefined ? undefined : String(first.user_id) };
@@ -64,6 +64,6 @@ export async function connectToken(ctx: NetworkContext, flow: LongLivedTokenFlow
 
 /** A new long-lived token for the current one. */
 export async function renewToken(ctx: NetworkContext, flow: LongLivedTokenFlow, token: string): Promise<TokenFields> {
-  const answer = await graphCall(ctx, flow.network, flow.refreshUrl, { query: { grant_type: flow.refreshGrant, access_token: token } });
+  const answer = await graphCall(ctx, flow.refreshUrl, { query: { grant_type: flow.refreshGrant, access_token: token } });
   return tokenFields(answer, flow.network);
 }

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { PublishError, type Provider, type PublishContext } from '../types.ts';
-import { consumerKeys, signedForm, signedJson, type XUserTokens } from './api.ts';
+import { consumerKeys, readAnswer, signedForm, signedJson, type XUserTokens } from './api.ts';
 import { uploadMedia, X_IMAGE_BYTES } from './media.ts';
 
 interface XConfig extends XUserTokens {
@@ -51,6 +51,7 @@ function checkMediaMix(ctx: PublishContext): void {
 export const x: Provider = {
   identifier: 'x',
   name: 'X',
+  readAnswer,
   auth: 'oauth1',
   urls: { api: 'https://api.x.com' },
   appSettings: ['API_KEY', 'API_SECRET'],

@@ -34,7 +34,7 @@ async function uploadImage(ctx: PublishContext, keys: OAuth1Keys, media: MediaRe
   form.append('media_category', 'tweet_image');
   form.append('media_type', media.mimeType);
   form.append('media', await mediaBlob(media, X_IMAGE_BYTES, 'X'), mediaFilename(media));
-  const answer = await signedJson<{ data: { id: string } }>(ctx, keys, `${ctx.urls.api}/2/media/upload`, { method: 'POST', body: form, timeoutMs: 120_000 });
+  const answer = await signedJson<{ data: { id: string } }>(ctx, keys, `${ctx.urls.api}/2/media/upload`, { method: 'POST', body: form, timeoutMs: 120_000, repeatable: true });
   return answer.data.id;
 }
 
@@ -45,6 +45,8 @@ async function uploadChunked(ctx: PublishContext, keys: OAuth1Keys, media: Media
   const init = await signedJson<{ data: { id: string } }>(ctx, keys, `${base}/initialize`, {
     method: 'POST',
     json: { media_type: media.mimeType, total_bytes: media.size, media_category: category },
+    // Media is published only by a tweet that names it.
+    repeatable: true,
   });
   const id = init.data.id;
   let index = 0;
@@ -52,9 +54,9 @@ async function uploadChunked(ctx: PublishContext, keys: OAuth1Keys, media: Media
     const form = new FormData();
     form.append('segment_index', String(index++));
     form.append('media', new Blob([new Uint8Array(segment)], { type: 'application/octet-stream' }), mediaFilename(media));
-    await signedJson(ctx, keys, `${base}/${id}/append`, { method: 'POST', body: form, timeoutMs: 120_000 });
+    await signedJson(ctx, keys, `${base}/${id}/append`, { method: 'POST', body: form, timeoutMs: 120_000, repeatable: true });
   }
-  const finalized = await signedJson<{ data: { processing_info?: ProcessingInfo } }>(ctx, keys, `${base}/${id}/finalize`, { method: 'POST' });
+  const finalized = await signedJson<{ data: { processing_info?: ProcessingInfo } }>(ctx, keys, `${base}/${id}/finalize`, { method: 'POST', repeatable: true });
   let first = true;
   await waitForProcessing(
     async () => {
@@ -76,7 +78,7 @@ const X_ALT_TEXT_LENGTH = 1000;
 /** Attaches the file's alt text to the uploaded image or GIF (POST /2/media/metadata), before the post uses it. */
 async function describe(ctx: PublishContext, keys: OAuth1Keys, id: string, alt: string): Promise<void> {
   const text = [...alt].slice(0, X_ALT_TEXT_LENGTH).join('');
-  await signedJson(ctx, keys, `${ctx.urls.api}/2/media/metadata`, { method: 'POST', json: { id, metadata: { alt_text: { text } } } });
+  await signedJson(ctx, keys, `${ctx.urls.api}/2/media/metadata`, { method: 'POST', json: { id, metadata: { alt_text: { text } } }, repeatable: true });
 }
 
 /** Uploads the item's media and returns X's media ids, in order. */
