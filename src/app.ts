@@ -13,6 +13,7 @@ import { People } from './domain/people.ts';
 import { Channels } from './domain/channels.ts';
 import { Connections } from './domain/connections.ts';
 import { Idempotency } from './domain/idempotency.ts';
+import { PublishProgress } from './domain/publish-progress.ts';
 import { Media } from './domain/media.ts';
 import { Notifications } from './domain/notifications.ts';
 import { Posts } from './domain/posts.ts';
@@ -44,6 +45,8 @@ export interface Services {
   media: Media;
   storage: MediaStorage;
   idempotency: Idempotency;
+  /** What publishes left on the network for their post's next attempt. */
+  progress: PublishProgress;
   rateLimiter: RateLimiter;
   notifications: Notifications;
   /** Account webhooks and their deliveries. */
@@ -85,6 +88,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     storage,
     posts: new Posts(store.db, store.dialect, store.changes, channels, media, { publicUrl: config.publicUrl, uploadUrl: config.uploadUrl, onQueued: (at) => announce(at), events }),
     idempotency: new Idempotency(store.db),
+    progress: new PublishProgress(store.db),
     rateLimiter: new RateLimiter(store.db),
     notifications: new Notifications(store.db),
     webhooks,
@@ -105,10 +109,10 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     services.wake(at);
     if (at <= Date.now() + ANNOUNCE_HORIZON_MS) inBackground('could not announce due work', () => announceDue(store, at));
   };
-  // Expired idempotency answers, old rate windows and abandoned connections are dropped now and then.
+  // Expired idempotency answers, old rate windows, abandoned connections and stale publish progress are dropped now and then.
   const housekeeping = setInterval(() => {
     inBackground('housekeeping failed', () =>
-      Promise.all([services.idempotency.prune(), services.rateLimiter.prune(), services.connections.prune(), services.webhooks.prune(), services.people.prune(), services.oauth.prune()]),
+      Promise.all([services.idempotency.prune(), services.rateLimiter.prune(), services.connections.prune(), services.webhooks.prune(), services.people.prune(), services.oauth.prune(), services.progress.prune()]),
     );
   }, HOUSEKEEPING_MS).unref();
   return services;

@@ -23,6 +23,7 @@ import * as oneOwner from './migrations/010_one_owner.ts';
 import * as channelDefaults from './migrations/011_channel_defaults.ts';
 import * as templates from './migrations/012_templates.ts';
 import * as mediaTags from './migrations/013_media_tags.ts';
+import * as publishProgress from './migrations/014_publish_progress.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '011_channel_defaults': channelDefaults,
   '012_templates': templates,
   '013_media_tags': mediaTags,
+  '014_publish_progress': publishProgress,
 };
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {

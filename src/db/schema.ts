@@ -137,6 +137,13 @@ export interface PostAttemptRow {
   detail: string | null;
 }
 
+export interface PublishProgressRow {
+  post_id: string;
+  key: string;
+  value: string;
+  created_at: number;
+}
+
 export interface ShortLinkRow {
   code: string;
   account_id: string;
@@ -334,6 +341,7 @@ export interface Database {
   media_variants: MediaVariantRow;
   posts: PostRow;
   post_attempts: PostAttemptRow;
+  publish_progress: PublishProgressRow;
   short_links: ShortLinkRow;
   idempotency_keys: IdempotencyKeyRow;
   rate_counters: RateCounterRow;

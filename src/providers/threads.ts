@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { PublishError, type NetworkContext, type Provider, type PublishContext, type PublishResult, type RuleItem } from './types.ts';
-import { Graph, findByText, waitForContainer, readGraphAnswer } from './meta/graph.ts';
+import { Graph, findByText, mediaContainer, readGraphAnswer, waitForContainer } from './meta/graph.ts';
 import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow } from './meta/long-lived-token.ts';
 import { authorizationUrl } from './oauth2-tokens.ts';
 
@@ -57,10 +57,8 @@ async function permalink(api: Graph, id: string, fallback: string): Promise<stri
   }
 }
 
-async function container(ctx: PublishContext, api: Graph, params: Record<string, string | boolean | undefined>): Promise<string> {
-  // A container publishes nothing until threads_publish.
-  const { id } = await api.post<{ id: string }>(`${ctx.channel.externalId}/threads`, params, { repeatable: true });
-  return id;
+function container(ctx: PublishContext, api: Graph, params: Record<string, string | boolean | undefined>): Promise<string> {
+  return mediaContainer(ctx, api, `${ctx.channel.externalId}/threads`, params, POLL);
 }
 
 async function publish(ctx: PublishContext): Promise<PublishResult> {

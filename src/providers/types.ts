@@ -104,6 +104,14 @@ export interface PublishContext extends NetworkContext {
   replyTo?: { releaseId: string };
   /** Stable per item, for networks that de-duplicate on a key. */
   idempotencyKey: string;
+  /** What earlier attempts of this item made on the network and left for this one (a container still processing). */
+  progress: ItemProgress;
+}
+
+/** Values an adapter keeps for one post item across its attempts, by a key of its own. */
+export interface ItemProgress {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
 }
 
 export interface PublishResult {

@@ -223,6 +223,7 @@ export class Engine {
       },
       replyTo: parent?.release_id ? { releaseId: parent.release_id } : undefined,
       idempotencyKey: item.id,
+      progress: this.services.progress.of(item.id),
     };
   }
 

@@ -53,7 +53,7 @@ export function instagramContentRoutes(fake: InstagramFake): Routes {
         if (children.length < 2 || children.length > 10) return graphError(100, 'Invalid parameter: too little or too many attachments');
         for (const child of children) {
           const c = store.containers.get(child);
-          if (!c || c.params.is_carousel_item !== 'true' || c.state !== 'FINISHED') return graphError(100, `(#100) The carousel item ${child} is not ready`);
+          if (!c || c.params.is_carousel_item !== 'true' || lookAt(c) !== 'FINISHED') return graphError(100, `(#100) The carousel item ${child} is not ready`);
         }
       } else if (!p.image_url && !p.video_url) {
         return graphError(100, '(#100) The parameter image_url is required.');
@@ -68,7 +68,7 @@ export function instagramContentRoutes(fake: InstagramFake): Routes {
       if (denied) return denied;
       const container = store.containers.get(paramsOf(request).creation_id);
       if (!container) return graphError(100, '(#100) Invalid creation_id');
-      if (container.state !== 'FINISHED') return graphError(9007, 'Media ID is not available', { subcode: 2207027, userMessage: 'The media is not ready for publishing, please wait for a moment' });
+      if (lookAt(container) !== 'FINISHED') return graphError(9007, 'Media ID is not available', { subcode: 2207027, userMessage: 'The media is not ready for publishing, please wait for a moment' });
       container.state = 'PUBLISHED';
       const id = newId(fake);
       fake.media.push({ id, owner: actor, container: container.id, caption: container.params.caption, type: container.params.media_type ?? 'IMAGE', children: (container.params.children ?? '').split(',').filter(Boolean) });

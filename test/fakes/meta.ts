@@ -2,8 +2,9 @@
  * What Meta's local fakes (Facebook, Instagram, Instagram Login, Threads) share:
  * Graph's error body, the access token check (Bearer header or access_token
  * parameter), and the media container life (created from a public URL that Meta
- * fetches itself, IN_PROGRESS, then FINISHED, then PUBLISHED), as Meta's
- * Graph API, Instagram Platform and Threads docs describe them.
+ * fetches itself, IN_PROGRESS while Meta processes it, for a wall-clock time
+ * that tests set per kind, then FINISHED, then PUBLISHED), as Meta's Graph API,
+ * Instagram Platform and Threads docs describe them.
  */
 import type { FakeAnswer, NetworkFake, RecordedRequest } from './network-fake.ts';
 
@@ -72,21 +73,21 @@ export interface Container {
   params: Record<string, string>;
   /** What Meta got when it fetched the media URL. */
   fetched?: { url: string; status: number; type: string; bytes: number };
-  /** Looks left before the container is FINISHED. */
-  looksLeft: number;
+  /** When Meta has processed the media (epoch ms). */
+  readyAt: number;
   state: 'IN_PROGRESS' | 'FINISHED' | 'ERROR' | 'PUBLISHED';
   error?: string;
 }
 
 export interface ContainerStore {
   containers: Map<string, Container>;
-  /** How many status looks a new container answers IN_PROGRESS before FINISHED (0: ready at the first look). */
-  looksBeforeFinished: number;
+  /** How long Meta takes to process a new container, by what it holds (0: FINISHED at the first look). */
+  processingMs: { video: number; image: number; other: number };
   nextId: number;
 }
 
 export function containerStore(fake: NetworkFake): ContainerStore {
-  fake.state.containers ??= { containers: new Map(), looksBeforeFinished: 0, nextId: 17_900_000_000 } satisfies ContainerStore;
+  fake.state.containers ??= { containers: new Map(), processingMs: { video: 0, image: 0, other: 0 }, nextId: 17_900_000_000 } satisfies ContainerStore;
   return fake.state.containers;
 }
 
@@ -106,7 +107,8 @@ export async function createContainer(fake: NetworkFake, owner: string, params: 
   const store = containerStore(fake);
   const id = String(store.nextId++);
   const url = params.image_url ?? params.video_url;
-  const container: Container = { id, owner, params, looksLeft: store.looksBeforeFinished, state: 'IN_PROGRESS' };
+  const kind = params.video_url ? 'video' : params.image_url ? 'image' : 'other';
+  const container: Container = { id, owner, params, readyAt: Date.now() + store.processingMs[kind], state: 'IN_PROGRESS' };
   if (url) {
     container.fetched = await fetchMedia(url);
     if (container.fetched!.status !== 200) {
@@ -118,12 +120,9 @@ export async function createContainer(fake: NetworkFake, owner: string, params: 
   return container;
 }
 
-/** A status look at a container: IN_PROGRESS for the first looks, then FINISHED. */
+/** A container's state now: IN_PROGRESS until Meta has processed its media, then FINISHED. */
 export function lookAt(container: Container): Container['state'] {
-  if (container.state === 'IN_PROGRESS') {
-    if (container.looksLeft <= 0) container.state = 'FINISHED';
-    else container.looksLeft--;
-  }
+  if (container.state === 'IN_PROGRESS' && Date.now() >= container.readyAt) container.state = 'FINISHED';
   return container.state;
 }
 

@@ -79,7 +79,7 @@ export async function startThreadsFake(): Promise<ThreadsFake> {
       if (p.media_type === 'CAROUSEL') {
         const children = (p.children ?? '').split(',').filter(Boolean);
         if (children.length < 2 || children.length > 20) return graphError(100, 'A carousel needs 2 to 20 children');
-        if (children.some((c) => store.containers.get(c)?.state !== 'FINISHED')) return graphError(100, 'A carousel item is not ready');
+        if (children.some((c) => !store.containers.has(c) || lookAt(store.containers.get(c)!) !== 'FINISHED')) return graphError(100, 'A carousel item is not ready');
       }
       if (p.reply_to_id && !fake.posts.some((x) => x.id === p.reply_to_id)) return graphError(100, `Param reply_to_id: no post ${p.reply_to_id}`);
       const container = await createContainer(fake, actor, p, 'FAILED_DOWNLOADING_VIDEO');
@@ -90,7 +90,7 @@ export async function startThreadsFake(): Promise<ThreadsFake> {
       if (denied) return denied;
       const container = store.containers.get(paramsOf(request).creation_id);
       if (!container) return graphError(100, 'Param creation_id is invalid');
-      if (container.state !== 'FINISHED') return graphError(24, 'The requested resource does not exist', { subcode: 4279009, userMessage: 'Media not found or not ready' });
+      if (lookAt(container) !== 'FINISHED') return graphError(24, 'The requested resource does not exist', { subcode: 4279009, userMessage: 'Media not found or not ready' });
       container.state = 'PUBLISHED';
       const id = newId(fake);
       fake.posts.push({ id, container: container.id, text: container.params.text, replyTo: container.params.reply_to_id, type: container.params.media_type, children: (container.params.children ?? '').split(',').filter(Boolean) });

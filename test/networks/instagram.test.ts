@@ -21,7 +21,8 @@ for (const store of await testStores()) {
     before(async () => {
       fake = await startInstagramFake();
       herald = await startHerald(store, {
-        engine: { pollMs: 50 },
+        // A publish gives up after 4 s here, so a video Instagram takes longer to process spans attempts.
+        engine: { pollMs: 50, publishTimeoutMs: 4_000 },
         env: { HERALD_INSTAGRAM_CLIENT_ID: IG_APP.id, HERALD_INSTAGRAM_CLIENT_SECRET: IG_APP.secret, HERALD_INSTAGRAM_API_URL: fake.url, HERALD_INSTAGRAM_LOGIN_URL: fake.url },
       });
       account = await herald.newAccount();
@@ -68,9 +69,9 @@ for (const store of await testStores()) {
     it('publishes an image: container from its public URL, polled until FINISHED, then media_publish', async () => {
       const png = await uploadPng(account, herald);
       const from = fake.requests.length;
-      containerStore(fake).looksBeforeFinished = 1;
+      containerStore(fake).processingMs.image = 500;
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Studio light #photo', media: [png] }], POST));
-      containerStore(fake).looksBeforeFinished = 0;
+      containerStore(fake).processingMs.image = 0;
       assert.equal(post.state, 'PUBLISHED', post.error);
       const sent = since(from);
       const create = sent.find((r) => r.method === 'POST' && r.path === `/${v}/${IG_STUDIO.id}/media`)!;
@@ -115,6 +116,19 @@ for (const store of await testStores()) {
       assert.equal(create.form!.collaborators, '["friend.cam"]');
       assert.ok(create.form!.video_url.startsWith(herald.url), 'create.form!.video_url.startsWith(herald.url)');
       assert.equal(reel.releaseURL, `https://www.instagram.com/reel/${reel.releaseId}/`);
+    });
+
+    it('a reel still processing when an attempt ends is taken up again by the next one, never uploaded twice', async () => {
+      const clip = await uploadMp4(account, herald, 6000);
+      containerStore(fake).processingMs.video = 6_000;
+      const from = fake.requests.length;
+      const reel = await settled(account, await publishNow(account, channelId, [{ content: 'A long reel', media: [clip] }], POST), 30_000);
+      containerStore(fake).processingMs.video = 0;
+      assert.equal(reel.state, 'PUBLISHED', reel.error);
+      const creates = since(from).filter((r) => r.method === 'POST' && r.path.endsWith('/media'));
+      assert.equal(creates.length, 1, 'one container: Instagram fetched and processed the video once');
+      assert.deepEqual(reel.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.equal(since(from).filter((r) => r.method === 'POST' && r.path.endsWith('/media_publish')).length, 1);
     });
 
     it('posts the next items as comments under the post', async () => {

@@ -28,7 +28,8 @@ for (const store of await testStores()) {
     before(async () => {
       fake = await startThreadsFake();
       herald = await startHerald(store, {
-        engine: { pollMs: 50 },
+        // A publish gives up after 4 s here, so a video Threads takes longer to process spans attempts.
+        engine: { pollMs: 50, publishTimeoutMs: 4_000 },
         env: { HERALD_THREADS_CLIENT_ID: TH_APP.id, HERALD_THREADS_CLIENT_SECRET: TH_APP.secret, HERALD_THREADS_API_URL: fake.url, HERALD_THREADS_LOGIN_URL: fake.url },
       });
       account = await herald.newAccount();
@@ -64,9 +65,9 @@ for (const store of await testStores()) {
 
     it('publishes text: a TEXT container, polled until FINISHED, then threads_publish', async () => {
       const from = fake.requests.length;
-      containerStore(fake).looksBeforeFinished = 1;
+      containerStore(fake).processingMs.other = 500;
       const post = await settled(account, await publishNow(account, channelId, ['Hello Threads']));
-      containerStore(fake).looksBeforeFinished = 0;
+      containerStore(fake).processingMs.other = 0;
       assert.equal(post.state, 'PUBLISHED', post.error);
       const [create, publish] = posts(from);
       assert.equal(create.path, `/v1.0/${TH_USER.id}/threads`);
@@ -109,6 +110,19 @@ for (const store of await testStores()) {
       assert.equal(parent.form!.text, 'Both');
       assert.equal(parent.form!.children, fake.posts.at(-1)!.children.join(','));
       assert.equal(publish.path, `/v1.0/${TH_USER.id}/threads_publish`);
+    });
+
+    it('a carousel video still processing when an attempt ends is taken up again by the next one, never made twice', async () => {
+      const png = await uploadPng(account, herald);
+      const clip = await uploadMp4(account, herald, 6000);
+      containerStore(fake).processingMs.video = 6_000;
+      const from = fake.requests.length;
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'A slow video', media: [png, clip] }]), 30_000);
+      containerStore(fake).processingMs.video = 0;
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      const made = posts(from).filter((r) => r.path === `/v1.0/${TH_USER.id}/threads`);
+      assert.deepEqual(made.map((r) => r.form!.media_type), ['IMAGE', 'VIDEO', 'CAROUSEL'], 'each container made once');
+      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
     });
 
     it('publishes a thread as a chain of replies (reply_to_id)', async () => {

@@ -5,9 +5,10 @@
  * into Herald's failure classes. Meta answers HTTP 400 for nearly every error,
  * so the class comes from `error.code`, not from the status.
  */
+import crypto from 'node:crypto';
 import type { NetworkAnswer, Verdict } from '../http-failures.ts';
 import type { NetworkRequest } from '../network-http.ts';
-import { PublishError, type NetworkContext } from '../types.ts';
+import { PublishError, type NetworkContext, type PublishContext } from '../types.ts';
 
 export interface GraphErrorBody {
   message?: string;
@@ -161,18 +162,22 @@ export interface ContainerPoll {
   budgetMs?: number;
 }
 
-/** Waits between looks at a container: soon at first (images are usually ready at once), then every 5 s. */
-const POLL_DELAYS_MS = [1000, 2000, 3000, 5000];
-/** Stays well inside the publish's own deadline (half the engine's lease). */
-const DEFAULT_POLL_BUDGET_MS = 40_000;
+/**
+ * Waits between looks at a container: soon at first (images are usually ready at
+ * once), then about once a minute, as Meta asks for video.
+ */
+const POLL_DELAYS_MS = [1000, 2000, 3000, 5000, 10_000, 20_000, 30_000, 60_000];
+/** Meta: poll a video container's status once a minute for no more than 5 minutes. */
+const POLL_BUDGET_MS = 5 * 60_000;
 
 /**
- * Waits until Meta has processed a media container. A container that is still
- * processing when the budget runs out was never published, so the attempt is
- * retryable (a new container is made next time; the old one expires unused).
+ * Waits until Meta has processed a media container (the engine keeps renewing
+ * the post's lease meanwhile). A container still processing when the budget or
+ * the publish's deadline runs out was never published, so the attempt is
+ * retryable, and the next attempt takes up the same container (`mediaContainer`).
  */
 export async function waitForContainer(graph: Graph, id: string, poll: ContainerPoll, signal: AbortSignal): Promise<ContainerState> {
-  const deadline = Date.now() + (poll.budgetMs ?? DEFAULT_POLL_BUDGET_MS);
+  const deadline = Date.now() + (poll.budgetMs ?? POLL_BUDGET_MS);
   for (let look = 0; ; look++) {
     const container = await graph.get<Record<string, string>>(id, { fields: `${poll.stateField},${poll.errorField}` });
     const state = container[poll.stateField];
@@ -181,10 +186,36 @@ export async function waitForContainer(graph: Graph, id: string, poll: Container
     if (state === 'EXPIRED') throw new PublishError('retryable', `${graph.network} let the media container expire before it was published`);
     const wait = POLL_DELAYS_MS[Math.min(look, POLL_DELAYS_MS.length - 1)];
     if (Date.now() + wait > deadline || signal.aborted) {
-      throw new PublishError('retryable', `${graph.network} is still processing the media (container ${id} is ${state ?? 'in an unknown state'}); trying again later`);
+      throw new PublishError('retryable', `${graph.network} is still processing the media (container ${id} is ${state ?? 'in an unknown state'}); waiting for it again later`);
     }
     await sleep(wait, signal);
   }
+}
+
+/** States in which a container made by an earlier attempt is still the one to publish. */
+const LIVE_STATES = new Set(['IN_PROGRESS', 'FINISHED', 'PUBLISHED']);
+
+/**
+ * Creates the media container for `params` at `path` (a container publishes
+ * nothing), or takes up the one an earlier attempt of this item made while Meta
+ * still has it: Meta fetches and processes the media again for every new
+ * container, which for a long video takes minutes.
+ */
+export async function mediaContainer(ctx: PublishContext, graph: Graph, path: string, params: Params, poll: ContainerPoll): Promise<string> {
+  const key = `meta-container:${crypto.createHash('sha256').update(JSON.stringify([graph.url(path), params])).digest('base64url')}`;
+  const kept = await ctx.progress.get(key);
+  if (kept) {
+    try {
+      const container = await graph.get<Record<string, string>>(kept, { fields: poll.stateField });
+      if (LIVE_STATES.has(container[poll.stateField])) return kept;
+    } catch (err) {
+      // Gone (expired and removed): a new one is made below.
+      if (!(err instanceof PublishError) || err.kind !== 'refused') throw err;
+    }
+  }
+  const { id } = await graph.post<{ id: string }>(path, params, { repeatable: true });
+  await ctx.progress.set(key, id);
+  return id;
 }
 
 /** Meta's timestamps ("2026-05-01T10:00:00+0000") as epoch ms. */

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { ContentRules, MediaRef, Pacing, PublishContext, PublishResult, RuleItem } from '../types.ts';
 import { PublishError } from '../types.ts';
-import { findByText, waitForContainer, type Graph } from './graph.ts';
+import { findByText, mediaContainer, waitForContainer, type Graph } from './graph.ts';
 
 /** The settings fields clients send for instagram and instagram-standalone. */
 export const instagramSettings = z.object({
@@ -70,10 +70,8 @@ function settingsOf(ctx: PublishContext): Settings {
   return (parsed.success ? parsed.data : {}) as Settings;
 }
 
-async function createContainer(ig: InstagramAccount, params: Record<string, string | boolean | undefined>): Promise<string> {
-  // A container publishes nothing until media_publish.
-  const { id } = await ig.graph.post<{ id: string }>(`${ig.userId}/media`, params, { repeatable: true });
-  return id;
+function createContainer(ctx: PublishContext, ig: InstagramAccount, params: Record<string, string | boolean | undefined>): Promise<string> {
+  return mediaContainer(ctx, ig.graph, `${ig.userId}/media`, params, POLL);
 }
 
 async function permalink(ig: InstagramAccount, mediaId: string): Promise<string> {
@@ -108,7 +106,7 @@ function singleContainerParams(media: MediaRef, caption: string, settings: Setti
 async function publishStories(ctx: PublishContext, ig: InstagramAccount): Promise<PublishResult> {
   const ids: string[] = [];
   for (const media of ctx.item.media) {
-    const container = await createContainer(ig, isVideo(media) ? { media_type: 'STORIES', video_url: media.url } : { media_type: 'STORIES', image_url: media.url });
+    const container = await createContainer(ctx, ig, isVideo(media) ? { media_type: 'STORIES', video_url: media.url } : { media_type: 'STORIES', image_url: media.url });
     ids.push(await publishContainer(ctx, ig, container));
   }
   return { releaseId: ids[0], releaseUrl: await permalink(ig, ids[0]) };
@@ -120,15 +118,15 @@ async function publishPost(ctx: PublishContext, ig: InstagramAccount): Promise<P
   if (media.length === 0) throw new PublishError('refused', 'Instagram needs at least one image or video');
   let container: string;
   if (media.length === 1) {
-    container = await createContainer(ig, singleContainerParams(media[0], content, settings));
+    container = await createContainer(ctx, ig, singleContainerParams(media[0], content, settings));
   } else {
     const children: string[] = [];
     for (const m of media) {
-      const child = await createContainer(ig, isVideo(m) ? { is_carousel_item: true, media_type: 'VIDEO', video_url: m.url } : { is_carousel_item: true, image_url: m.url });
+      const child = await createContainer(ctx, ig, isVideo(m) ? { is_carousel_item: true, media_type: 'VIDEO', video_url: m.url } : { is_carousel_item: true, image_url: m.url });
       await waitForContainer(ig.graph, child, POLL, ctx.signal);
       children.push(child);
     }
-    container = await createContainer(ig, { media_type: 'CAROUSEL', children: children.join(','), caption: content, collaborators: collaboratorsParam(settings) });
+    container = await createContainer(ctx, ig, { media_type: 'CAROUSEL', children: children.join(','), caption: content, collaborators: collaboratorsParam(settings) });
   }
   const id = await publishContainer(ctx, ig, container);
   return { releaseId: id, releaseUrl: await permalink(ig, id) };
