@@ -24,6 +24,7 @@ import * as channelDefaults from './migrations/011_channel_defaults.ts';
 import * as templates from './migrations/012_templates.ts';
 import * as mediaTags from './migrations/013_media_tags.ts';
 import * as publishProgress from './migrations/014_publish_progress.ts';
+import * as tokenRenewal from './migrations/015_token_renewal.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '012_templates': templates,
   '013_media_tags': mediaTags,
   '014_publish_progress': publishProgress,
+  '015_token_renewal': tokenRenewal,
 };
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {

@@ -48,6 +48,8 @@ export interface ChannelRow {
   default_settings: string;
   disabled: number;
   needs_reconnect: number;
+  /** When its access is renewed in the background (null: its tokens do not expire; 0: not yet looked at). */
+  renew_at: number | null;
   created_at: number;
   deleted_at: number | null;
 }

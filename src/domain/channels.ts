@@ -12,7 +12,7 @@ import type { SecretBox } from '../lib/secrets.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
 import { isTimeZone, localDay, zonedInstant } from '../lib/time.ts';
 import { findProvider } from '../providers/index.ts';
-import { PublishError, type ConnectResult, type NetworkContext, type Provider, type PublishChannel } from '../providers/types.ts';
+import { PublishError, type ConnectResult, type NetworkContext, type Provider, type PublishChannel, type TokenConfig } from '../providers/types.ts';
 import { ApiError, invalidField, invalidFields, notFound } from './errors.ts';
 import { validateSettings } from './provider-settings.ts';
 import { postEventData, type Events } from './events.ts';
@@ -22,6 +22,24 @@ import { assertNotPublishing, deleteGroups } from './post-queue.ts';
 const WAITING: ('QUEUE' | 'DRAFT')[] = ['QUEUE', 'DRAFT'];
 
 /** A refresh or reconnect without a new refresh token must not wipe the stored one. */
+/** A refresh token is used at least this often, so one that lapses when unused (Pinterest: 60 days; Google: six months) never does. */
+const USE_REFRESH_TOKEN_EVERY_MS = 7 * 24 * 60 * 60_000;
+/** A token that renews itself is renewed this long before Herald's renewal time for it. */
+const RENEW_AHEAD_MS = 24 * 60 * 60_000;
+
+/**
+ * When a channel's access is renewed in the background, whether or not it
+ * publishes: tokens that do not expire never; a refresh token weekly; a token
+ * that can only renew itself while it is valid (Instagram Login, Threads) ahead
+ * of its renewal time.
+ */
+export function renewalTime(config: Record<string, unknown>, now = Date.now()): number | null {
+  const { expiresAt, refreshToken } = config as TokenConfig;
+  if (!expiresAt) return null;
+  if (refreshToken) return now + USE_REFRESH_TOKEN_EVERY_MS;
+  return expiresAt - RENEW_AHEAD_MS;
+}
+
 function keepRefreshToken(previous: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
   return next.refreshToken ? next : { ...next, ...(previous.refreshToken ? { refreshToken: previous.refreshToken } : {}) };
 }
@@ -253,6 +271,7 @@ export class Channels {
       profile: connected.profile ?? null,
       config_sealed: this.box.encrypt(JSON.stringify(config)),
       needs_reconnect: 0,
+      renew_at: renewalTime(config),
     };
     let id: string;
     if (existing) {
@@ -311,7 +330,7 @@ export class Channels {
   /** Stores refreshed tokens (the old refresh token stays when the network sent none). */
   async saveTokens(id: string, current: Record<string, unknown>, fresh: Record<string, unknown>): Promise<Record<string, unknown>> {
     const config = keepRefreshToken(current, { ...current, ...fresh });
-    await this.db.updateTable('channels').set({ config_sealed: this.box.encrypt(JSON.stringify(config)) }).where('id', '=', id).execute();
+    await this.db.updateTable('channels').set({ config_sealed: this.box.encrypt(JSON.stringify(config)), renew_at: renewalTime(config) }).where('id', '=', id).execute();
     return config;
   }
 

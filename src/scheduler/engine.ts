@@ -12,14 +12,15 @@ import { newId } from '../lib/ids.ts';
 import { deadline } from '../lib/deadline.ts';
 import { PublishError, type MediaRef, type Provider, type PublishChannel, type PublishContext, type PublishResult } from '../providers/types.ts';
 import { publishRefs } from '../media/refs.ts';
-import { channelEventData, postEventData } from '../domain/events.ts';
+import { postEventData } from '../domain/events.ts';
 import { claimDue, nextWakeUp } from './claim.ts';
 import { listenForDue } from './due-signal.ts';
 import { Pacing } from './pacing.ts';
 import { SuccessDigest } from './success-digest.ts';
 import { WorkLoop } from './work-loop.ts';
 import { engineQueries, type EngineQueries } from './engine-queries.ts';
-import { TokenKeeper, ReconnectNeeded } from './tokens.ts';
+import { TokenKeeper, ReconnectNeeded, channelNeedsReconnect } from './tokens.ts';
+import { TokenRenewal } from './token-renewal.ts';
 import { isStoreUnavailable } from '../db/unavailable.ts';
 import { describeError } from '../lib/background.ts';
 import { complete, failWithThread, handBack, renewLease, scheduleReply } from '../domain/post-queue.ts';
@@ -37,6 +38,8 @@ export interface EngineOptions {
   successDigestMs?: number;
   /** Longest a whole publish may take (uploads included); each request has its own shorter timeout. */
   publishTimeoutMs?: number;
+  /** How often channels' access is renewed in the background (token-renewal.ts). */
+  renewEveryMs?: number;
 }
 
 /** Longest a look on the network for a post of unknown fate may take. */
@@ -66,6 +69,8 @@ export class Engine {
   private readonly publishTimeoutMs: number;
   private readonly pacing: Pacing;
   private readonly tokens: TokenKeeper;
+  /** Renews channels' access in the background; `run(now)` renews what is due at `now`. */
+  readonly renewal: TokenRenewal;
   private readonly successes: SuccessDigest;
   private readonly loop: WorkLoop<PostRow>;
   private readonly queries: EngineQueries;
@@ -88,6 +93,7 @@ export class Engine {
     this.pacing = new Pacing(services.store, services.rateLimiter);
     this.queries = engineQueries(services.store.db);
     this.tokens = new TokenKeeper(services, this.pacing, this.worker);
+    this.renewal = new TokenRenewal(services, this.tokens, options.renewEveryMs);
     this.successes = new SuccessDigest(services.notifications, options.successDigestMs ?? 10_000);
     this.loop = new WorkLoop({
       name: 'engine',
@@ -103,6 +109,7 @@ export class Engine {
 
   start(): void {
     this.loop.start();
+    this.renewal.start();
     this.services.wake = (at) => this.wake(at);
     // Other processes (API servers, workers) announce due work on PostgreSQL.
     if (this.services.config.databaseUrl) {
@@ -121,6 +128,7 @@ export class Engine {
     this.stopping = true;
     this.services.wake = () => {};
     await this.unlisten?.();
+    await this.renewal.stop();
     if (!(await this.loop.stop(graceMs))) {
       this.abandoned = true;
       console.error(`engine: stopped with ${this.loop.inHand} publish(es) still running after ${graceMs / 1000} s; the next worker checks them`);
@@ -402,16 +410,10 @@ export class Engine {
    */
   private async reconnectNeeded(job: Job, detail: string): Promise<void> {
     const { channel, item } = job;
-    const reason = `Channel "${channel.name}" must be reconnected: ${detail}`;
     const now = Date.now();
-    const { store, events, notifications } = this.services;
-    await store.db.transaction().execute(async (tx) => {
-      await this.services.channels.markNeedsReconnect(channel.id, tx);
-      await events.record(tx, item.account_id, [{ type: 'channel.needs_reconnect', data: channelEventData(channel, detail) }]);
-    });
-    events.announce();
+    const reason = await channelNeedsReconnect(this.services, channel, detail);
     await this.fail(item, reason, { channel });
-    const due = await store.db
+    const due = await this.services.store.db
       .selectFrom('posts')
       .selectAll()
       .where('channel_id', '=', channel.id)
@@ -421,7 +423,6 @@ export class Engine {
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .execute();
     for (const other of due) await this.fail(other, reason, { notify: false, channel });
-    await notifications.add(item.account_id, reason, `/api/public/v1/integrations`);
   }
 
   /** Ends an item in ERROR with the reason, along with the thread items after it, and tells the user. */

@@ -6,6 +6,7 @@
  */
 import type { Services } from '../app.ts';
 import type { ChannelRow } from '../db/schema.ts';
+import { channelEventData } from '../domain/events.ts';
 import { PublishError, type Provider, type PublishChannel, type TokenConfig } from '../providers/types.ts';
 import type { Pacing } from './pacing.ts';
 
@@ -17,6 +18,22 @@ const LOCK_POLL_MS = 100;
 
 /** The network refused the refresh: only the user can fix this, by connecting again. */
 export class ReconnectNeeded extends Error {}
+
+/**
+ * The network no longer accepts the channel's tokens: the channel waits for its
+ * owner to connect it again, who is told (a notification and channel.needs_reconnect).
+ * Returns the reason its posts fail with.
+ */
+export async function channelNeedsReconnect(services: Services, channel: ChannelRow, detail: string): Promise<string> {
+  const reason = `Channel "${channel.name}" must be reconnected: ${detail}`;
+  await services.store.db.transaction().execute(async (tx) => {
+    await services.channels.markNeedsReconnect(channel.id, tx);
+    await services.events.record(tx, channel.account_id, [{ type: 'channel.needs_reconnect', data: channelEventData(channel, detail) }]);
+  });
+  services.events.announce();
+  await services.notifications.add(channel.account_id, reason, '/api/public/v1/integrations');
+  return reason;
+}
 
 export class TokenKeeper {
   constructor(

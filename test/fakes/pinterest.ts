@@ -17,21 +17,27 @@ export const PINTEREST_BOARDS = [
 
 export interface PinterestFake extends NetworkFake {
   tokens: Set<string>;
-  refreshTokens: Set<string>;
+  /** Refresh tokens the fake accepts, with when each was issued (by `clock`). */
+  refreshTokens: Map<string, number>;
+  /** The fake's time: a refresh token unused for 60 days lapses, as Pinterest's continuous refresh documents. */
+  clock: () => number;
   pins: { id: string; body: any }[];
 }
+
+/** A continuous-refresh token lives 60 days (refresh_token_expires_in). */
+const REFRESH_TOKEN_LIFE_MS = 5_184_000 * 1000;
 
 export async function startPinterestFake(): Promise<PinterestFake> {
   let next = 10;
   const fake = (await startNetworkFake()) as PinterestFake;
-  Object.assign(fake, { tokens: new Set(), refreshTokens: new Set(), pins: [] });
+  Object.assign(fake, { tokens: new Set(), refreshTokens: new Map(), clock: Date.now, pins: [] });
   const media = new Map<string, { uploaded: boolean; looks: number }>();
 
   const issue = (): FakeAnswer => {
     const access = `pina_${next++}`;
     const refresh = `pinr_${next++}`;
     fake.tokens.add(access);
-    fake.refreshTokens.add(refresh);
+    fake.refreshTokens.set(refresh, fake.clock());
     return {
       status: 200,
       body: { access_token: access, refresh_token: refresh, response_type: 'authorization_code', token_type: 'bearer', expires_in: 2_592_000, refresh_token_expires_in: 5_184_000, scope: 'boards:read,pins:write' },
@@ -49,7 +55,8 @@ export async function startPinterestFake(): Promise<PinterestFake> {
       if (request.headers.authorization !== expected) return { status: 401, body: { code: 1, message: 'Invalid client credentials' } };
       const f = request.form ?? {};
       if (f.grant_type === 'authorization_code' && f.code === 'pin-code-1' && f.redirect_uri === fake.state.authorize?.redirect_uri) return issue();
-      if (f.grant_type === 'refresh_token' && fake.refreshTokens.has(f.refresh_token)) {
+      const issued = fake.refreshTokens.get(f.refresh_token);
+      if (f.grant_type === 'refresh_token' && issued !== undefined && fake.clock() - issued <= REFRESH_TOKEN_LIFE_MS) {
         fake.refreshTokens.delete(f.refresh_token); // continuous refresh: the used token is spent
         return issue();
       }

@@ -1,0 +1,117 @@
+/**
+ * Renewing channels' access in the background, so that a channel that publishes
+ * rarely does not die: Instagram Login and Threads tokens can only be renewed
+ * while they are valid, and Pinterest's refresh tokens lapse after 60 unused
+ * days. Each channel carries the time of its next renewal (`renew_at`, set by
+ * `renewalTime` whenever its tokens are stored); every engine looks for channels
+ * due now and then, and takes each one with a conditional update, so one worker
+ * renews it while the others pass. A network that refuses marks the channel for
+ * reconnection, with a notification and a `channel.needs_reconnect` event.
+ */
+import type { Services } from '../app.ts';
+import type { ChannelRow } from '../db/schema.ts';
+import { describeError } from '../lib/background.ts';
+import { renewalTime } from '../domain/channels.ts';
+import { findProvider } from '../providers/index.ts';
+import { PublishError } from '../providers/types.ts';
+import { channelNeedsReconnect, ReconnectNeeded, type TokenKeeper } from './tokens.ts';
+
+/** How often an engine looks for channels to renew. */
+const LOOK_EVERY_MS = 10 * 60_000;
+/** A channel taken for renewal is left to its worker this long before another may try. */
+const CLAIM_MS = 10 * 60_000;
+/** A renewal the network could not answer is tried again after this long. */
+const AGAIN_AFTER_MS = 60 * 60_000;
+/** Channels renewed per look; the rest wait for the next one. */
+const BATCH = 20;
+
+export class TokenRenewal {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+
+  constructor(
+    private readonly services: Services,
+    private readonly tokens: TokenKeeper,
+    private readonly everyMs = LOOK_EVERY_MS,
+  ) {}
+
+  start(): void {
+    const look = () => {
+      this.timer = setTimeout(() => void this.run().finally(look), this.everyMs);
+      this.timer.unref();
+    };
+    look();
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** Renews the channels due at `now` (the clock is the caller's, so tests can move it); resolves to how many it renewed. */
+  run(now = Date.now()): Promise<number> {
+    this.running ??= this.renewDue(now)
+      .catch((err) => {
+        console.error('token renewal failed:', describeError(err));
+        return 0;
+      })
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async renewDue(now: number): Promise<number> {
+    const due = await this.services.store.db
+      .selectFrom('channels')
+      .selectAll()
+      .where('renew_at', 'is not', null)
+      .where('renew_at', '<=', now)
+      .where('deleted_at', 'is', null)
+      .where('disabled', '=', 0)
+      .where('needs_reconnect', '=', 0)
+      .orderBy('renew_at')
+      .limit(BATCH)
+      .execute();
+    let renewed = 0;
+    for (const row of due) if (await this.renew(row, now)) renewed++;
+    return renewed;
+  }
+
+  /** Takes the channel (another worker may have), then renews it; true when new tokens were stored. */
+  private async renew(row: ChannelRow, now: number): Promise<boolean> {
+    const { db } = this.services.store;
+    const taken = await db
+      .updateTable('channels')
+      .set({ renew_at: now + CLAIM_MS })
+      .where('id', '=', row.id)
+      .where('renew_at', '=', row.renew_at)
+      .executeTakeFirst();
+    if (Number(taken.numUpdatedRows) === 0) return false;
+    const provider = findProvider(row.provider);
+    if (!provider?.refresh) {
+      await db.updateTable('channels').set({ renew_at: null }).where('id', '=', row.id).execute();
+      return false;
+    }
+    const channel = this.services.channels.publishView(row);
+    if (row.renew_at === 0) {
+      // Stored before renewal times were kept: its time is set now, and it is renewed now only if that time has come.
+      const when = renewalTime(channel.config, now);
+      if (when === null || when > now) {
+        await db.updateTable('channels').set({ renew_at: when }).where('id', '=', row.id).execute();
+        return false;
+      }
+    }
+    try {
+      await this.tokens.refresh(provider, row, channel);
+      return true;
+    } catch (err) {
+      if (err instanceof ReconnectNeeded) {
+        await channelNeedsReconnect(this.services, row, err.message);
+        return false;
+      }
+      const wait = err instanceof PublishError ? Math.max(err.retryAfterMs ?? 0, AGAIN_AFTER_MS) : AGAIN_AFTER_MS;
+      await db.updateTable('channels').set({ renew_at: now + wait }).where('id', '=', row.id).execute();
+      return false;
+    }
+  }
+}
