@@ -9,6 +9,7 @@
  * Statuses carry an Idempotency-Key (the post item's id): Mastodon answers a
  * repeated key with the status it already created, so a retry never doubles a post.
  */
+import crypto from 'node:crypto';
 import { z } from 'zod';
 import { ApiError, invalidField } from '../domain/errors.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
@@ -16,13 +17,12 @@ import type { NetworkAnswer, Verdict } from './http-failures.ts';
 import type { NetworkRequest } from './network-http.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext, type PublishResult } from './types.ts';
 import { authorizationUrl } from './oauth2-tokens.ts';
+import { waitForProcessing } from './processing-wait.ts';
 
 const SCOPES = 'read:accounts read:statuses write:statuses write:media';
 const APP_NAME = 'Herald';
-/** Media processing is polled from this interval up to MEDIA_POLL_MAX_MS between looks. */
-const MEDIA_POLL_FIRST_MS = 250;
-const MEDIA_POLL_MAX_MS = 5_000;
-const MEDIA_WAIT_MS = 50_000;
+/** How often an attachment being processed is looked at. */
+const MEDIA_POLL_MS = 1_000;
 
 interface Config {
   instance: string;
@@ -88,24 +88,51 @@ function auth(config: Config): Record<string, string> {
   return { authorization: `Bearer ${config.accessToken}` };
 }
 
-/** Uploads one file and waits until the instance has processed it (videos take a while). */
-async function uploadMedia(ctx: PublishContext, config: Config, media: MediaRef): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of (await media.open()) as AsyncIterable<Buffer>) chunks.push(chunk);
-  const form = new FormData();
-  form.append('file', new Blob([Buffer.concat(chunks)], { type: media.mimeType }), `${media.id}.${media.mimeType.split('/')[1] ?? 'bin'}`);
-  // Mastodon's alt text for the attachment (up to 1,500 characters, as the library allows).
-  if (media.alt) form.append('description', media.alt);
-  // An upload that fails or times out published nothing: the status is not sent yet.
-  const uploaded = await call<{ id: string; url: string | null }>(ctx, `${config.instance}/api/v2/media`, { method: 'POST', headers: auth(config), body: form, timeoutMs: 5 * 60_000, repeatable: true });
-  if (uploaded.status === 200 && uploaded.body.url) return uploaded.body.id;
-  const deadline = Date.now() + MEDIA_WAIT_MS;
-  for (let wait = MEDIA_POLL_FIRST_MS; ; wait = Math.min(wait * 2, MEDIA_POLL_MAX_MS)) {
-    if (Date.now() + wait > deadline) throw new PublishError('retryable', 'Mastodon is still processing the media; trying again later');
-    await new Promise((r) => setTimeout(r, wait));
-    const media = await call(ctx, `${config.instance}/api/v1/media/${encodeURIComponent(uploaded.body.id)}`, { headers: auth(config) });
-    if (media.status !== 206) return uploaded.body.id;
+/** Where the instance stands with an attachment: GET /api/v1/media/:id answers 206 while it processes, 404 once it is gone. */
+async function attachmentState(ctx: PublishContext, config: Config, id: string): Promise<'ready' | 'processing' | 'gone'> {
+  try {
+    const media = await call(ctx, `${config.instance}/api/v1/media/${encodeURIComponent(id)}`, { headers: auth(config) });
+    return media.status === 206 ? 'processing' : 'ready';
+  } catch (err) {
+    if (err instanceof PublishError && err.kind === 'refused') return 'gone';
+    throw err;
   }
+}
+
+/**
+ * The instance's attachment for one file, processed. A file is uploaded once per
+ * post item: an attachment an earlier attempt uploaded is taken up again while
+ * the instance keeps it (unattached media lives about a day), so a video that
+ * outlasts an attempt is not sent and processed again. The wait lasts as long
+ * as the publish may (busy instances take minutes for a video).
+ */
+async function attachment(ctx: PublishContext, config: Config, media: MediaRef): Promise<string> {
+  const key = `mastodon-media:${crypto.createHash('sha256').update(JSON.stringify([config.instance, media.id, media.alt ?? ''])).digest('base64url')}`;
+  let id = await ctx.progress.get(key);
+  if (id && (await attachmentState(ctx, config, id)) === 'gone') id = undefined;
+  if (!id) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of (await media.open()) as AsyncIterable<Buffer>) chunks.push(chunk);
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.concat(chunks)], { type: media.mimeType }), `${media.id}.${media.mimeType.split('/')[1] ?? 'bin'}`);
+    // Mastodon's alt text for the attachment (up to 1,500 characters, as the library allows).
+    if (media.alt) form.append('description', media.alt);
+    // An upload that fails or times out published nothing: the status is not sent yet.
+    const uploaded = await call<{ id: string; url: string | null }>(ctx, `${config.instance}/api/v2/media`, { method: 'POST', headers: auth(config), body: form, timeoutMs: 5 * 60_000, repeatable: true });
+    if (uploaded.status === 200 && uploaded.body.url) return uploaded.body.id;
+    id = uploaded.body.id;
+    await ctx.progress.set(key, id);
+  }
+  const attachmentId = id;
+  await waitForProcessing(
+    async () => {
+      const state = await attachmentState(ctx, config, attachmentId);
+      if (state === 'gone') throw new PublishError('retryable', `Mastodon no longer has the upload of ${media.id}; it is sent again on the next attempt`);
+      return state === 'ready' ? { done: true } : { done: false };
+    },
+    { network: 'Mastodon', what: 'the media', signal: ctx.signal, intervalMs: MEDIA_POLL_MS, maxIntervalMs: MEDIA_POLL_MS },
+  );
+  return attachmentId;
 }
 
 function release(config: Config, status: { id: string; url?: string | null }): PublishResult {
@@ -196,7 +223,7 @@ export const mastodon: Provider = {
   async publish(ctx) {
     const config = ctx.channel.config as unknown as Config;
     const mediaIds: string[] = [];
-    for (const media of ctx.item.media) mediaIds.push(await uploadMedia(ctx, config, media));
+    for (const media of ctx.item.media) mediaIds.push(await attachment(ctx, config, media));
     const status = await call<{ id: string; url?: string | null }>(ctx, `${config.instance}/api/v1/statuses`, {
       method: 'POST',
       headers: { ...auth(config), 'idempotency-key': ctx.idempotencyKey },

@@ -25,7 +25,9 @@ export interface MastodonFake extends NetworkFake {
   apps: { client_id: string; client_secret: string; redirect_uris: string; scopes: string }[];
   validTokens: Set<string>;
   statuses: FakeStatus[];
-  media: Map<string, { type: string; bytes: Buffer; filename: string; pollsLeft: number; description: string | null }>;
+  media: Map<string, { type: string; bytes: Buffer; filename: string; readyAt: number; description: string | null }>;
+  /** How long the instance takes to process a video (wall-clock; images are ready at once). */
+  videoProcessingMs: number;
   account: { id: string; username: string; acct: string; display_name: string; avatar: string; url: string };
   /** The next status is created, but the answer is not JSON (the outcome looks unknown to the client). */
   garbleNextStatusAnswer?: boolean;
@@ -59,6 +61,7 @@ export async function startMastodonFake(): Promise<MastodonFake> {
   fake.validTokens = new Set();
   fake.statuses = [];
   fake.media = new Map();
+  fake.videoProcessingMs = 300;
   fake.account = { id: '109876', username: 'herald', acct: 'herald', display_name: 'Herald Test', avatar: `${fake.url}/avatars/herald.png`, url: `${fake.url}/@herald` };
   const codes = new Map<string, { client_id: string; redirect_uri: string; challenge?: string }>();
 
@@ -122,7 +125,7 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       // Mastodon keeps the optional description (alt text), at most 1,500 characters.
       const description = request.multipart?.fields.description ?? null;
       if (description !== null && [...description].length > 1500) return { status: 422, body: { error: 'Validation failed: Description is too long (maximum is 1500 characters)' } };
-      fake.media.set(id, { type: file.type, bytes: file.data, filename: file.filename, pollsLeft: video ? 1 : 0, description });
+      fake.media.set(id, { type: file.type, bytes: file.data, filename: file.filename, readyAt: Date.now() + (video ? fake.videoProcessingMs : 0), description });
       const attachment = { id, type: video ? 'video' : 'image', url: video ? null : `${fake.url}/media/${id}`, preview_url: null, description };
       return { status: video ? 202 : 200, body: attachment };
     },
@@ -132,10 +135,7 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       const media = fake.media.get(request.params.id);
       if (!media) return { status: 404, body: { error: 'Record not found' } };
       const attachment = { id: request.params.id, type: media.type.split('/')[0], url: `${fake.url}/media/${request.params.id}` };
-      if (media.pollsLeft > 0) {
-        media.pollsLeft--;
-        return { status: 206, body: { ...attachment, url: null } };
-      }
+      if (Date.now() < media.readyAt) return { status: 206, body: { ...attachment, url: null } };
       return { status: 200, body: attachment };
     },
 
@@ -153,7 +153,7 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       for (const id of mediaIds) {
         const media = fake.media.get(id);
         if (!media) return { status: 422, body: { error: 'Validation failed: Media not found' } };
-        if (media.pollsLeft > 0) return { status: 422, body: { error: 'Cannot attach files that have not finished processing. Try again in a moment!' } };
+        if (Date.now() < media.readyAt) return { status: 422, body: { error: 'Cannot attach files that have not finished processing. Try again in a moment!' } };
       }
       if (p.in_reply_to_id && !fake.statuses.some((s) => s.id === p.in_reply_to_id)) return { status: 404, body: { error: 'Record not found' } };
       const id = nextId();

@@ -27,7 +27,7 @@ for (const store of await testStores()) {
       fake = await startMastodonFake();
       other = await startMastodonFake();
       // A publish whose answer never comes is given up after 4 s (its outcome then unknown).
-      herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 4_000 } });
+      herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 4_000 }, env: { HERALD_POSTS_PER_HOUR: '1000', HERALD_REQUESTS_PER_MINUTE: '100000' } });
       account = await herald.newAccount();
     });
     after(async () => {
@@ -114,6 +114,18 @@ for (const store of await testStores()) {
       assert.equal(first.media_ids.length, 1);
       assert.equal(second.media_ids.length, 1);
       assert.equal(second.in_reply_to_id, first.id);
+    });
+
+    it('a video still processing when an attempt ends is waited for again by the next one, never uploaded twice', async () => {
+      const video = await uploadMp4(account, herald, 5000);
+      fake.videoProcessingMs = 6_000;
+      const uploadsBefore = fake.calls('POST /api/v2/media').length;
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'A long clip', media: [video] }]), 30_000);
+      fake.videoProcessingMs = 300;
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.equal(fake.calls('POST /api/v2/media').length - uploadsBefore, 1, 'uploaded once');
+      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.equal(fake.statuses.at(-1)!.media_ids[0], fake.calls('GET /api/v1/media/:id').at(-1)!.params.id);
     });
 
     it('publishes a thread as replies, each to the one before', async () => {
