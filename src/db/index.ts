@@ -25,6 +25,7 @@ import * as templates from './migrations/012_templates.ts';
 import * as mediaTags from './migrations/013_media_tags.ts';
 import * as publishProgress from './migrations/014_publish_progress.ts';
 import * as tokenRenewal from './migrations/015_token_renewal.ts';
+import * as postFollowUps from './migrations/016_post_follow_ups.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '013_media_tags': mediaTags,
   '014_publish_progress': publishProgress,
   '015_token_renewal': tokenRenewal,
+  '016_post_follow_ups': postFollowUps,
 };
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {

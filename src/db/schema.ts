@@ -146,6 +146,12 @@ export interface PublishProgressRow {
   created_at: number;
 }
 
+export interface PostFollowUpRow {
+  post_id: string;
+  next_at: number;
+  until_at: number;
+}
+
 export interface ShortLinkRow {
   code: string;
   account_id: string;
@@ -344,6 +350,7 @@ export interface Database {
   posts: PostRow;
   post_attempts: PostAttemptRow;
   publish_progress: PublishProgressRow;
+  post_follow_ups: PostFollowUpRow;
   short_links: ShortLinkRow;
   idempotency_keys: IdempotencyKeyRow;
   rate_counters: RateCounterRow;

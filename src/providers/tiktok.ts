@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { errorMessage, type NetworkAnswer, type Verdict } from './http-failures.ts';
-import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
+import { PublishError, type FollowUpState, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
 import { authorizationUrl } from './oauth2-tokens.ts';
 
 const SCOPES = ['user.info.basic', 'user.info.profile', 'video.publish', 'video.upload'];
@@ -19,8 +19,11 @@ export const CHUNK_BYTES = 10 * 1024 * 1024;
 const SINGLE_CHUNK_BELOW = 5 * 1024 * 1024;
 /** Status fetch allows 30 calls a minute per user. */
 const POLL_INTERVAL_MS = 2_000;
-/** How long one publish waits for TikTok's processing before leaving it to TikTok. */
-const POLL_LIMIT_MS = 40_000;
+/** How long one publish follows TikTok's processing before following it in the background (HERALD_TIKTOK_STATUS_WAIT_SECONDS). */
+const DEFAULT_STATUS_WAIT_S = 40;
+/** Background looks: while TikTok processes, and while a public post awaits its public id (moderation). */
+const PROCESSING_CHECK_MS = 30_000;
+const MODERATION_CHECK_MS = 10 * 60_000;
 
 const settings = z.object({
   title: z.string().max(90).optional().describe('Title of a photo post'),
@@ -136,14 +139,36 @@ interface Status {
   publicaly_available_post_id?: (string | number)[];
 }
 
-async function waitForPublish(ctx: PublishContext, token: string | undefined, publishId: string): Promise<Status | undefined> {
-  const deadline = Date.now() + POLL_LIMIT_MS;
+/** How a publish stands, as the status endpoint says; PROCESSING_* while TikTok works on it. */
+function standing(status: Status, username: string | undefined, releaseId: string): FollowUpState {
+  if (status.status === 'FAILED') return { state: 'failed', reason: status.fail_reason ?? 'no reason given' };
+  if (status.status === 'SEND_TO_USER_INBOX') return { state: 'done' };
+  const postId = status.publicaly_available_post_id?.[0];
+  if (status.status === 'PUBLISH_COMPLETE' && postId !== undefined) {
+    const id = String(postId);
+    // Photo posts have publish ids of their own kind (p_pub_…) and /photo/ addresses.
+    return { state: 'done', releaseId: id, releaseUrl: username ? `https://www.tiktok.com/@${username}/${releaseId.startsWith('p_') ? 'photo' : 'video'}/${id}` : null };
+  }
+  // Live but not yet public (moderation gives the public id later), or still processing.
+  return { state: 'waiting', checkAfterMs: status.status === 'PUBLISH_COMPLETE' ? MODERATION_CHECK_MS : PROCESSING_CHECK_MS };
+}
+
+function fetchStatus(ctx: NetworkContext, token: string | undefined, publishId: string): Promise<Status> {
+  return tiktokCall<Status>(ctx, token, '/v2/post/publish/status/fetch/', { publish_id: publishId });
+}
+
+/**
+ * Follows the publish for a while (most finish within seconds) until TikTok has
+ * made it live or failed it; what is still processing then is followed in the background.
+ */
+async function waitForPublish(ctx: PublishContext, token: string | undefined, publishId: string, username: string | undefined): Promise<{ live: boolean; state: FollowUpState }> {
+  const waitMs = Number(ctx.app.STATUS_WAIT_SECONDS || DEFAULT_STATUS_WAIT_S) * 1000;
+  const deadline = Date.now() + waitMs;
   for (;;) {
-    const status = await tiktokCall<Status>(ctx, token, '/v2/post/publish/status/fetch/', { publish_id: publishId });
-    if (status.status === 'FAILED') throw new PublishError('refused', `TikTok could not publish the post: ${status.fail_reason ?? 'no reason given'}`);
-    if (status.status === 'SEND_TO_USER_INBOX') return status;
-    if (status.status === 'PUBLISH_COMPLETE') return status;
-    if (Date.now() + POLL_INTERVAL_MS > deadline) return undefined;
+    const status = await fetchStatus(ctx, token, publishId);
+    const state = standing(status, username, publishId);
+    const live = status.status === 'PUBLISH_COMPLETE';
+    if (live || state.state !== 'waiting' || Date.now() + POLL_INTERVAL_MS > deadline) return { live, state };
     await new Promise((r) => setTimeout(r, POLL_INTERVAL_MS));
   }
 }
@@ -155,6 +180,7 @@ export const tiktok: Provider = {
   urls: { auth: 'https://www.tiktok.com', api: 'https://open.tiktokapis.com' },
   readAnswer,
   appSettings: ['CLIENT_KEY', 'CLIENT_SECRET'],
+  optionalSettings: ['STATUS_WAIT_SECONDS'],
   settings,
   rules: {
     // Video captions are counted in UTF-16 units.
@@ -277,11 +303,17 @@ export const tiktok: Provider = {
       publishId = init.publish_id;
     }
 
-    const status = await waitForPublish(ctx, token, publishId);
-    const postId = status?.publicaly_available_post_id?.[0];
-    // Until moderation passes (or while TikTok is still processing) there is no post id yet: the publish id stands for it.
-    if (postId === undefined) return { releaseId: publishId, releaseUrl: null };
-    const id = String(postId);
-    return { releaseId: id, releaseUrl: config.username ? `https://www.tiktok.com/@${config.username}/${video ? 'video' : 'photo'}/${id}` : null };
+    const { live, state: status } = await waitForPublish(ctx, token, publishId, config.username);
+    // Live without a public id: only public posts get one, after moderation.
+    if (live && status.state === 'waiting' && s.privacy_level !== 'PUBLIC_TO_EVERYONE') return { releaseId: publishId, releaseUrl: null };
+    if (status.state === 'failed') throw new PublishError('refused', `TikTok could not publish the post: ${status.reason}`);
+    if (status.state === 'done') return { releaseId: status.releaseId ?? publishId, releaseUrl: status.releaseUrl ?? null };
+    // TikTok has it but has not finished: the publish id stands for the post until it says how it ended.
+    return { releaseId: publishId, releaseUrl: null, followUp: { afterMs: status.checkAfterMs ?? PROCESSING_CHECK_MS } };
+  },
+
+  async followUp(ctx) {
+    const config = ctx.channel.config as unknown as Config;
+    return standing(await fetchStatus(ctx, config.accessToken, ctx.releaseId), config.username, ctx.releaseId);
   },
 };

@@ -117,7 +117,19 @@ export interface ItemProgress {
 export interface PublishResult {
   releaseId: string;
   releaseUrl?: string | null;
+  /**
+   * The network took the post but finishes it later (TikTok processes and
+   * moderates): Herald asks `Provider.followUp` after `afterMs`, and again, until
+   * the network says how it ended.
+   */
+  followUp?: { afterMs: number };
 }
+
+/** How a post the network was still finishing stands. */
+export type FollowUpState =
+  | { state: 'done'; releaseId?: string; releaseUrl?: string | null }
+  | { state: 'failed'; reason: string }
+  | { state: 'waiting'; checkAfterMs?: number };
 
 /**
  * How a publish failed:
@@ -244,6 +256,8 @@ export interface Provider {
    * item (by idempotency key or among recent posts). null: certainly not there.
    */
   findPublished?(ctx: PublishContext): Promise<PublishResult | null>;
+  /** A post published with `followUp`: how the network says it stands now (`releaseId` is what publish returned). */
+  followUp?(ctx: NetworkContext & { channel: PublishChannel; releaseId: string }): Promise<FollowUpState>;
   /**
    * The network drops a repeat of the same publish (the adapter sends a key derived
    * from the post item: an idempotency key, a nonce, a fixed record key, the same

@@ -21,6 +21,7 @@ import { WorkLoop } from './work-loop.ts';
 import { engineQueries, type EngineQueries } from './engine-queries.ts';
 import { TokenKeeper, ReconnectNeeded, channelNeedsReconnect } from './tokens.ts';
 import { TokenRenewal } from './token-renewal.ts';
+import { FOLLOW_FOR_MS, FollowUps } from './follow-ups.ts';
 import { isStoreUnavailable } from '../db/unavailable.ts';
 import { describeError } from '../lib/background.ts';
 import { complete, failWithThread, handBack, renewLease, scheduleReply } from '../domain/post-queue.ts';
@@ -40,6 +41,8 @@ export interface EngineOptions {
   publishTimeoutMs?: number;
   /** How often channels' access is renewed in the background (token-renewal.ts). */
   renewEveryMs?: number;
+  /** How often posts a network finishes later are looked at (follow-ups.ts). */
+  followUpEveryMs?: number;
 }
 
 /** Longest a look on the network for a post of unknown fate may take. */
@@ -71,6 +74,8 @@ export class Engine {
   private readonly tokens: TokenKeeper;
   /** Renews channels' access in the background; `run(now)` renews what is due at `now`. */
   readonly renewal: TokenRenewal;
+  /** Follows posts a network finishes later; `run(now)` looks at what is due at `now`. */
+  readonly followUps: FollowUps;
   private readonly successes: SuccessDigest;
   private readonly loop: WorkLoop<PostRow>;
   private readonly queries: EngineQueries;
@@ -94,6 +99,7 @@ export class Engine {
     this.queries = engineQueries(services.store.db);
     this.tokens = new TokenKeeper(services, this.pacing, this.worker);
     this.renewal = new TokenRenewal(services, this.tokens, options.renewEveryMs);
+    this.followUps = new FollowUps(services, this.tokens, options.followUpEveryMs);
     this.successes = new SuccessDigest(services.notifications, options.successDigestMs ?? 10_000);
     this.loop = new WorkLoop({
       name: 'engine',
@@ -110,6 +116,7 @@ export class Engine {
   start(): void {
     this.loop.start();
     this.renewal.start();
+    this.followUps.start();
     this.services.wake = (at) => this.wake(at);
     // Other processes (API servers, workers) announce due work on PostgreSQL.
     if (this.services.config.databaseUrl) {
@@ -128,7 +135,7 @@ export class Engine {
     this.stopping = true;
     this.services.wake = () => {};
     await this.unlisten?.();
-    await this.renewal.stop();
+    await Promise.all([this.renewal.stop(), this.followUps.stop()]);
     if (!(await this.loop.stop(graceMs))) {
       this.abandoned = true;
       console.error(`engine: stopped with ${this.loop.inHand} publish(es) still running after ${graceMs / 1000} s; the next worker checks them`);
@@ -373,6 +380,10 @@ export class Engine {
         await complete(tx, { id: item.id, releaseId: result.releaseId, releaseUrl: result.releaseUrl ?? null, at: now });
         if (next) await scheduleReply(tx, next.id, now + next.delay_minutes * 60_000);
         await events.record(tx, item.account_id, [{ type: 'post.published', data: published }]);
+        // The network finishes it later: followed until it says how it ended.
+        if (result.followUp) {
+          await tx.insertInto('post_follow_ups').values({ post_id: item.id, next_at: now + result.followUp.afterMs, until_at: now + FOLLOW_FOR_MS }).onConflict((oc) => oc.column('post_id').doNothing()).execute();
+        }
       }),
     );
     events.announce();

@@ -10,10 +10,10 @@
  */
 import type { Services } from '../app.ts';
 import type { ChannelRow } from '../db/schema.ts';
-import { describeError } from '../lib/background.ts';
 import { renewalTime } from '../domain/channels.ts';
 import { findProvider } from '../providers/index.ts';
 import { PublishError } from '../providers/types.ts';
+import { Periodic } from './periodic.ts';
 import { channelNeedsReconnect, ReconnectNeeded, type TokenKeeper } from './tokens.ts';
 
 /** How often an engine looks for channels to renew. */
@@ -25,39 +25,13 @@ const AGAIN_AFTER_MS = 60 * 60_000;
 /** Channels renewed per look; the rest wait for the next one. */
 const BATCH = 20;
 
-export class TokenRenewal {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
-
+export class TokenRenewal extends Periodic {
   constructor(
     private readonly services: Services,
     private readonly tokens: TokenKeeper,
-    private readonly everyMs = LOOK_EVERY_MS,
-  ) {}
-
-  start(): void {
-    const look = () => {
-      this.timer = setTimeout(() => void this.run().finally(look), this.everyMs);
-      this.timer.unref();
-    };
-    look();
-  }
-
-  async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
-  }
-
-  /** Renews the channels due at `now` (the clock is the caller's, so tests can move it); resolves to how many it renewed. */
-  run(now = Date.now()): Promise<number> {
-    this.running ??= this.renewDue(now)
-      .catch((err) => {
-        console.error('token renewal failed:', describeError(err));
-        return 0;
-      })
-      .finally(() => (this.running = undefined));
-    return this.running;
+    everyMs = LOOK_EVERY_MS,
+  ) {
+    super('token renewal', everyMs, (now) => this.renewDue(now));
   }
 
   private async renewDue(now: number): Promise<number> {

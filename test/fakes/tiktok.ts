@@ -16,10 +16,10 @@ export interface TikTokFake extends NetworkFake {
   refreshTokens: Set<string>;
   privacyOptions: string[];
   /** Uploads by publish id. */
-  uploads: Map<string, { init: any; chunks: { range: string; bytes: Buffer }[]; complete: boolean; kind: 'video' | 'photo' | 'inbox' }>;
-  /** Status answers to give, in order, before PUBLISH_COMPLETE (e.g. ['PROCESSING_UPLOAD']). */
-  pendingStatuses: string[];
-  /** Makes the next publish end FAILED with this reason. */
+  uploads: Map<string, { init: any; chunks: { range: string; bytes: Buffer }[]; complete: boolean; kind: 'video' | 'photo' | 'inbox'; readyAt?: number; failure?: string }>;
+  /** How long TikTok works on a publish once it has the media (wall-clock), answering PROCESSING_* meanwhile. */
+  processingMs: number;
+  /** Makes the next publish end FAILED with this reason once processed. */
   failNextPublish?: string;
   published: { publishId: string; postId: string }[];
 }
@@ -40,7 +40,7 @@ export async function startTikTokFake(): Promise<TikTokFake> {
   fake.refreshTokens = new Set();
   fake.privacyOptions = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'SELF_ONLY'];
   fake.uploads = new Map();
-  fake.pendingStatuses = [];
+  fake.processingMs = 0;
   fake.published = [];
 
   const denied = (request: RecordedRequest): FakeAnswer | undefined => {
@@ -55,10 +55,20 @@ export async function startTikTokFake(): Promise<TikTokFake> {
     fake.refreshTokens.add(refresh);
     return { open_id: 'open-id-42', scope: 'user.info.basic,user.info.profile,video.publish,video.upload', access_token: access, expires_in: 7200, refresh_token: refresh, refresh_expires_in: 15552000, token_type: 'Bearer' };
   };
+  /** TikTok has the media: it processes it for `processingMs`, then publishes or fails. */
+  const mediaArrived = (upload: { complete: boolean; readyAt?: number; failure?: string }) => {
+    upload.complete = true;
+    upload.readyAt = Date.now() + fake.processingMs;
+    upload.failure = fake.failNextPublish;
+    fake.failNextPublish = undefined;
+  };
   const newPublish = (init: any, kind: 'video' | 'photo' | 'inbox') => {
     publishes++;
-    const publishId = `v_pub_file~v2-1.${7300000000000000000n + BigInt(publishes)}`;
-    fake.uploads.set(publishId, { init, chunks: [], complete: kind === 'photo', kind });
+    // Photo posts pulled from URLs and videos uploaded from a file have publish ids of their own kinds.
+    const publishId = `${kind === 'photo' ? 'p_pub_url' : 'v_pub_file'}~v2-1.${7300000000000000000n + BigInt(publishes)}`;
+    const upload = { init, chunks: [] as { range: string; bytes: Buffer }[], complete: false, kind };
+    fake.uploads.set(publishId, upload);
+    if (kind === 'photo') mediaArrived(upload);
     return publishId;
   };
 
@@ -121,7 +131,7 @@ export async function startTikTokFake(): Promise<TikTokFake> {
       upload.chunks.push({ range, bytes: request.raw });
       const total = Number(match[3]);
       if (received + request.raw.length < total) return { status: 206 };
-      upload.complete = true;
+      mediaArrived(upload);
       return { status: 201 };
     },
 
@@ -132,13 +142,8 @@ export async function startTikTokFake(): Promise<TikTokFake> {
       const upload = fake.uploads.get(publishId);
       if (!upload) return tiktokError(400, 'invalid_params', 'publish_id not found');
       if (!upload.complete) return ok({ status: 'PROCESSING_UPLOAD', uploaded_bytes: 0 });
-      const pending = fake.pendingStatuses.shift();
-      if (pending) return ok({ status: pending });
-      if (fake.failNextPublish) {
-        const reason = fake.failNextPublish;
-        fake.failNextPublish = undefined;
-        return ok({ status: 'FAILED', fail_reason: reason });
-      }
+      if (Date.now() < upload.readyAt!) return ok({ status: upload.kind === 'photo' ? 'PROCESSING_DOWNLOAD' : 'PROCESSING_UPLOAD' });
+      if (upload.failure) return ok({ status: 'FAILED', fail_reason: upload.failure });
       if (upload.kind === 'inbox') return ok({ status: 'SEND_TO_USER_INBOX' });
       let post = fake.published.find((p) => p.publishId === publishId);
       if (!post) {

@@ -40,7 +40,8 @@ for (const store of await testStores()) {
       fake = await startTikTokFake();
       herald = await startHerald(store, {
         engine: { pollMs: 50 },
-        env: { HERALD_TIKTOK_CLIENT_KEY: CLIENT_KEY, HERALD_TIKTOK_CLIENT_SECRET: CLIENT_SECRET, HERALD_TIKTOK_AUTH_URL: fake.url, HERALD_TIKTOK_API_URL: fake.url },
+        // A publish follows TikTok for 3 s here, then in the background.
+        env: { HERALD_TIKTOK_CLIENT_KEY: CLIENT_KEY, HERALD_TIKTOK_CLIENT_SECRET: CLIENT_SECRET, HERALD_TIKTOK_AUTH_URL: fake.url, HERALD_TIKTOK_API_URL: fake.url, HERALD_TIKTOK_STATUS_WAIT_SECONDS: '3', HERALD_POSTS_PER_HOUR: '1000' },
       });
       account = await herald.newAccount();
     });
@@ -87,8 +88,9 @@ for (const store of await testStores()) {
 
     it('posts a video: creator info, init with FILE_UPLOAD, the bytes PUT, status polled to the post id', async () => {
       const video = await uploadMp4(account, herald, 7000);
-      fake.pendingStatuses.push('PROCESSING_UPLOAD');
+      fake.processingMs = 1_000;
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'My first clip #herald', media: [video] }], SETTINGS));
+      fake.processingMs = 0;
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
 
       const [creator] = fake.calls('POST /v2/post/publish/creator_info/query/');
@@ -120,6 +122,44 @@ for (const store of await testStores()) {
       // The int64 id arrives whole.
       assert.equal(post.releaseId, published.postId);
       assert.equal(post.releaseURL, `https://www.tiktok.com/@heraldcreator/video/${published.postId}`);
+    });
+
+    it('follows a video TikTok finishes after the publish returned: its public id replaces the publish id', async () => {
+      const video = await uploadMp4(account, herald, 5000);
+      fake.processingMs = 5_000;
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Processed slowly', media: [video] }], SETTINGS));
+      fake.processingMs = 0;
+      const [init] = fake.calls('POST /v2/post/publish/video/init/').slice(-1);
+      const publishId = [...fake.uploads.entries()].find(([, u]) => u.init === init.json)![0];
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.equal(post.releaseId, publishId, 'the publish id stands for the post meanwhile');
+
+      assert.equal(await herald.engine!.followUps.run(Date.now()), 0, 'not looked at before its time');
+      // TikTok finishes.
+      await new Promise((r) => setTimeout(r, fake.uploads.get(publishId)!.readyAt! - Date.now() + 10));
+      assert.equal(await herald.engine!.followUps.run(Date.now() + 60_000), 1);
+      const after = (await account.call('GET', `/posts/${post.id}`)).body;
+      const published = fake.published.find((p) => p.publishId === publishId)!;
+      assert.equal(after.state, 'PUBLISHED');
+      assert.equal(after.releaseId, published.postId);
+      assert.equal(after.releaseURL, `https://www.tiktok.com/@heraldcreator/video/${published.postId}`);
+      assert.equal(await herald.engine!.followUps.run(Date.now() + 120_000), 0, 'no longer followed');
+    });
+
+    it('moves a post TikTok fails after the publish returned to ERROR with its reason, and says so', async () => {
+      const video = await uploadMp4(account, herald, 4000);
+      fake.processingMs = 5_000;
+      fake.failNextPublish = 'frame_rate_check_failed';
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Fails later', media: [video] }], SETTINGS));
+      fake.processingMs = 0;
+      assert.equal(post.state, 'PUBLISHED', 'TikTok had taken it');
+      await new Promise((r) => setTimeout(r, fake.uploads.get(post.releaseId)!.readyAt! - Date.now() + 10));
+      assert.equal(await herald.engine!.followUps.run(Date.now() + 60_000), 1);
+      const after = (await account.call('GET', `/posts/${post.id}`)).body;
+      assert.equal(after.state, 'ERROR');
+      assert.match(after.error, /TikTok took the post but then failed it: frame_rate_check_failed/);
+      const notes = await account.call('GET', '/notifications');
+      assert.ok(JSON.stringify(notes.body).includes('frame_rate_check_failed'), JSON.stringify(notes.body));
     });
 
     it('sends a large video in chunks, in order, with Content-Range', async () => {

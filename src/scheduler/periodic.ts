@@ -1,0 +1,45 @@
+/**
+ * A background task every engine runs now and then (renewing tokens, following
+ * posts a network finishes later): on a timer that does not hold the process
+ * open, never two runs at once, and on demand at a time the caller gives, so
+ * tests move the clock instead of waiting.
+ */
+import { describeError } from '../lib/background.ts';
+
+export class Periodic {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+
+  constructor(
+    /** For log lines. */
+    private readonly name: string,
+    private readonly everyMs: number,
+    /** Does what is due at `now`; resolves to how much it did. */
+    private readonly task: (now: number) => Promise<number>,
+  ) {}
+
+  start(): void {
+    const next = () => {
+      this.timer = setTimeout(() => void this.run().finally(next), this.everyMs);
+      this.timer.unref();
+    };
+    next();
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** Runs the task for `now` (joining a run already going); a failure is logged and counts as nothing done. */
+  run(now = Date.now()): Promise<number> {
+    this.running ??= this.task(now)
+      .catch((err) => {
+        console.error(`${this.name} failed:`, describeError(err));
+        return 0;
+      })
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+}
