@@ -16,6 +16,9 @@ import type { NetworkRequest } from './network-http.ts';
 import { errorMessage, type NetworkAnswer, type Verdict } from './http-failures.ts';
 import { PublishError, type ConnectResult, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
 import { graphemes } from './text-counting.ts';
+import { linkCard } from './link-card.ts';
+import { mediaFilename, readMedia } from './media-bytes.ts';
+import { waitForProcessing } from './processing-wait.ts';
 
 const POST = 'app.bsky.feed.post';
 /** The image blob limit older PDSes still apply (the lexicon now says 2 MB). */
@@ -23,6 +26,18 @@ export const MAX_IMAGE_BYTES = 1_000_000;
 /** Blob uploads on Bluesky's own PDSes. */
 const MAX_VIDEO_BYTES = 50 * 1024 * 1024;
 const MAX_GRAPHEMES = 300;
+const MAX_TEXT_BYTES = 3000;
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'];
+/** Each look at a video job waits this long; the video service processes for a while. */
+const VIDEO_JOB_POLL_MS = 1_500;
+
+const settings = z.object({
+  langs: z
+    .array(z.string().regex(/^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/, 'must be a language tag such as en or pt-BR'))
+    .max(3)
+    .optional()
+    .describe('Languages of the post (at most 3, such as en or pt-BR); set them once as the channel default. Bluesky filters feeds by them'),
+});
 
 const credentials = z.object({
   identifier: z.string().trim().min(1, 'is required: your handle (name.bsky.social), email or DID').max(253).describe('Handle, email or DID'),
@@ -131,9 +146,11 @@ export async function facetsOf(text: string, resolve: (handle: string) => Promis
     if (graphemes(tag) > 64) continue;
     facets.push({ index: bytes(text, start, start + 1 + tag.length), features: [{ $type: 'app.bsky.richtext.facet#tag', tag }] });
   }
-  // Facets must not overlap (a link may contain "#" or "@"): the first one found wins.
+  // Facets must not overlap (a link may contain "#" or "@"): in text order, one that starts inside the last one kept is dropped.
   facets.sort((a, b) => a.index.byteStart - b.index.byteStart);
-  return facets.filter((f, i) => i === 0 || f.index.byteStart >= facets[i - 1].index.byteEnd);
+  const kept: Facet[] = [];
+  for (const facet of facets) if (kept.length === 0 || facet.index.byteStart >= kept[kept.length - 1].index.byteEnd) kept.push(facet);
+  return kept;
 }
 
 // ------------------------------------------------------------------ records
@@ -171,23 +188,21 @@ function auth(config: Config): Record<string, string> {
   return { authorization: `Bearer ${config.accessToken}` };
 }
 
-async function uploadBlob(ctx: PublishContext, config: Config, media: MediaRef): Promise<unknown> {
-  const isImage = media.mimeType.startsWith('image/');
-  const limit = isImage ? MAX_IMAGE_BYTES : MAX_VIDEO_BYTES;
-  if (media.size > limit) {
-    throw new PublishError('refused', `a ${isImage ? 'picture' : 'video'} of ${media.size} bytes is larger than Bluesky accepts (${limit} bytes)`);
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of (await media.open()) as AsyncIterable<Buffer>) chunks.push(chunk);
+/** Uploads bytes to the PDS; the answer is the blob a record embeds. */
+async function blob(ctx: PublishContext, config: Config, bytes: Buffer, mimeType: string): Promise<unknown> {
   const answer = await xrpc<{ blob: unknown }>(ctx, config.pds, 'com.atproto.repo.uploadBlob', {
     method: 'POST',
-    headers: { ...auth(config), 'content-type': media.mimeType },
-    body: new Uint8Array(Buffer.concat(chunks)),
+    headers: { ...auth(config), 'content-type': mimeType },
+    body: new Uint8Array(bytes),
     timeoutMs: 5 * 60_000,
     // An unreferenced blob publishes nothing.
     repeatable: true,
   });
   return answer.blob;
+}
+
+async function uploadImage(ctx: PublishContext, config: Config, media: MediaRef): Promise<unknown> {
+  return blob(ctx, config, await readMedia(media, MAX_IMAGE_BYTES, 'Bluesky'), media.mimeType);
 }
 
 function aspectRatio(media: MediaRef): { aspectRatio?: { width: number; height: number } } {
@@ -200,11 +215,79 @@ async function embedOf(ctx: PublishContext, config: Config): Promise<Record<stri
   const video = media.find((m) => m.mimeType.startsWith('video/'));
   if (video) {
     if (media.length > 1) throw new PublishError('refused', 'a Bluesky post takes one video or up to 4 pictures, not both');
-    return { $type: 'app.bsky.embed.video', video: await uploadBlob(ctx, config, video), ...aspectRatio(video) };
+    return { $type: 'app.bsky.embed.video', video: await uploadVideo(ctx, config, video), ...(video.alt ? { alt: video.alt } : {}), ...aspectRatio(video) };
   }
   const images = [];
-  for (const m of media) images.push({ image: await uploadBlob(ctx, config, m), alt: m.alt ?? '', ...aspectRatio(m) });
+  for (const m of media) images.push({ image: await uploadImage(ctx, config, m), alt: m.alt ?? '', ...aspectRatio(m) });
   return { $type: 'app.bsky.embed.images', images };
+}
+
+/**
+ * The link card of the post's first link: Bluesky shows one only when the post
+ * carries it (app.bsky.embed.external), so Herald reads the page's title,
+ * description and image itself. A page that cannot be read leaves the post without one.
+ */
+async function cardOf(ctx: PublishContext, config: Config, facets: Facet[]): Promise<Record<string, unknown> | undefined> {
+  const link = facets.flatMap((f) => f.features).find((f) => f.$type === 'app.bsky.richtext.facet#link');
+  if (!link || !('uri' in link)) return undefined;
+  const card = await linkCard(ctx.outbound, link.uri, { maxImageBytes: MAX_IMAGE_BYTES, imageTypes: IMAGE_TYPES, signal: ctx.signal });
+  if (!card) return undefined;
+  const thumb = card.image ? await blob(ctx, config, card.image.bytes, card.image.mimeType) : undefined;
+  return { $type: 'app.bsky.embed.external', external: { uri: card.uri, title: card.title, description: card.description, ...(thumb ? { thumb } : {}) } };
+}
+
+interface VideoJob {
+  jobId: string;
+  state: string;
+  blob?: unknown;
+  error?: string;
+  message?: string;
+}
+
+/**
+ * A video through Bluesky's video service, as its tutorial describes: a service
+ * token for the PDS's uploadBlob, the bytes to app.bsky.video.uploadVideo, then
+ * the job followed until it holds the processed blob. The job is kept across
+ * attempts of the post, so a retry follows it instead of uploading again.
+ */
+async function uploadVideo(ctx: PublishContext, config: Config, media: MediaRef): Promise<unknown> {
+  if (media.size > MAX_VIDEO_BYTES) throw new PublishError('refused', `a video of ${media.size} bytes is larger than Bluesky accepts (${MAX_VIDEO_BYTES} bytes)`);
+  const key = `bluesky-video:${config.did}:${media.id}`;
+  const jobStatus = (jobId: string) => ctx.http.json<{ jobStatus: VideoJob }>(`${ctx.urls.video}/xrpc/app.bsky.video.getJobStatus`, { query: { jobId } });
+  let job: VideoJob | undefined;
+  const kept = await ctx.progress.get(key);
+  if (kept) job = await jobStatus(kept).then((a) => (a.jobStatus.state === 'JOB_STATE_FAILED' ? undefined : a.jobStatus)).catch(() => undefined);
+  if (!job) {
+    const { token } = await xrpc<{ token: string }>(ctx, config.pds, 'com.atproto.server.getServiceAuth', {
+      headers: auth(config),
+      query: { aud: `did:web:${new URL(config.pds).hostname}`, lxm: 'com.atproto.repo.uploadBlob', exp: Math.floor(Date.now() / 1000) + 30 * 60 },
+    });
+    const bytes = await readMedia(media, MAX_VIDEO_BYTES, 'Bluesky');
+    const answer = await ctx.http.json<{ jobStatus?: VideoJob } & Partial<VideoJob>>(`${ctx.urls.video}/xrpc/app.bsky.video.uploadVideo`, {
+      method: 'POST',
+      query: { did: config.did, name: `${media.id}.mp4` },
+      headers: { authorization: `Bearer ${token}`, 'content-type': media.mimeType },
+      body: new Uint8Array(bytes),
+      timeoutMs: 10 * 60_000,
+      // A video no post uses yet publishes nothing.
+      repeatable: true,
+    });
+    // The lexicon wraps the job in jobStatus; the tutorial reads it at the top level.
+    job = answer.jobStatus ?? (answer as VideoJob);
+    await ctx.progress.set(key, job.jobId);
+  }
+  let current = job;
+  await waitForProcessing(
+    async () => {
+      if (current.state === 'JOB_STATE_COMPLETED' && current.blob) return { done: true };
+      if (current.state === 'JOB_STATE_FAILED') return { done: false, failed: current.error ?? current.message ?? 'the video service failed the job' };
+      await new Promise((resolve) => setTimeout(resolve, VIDEO_JOB_POLL_MS));
+      current = (await jobStatus(current.jobId)).jobStatus;
+      return { done: false, checkAfterMs: 0 };
+    },
+    { network: 'Bluesky', what: mediaFilename(media), signal: ctx.signal },
+  );
+  return current.blob;
 }
 
 /** The reply refs: the parent as it is, the root from the parent's own reply (or the parent when it starts the thread). */
@@ -235,17 +318,22 @@ export const bluesky: Provider = {
   identifier: 'bluesky',
   name: 'Bluesky',
   auth: 'credentials',
-  urls: { service: 'https://bsky.social' },
+  urls: { service: 'https://bsky.social', video: 'https://video.bsky.app' },
   readAnswer,
   credentials,
-  settings: z.object({}),
+  settings,
   rules: {
     maxLength: MAX_GRAPHEMES,
     counting: 'graphemes',
     maxMedia: 4,
     mediaKinds: ['image', 'video'],
     threads: true,
-    media: { imageTypes: ['image/jpeg', 'image/png', 'image/webp'], maxImageBytes: MAX_IMAGE_BYTES, maxImageSide: 2000 },
+    media: { imageTypes: IMAGE_TYPES, maxImageBytes: MAX_IMAGE_BYTES, maxImageSide: 2000 },
+    // Besides 300 graphemes, the record's text may hold at most 3,000 bytes of UTF-8.
+    check: ({ content }) => {
+      const size = Buffer.byteLength(content, 'utf8');
+      return size > MAX_TEXT_BYTES ? [{ field: 'content', message: `is ${size} bytes of UTF-8; Bluesky takes at most ${MAX_TEXT_BYTES}` }] : [];
+    },
   },
   // Bluesky allows 3000 requests per 5 minutes per IP, shared by every account this server posts for;
   // a post with pictures, mentions and a reply makes several requests.
@@ -297,12 +385,14 @@ export const bluesky: Provider = {
     const config = ctx.channel.config as unknown as Config;
     const text = ctx.item.content;
     const facets = await facetsOf(text, await resolver(ctx, config));
-    const embed = await embedOf(ctx, config);
+    const embed = (await embedOf(ctx, config)) ?? (await cardOf(ctx, config, facets));
     const reply = ctx.replyTo ? await replyRefs(ctx, config, ctx.replyTo.releaseId) : undefined;
+    const langs = settings.shape.langs.safeParse(ctx.item.settings.langs).data;
     const record = {
       $type: POST,
       text,
       createdAt: new Date().toISOString(),
+      ...(langs && langs.length > 0 ? { langs } : {}),
       ...(facets.length > 0 ? { facets } : {}),
       ...(embed ? { embed } : {}),
       ...(reply ? { reply } : {}),

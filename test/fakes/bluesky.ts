@@ -2,9 +2,12 @@
  * A local AT Protocol PDS speaking the XRPC methods Herald uses, as the
  * lexicons and docs.bsky.app describe them: createSession / refreshSession
  * (JWTs with `exp`, rotating refresh tokens), getProfile, resolveHandle,
- * uploadBlob, createRecord (validating text length in graphemes and refusing
- * an rkey already used), getRecord, and XRPC errors {"error", "message"} —
- * an expired access token is a 400 ExpiredToken.
+ * uploadBlob, createRecord (validating text length in graphemes and bytes,
+ * langs, and that every blob an embed names was uploaded, and refusing an rkey
+ * already used), getRecord, and XRPC errors {"error", "message"} — an expired
+ * access token is a 400 ExpiredToken. It also plays video.bsky.app: a service
+ * token from getServiceAuth, uploadVideo, a job processed over wall-clock time,
+ * then getJobStatus with the blob the service stored on the PDS.
  */
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
@@ -29,6 +32,12 @@ export interface BlueskyFake extends NetworkFake {
   records: StoredRecord[];
   /** The next record is stored, but the answer is not JSON (an unknown outcome for the client). */
   garbleNextCreate?: boolean;
+  /** Video jobs of the video service. */
+  videoJobs: Map<string, { did: string; bytes: Buffer; mimeType: string; readyAt: number; blob?: unknown; error?: string }>;
+  /** How long the video service processes a video (wall-clock). */
+  videoProcessingMs: number;
+  /** The next video job fails with this error once processed. */
+  failNextVideo?: string;
 }
 
 function xrpcError(status: number, error: string, message: string): FakeAnswer {
@@ -53,6 +62,23 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
   fake.handles = new Map([['alice.test', 'did:plc:alice000000000000000000']]);
   fake.blobs = [];
   fake.records = [];
+  fake.videoJobs = new Map();
+  fake.videoProcessingMs = 0;
+  /** Service tokens getServiceAuth issued: token → what it allows. */
+  const serviceTokens = new Map<string, { aud: string; lxm: string; exp: number }>();
+  const storeBlob = (bytes: Buffer, mimeType: string) => {
+    const cid = cidOf(bytes);
+    fake.blobs.push({ cid, mimeType, bytes });
+    return { $type: 'blob', ref: { $link: cid }, mimeType, size: bytes.length };
+  };
+  /** What a stored blob is, or why a record may not embed it. */
+  const blobProblem = (blob: any, accept: RegExp, maxSize: number): string | undefined => {
+    const stored = fake.blobs.find((b) => b.cid === blob?.ref?.$link);
+    if (!stored) return 'Could not find blob';
+    if (!accept.test(stored.mimeType)) return `Wrong type of file: ${stored.mimeType}`;
+    if (stored.bytes.length > maxSize) return `This file is too large. It is ${stored.bytes.length} bytes but the maximum size is ${maxSize} bytes.`;
+    return undefined;
+  };
 
   const session = () => {
     const now = Math.floor(Date.now() / 1000);
@@ -103,10 +129,7 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
       const no = denied(request);
       if (no) return no;
       if (request.raw.length > 5_000_000) return xrpcError(413, 'PayloadTooLarge', 'request entity too large');
-      const mimeType = String(request.headers['content-type']);
-      const cid = cidOf(request.raw);
-      fake.blobs.push({ cid, mimeType, bytes: request.raw });
-      return { body: { blob: { $type: 'blob', ref: { $link: cid }, mimeType, size: request.raw.length } } };
+      return { body: { blob: storeBlob(request.raw, String(request.headers['content-type'])) } };
     },
 
     'POST /xrpc/com.atproto.repo.createRecord': (request) => {
@@ -117,6 +140,20 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
       if (collection !== 'app.bsky.feed.post' || record?.$type !== 'app.bsky.feed.post') return xrpcError(400, 'InvalidRequest', 'Invalid collection');
       if (typeof record.text !== 'string' || !record.createdAt) return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record must have the property "text"');
       if ([...segmenter.segment(record.text)].length > 300) return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record/text must not be longer than 300 graphemes');
+      if (Buffer.byteLength(record.text, 'utf8') > 3000) return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record/text must not be longer than 3000 characters');
+      if (record.langs !== undefined && (!Array.isArray(record.langs) || record.langs.length > 3)) return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record/langs must not have more than 3 elements');
+      const embed = record.embed;
+      const embedProblem =
+        embed?.$type === 'app.bsky.embed.external'
+          ? typeof embed.external?.uri !== 'string' || typeof embed.external.title !== 'string' || typeof embed.external.description !== 'string'
+            ? 'Record/embed/external must have the properties "uri", "title" and "description"'
+            : embed.external.thumb && blobProblem(embed.external.thumb, /^image\//, 1_000_000)
+          : embed?.$type === 'app.bsky.embed.video'
+            ? blobProblem(embed.video, /^video\/mp4$/, 100_000_000)
+            : embed?.$type === 'app.bsky.embed.images'
+              ? embed.images.map((i: any) => blobProblem(i.image, /^image\//, 1_000_000)).find(Boolean)
+              : undefined;
+      if (embedProblem) return xrpcError(400, 'InvalidRequest', `Invalid app.bsky.feed.post record: ${embedProblem}`);
       if (rkey !== undefined && !/^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/.test(rkey)) return xrpcError(400, 'InvalidRequest', 'Invalid record key');
       const key = rkey ?? crypto.randomBytes(8).toString('hex');
       if (fake.records.some((r) => r.rkey === key)) return xrpcError(400, 'InvalidRequest', 'Record already exists');
@@ -128,6 +165,40 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
         return { status: 200, body: 'upstream hiccup', headers: { 'content-type': 'text/plain' } };
       }
       return { body: { uri, cid: stored.cid, commit: { cid: cidOf(uri), rev: '3l' }, validationStatus: 'valid' } };
+    },
+
+    'GET /xrpc/com.atproto.server.getServiceAuth': (request) => {
+      const no = denied(request);
+      if (no) return no;
+      const { aud, lxm, exp } = request.query;
+      if (!aud?.startsWith('did:')) return xrpcError(400, 'InvalidRequest', 'Error: Params must have the property "aud"');
+      if (exp && Number(exp) > Date.now() / 1000 + 3600) return xrpcError(400, 'BadExpiration', 'expiration too far in future');
+      const token = jwt({ iss: DID, aud, lxm, exp: Number(exp || Date.now() / 1000 + 60) });
+      serviceTokens.set(token, { aud, lxm, exp: Number(exp || Date.now() / 1000 + 60) });
+      return { body: { token } };
+    },
+
+    // The video service (video.bsky.app): it takes the video with a service token for the user's PDS,
+    // processes it for a while, then stores the result on the PDS as a blob.
+    'POST /xrpc/app.bsky.video.uploadVideo': (request) => {
+      const grant = serviceTokens.get(bearer(request) ?? '');
+      if (!grant || grant.exp < Date.now() / 1000) return xrpcError(401, 'AuthMissing', 'Authentication Required');
+      if (grant.lxm !== 'com.atproto.repo.uploadBlob' || grant.aud !== `did:web:${new URL(fake.url).hostname}`) return xrpcError(401, 'BadJwtAudience', 'jwt audience does not match service did');
+      if (request.query.did !== DID) return xrpcError(400, 'InvalidRequest', 'did does not match the token');
+      const jobId = crypto.randomUUID();
+      fake.videoJobs.set(jobId, { did: DID, bytes: request.raw, mimeType: String(request.headers['content-type']), readyAt: Date.now() + fake.videoProcessingMs, error: fake.failNextVideo });
+      fake.failNextVideo = undefined;
+      return { body: { jobId, did: DID, state: 'JOB_STATE_CREATED' } };
+    },
+
+    'GET /xrpc/app.bsky.video.getJobStatus': (request) => {
+      const job = fake.videoJobs.get(request.query.jobId);
+      if (!job) return xrpcError(404, 'NotFound', 'job not found');
+      const base = { jobId: request.query.jobId, did: job.did };
+      if (Date.now() < job.readyAt) return { body: { jobStatus: { ...base, state: 'JOB_STATE_ENCODING', progress: 50 } } };
+      if (job.error) return { body: { jobStatus: { ...base, state: 'JOB_STATE_FAILED', error: job.error } } };
+      job.blob ??= storeBlob(job.bytes, 'video/mp4');
+      return { body: { jobStatus: { ...base, state: 'JOB_STATE_COMPLETED', blob: job.blob } } };
     },
 
     'GET /xrpc/com.atproto.repo.getRecord': (request) => {

@@ -1,16 +1,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { PNG_1x1, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
-import { itemRecordKey } from '../../src/providers/bluesky.ts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { facetsOf, itemRecordKey } from '../../src/providers/bluesky.ts';
 import { graphemes } from '../../src/providers/text-counting.ts';
 import { APP_PASSWORD, DID, HANDLE, startBlueskyFake, type BlueskyFake } from '../fakes/bluesky.ts';
-import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
+import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
 
 describe('bluesky text rules', () => {
   it('counts graphemes, not code units or bytes', () => {
     assert.equal(graphemes('👩‍👩‍👧‍👦 é'), 3);
     assert.equal(graphemes('e\u0301'), 1);
+  });
+  it('keeps facets apart: one that starts inside a link is dropped, even after another was dropped', async () => {
+    // Both mentions sit inside the link; comparing with a dropped facet would keep the second.
+    const text = 'see https://x.org/(@a.bc(@d.ef';
+    const facets = await facetsOf(text, async () => 'did:plc:someone');
+    assert.deepEqual(facets.map((f) => f.features[0].$type), ['app.bsky.richtext.facet#link']);
   });
   it('derives one 13-character record key per item, the same every time', () => {
     const at = new Date('2026-05-01T12:00:00Z');
@@ -28,15 +36,39 @@ for (const store of await testStores()) {
     let account: TestAccount;
     let channelId: string;
 
+    let pages: http.Server;
+    let pagesUrl: string;
+
     before(async () => {
       fake = await startBlueskyFake();
+      // A web site whose pages have Open Graph tags, for link cards.
+      pages = http.createServer((req, res) => {
+        if (req.url === '/article') {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          res.end(`<!doctype html><html><head><title>Fallback title</title>
+            <meta property="og:title" content="Herald &amp; the art of scheduling">
+            <meta content="Posts that go out on time, exactly once." property="og:description">
+            <meta property="og:image" content="/cover.png"></head><body>…</body></html>`);
+        } else if (req.url === '/cover.png') {
+          res.writeHead(200, { 'content-type': 'image/png' });
+          res.end(PNG_1x1);
+        } else {
+          res.writeHead(404).end();
+        }
+      });
+      await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+      pagesUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
       // A publish whose answer never comes is given up after 4 s (its outcome then unknown).
-      herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 4_000 }, env: { HERALD_BLUESKY_SERVICE_URL: 'https://bsky.invalid' } });
+      herald = await startHerald(store, {
+        engine: { pollMs: 50, publishTimeoutMs: 4_000 },
+        env: { HERALD_BLUESKY_SERVICE_URL: 'https://bsky.invalid', HERALD_BLUESKY_VIDEO_URL: fake.url, HERALD_POSTS_PER_HOUR: '1000' },
+      });
       account = await herald.newAccount();
     });
     after(async () => {
       await herald?.close();
       await fake?.close();
+      pages?.close();
     });
 
     it('connects with a handle and an app password on the given PDS (createSession), never showing the password', async () => {
@@ -103,6 +135,68 @@ for (const store of await testStores()) {
         $type: 'app.bsky.embed.images',
         images: [{ image: { $type: 'blob', ref: { $link: blob.cid }, mimeType: 'image/png', size: blob.bytes.length }, alt: 'A white square', aspectRatio: { width: 1, height: 1 } }],
       });
+    });
+
+    it("builds the link card of the first link from the page's Open Graph tags, with its image as the thumbnail", async () => {
+      const post = await settled(account, await publishNow(account, channelId, [`Read this: ${pagesUrl}/article`], { __type: 'bluesky', langs: ['en', 'pt-BR'] }));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const record = fake.records.at(-1)!.value;
+      const thumb = fake.blobs.at(-1)!;
+      assert.deepEqual(thumb.bytes, PNG_1x1);
+      assert.deepEqual(record.embed, {
+        $type: 'app.bsky.embed.external',
+        external: {
+          uri: `${pagesUrl}/article`,
+          title: 'Herald & the art of scheduling',
+          description: 'Posts that go out on time, exactly once.',
+          thumb: { $type: 'blob', ref: { $link: thumb.cid }, mimeType: 'image/png', size: PNG_1x1.length },
+        },
+      });
+      assert.deepEqual(record.langs, ['en', 'pt-BR']);
+    });
+
+    it('publishes without a card when the page is on a private address the server may not reach', async () => {
+      const post = await settled(account, await publishNow(account, channelId, ['Intranet: http://10.1.2.3/wiki']));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.equal(fake.records.at(-1)!.value.embed, undefined);
+      assert.equal(fake.records.at(-1)!.value.langs, undefined, 'no languages unless given');
+    });
+
+    it('refuses before queueing a text over 3,000 bytes, though under 300 graphemes, and more than 3 languages', async () => {
+      const family = '👨‍👩‍👧‍👦';
+      const text = family.repeat(130);
+      assert.ok(graphemes(text) <= 300 && Buffer.byteLength(text) > 3000);
+      const body = (content: string, settings: Record<string, unknown> = { __type: 'bluesky' }) => ({
+        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content, image: [] }], settings }],
+      });
+      const long = await account.call('POST', '/posts', body(text));
+      assert.equal(long.status, 400, JSON.stringify(long.body));
+      assert.ok(long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /3000/.test(e.message)), JSON.stringify(long.body.errors));
+      const langs = await account.call('POST', '/posts', body('hello', { __type: 'bluesky', langs: ['en', 'de', 'fr', 'it'] }));
+      assert.equal(langs.status, 400);
+      assert.ok(langs.body.errors.some((e: any) => String(e.path).startsWith('posts.0.settings.langs')), JSON.stringify(langs.body.errors));
+    });
+
+    it('posts a video through the video service, and a retry follows the same job instead of uploading again', async () => {
+      const video = await uploadMp4(account, herald, 3000);
+      fake.videoProcessingMs = 6_000;
+      const before = fake.calls('POST /xrpc/app.bsky.video.uploadVideo').length;
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'A clip', media: [video] }]), 30_000);
+      fake.videoProcessingMs = 0;
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const uploads = fake.calls('POST /xrpc/app.bsky.video.uploadVideo').slice(before);
+      assert.equal(uploads.length, 1, 'uploaded once');
+      assert.deepEqual(uploads[0].raw, video.bytes);
+      assert.equal(uploads[0].query.did, DID);
+      const [auth] = fake.calls('GET /xrpc/com.atproto.server.getServiceAuth').slice(-1);
+      assert.equal(auth.query.lxm, 'com.atproto.repo.uploadBlob');
+      assert.equal(auth.query.aud, 'did:web:127.0.0.1');
+      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      const embed = fake.records.at(-1)!.value.embed;
+      assert.equal(embed.$type, 'app.bsky.embed.video');
+      assert.deepEqual(fake.blobs.find((b) => b.cid === embed.video.ref.$link)!.bytes, video.bytes);
+      assert.equal(fake.calls('POST /xrpc/com.atproto.repo.uploadBlob').filter((r) => r.headers['content-type'] === 'video/mp4').length, 0, 'not as a plain blob');
     });
 
     it('publishes a thread with reply refs: the first post as root, the previous as parent', async () => {
