@@ -1,15 +1,18 @@
 /**
- * A local Nostr relay (NIP-01) on a WebSocket server: EVENT is checked with
- * nostr-tools (id recomputed, Schnorr signature verified) and answered
- * ["OK", id, true|false, "prefix: message"], a repeat with "duplicate:"; REQ
- * answers the stored events matching the filter, then EOSE; CLOSE ends a
- * subscription. Tests inject relay refusals or silence with `failNext`.
+ * @nostr-relay's relay (NostrRelay from @nostr-relay/core, messages checked by
+ * @nostr-relay/validator, events kept in an in-memory SQLite repository) on a
+ * local WebSocket server, with failure injection for tests: `failNext` makes
+ * the relay refuse the next EVENT or leave it unanswered.
  */
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { verifyEvent, type Event } from 'nostr-tools/pure';
+import { WebSocketServer } from 'ws';
+import type { Event } from 'nostr-tools/pure';
+import { NostrRelay } from '@nostr-relay/core';
+import { createOutgoingNoticeMessage, createOutgoingOkMessage, EventType, EventUtils, type HandleMessagePlugin, type BroadcastPlugin } from '@nostr-relay/common';
+import { EventRepositorySqlite } from '@nostr-relay/event-repository-sqlite';
+import { Validator } from '@nostr-relay/validator';
 
-/** What the relay does with the next EVENT instead of storing it. */
+/** What the relay does with the next EVENT instead of handling it. */
 export type RelayFailure = { ok: false; message: string } | { silent: true; store?: boolean };
 
 export interface FakeRelay {
@@ -19,79 +22,72 @@ export interface FakeRelay {
   /** Every message clients sent, parsed. */
   received: unknown[][];
   failNext(failure: RelayFailure, times?: number): void;
-  /** Stores an event as if another client had published it. */
-  seed(event: Event): void;
+  /** Stores an event as if another client had published it (client messages wait for it). */
+  seed(event: Event): Promise<void>;
   close(): Promise<void>;
 }
 
-function matches(event: Event, filter: Record<string, any>): boolean {
-  if (filter.ids && !filter.ids.includes(event.id)) return false;
-  if (filter.authors && !filter.authors.includes(event.pubkey)) return false;
-  if (filter.kinds && !filter.kinds.includes(event.kind)) return false;
-  if (filter.since && event.created_at < filter.since) return false;
-  if (filter.until && event.created_at > filter.until) return false;
-  for (const [key, values] of Object.entries(filter)) {
-    if (!key.startsWith('#')) continue;
-    const name = key.slice(1);
-    if (!event.tags.some((t) => t[0] === name && (values as string[]).includes(t[1]))) return false;
-  }
-  return true;
-}
-
 export async function startFakeRelay(): Promise<FakeRelay> {
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const repository = new EventRepositorySqlite(':memory:');
+  await repository.init();
+  const relay = new NostrRelay(repository);
+  const validator = new Validator();
   const events: Event[] = [];
   const received: unknown[][] = [];
   const failures: { failure: RelayFailure; times: number }[] = [];
-  const send = (socket: WebSocket, message: unknown[]) => socket.send(JSON.stringify(message));
 
-  server.on('connection', (socket) => {
-    socket.on('message', (data) => {
-      let message: unknown[];
+  // The relay broadcasts an event once it stored it as new; ephemeral kinds are broadcast without being stored.
+  const recorder: BroadcastPlugin = {
+    async broadcast(event, next) {
+      if (EventUtils.getType(event.kind) !== EventType.EPHEMERAL) events.push(event);
+      return next();
+    },
+  };
+  // Injected failures take an EVENT before the relay sees it, so the relay caches no result for its id.
+  const injector: HandleMessagePlugin = {
+    async handleMessage(ctx, message, next) {
+      const failure = failures[0];
+      if (message[0] !== 'EVENT' || !failure) return next();
+      if (--failure.times <= 0) failures.shift();
+      const event = message[1];
+      if ('silent' in failure.failure) {
+        // Stored (or not) but the OK is lost.
+        const result = failure.failure.store ? await relay.handleEvent(event) : { success: false };
+        return { messageType: 'EVENT', ...result };
+      }
+      ctx.sendMessage(createOutgoingOkMessage(event.id, false, failure.failure.message));
+      return { messageType: 'EVENT', success: false, message: failure.failure.message };
+    },
+  };
+  relay.register(recorder).register(injector);
+
+  let seeded: Promise<unknown> = Promise.resolve();
+  const pending = new Set<Promise<void>>();
+
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  server.on('connection', (ws, req) => {
+    relay.handleConnection(ws, req.socket.remoteAddress);
+    ws.on('message', (data) => {
       try {
-        message = JSON.parse(data.toString());
-        if (!Array.isArray(message)) throw new Error('not an array');
+        const parsed = JSON.parse(data.toString());
+        if (Array.isArray(parsed)) received.push(parsed);
       } catch {
-        send(socket, ['NOTICE', 'error: could not parse the message']);
-        return;
+        /* the validator answers it */
       }
-      received.push(message);
-      const [type] = message;
-      if (type === 'EVENT') {
-        const event = message[1] as Event;
-        const failure = failures[0];
-        if (failure) {
-          if (--failure.times <= 0) failures.shift();
-          if ('silent' in failure.failure) {
-            // A relay that stored the event but whose OK was lost.
-            if (failure.failure.store && verifyEvent({ ...event })) events.push(event);
-            return;
-          }
-          send(socket, ['OK', event?.id, false, failure.failure.message]);
-          return;
+      const handled = (async () => {
+        await seeded;
+        try {
+          const message = await validator.validateIncomingMessage(data);
+          await relay.handleMessage(ws, message);
+        } catch (error) {
+          if (error instanceof Error) ws.send(JSON.stringify(createOutgoingNoticeMessage(error.message)));
         }
-        if (!event || typeof event !== 'object' || !verifyEvent({ ...event })) {
-          send(socket, ['OK', event?.id ?? '', false, 'invalid: event id or signature does not verify']);
-          return;
-        }
-        if (events.some((e) => e.id === event.id)) {
-          send(socket, ['OK', event.id, true, 'duplicate: already have this event']);
-          return;
-        }
-        events.push(event);
-        send(socket, ['OK', event.id, true, '']);
-      } else if (type === 'REQ') {
-        const [, subscription, ...filters] = message as [string, string, ...Record<string, any>[]];
-        for (const filter of filters) {
-          const found = events.filter((e) => matches(e, filter)).sort((a, b) => b.created_at - a.created_at);
-          for (const event of found.slice(0, filter.limit ?? found.length)) send(socket, ['EVENT', subscription, event]);
-        }
-        send(socket, ['EOSE', subscription]);
-      } else if (type !== 'CLOSE') {
-        send(socket, ['NOTICE', `error: unknown message type ${String(type)}`]);
-      }
+      })();
+      pending.add(handled);
+      handled.finally(() => pending.delete(handled));
     });
+    ws.on('close', () => relay.handleDisconnect(ws));
   });
 
   return {
@@ -102,12 +98,19 @@ export async function startFakeRelay(): Promise<FakeRelay> {
       failures.push({ failure, times });
     },
     seed(event) {
-      events.push(event);
+      const done = seeded.then(async () => {
+        const result = await relay.handleEvent(event);
+        if (!result.success) throw new Error(`the relay refused the seeded event: ${result.message}`);
+      });
+      seeded = done.catch(() => {});
+      return done;
     },
-    close: () =>
-      new Promise((resolve) => {
-        for (const client of server.clients) client.terminate();
-        server.close(() => resolve());
-      }),
+    async close() {
+      for (const client of server.clients) client.terminate();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.allSettled(pending);
+      await relay.destroy();
+      await repository.destroy();
+    },
   };
 }
