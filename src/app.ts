@@ -14,6 +14,9 @@ import { Channels } from './domain/channels.ts';
 import { Connections } from './domain/connections.ts';
 import { Idempotency } from './domain/idempotency.ts';
 import { PublishProgress } from './domain/publish-progress.ts';
+import { NetworkReads } from './domain/network-reads.ts';
+import { Pacing } from './scheduler/pacing.ts';
+import { TokenKeeper } from './scheduler/tokens.ts';
 import { Media } from './domain/media.ts';
 import { Notifications } from './domain/notifications.ts';
 import { Posts } from './domain/posts.ts';
@@ -47,6 +50,8 @@ export interface Services {
   idempotency: Idempotency;
   /** What publishes left on the network for their post's next attempt. */
   progress: PublishProgress;
+  /** Analytics and recent posts read from the networks, kept a while. */
+  reads: NetworkReads;
   rateLimiter: RateLimiter;
   notifications: Notifications;
   /** Account webhooks and their deliveries. */
@@ -73,6 +78,10 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   const events = new Events(webhooks);
   const channels = new Channels(store.db, box, network, store.changes, events);
   const media = new Media(store.db, storage, config);
+  const posts = new Posts(store.db, store.dialect, store.changes, channels, media, { publicUrl: config.publicUrl, uploadUrl: config.uploadUrl, onQueued: (at) => announce(at), events });
+  // Reads renew tokens as publishing does (one process at a time per channel); made when first needed.
+  let tokens: TokenKeeper | undefined;
+  const tokenKeeper = () => (tokens ??= new TokenKeeper(services, new Pacing(store, services.rateLimiter), `api-${process.pid}`));
   await channels.hideSecretExternalIds();
   const services: Services = {
     config,
@@ -86,9 +95,10 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     connections: new Connections(store.db, box, config, channels, network),
     media,
     storage,
-    posts: new Posts(store.db, store.dialect, store.changes, channels, media, { publicUrl: config.publicUrl, uploadUrl: config.uploadUrl, onQueued: (at) => announce(at), events }),
+    posts,
     idempotency: new Idempotency(store.db),
     progress: new PublishProgress(store.db),
+    reads: new NetworkReads(store.db, channels, posts, network, tokenKeeper),
     rateLimiter: new RateLimiter(store.db),
     notifications: new Notifications(store.db),
     webhooks,
@@ -112,7 +122,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   // Expired idempotency answers, old rate windows, abandoned connections and stale publish progress are dropped now and then.
   const housekeeping = setInterval(() => {
     inBackground('housekeeping failed', () =>
-      Promise.all([services.idempotency.prune(), services.rateLimiter.prune(), services.connections.prune(), services.webhooks.prune(), services.people.prune(), services.oauth.prune(), services.progress.prune()]),
+      Promise.all([services.idempotency.prune(), services.rateLimiter.prune(), services.connections.prune(), services.webhooks.prune(), services.people.prune(), services.oauth.prune(), services.progress.prune(), services.reads.prune()]),
     );
   }, HOUSEKEEPING_MS).unref();
   return services;

@@ -26,6 +26,7 @@ import * as mediaTags from './migrations/013_media_tags.ts';
 import * as publishProgress from './migrations/014_publish_progress.ts';
 import * as tokenRenewal from './migrations/015_token_renewal.ts';
 import * as postFollowUps from './migrations/016_post_follow_ups.ts';
+import * as networkReads from './migrations/017_network_reads.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '014_publish_progress': publishProgress,
   '015_token_renewal': tokenRenewal,
   '016_post_follow_ups': postFollowUps,
+  '017_network_reads': networkReads,
 };
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {

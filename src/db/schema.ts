@@ -152,6 +152,13 @@ export interface PostFollowUpRow {
   until_at: number;
 }
 
+export interface NetworkReadRow {
+  key: string;
+  channel_id: string;
+  value: string;
+  read_at: number;
+}
+
 export interface ShortLinkRow {
   code: string;
   account_id: string;
@@ -351,6 +358,7 @@ export interface Database {
   post_attempts: PostAttemptRow;
   publish_progress: PublishProgressRow;
   post_follow_ups: PostFollowUpRow;
+  network_reads: NetworkReadRow;
   short_links: ShortLinkRow;
   idempotency_keys: IdempotencyKeyRow;
   rate_counters: RateCounterRow;

@@ -18,6 +18,7 @@ import type { NetworkRequest } from './network-http.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext, type PublishResult } from './types.ts';
 import { authorizationUrl } from './oauth2-tokens.ts';
 import { waitForProcessing } from './processing-wait.ts';
+import { currentFigures } from './analytics-series.ts';
 
 const SCOPES = 'read:accounts read:statuses write:statuses write:media';
 const APP_NAME = 'Herald';
@@ -239,14 +240,10 @@ export const mastodon: Provider = {
   /** After an unknown outcome: the account's latest statuses, matched on text, reply target and media count. */
   async findPublished(ctx) {
     const config = ctx.channel.config as unknown as Config;
-    const recent = await call<{ id: string; url?: string | null; content: string; in_reply_to_id: string | null; created_at: string; media_attachments?: unknown[] }[]>(
-      ctx,
-      `${config.instance}/api/v1/accounts/${encodeURIComponent(config.accountId)}/statuses`,
-      { headers: auth(config), query: { limit: 40, exclude_reblogs: true } },
-    );
+    const recent = await recentStatuses(ctx, config);
     // A status older than the item's due time cannot be it (a minute of slack for clocks).
     const since = ctx.item.publishAt.getTime() - 60_000;
-    const found = recent.body.find(
+    const found = recent.find(
       (s) =>
         Date.parse(s.created_at) >= since &&
         (s.in_reply_to_id ?? null) === (ctx.replyTo?.releaseId ?? null) &&
@@ -255,4 +252,38 @@ export const mastodon: Provider = {
     );
     return found ? release(config, found) : null;
   },
+
+  async recentPosts(ctx) {
+    const config = ctx.channel.config as unknown as Config;
+    return (await recentStatuses(ctx, config)).map((status) => {
+      const { releaseId, releaseUrl } = release(config, status);
+      return { id: releaseId, url: releaseUrl!, text: plainText(status.content), at: Date.parse(status.created_at) };
+    });
+  },
+
+  analytics: {
+    /** Mastodon keeps no history per account: the figures as they stand. */
+    async channel(ctx) {
+      const config = ctx.channel.config as unknown as Config;
+      const { body } = await call<{ followers_count?: number; following_count?: number; statuses_count?: number }>(ctx, `${config.instance}/api/v1/accounts/verify_credentials`, { headers: auth(config) });
+      return currentFigures({ Followers: body.followers_count, Following: body.following_count, Posts: body.statuses_count });
+    },
+    async post(ctx) {
+      const config = ctx.channel.config as unknown as Config;
+      const { body } = await call<{ favourites_count?: number; reblogs_count?: number; replies_count?: number; quotes_count?: number }>(
+        ctx,
+        `${config.instance}/api/v1/statuses/${encodeURIComponent(ctx.releaseId)}`,
+        { headers: auth(config) },
+      );
+      return currentFigures({ Favourites: body.favourites_count, Boosts: body.reblogs_count, Replies: body.replies_count, Quotes: body.quotes_count });
+    },
+  },
 };
+
+type Status = { id: string; url?: string | null; content: string; in_reply_to_id: string | null; created_at: string; media_attachments?: unknown[] };
+
+/** The account's latest statuses, newest first (reblogs left out). */
+async function recentStatuses(ctx: NetworkContext, config: Config): Promise<Status[]> {
+  const recent = await call<Status[]>(ctx, `${config.instance}/api/v1/accounts/${encodeURIComponent(config.accountId)}/statuses`, { headers: auth(config), query: { limit: 40, exclude_reblogs: true } });
+  return recent.body;
+}

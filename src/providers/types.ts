@@ -125,6 +125,23 @@ export interface PublishResult {
   followUp?: { afterMs: number };
 }
 
+/** One figure over time, as GET /analytics answers it: `total` per day (YYYY-MM-DD), or one point for a figure the network gives only as it stands now. */
+export interface AnalyticsSeries {
+  label: string;
+  data: { total: number; date: string }[];
+  /** The change of the later half of the period against the earlier half, in percent (0 without an earlier figure). */
+  percentageChange: number;
+}
+
+/** A post the network lists for the channel (to match a post published by hand). */
+export interface RecentPost {
+  id: string;
+  url: string;
+  text?: string;
+  /** When it was published (epoch ms), where the network says. */
+  at?: number;
+}
+
 /** How a post the network was still finishing stands. */
 export type FollowUpState =
   | { state: 'done'; releaseId?: string; releaseUrl?: string | null }
@@ -256,6 +273,13 @@ export interface Provider {
    * item (by idempotency key or among recent posts). null: certainly not there.
    */
   findPublished?(ctx: PublishContext): Promise<PublishResult | null>;
+  /** The figures the network reports, for the channel over the last `days` days and for one published post. */
+  analytics?: {
+    channel?(ctx: NetworkContext & { channel: PublishChannel; days: number }): Promise<AnalyticsSeries[]>;
+    post?(ctx: NetworkContext & { channel: PublishChannel; releaseId: string; days: number }): Promise<AnalyticsSeries[]>;
+  };
+  /** The channel's recent posts on the network, newest first (GET /posts/{id}/missing matches them). */
+  recentPosts?(ctx: NetworkContext & { channel: PublishChannel }): Promise<RecentPost[]>;
   /** A post published with `followUp`: how the network says it stands now (`releaseId` is what publish returned). */
   followUp?(ctx: NetworkContext & { channel: PublishChannel; releaseId: string }): Promise<FollowUpState>;
   /**

@@ -28,7 +28,9 @@ export interface MastodonFake extends NetworkFake {
   media: Map<string, { type: string; bytes: Buffer; filename: string; readyAt: number; description: string | null }>;
   /** How long the instance takes to process a video (wall-clock; images are ready at once). */
   videoProcessingMs: number;
-  account: { id: string; username: string; acct: string; display_name: string; avatar: string; url: string };
+  account: { id: string; username: string; acct: string; display_name: string; avatar: string; url: string; followers_count: number; following_count: number; statuses_count: number };
+  /** What people did with a status (0 when not set), as the Status entity reports it. */
+  reactions: Map<string, { favourites_count: number; reblogs_count: number; replies_count: number; quotes_count: number }>;
   /** The next status is created, but the answer is not JSON (the outcome looks unknown to the client). */
   garbleNextStatusAnswer?: boolean;
 }
@@ -62,7 +64,8 @@ export async function startMastodonFake(): Promise<MastodonFake> {
   fake.statuses = [];
   fake.media = new Map();
   fake.videoProcessingMs = 300;
-  fake.account = { id: '109876', username: 'herald', acct: 'herald', display_name: 'Herald Test', avatar: `${fake.url}/avatars/herald.png`, url: `${fake.url}/@herald` };
+  fake.account = { id: '109876', username: 'herald', acct: 'herald', display_name: 'Herald Test', avatar: `${fake.url}/avatars/herald.png`, url: `${fake.url}/@herald`, followers_count: 0, following_count: 0, statuses_count: 0 };
+  fake.reactions = new Map();
   const codes = new Map<string, { client_id: string; redirect_uri: string; challenge?: string }>();
 
   const authed = (request: RecordedRequest) => {
@@ -113,7 +116,7 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       return { body: { access_token: token, token_type: 'Bearer', scope: p.scope ?? 'read', created_at: Math.floor(Date.now() / 1000) } };
     },
 
-    'GET /api/v1/accounts/verify_credentials': (request) => (authed(request) ? { body: fake.account } : unauthorized),
+    'GET /api/v1/accounts/verify_credentials': (request) => (authed(request) ? { body: { ...fake.account, statuses_count: fake.statuses.length } } : unauthorized),
 
     'POST /api/v2/media': (request) => {
       if (!authed(request)) return unauthorized;
@@ -164,6 +167,14 @@ export async function startMastodonFake(): Promise<MastodonFake> {
         return { status: 200, body: '<html><body>Bad gateway page from a proxy</body></html>', headers: { 'content-type': 'text/html' } };
       }
       return { body: view(status) };
+    },
+
+    'GET /api/v1/statuses/:id': (request) => {
+      if (!authed(request)) return unauthorized;
+      const status = fake.statuses.find((s) => s.id === request.params.id);
+      if (!status) return { status: 404, body: { error: 'Record not found' } };
+      const counts = fake.reactions.get(status.id) ?? { favourites_count: 0, reblogs_count: 0, replies_count: 0, quotes_count: 0 };
+      return { body: { id: status.id, url: status.url, created_at: status.created_at, content: status.content, in_reply_to_id: status.in_reply_to_id, account: fake.account, ...counts } };
     },
 
     'GET /api/v1/accounts/:id/statuses': (request) => {

@@ -179,6 +179,43 @@ for (const store of await testStores()) {
       assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
     });
 
+    it("reports the account's and a post's figures as the instance gives them, kept a while so a dashboard does not spend the quota", async () => {
+      fake.account.followers_count = 42;
+      fake.account.following_count = 7;
+      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      assert.equal(channel.status, 200, JSON.stringify(channel.body));
+      const today = new Date().toISOString().slice(0, 10);
+      assert.deepEqual(channel.body, [
+        { label: 'Followers', data: [{ total: 42, date: today }], percentageChange: 0 },
+        { label: 'Following', data: [{ total: 7, date: today }], percentageChange: 0 },
+        { label: 'Posts', data: [{ total: fake.statuses.length, date: today }], percentageChange: 0 },
+      ]);
+      fake.account.followers_count = 43;
+      const again = await account.call('GET', `/analytics/${channelId}?date=7`);
+      assert.deepEqual(again.body, channel.body, 'kept, not read again');
+      assert.equal(fake.calls('GET /api/v1/accounts/verify_credentials').filter((r) => r.at > Date.now() - 5_000).length, 1);
+
+      const post = await settled(account, await publishNow(account, channelId, ['Counted']));
+      fake.reactions.set(post.releaseId, { favourites_count: 5, reblogs_count: 2, replies_count: 1, quotes_count: 0 });
+      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(figures.status, 200, JSON.stringify(figures.body));
+      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data[0].total]), [['Favourites', 5], ['Boosts', 2], ['Replies', 1], ['Quotes', 0]]);
+
+      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'not yet', image: [] }], settings: { __type: 'mastodon' } }] });
+      const notOut = await account.call('GET', `/analytics/post/${draft.body[0].postId}`);
+      assert.equal(notOut.status, 400);
+      assert.equal(notOut.body.code, 'post_not_published');
+    });
+
+    it("lists the account's recent statuses for a post published by hand (GET /posts/{id}/missing)", async () => {
+      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: { __type: 'mastodon' } }] });
+      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      assert.equal(missing.status, 200, JSON.stringify(missing.body));
+      const newest = fake.statuses.at(-1)!;
+      assert.deepEqual(missing.body[0], { id: newest.id, url: newest.url, text: newest.text, at: new Date(newest.created_at).toISOString() });
+      assert.equal(missing.body.length, Math.min(fake.statuses.length, 40));
+    });
+
     it('a revoked token (Mastodon has no refresh) marks the channel for reconnection; connecting again restores it', async () => {
       fake.validTokens.clear();
       const post = await settled(account, await publishNow(account, channelId, ['Nobody home']));

@@ -74,12 +74,14 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
     });
 
     app.get('/posts/:id/missing', {
-      schema: { tags, summary: "Recent network posts that could be this post's release (for networks that list them)", params: idParam, response: { 200: z.array(z.object({ id: z.string(), url: z.string() })), ...errors } },
-      handler: async (request) => {
-        await posts.root(request.principal.accountId, request.params.id);
-        // No provider of this server lists recent posts yet, so there is nothing to match.
-        return [];
+      schema: {
+        tags,
+        summary: "Recent network posts that could be this post's release (for networks that list them; [] for others)",
+        params: idParam,
+        response: { 200: z.array(z.object({ id: z.string(), url: z.string(), text: z.string().optional(), at: z.string().optional() })), ...errors, 409: errorSchema, 502: errorSchema },
       },
+      handler: async (request) =>
+        (await services.reads.recentPosts(request.principal.accountId, request.params.id)).map((p) => ({ ...p, at: p.at === undefined ? undefined : new Date(p.at).toISOString() })),
     });
 
     app.post('/posts/:id/retry', {
