@@ -17,6 +17,7 @@ import { errorMessage, type NetworkAnswer, type Verdict } from './http-failures.
 import { PublishError, type ConnectResult, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
 import { graphemes } from './text-counting.ts';
 import { linkCard } from './link-card.ts';
+import { currentFigures } from './analytics-series.ts';
 import { mediaFilename, readMedia } from './media-bytes.ts';
 import { waitForProcessing } from './processing-wait.ts';
 
@@ -403,6 +404,31 @@ export const bluesky: Provider = {
       json: { repo: config.did, collection: POST, rkey: itemRecordKey(ctx.item.publishAt, ctx.item.postId), record },
     });
     return { releaseId: created.uri, releaseUrl: permalink(config.did, created.uri) };
+  },
+
+  async recentPosts(ctx) {
+    const config = ctx.channel.config as unknown as Config;
+    const listed = await xrpc<{ records: { uri: string; value: { text?: string; createdAt?: string } }[] }>(ctx, config.pds, 'com.atproto.repo.listRecords', {
+      headers: auth(config),
+      query: { repo: config.did, collection: POST, limit: 25 },
+    });
+    return listed.records.map((r) => ({ id: r.uri, url: permalink(config.did, r.uri), text: r.value.text ?? '', at: Date.parse(r.value.createdAt ?? '') || undefined }));
+  },
+
+  analytics: {
+    /** The profile's counts as they stand (Bluesky keeps no history per account); read from the AppView through the PDS. */
+    async channel(ctx) {
+      const config = ctx.channel.config as unknown as Config;
+      const profile = await xrpc<{ followersCount?: number; followsCount?: number; postsCount?: number }>(ctx, config.pds, 'app.bsky.actor.getProfile', { headers: auth(config), query: { actor: config.did } });
+      return currentFigures({ Followers: profile.followersCount, Following: profile.followsCount, Posts: profile.postsCount });
+    },
+    async post(ctx) {
+      const config = ctx.channel.config as unknown as Config;
+      const found = await xrpc<{ posts: { likeCount?: number; repostCount?: number; replyCount?: number; quoteCount?: number }[] }>(ctx, config.pds, 'app.bsky.feed.getPosts', { headers: auth(config), query: { uris: ctx.releaseId } });
+      const post = found.posts[0];
+      if (!post) throw new PublishError('refused', 'Bluesky no longer shows this post (it was deleted)');
+      return currentFigures({ Likes: post.likeCount, Reposts: post.repostCount, Replies: post.replyCount, Quotes: post.quoteCount });
+    },
   },
 
   /** The record key is the item's own, so the record is there or it is not. */

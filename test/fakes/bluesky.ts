@@ -34,6 +34,9 @@ export interface BlueskyFake extends NetworkFake {
   garbleNextCreate?: boolean;
   /** Video jobs of the video service. */
   videoJobs: Map<string, { did: string; bytes: Buffer; mimeType: string; readyAt: number; blob?: unknown; error?: string }>;
+  /** The profile's follower count, and what people did with each post (by URI), as the AppView reports them. */
+  followers: number;
+  counts: Map<string, { likeCount: number; repostCount: number; replyCount: number; quoteCount: number }>;
   /** How long the video service processes a video (wall-clock). */
   videoProcessingMs: number;
   /** The next video job fails with this error once processed. */
@@ -63,6 +66,8 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
   fake.blobs = [];
   fake.records = [];
   fake.videoJobs = new Map();
+  fake.followers = 0;
+  fake.counts = new Map();
   fake.videoProcessingMs = 0;
   /** Service tokens getServiceAuth issued: token → what it allows. */
   const serviceTokens = new Map<string, { aud: string; lxm: string; exp: number }>();
@@ -118,7 +123,30 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
     },
 
     'GET /xrpc/app.bsky.actor.getProfile': (request) =>
-      denied(request) ?? (request.query.actor === DID ? { body: { did: DID, handle: HANDLE, displayName: 'Herald on Bluesky', avatar: 'https://cdn.bsky.example/avatar.jpg' } } : xrpcError(400, 'InvalidRequest', 'Profile not found')),
+      denied(request) ??
+      (request.query.actor === DID
+        ? { body: { did: DID, handle: HANDLE, displayName: 'Herald on Bluesky', avatar: 'https://cdn.bsky.example/avatar.jpg', followersCount: fake.followers, followsCount: 12, postsCount: fake.records.length } }
+        : xrpcError(400, 'InvalidRequest', 'Profile not found')),
+
+    // The AppView's view of posts (getPosts answers only the ones it knows; a deleted one is left out).
+    'GET /xrpc/app.bsky.feed.getPosts': (request) => {
+      const no = denied(request);
+      if (no) return no;
+      const uris = ([] as string[]).concat(request.query.uris ?? []);
+      const posts = fake.records
+        .filter((r) => uris.includes(r.uri))
+        .map((r) => ({ uri: r.uri, cid: r.cid, author: { did: DID, handle: HANDLE }, record: r.value, indexedAt: r.value.createdAt, ...(fake.counts.get(r.uri) ?? { likeCount: 0, repostCount: 0, replyCount: 0, quoteCount: 0 }) }));
+      return { body: { posts } };
+    },
+
+    'GET /xrpc/com.atproto.repo.listRecords': (request) => {
+      const { repo, collection } = request.query;
+      if (repo !== DID) return xrpcError(400, 'InvalidRequest', 'Could not find repo');
+      const limit = Math.min(Number(request.query.limit ?? 50), 100);
+      // Newest first unless reverse=true.
+      const records = fake.records.filter((r) => collection === 'app.bsky.feed.post').slice().reverse().slice(0, limit);
+      return { body: { records: records.map((r) => ({ uri: r.uri, cid: r.cid, value: r.value })) } };
+    },
 
     'GET /xrpc/com.atproto.identity.resolveHandle': (request) => {
       const did = fake.handles.get(request.query.handle);

@@ -145,11 +145,12 @@ export async function startHerald(
 /** Polls `check` until it returns a value other than undefined, or fails after `ms`. */
 export async function eventually<T>(check: () => Promise<T | undefined>, ms = 5000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + ms;
-  for (;;) {
+  // Soon at first, then less often: a long wait must not spend the API's request limit.
+  for (let wait = 25; ; wait = Math.min(wait * 1.5, 200)) {
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, wait));
   }
 }
 

@@ -120,6 +120,15 @@ for (const store of await testStores()) {
       assert.deepEqual(second.value.reply, { root: { uri: first.uri, cid: first.cid }, parent: { uri: first.uri, cid: first.cid } });
     });
 
+    it("lists the account's recent posts from the PDS (listRecords) for a post published by hand", async () => {
+      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: { __type: 'bluesky' } }] });
+      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      assert.equal(missing.status, 200, JSON.stringify(missing.body));
+      const texts = missing.body.map((p: any) => p.text);
+      assert.deepEqual(texts.slice(0, 2), ['Second', 'First, with a picture'], 'newest first');
+      assert.match(missing.body[0].url, /^https:\/\/bsky\.app\/profile\/did:plc:[a-z0-9]+\/post\/[a-z0-9]{13}$/);
+    });
+
     it('keeps the session alive with refreshSession, and publishes with the new one', async () => {
       const before = herald.services.channels.publishView(await herald.services.store.db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirstOrThrow()).config;
       assert.equal(await herald.engine!.renewal.run(Date.now() + 8 * DAY), 1);

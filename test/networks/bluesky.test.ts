@@ -199,6 +199,26 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /xrpc/com.atproto.repo.uploadBlob').filter((r) => r.headers['content-type'] === 'video/mp4').length, 0, 'not as a plain blob');
     });
 
+    it("reports the profile's and a post's counts, and lists recent posts for one published by hand", async () => {
+      fake.followers = 321;
+      const channel = await account.call('GET', `/analytics/${channelId}?date=30`);
+      assert.equal(channel.status, 200, JSON.stringify(channel.body));
+      assert.deepEqual(channel.body.map((s: any) => [s.label, s.data[0].total]), [['Followers', 321], ['Following', 12], ['Posts', fake.records.length]]);
+
+      const post = await settled(account, await publishNow(account, channelId, ['Counted on Bluesky']));
+      fake.counts.set(post.releaseId, { likeCount: 9, repostCount: 3, replyCount: 2, quoteCount: 1 });
+      const figures = await account.call('GET', `/analytics/post/${post.id}`);
+      assert.equal(figures.status, 200, JSON.stringify(figures.body));
+      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data[0].total]), [['Likes', 9], ['Reposts', 3], ['Replies', 2], ['Quotes', 1]]);
+
+      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: { __type: 'bluesky' } }] });
+      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      assert.equal(missing.status, 200, JSON.stringify(missing.body));
+      assert.equal(missing.body[0].id, post.releaseId);
+      assert.equal(missing.body[0].url, post.releaseURL);
+      assert.equal(missing.body[0].text, 'Counted on Bluesky');
+    });
+
     it('publishes a thread with reply refs: the first post as root, the previous as parent', async () => {
       const post = await settled(account, await publishNow(account, channelId, ['first', 'second', 'third']));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
