@@ -312,14 +312,16 @@ for (const store of await testStores()) {
       assert.match((await account.call('GET', '/social/webhook')).body.message, /POST \/api\/public\/v1\/integrations/);
     });
 
-    it('analytics are not built yet: every route says so plainly (400 analytics_unavailable), and checks its input', async () => {
+    it('a network without figures says so plainly (400 analytics_unavailable), and the routes check their input', async () => {
       const channel = await addWebhookChannel(account);
       const postId = await schedulePost(account, channel.id, 'counted?');
       for (const route of [`/analytics/${channel.id}`, `/analytics/${channel.id}?date=7`, `/analytics/post/${postId}`, `/analytics/post/${postId}?date=30`]) {
         const answer = await account.call('GET', route);
-        assertError(answer, 400, { code: 'analytics_unavailable', message: /^Herald does not read analytics from Webhook yet/ });
+        assertError(answer, 400, { code: 'analytics_unavailable', message: /^Webhook does not report analytics for a (channel|post) through its API/ });
       }
       assertError(await account.call('GET', `/analytics/${channel.id}?date=abc`), 400, { path: 'date' });
+      assertError(await account.call('GET', `/analytics/${channel.id}?date=0`), 400, { path: 'date' });
+      assertError(await account.call('GET', `/analytics/${channel.id}?date=366`), 400, { path: 'date' });
       assertError(await account.call('GET', '/analytics/no-such-channel'), 404);
       assertError(await account.call('GET', '/analytics/post/no-such-post'), 404);
     });
