@@ -9,8 +9,10 @@ import { z } from 'zod';
 import { errorMessage, type NetworkAnswer, type Verdict } from './http-failures.ts';
 import { PublishError, type FollowUpState, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
 import { authorizationUrl } from './oauth2-tokens.ts';
+import { currentFigures } from './analytics-series.ts';
 
-const SCOPES = ['user.info.basic', 'user.info.profile', 'video.publish', 'video.upload'];
+// user.info.stats and video.list are for analytics only: a user who unticks them can still post.
+const SCOPES = ['user.info.basic', 'user.info.profile', 'video.publish', 'video.upload', 'user.info.stats', 'video.list'];
 const PRIVACY = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
 
 /** Chunks of 10 MB: inside TikTok's 5–64 MB window, so a 4 GB video stays far below 1000 chunks. */
@@ -57,7 +59,7 @@ function readAnswer({ body }: NetworkAnswer): Verdict | undefined {
   const detail = `${code}${body.error.message ? `: ${body.error.message}` : ''}`;
   if (code === 'access_token_invalid') return { kind: 'auth', detail, code };
   // A scope the user unticked: a refresh cannot add it, so the channel ends up needing a reconnect.
-  if (code === 'scope_not_authorized' || code === 'scope_permission_missed') return { kind: 'auth', detail: `${detail} (connect the channel again and grant posting)`, code };
+  if (code === 'scope_not_authorized' || code === 'scope_permission_missed') return { kind: 'auth', detail: `${detail} (connect the channel again and grant every permission Herald asks for)`, code };
   if (code === 'rate_limit_exceeded') return { kind: 'retryable', detail, code };
   if (code === 'internal_error') return { kind: 'server', detail, code };
   return { detail, code };
@@ -67,7 +69,11 @@ function readAnswer({ body }: NetworkAnswer): Verdict | undefined {
  * Calls that read, or open an upload that publishes nothing until its bytes
  * arrive: safe to repeat after a server error. A photo post's init publishes.
  */
-const REPEATABLE = new Set(['/v2/post/publish/status/fetch/', '/v2/post/publish/creator_info/query/', '/v2/user/info/', '/v2/post/publish/video/init/', '/v2/post/publish/inbox/video/init/']);
+const REPEATABLE = new Set(['/v2/post/publish/status/fetch/', '/v2/post/publish/creator_info/query/', '/v2/user/info/', '/v2/video/query/', '/v2/post/publish/video/init/', '/v2/post/publish/inbox/video/init/']);
+
+function isRepeatable(path: string): boolean {
+  return REPEATABLE.has(path.split('?')[0]);
+}
 
 /** Post ids are int64: JSON numbers that long lose digits, so they are read as strings. */
 function bigIntsAsStrings(raw: string): string {
@@ -79,9 +85,9 @@ async function tiktokCall<T = any>(ctx: NetworkContext, token: string | undefine
     method,
     headers: { authorization: `Bearer ${token}`, ...(method === 'POST' ? { 'content-type': 'application/json; charset=UTF-8' } : {}) },
     ...(body === undefined ? {} : { json: body }),
-    repeatable: REPEATABLE.has(path),
+    repeatable: isRepeatable(path),
   });
-  if (!answer.isJson) throw new PublishError(REPEATABLE.has(path) ? 'retryable' : 'unknown', `TikTok answered ${answer.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`);
+  if (!answer.isJson) throw new PublishError(isRepeatable(path) ? 'retryable' : 'unknown', `TikTok answered ${answer.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`);
   return JSON.parse(bigIntsAsStrings(answer.raw)).data as T;
 }
 
@@ -315,5 +321,39 @@ export const tiktok: Provider = {
   async followUp(ctx) {
     const config = ctx.channel.config as unknown as Config;
     return standing(await fetchStatus(ctx, config.accessToken, ctx.releaseId), config.username, ctx.releaseId);
+  },
+
+  // TikTok gives totals as they stand, no history: one point each, dated today.
+  analytics: {
+    async channel(ctx) {
+      const config = ctx.channel.config as unknown as Config;
+      const info = await tiktokCall<{ user?: { follower_count?: number; following_count?: number; likes_count?: number; video_count?: number } }>(
+        ctx,
+        config.accessToken,
+        '/v2/user/info/?fields=follower_count,following_count,likes_count,video_count',
+        undefined,
+        'GET',
+      );
+      const user = info.user ?? {};
+      return currentFigures({ Followers: user.follower_count, Following: user.following_count, Likes: user.likes_count, Videos: user.video_count });
+    },
+
+    async post(ctx) {
+      // Until TikTok names the public post (processing, moderation, or an inbox upload finished in the app) Herald holds only a publish id.
+      if (!/^\d+$/.test(ctx.releaseId)) {
+        throw new PublishError('refused', `TikTok has not given this post its public id yet (it still has the publish id ${ctx.releaseId}: processing, in moderation, or sent to the TikTok inbox), so it has no figures yet`);
+      }
+      const config = ctx.channel.config as unknown as Config;
+      const answer = await tiktokCall<{ videos?: { id: string | number; like_count?: number; comment_count?: number; share_count?: number; view_count?: number }[] }>(
+        ctx,
+        config.accessToken,
+        '/v2/video/query/?fields=id,like_count,comment_count,share_count,view_count',
+        { filters: { video_ids: [ctx.releaseId] } },
+      );
+      // TikTok lists only the account's own videos that it still has.
+      const video = answer.videos?.find((v) => String(v.id) === ctx.releaseId);
+      if (!video) throw new PublishError('refused', `TikTok does not list post ${ctx.releaseId} among this account's videos (deleted, or not a video)`);
+      return currentFigures({ Views: video.view_count, Likes: video.like_count, Comments: video.comment_count, Shares: video.share_count });
+    },
   },
 };

@@ -9,13 +9,16 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { errorMessage, type NetworkAnswer, type Verdict } from './http-failures.ts';
 import type { NetworkRequest } from './network-http.ts';
-import { PublishError, type ConnectResult, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
+import { PublishError, type AnalyticsSeries, type ConnectResult, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type TokenConfig } from './types.ts';
 import { authorizationUrl } from './oauth2-tokens.ts';
+import { dailySeries, day, period } from './analytics-series.ts';
 
 const SCOPES = [
   'https://www.googleapis.com/auth/youtube.upload',
   'https://www.googleapis.com/auth/youtube.readonly',
   'https://www.googleapis.com/auth/userinfo.profile',
+  // YouTube Analytics reports (views, watch time); reports also need youtube.readonly.
+  'https://www.googleapis.com/auth/yt-analytics.readonly',
 ];
 /** Uploading is the one permission Herald cannot work without (users can untick scopes). */
 const UPLOAD_SCOPES = ['https://www.googleapis.com/auth/youtube.upload', 'https://www.googleapis.com/auth/youtube', 'https://www.googleapis.com/auth/youtube.force-ssl'];
@@ -62,7 +65,43 @@ function readAnswer({ ok, body }: NetworkAnswer): Verdict | undefined {
   if (reason === 'youtubeSignupRequired') return { kind: 'refused', detail: `${detail}. The Google account has no YouTube channel.`, code: reason };
   if (reason === 'rateLimitExceeded' || reason === 'userRateLimitExceeded') return { kind: 'retryable', detail, code: reason };
   if (reason === 'quotaExceeded') return { kind: 'refused', detail: `${detail}. The project's daily YouTube quota is used up; it resets at midnight Pacific time.`, code: reason };
+  // A scope the user unticked at consent: only connecting again can grant it.
+  if (reason === 'insufficientPermissions') return { kind: 'refused', detail: `${detail}. Connect the channel again and allow every permission Herald asks for.`, code: reason };
   return { detail, code: reason };
+}
+
+/** A YouTube Analytics report (reports.query): columns named in columnHeaders, dimensions first, then metrics. */
+interface Report {
+  columnHeaders?: { name: string; columnType?: string; dataType?: string }[];
+  /** Left out when there is no data; the latest days are missing until YouTube has processed them. */
+  rows?: (string | number)[][];
+}
+
+/** Channel figures: metric → label. */
+const CHANNEL_METRICS = { views: 'Views', estimatedMinutesWatched: 'Minutes watched', likes: 'Likes', subscribersGained: 'Subscribers gained' };
+/** One video's figures. */
+const VIDEO_METRICS = { views: 'Views', estimatedMinutesWatched: 'Minutes watched', likes: 'Likes', comments: 'Comments', shares: 'Shares' };
+
+/**
+ * The metrics day by day over the last `days` days, one series each. The
+ * channel is named by its id rather than channel==MINE: a Google account can
+ * hold several channels and the user picked one of them.
+ */
+async function dailyReport(ctx: NetworkContext & { channel: PublishChannel; days: number }, metrics: Record<string, string>, filters?: string): Promise<AnalyticsSeries[]> {
+  const config = ctx.channel.config as unknown as Config;
+  const { since, until } = period(ctx.days);
+  const report = await ctx.http.json<Report>(`${ctx.urls.analytics}/v2/reports`, {
+    headers: bearer(config.accessToken),
+    query: { ids: `channel==${config.channelId}`, startDate: day(since), endDate: day(until), metrics: Object.keys(metrics).join(','), dimensions: 'day', sort: 'day', filters },
+  });
+  // Google asks clients to find columns by their header, not by position.
+  const columns = (report.columnHeaders ?? []).map((c) => c.name);
+  const dayColumn = columns.indexOf('day');
+  const rows = dayColumn < 0 ? [] : (report.rows ?? []);
+  return Object.entries(metrics).map(([metric, label]) => {
+    const column = columns.indexOf(metric);
+    return dailySeries(label, rows.map((row) => ({ date: String(row[dayColumn]), total: column < 0 ? Number.NaN : Number(row[column]) })));
+  });
 }
 
 async function tokenRequest(ctx: NetworkContext, form: Record<string, string | undefined>) {
@@ -173,7 +212,7 @@ export const youtube: Provider = {
   name: 'YouTube',
   readAnswer,
   auth: 'oauth2',
-  urls: { auth: 'https://accounts.google.com', token: 'https://oauth2.googleapis.com', api: 'https://www.googleapis.com' },
+  urls: { auth: 'https://accounts.google.com', token: 'https://oauth2.googleapis.com', api: 'https://www.googleapis.com', analytics: 'https://youtubeanalytics.googleapis.com' },
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
   settings,
   rules: {
@@ -262,6 +301,16 @@ export const youtube: Provider = {
     const uploaded = await upload(ctx, new URL(session, ctx.urls.api).toString(), video);
     if (s.thumbnail) await setThumbnail(ctx, uploaded.id, s.thumbnail);
     return { releaseId: uploaded.id, releaseUrl: `https://www.youtube.com/watch?v=${uploaded.id}` };
+  },
+
+  // Daily figures from YouTube Analytics for both; a video's report is the channel's filtered to it (daily too, so a chart shows its course).
+  analytics: {
+    async channel(ctx) {
+      return dailyReport(ctx, CHANNEL_METRICS);
+    },
+    async post(ctx) {
+      return dailyReport(ctx, VIDEO_METRICS, `video==${ctx.releaseId}`);
+    },
   },
 
   tools: {

@@ -1,8 +1,12 @@
 /**
  * A local X API: the OAuth 1.0a token endpoints and consent screen, users/me,
- * the v2 media upload (one-shot and chunked) and POST /2/tweets, as docs.x.com
- * describes them. Every request must carry a valid HMAC-SHA1 signature, which
- * the fake recomputes from what it received (RFC 5849); a bad one gets X's 401.
+ * the v2 media upload (one-shot and chunked), POST /2/tweets, post lookup and
+ * the user's posts timeline, as docs.x.com describes them. Every request must
+ * carry a valid HMAC-SHA1 signature, which the fake recomputes from what it
+ * received (RFC 5849); a bad one gets X's 401. Reads answer the default fields
+ * (id, text, edit_history_tweet_ids; id, name, username) plus those asked for
+ * in tweet.fields / user.fields; a post or user that does not exist is a 200
+ * with `errors` and no `data` (X's partial errors).
  */
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
@@ -12,9 +16,23 @@ export const X_USER = { id: '1460000000000000001', name: 'Herald Tester', userna
 
 const UNAUTHORIZED: FakeAnswer = { status: 401, body: { title: 'Unauthorized', type: 'about:blank', status: 401, detail: 'Unauthorized' } };
 
+/** A post's public_metrics (tweet.fields=public_metrics). */
+export interface XPostMetrics {
+  retweet_count: number;
+  reply_count: number;
+  like_count: number;
+  quote_count: number;
+  bookmark_count: number;
+  impression_count: number;
+}
+
 export interface XFake extends NetworkFake {
   /** Token secrets the fake issued, by token. */
   secrets: Map<string, string>;
+  /** The user's public_metrics besides tweet_count, which counts the stored posts. */
+  userMetrics: { followers_count: number; following_count: number; listed_count: number; like_count: number; media_count: number };
+  /** What people did with a post (0 when not set). */
+  postMetrics: Map<string, Partial<XPostMetrics>>;
   /** Why the last signature check failed, if it did. */
   lastSignatureProblem?: string;
 }
@@ -67,13 +85,69 @@ function signatureProblem(fake: XFake, request: RecordedRequest): string | undef
   return expected === signature ? undefined : `signature mismatch (expected ${expected}, got ${signature})`;
 }
 
+/** X's 400 for a malformed query parameter. */
+function invalidParameter(name: string, value: string, message: string): FakeAnswer {
+  return {
+    status: 400,
+    body: {
+      errors: [{ parameters: { [name]: [value] }, message }],
+      title: 'Invalid Request',
+      detail: 'One or more parameters to your request was invalid.',
+      type: 'https://api.twitter.com/2/problems/invalid-request',
+    },
+  };
+}
+
+/** The fields asked for in `name` (tweet.fields, user.fields), or the 400 for one X does not know. */
+function requestedFields(request: RecordedRequest, name: string, known: string[]): string[] | FakeAnswer {
+  const asked = (request.query[name] ?? '').split(',').filter(Boolean);
+  const unknown = asked.find((f) => !known.includes(f));
+  return unknown ? invalidParameter(name, unknown, `The \`${name}\` query parameter value [${unknown}] is not one of [${known.join(',')}]`) : asked;
+}
+
+/** X's partial error for a resource that is not there (answered with 200). */
+function notFound(type: 'tweet' | 'user', parameter: string, id: string): FakeAnswer {
+  return {
+    status: 200,
+    body: {
+      errors: [
+        {
+          value: id,
+          detail: `Could not find ${type} with ${parameter}: [${id}].`,
+          title: 'Not Found Error',
+          resource_type: type,
+          parameter,
+          resource_id: id,
+          type: 'https://api.twitter.com/2/problems/resource-not-found',
+        },
+      ],
+    },
+  };
+}
+
+const TWEET_FIELDS = ['attachments', 'author_id', 'conversation_id', 'created_at', 'edit_history_tweet_ids', 'entities', 'id', 'in_reply_to_user_id', 'lang', 'public_metrics', 'non_public_metrics', 'referenced_tweets', 'reply_settings', 'text'];
+const USER_FIELDS = ['created_at', 'description', 'id', 'name', 'profile_image_url', 'protected', 'public_metrics', 'username', 'verified', 'verified_type'];
+
 export async function startXFake(): Promise<XFake> {
   let next = 1_000;
   const fake = (await startNetworkFake()) as XFake;
   fake.secrets = new Map();
-  fake.state.tweets = [] as { id: string; text: string; body: any }[];
+  fake.userMetrics = { followers_count: 0, following_count: 0, listed_count: 0, like_count: 0, media_count: 0 };
+  fake.postMetrics = new Map();
+  fake.state.tweets = [] as { id: string; text: string; body: any; created_at: string }[];
   fake.state.media = new Map<string, { type: string; bytes: number; segments: number; state: string }>();
   fake.state.revoked = new Set<string>();
+
+  /** A stored post as lookups answer it: the default fields and those asked for. */
+  const view = (tweet: { id: string; text: string; created_at: string; body: any }, fields: string[]): Record<string, unknown> => {
+    const out: Record<string, unknown> = { id: tweet.id, text: tweet.text, edit_history_tweet_ids: [tweet.id] };
+    if (fields.includes('created_at')) out.created_at = tweet.created_at;
+    if (fields.includes('author_id')) out.author_id = X_USER.id;
+    if (fields.includes('public_metrics')) {
+      out.public_metrics = { retweet_count: 0, reply_count: 0, like_count: 0, quote_count: 0, bookmark_count: 0, impression_count: 0, ...fake.postMetrics.get(tweet.id) };
+    }
+    return out;
+  };
 
   /** Wraps a handler: the request must be signed, and with a user token unless `consumerOnly`. */
   const signed =
@@ -113,10 +187,48 @@ export async function startXFake(): Promise<XFake> {
       fake.secrets.set(access, `access-secret-${next}`);
       return { status: 200, headers: { 'content-type': 'text/html' }, body: `oauth_token=${access}&oauth_token_secret=${fake.secrets.get(access)}&user_id=${X_USER.id}&screen_name=${X_USER.username}` };
     }),
-    'GET /2/users/me': signed(() => ({
-      status: 200,
-      body: { data: { id: X_USER.id, name: X_USER.name, username: X_USER.username, profile_image_url: 'https://pbs.twimg.com/profile_images/1/normal.jpg' } },
-    })),
+    'GET /2/users/me': signed((request) => {
+      const fields = requestedFields(request, 'user.fields', USER_FIELDS);
+      if (!Array.isArray(fields)) return fields;
+      const user: Record<string, unknown> = { id: X_USER.id, name: X_USER.name, username: X_USER.username };
+      if (fields.includes('profile_image_url')) user.profile_image_url = 'https://pbs.twimg.com/profile_images/1/normal.jpg';
+      if (fields.includes('verified')) user.verified = false;
+      if (fields.includes('public_metrics')) user.public_metrics = { ...fake.userMetrics, tweet_count: fake.state.tweets.length };
+      return { status: 200, body: { data: user } };
+    }),
+    'GET /2/tweets/:id': signed((request) => {
+      const id = request.params.id;
+      if (!/^[0-9]{1,19}$/.test(id)) return invalidParameter('id', id, `The \`id\` query parameter value [${id}] is not valid`);
+      const fields = requestedFields(request, 'tweet.fields', TWEET_FIELDS);
+      if (!Array.isArray(fields)) return fields;
+      const tweet = fake.state.tweets.find((t: { id: string }) => t.id === id);
+      if (!tweet) return notFound('tweet', 'id', id);
+      return { status: 200, body: { data: view(tweet, fields) } };
+    }),
+    // The user's posts, newest first: max_results 5-100 (10 by default), exclude=retweets,replies, pagination_token.
+    'GET /2/users/:id/tweets': signed((request) => {
+      const fields = requestedFields(request, 'tweet.fields', TWEET_FIELDS);
+      if (!Array.isArray(fields)) return fields;
+      const max = request.query.max_results === undefined ? 10 : Number(request.query.max_results);
+      if (!Number.isInteger(max) || max < 5 || max > 100) {
+        return invalidParameter('max_results', String(request.query.max_results), `The \`max_results\` query parameter value [${request.query.max_results}] is not between 5 and 100`);
+      }
+      const exclude = (request.query.exclude ?? '').split(',').filter(Boolean);
+      const odd = exclude.find((e) => e !== 'retweets' && e !== 'replies');
+      if (odd) return invalidParameter('exclude', odd, `The \`exclude\` query parameter value [${odd}] is not one of [replies,retweets]`);
+      if (request.params.id !== X_USER.id) return notFound('user', 'id', request.params.id);
+      const all = [...fake.state.tweets]
+        .filter((t: { body: any }) => !(exclude.includes('replies') && t.body.reply))
+        .sort((a: { id: string }, b: { id: string }) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+      const from = request.query.pagination_token ? Number(Buffer.from(request.query.pagination_token, 'base64url').toString()) : 0;
+      const page = all.slice(from, from + max);
+      const meta: Record<string, unknown> = { result_count: page.length };
+      if (page.length === 0) return { status: 200, body: { meta } };
+      meta.newest_id = page[0].id;
+      meta.oldest_id = page.at(-1).id;
+      if (from + max < all.length) meta.next_token = Buffer.from(String(from + max)).toString('base64url');
+      return { status: 200, body: { data: page.map((t) => view(t, fields)), meta } };
+    }),
     'POST /2/media/upload': signed((request) => {
       const file = request.multipart?.files.find((f) => f.name === 'media');
       if (!file || !request.multipart?.fields.media_category) return { status: 400, body: { title: 'Invalid Request', detail: 'media and media_category are required', status: 400 } };
@@ -175,7 +287,7 @@ export async function startXFake(): Promise<XFake> {
       const reply = body.reply?.in_reply_to_tweet_id;
       if (reply && !fake.state.tweets.some((t: { id: string }) => t.id === reply)) return { status: 400, body: { title: 'Invalid Request', detail: 'reply target not found', status: 400 } };
       const id = String(1_800_000_000_000_000_000n + BigInt(next++));
-      fake.state.tweets.push({ id, text: body.text, body });
+      fake.state.tweets.push({ id, text: body.text, body, created_at: new Date().toISOString() });
       return { status: 201, body: { data: { id, text: body.text, edit_history_tweet_ids: [id] } } };
     }),
   });

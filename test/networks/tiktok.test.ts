@@ -58,7 +58,7 @@ for (const store of await testStores()) {
       assert.equal(consent.client_key, CLIENT_KEY);
       assert.equal(consent.response_type, 'code');
       assert.equal(consent.redirect_uri, `${herald.url}/connect/tiktok/callback`);
-      assert.deepEqual(consent.scope.split(','), ['user.info.basic', 'user.info.profile', 'video.publish', 'video.upload']);
+      assert.deepEqual(consent.scope.split(','), ['user.info.basic', 'user.info.profile', 'video.publish', 'video.upload', 'user.info.stats', 'video.list']);
       const [token] = fake.calls('POST /v2/oauth/token/');
       assert.deepEqual(token.form, { client_key: CLIENT_KEY, client_secret: CLIENT_SECRET, code: 'tiktok-code', grant_type: 'authorization_code', redirect_uri: consent.redirect_uri });
       const [info] = fake.calls('GET /v2/user/info/');
@@ -238,6 +238,70 @@ for (const store of await testStores()) {
       assert.equal(fake.published.length, before + 1);
       assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
       assert.match(post.thread[0].attempts[0].detail, /rate_limit_exceeded/);
+    });
+
+    it("reports the account's counts (user.info.stats) and a video's (video.list) as TikTok gives them", async () => {
+      Object.assign(fake.userStats, { follower_count: 5100, following_count: 12, likes_count: 98000, video_count: 37 });
+      const today = new Date().toISOString().slice(0, 10);
+      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      assert.equal(channel.status, 200, JSON.stringify(channel.body));
+      assert.deepEqual(channel.body, [
+        { label: 'Followers', data: [{ total: 5100, date: today }], percentageChange: 0 },
+        { label: 'Following', data: [{ total: 12, date: today }], percentageChange: 0 },
+        { label: 'Likes', data: [{ total: 98000, date: today }], percentageChange: 0 },
+        { label: 'Videos', data: [{ total: 37, date: today }], percentageChange: 0 },
+      ]);
+      const info = fake.calls('GET /v2/user/info/').at(-1)!;
+      assert.equal(info.query.fields, 'follower_count,following_count,likes_count,video_count');
+
+      const video = await uploadMp4(account, herald, 2300);
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Counted on TikTok', media: [video] }], SETTINGS));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      fake.videoStats.set(post.releaseId, { view_count: 1500, like_count: 120, comment_count: 8, share_count: 5 });
+      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(figures.status, 200, JSON.stringify(figures.body));
+      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data.map((d: any) => [d.total, d.date])]), [['Views', [[1500, today]]], ['Likes', [[120, today]]], ['Comments', [[8, today]]], ['Shares', [[5, today]]]]);
+      const query = fake.calls('POST /v2/video/query/').at(-1)!;
+      assert.equal(query.query.fields, 'id,like_count,comment_count,share_count,view_count');
+      assert.deepEqual(query.json, { filters: { video_ids: [post.releaseId] } }, 'the int64 id is sent whole, as a string');
+      assert.match(String(query.headers['content-type']), /^application\/json/);
+    });
+
+    it('answers 400 for a post TikTok knows only by its publish id (an inbox upload), without asking TikTok', async () => {
+      const video = await uploadMp4(account, herald, 2400);
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'To the inbox', media: [video] }], { ...SETTINGS, content_posting_method: 'UPLOAD' }));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.match(post.releaseId, /^v_pub_/);
+      const queries = fake.calls('POST /v2/video/query/').length;
+      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(figures.status, 400, JSON.stringify(figures.body));
+      assert.equal(figures.body.code, 'network_refused');
+      assert.match(figures.body.message, /has not given this post its public id yet/);
+      assert.equal(fake.calls('POST /v2/video/query/').length, queries);
+    });
+
+    it("asks to reconnect, with TikTok's reason, when the user unticked the analytics permissions; connecting again with them restores the figures", async () => {
+      fake.untickedScopes = new Set(['user.info.stats', 'video.list']);
+      const again = await connectOAuth(herald, account, 'tiktok');
+      assert.equal(again.id, channelId);
+      fake.untickedScopes.clear();
+
+      const channel = await account.call('GET', `/analytics/${channelId}?date=30`);
+      assert.equal(channel.status, 409, JSON.stringify(channel.body));
+      assert.equal(channel.body.code, 'reconnect_needed');
+      assert.match(channel.body.message, /scope_permission_missed: The fields follower_count,following_count,likes_count,video_count need the scope user.info.stats/);
+
+      const video = await uploadMp4(account, herald, 2500);
+      const counted = await settled(account, await publishNow(account, channelId, [{ content: 'Posting still works', media: [video] }], SETTINGS));
+      assert.equal(counted.state, 'PUBLISHED', counted.error ?? '');
+      const figures = await account.call('GET', `/analytics/post/${counted.id}?date=30`);
+      assert.equal(figures.status, 409, JSON.stringify(figures.body));
+      assert.match(figures.body.message, /scope_not_authorized: The user did not authorize the scope required/);
+
+      await connectOAuth(herald, account, 'tiktok');
+      const restored = await account.call('GET', `/analytics/post/${counted.id}?date=30`);
+      assert.equal(restored.status, 200, JSON.stringify(restored.body));
+      assert.equal((await listedChannel(account, channelId)).needsReconnect, false, 'a read does not mark the channel');
     });
   });
 }

@@ -222,6 +222,62 @@ for (const store of await testStores()) {
       assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
     });
 
+    it("reports the account's and a post's public metrics, read with signed requests", async () => {
+      Object.assign(fake.userMetrics, { followers_count: 1200, following_count: 80, listed_count: 3 });
+      const today = new Date().toISOString().slice(0, 10);
+      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      assert.equal(channel.status, 200, JSON.stringify(channel.body));
+      assert.deepEqual(channel.body, [
+        { label: 'Followers', data: [{ total: 1200, date: today }], percentageChange: 0 },
+        { label: 'Following', data: [{ total: 80, date: today }], percentageChange: 0 },
+        { label: 'Posts', data: [{ total: fake.state.tweets.length, date: today }], percentageChange: 0 },
+        { label: 'Listed', data: [{ total: 3, date: today }], percentageChange: 0 },
+      ]);
+      const me = fake.calls('GET /2/users/me').at(-1)!;
+      assert.equal(me.query['user.fields'], 'public_metrics');
+      assert.equal(fake.lastSignatureProblem, undefined, 'the query is part of the signature');
+
+      const post = await settled(account, await publishNow(account, channelId, ['Counted on X', 'with a reply'], settings));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      fake.postMetrics.set(post.releaseId, { impression_count: 340, like_count: 12, retweet_count: 3, reply_count: 1, quote_count: 2, bookmark_count: 4 });
+      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(figures.status, 200, JSON.stringify(figures.body));
+      assert.deepEqual(
+        figures.body.map((s: any) => [s.label, s.data.map((d: any) => [d.total, d.date])]),
+        [['Impressions', [[340, today]]], ['Likes', [[12, today]]], ['Reposts', [[3, today]]], ['Replies', [[1, today]]], ['Quotes', [[2, today]]], ['Bookmarks', [[4, today]]]],
+      );
+      const lookup = fake.calls('GET /2/tweets/:id').at(-1)!;
+      assert.equal(lookup.params.id, post.releaseId, "the thread's first post");
+      assert.equal(lookup.query['tweet.fields'], 'public_metrics');
+      assert.equal(fake.lastSignatureProblem, undefined);
+    });
+
+    it("answers 400 with X's words for a post deleted on X (a 200 with errors and no data)", async () => {
+      const post = await settled(account, await publishNow(account, channelId, ['Deleted later'], settings));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      fake.state.tweets = fake.state.tweets.filter((t: any) => t.id !== post.releaseId);
+      const gone = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(gone.status, 400, JSON.stringify(gone.body));
+      assert.equal(gone.body.code, 'network_refused');
+      assert.match(gone.body.message, new RegExp(`Could not find tweet with id: \\[${post.releaseId}\\]`));
+    });
+
+    it("lists the account's latest posts, newest first, for a post published by hand (GET /posts/{id}/missing)", async () => {
+      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings }] });
+      assert.equal(draft.status, 201, JSON.stringify(draft.body));
+      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      assert.equal(missing.status, 200, JSON.stringify(missing.body));
+      const newest = fake.state.tweets.at(-1);
+      assert.deepEqual(missing.body[0], { id: newest.id, url: `https://x.com/${X_USER.username}/status/${newest.id}`, text: newest.text, at: newest.created_at });
+      assert.equal(missing.body.length, Math.min(fake.state.tweets.length, 20));
+      const ids = missing.body.map((p: any) => BigInt(p.id));
+      assert.ok(ids.every((id: bigint, i: number) => i === 0 || id < ids[i - 1]), 'newest first');
+      const timeline = fake.calls('GET /2/users/:id/tweets').at(-1)!;
+      assert.equal(timeline.params.id, X_USER.id);
+      assert.deepEqual({ max: timeline.query.max_results, fields: timeline.query['tweet.fields'], exclude: timeline.query.exclude }, { max: '20', fields: 'created_at', exclude: 'retweets' });
+      assert.equal(fake.lastSignatureProblem, undefined);
+    });
+
     it('marks the channel for reconnection on 401: X user tokens do not expire, so access was revoked', async () => {
       for (const token of fake.secrets.keys()) fake.state.revoked.add(token);
       const post = await settled(account, await publishNow(account, channelId, ['after revocation'], settings));

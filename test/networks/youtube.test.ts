@@ -29,6 +29,7 @@ for (const store of await testStores()) {
           HERALD_YOUTUBE_AUTH_URL: fake.url,
           HERALD_YOUTUBE_TOKEN_URL: fake.url,
           HERALD_YOUTUBE_API_URL: fake.url,
+          HERALD_YOUTUBE_ANALYTICS_URL: fake.url,
         },
       });
       account = await herald.newAccount();
@@ -197,6 +198,77 @@ for (const store of await testStores()) {
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.equal(fake.videos.length, before + 1);
       assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+    });
+
+    it("reports the channel's and a video's figures day by day from YouTube Analytics", async () => {
+      const video = await uploadMp4(account, herald, 2600);
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Watched', media: [video] }], SETTINGS));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+      fake.activity = [
+        { day: daysAgo(1), videoId: 'older-video', metrics: { views: 5, estimatedMinutesWatched: 6 } },
+        { day: daysAgo(3), videoId: 'older-video', metrics: { views: 10, estimatedMinutesWatched: 20, likes: 1, subscribersGained: 1 } },
+        { day: daysAgo(2), videoId: post.releaseId, metrics: { views: 40, estimatedMinutesWatched: 55, likes: 4, comments: 2, shares: 1, subscribersGained: 2 } },
+        { day: daysAgo(1), videoId: post.releaseId, metrics: { views: 60, estimatedMinutesWatched: 70, likes: 6, comments: 3, shares: 0, subscribersGained: 1 } },
+        // Outside the 7 days asked for.
+        { day: daysAgo(20), videoId: post.releaseId, metrics: { views: 999 } },
+      ];
+
+      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      assert.equal(channel.status, 200, JSON.stringify(channel.body));
+      const points = (series: any) => series.data.map((d: any) => [d.date, d.total]);
+      assert.deepEqual(channel.body.map((s: any) => s.label), ['Views', 'Minutes watched', 'Likes', 'Subscribers gained']);
+      assert.deepEqual(points(channel.body[0]), [[daysAgo(3), 10], [daysAgo(2), 40], [daysAgo(1), 65]]);
+      assert.deepEqual(points(channel.body[1]), [[daysAgo(3), 20], [daysAgo(2), 55], [daysAgo(1), 76]]);
+      assert.deepEqual(points(channel.body[3]), [[daysAgo(3), 1], [daysAgo(2), 2], [daysAgo(1), 1]]);
+      assert.equal(channel.body[0].percentageChange, 550, 'the last day against the first');
+      const report = fake.calls('GET /v2/reports').at(-1)!;
+      assert.deepEqual(
+        { ids: report.query.ids, startDate: report.query.startDate, endDate: report.query.endDate, metrics: report.query.metrics, dimensions: report.query.dimensions, filters: report.query.filters },
+        { ids: 'channel==UC-brand', startDate: daysAgo(6), endDate: daysAgo(0), metrics: 'views,estimatedMinutesWatched,likes,subscribersGained', dimensions: 'day', filters: undefined },
+      );
+      assert.match(String(report.headers.authorization), /^Bearer ya29\./);
+
+      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(figures.status, 200, JSON.stringify(figures.body));
+      assert.deepEqual(
+        figures.body.map((s: any) => [s.label, points(s)]),
+        [
+          ['Views', [[daysAgo(2), 40], [daysAgo(1), 60]]],
+          ['Minutes watched', [[daysAgo(2), 55], [daysAgo(1), 70]]],
+          ['Likes', [[daysAgo(2), 4], [daysAgo(1), 6]]],
+          ['Comments', [[daysAgo(2), 2], [daysAgo(1), 3]]],
+          ['Shares', [[daysAgo(2), 1], [daysAgo(1), 0]]],
+        ],
+      );
+      const videoReport = fake.calls('GET /v2/reports').at(-1)!;
+      assert.equal(videoReport.query.filters, `video==${post.releaseId}`);
+      assert.equal(videoReport.query.metrics, 'views,estimatedMinutesWatched,likes,comments,shares');
+
+      // A period without data: YouTube leaves the rows out, each series is empty.
+      fake.activity = [];
+      const quiet = await account.call('GET', `/analytics/${channelId}?date=1`);
+      assert.equal(quiet.status, 200, JSON.stringify(quiet.body));
+      assert.deepEqual(quiet.body.map((s: any) => [s.label, s.data]), [['Views', []], ['Minutes watched', []], ['Likes', []], ['Subscribers gained', []]]);
+    });
+
+    it("answers 400 with Google's words when the user unticked YouTube Analytics; connecting again with it restores the figures", async () => {
+      const analyticsScope = 'https://www.googleapis.com/auth/yt-analytics.readonly';
+      assert.ok(fake.state.authorize.scope.split(' ').includes(analyticsScope), 'Herald asks for it');
+      fake.untickedScopes = new Set([analyticsScope]);
+      const brand = { pick: (choices: { name: string }[]) => choices.findIndex((c) => c.name === 'Brand channel') };
+      assert.equal((await connectOAuth(herald, account, 'youtube', brand)).id, channelId);
+      fake.untickedScopes.clear();
+
+      const refused = await account.call('GET', `/analytics/${channelId}?date=14`);
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 'network_refused');
+      assert.match(refused.body.message, /YouTube answered 403: \(insufficientPermissions\) Request had insufficient authentication scopes/);
+      assert.match(refused.body.message, /Connect the channel again/);
+
+      await connectOAuth(herald, account, 'youtube', brand);
+      const restored = await account.call('GET', `/analytics/${channelId}?date=14`);
+      assert.equal(restored.status, 200, JSON.stringify(restored.body));
     });
   });
 }

@@ -13,6 +13,17 @@ export interface XUserTokens {
   tokenSecret: string;
 }
 
+/** What a connected X channel keeps. */
+export interface XConfig extends XUserTokens {
+  userId: string;
+  username: string;
+}
+
+/** Where a post of the channel is seen on x.com. */
+export function postUrl(config: XConfig, id: string): string {
+  return `https://x.com/${config.username}/status/${id}`;
+}
+
 export function consumerKeys(ctx: NetworkContext, user?: XUserTokens): OAuth1Keys {
   return { consumerKey: ctx.app.API_KEY, consumerSecret: ctx.app.API_SECRET, token: user?.token, tokenSecret: user?.tokenSecret };
 }

@@ -6,13 +6,9 @@
  */
 import { z } from 'zod';
 import { PublishError, type Provider, type PublishContext } from '../types.ts';
-import { consumerKeys, readAnswer, signedForm, signedJson, type XUserTokens } from './api.ts';
+import { consumerKeys, postUrl, readAnswer, signedForm, signedJson, type XConfig } from './api.ts';
 import { uploadMedia, X_IMAGE_BYTES } from './media.ts';
-
-interface XConfig extends XUserTokens {
-  userId: string;
-  username: string;
-}
+import { analytics, recentPosts } from './reads.ts';
 
 const COMMUNITY_URL = /^https:\/\/(?:x|twitter)\.com\/i\/communities\/(\d+)\/?$/;
 
@@ -108,6 +104,9 @@ export const x: Provider = {
     const mediaIds = await uploadMedia(ctx, keys);
     const answer = await signedJson<{ data: { id: string } }>(ctx, keys, `${ctx.urls.api}/2/tweets`, { method: 'POST', json: tweetBody(ctx, mediaIds) });
     const id = answer.data.id;
-    return { releaseId: id, releaseUrl: `https://x.com/${config.username}/status/${id}` };
+    return { releaseId: id, releaseUrl: postUrl(config, id) };
   },
+
+  analytics,
+  recentPosts,
 };
