@@ -199,13 +199,22 @@ for (const store of await testStores()) {
       assert.deepEqual(uploaded.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
 
       // X took the tweet, then its gateway failed: sending it again would post twice (or fail as a false duplicate).
+      // Herald finds it among the account's latest posts instead.
       fake.failNext('POST /2/tweets', { handleFirst: true, status: 500, body: { title: 'Internal Server Error', detail: 'Something went wrong', status: 500 } });
       const before = fake.calls('POST /2/tweets').length;
       const post = await settled(account, await publishNow(account, channelId, ['taken, then a 500'], settings));
-      assert.equal(post.state, 'ERROR');
-      assert.match(post.error, /X answered 500.*may have been published/);
+      const taken = fake.state.tweets.filter((t: any) => t.text === 'taken, then a 500');
+      assert.equal(taken.length, 1);
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      assert.equal(post.releaseId, taken[0].id);
+      assert.match(post.thread[0].attempts[0].detail, /X answered 500.*may have been published/);
       assert.equal(fake.calls('POST /2/tweets').length - before, 1, 'sent once');
-      assert.equal(fake.state.tweets.filter((t: any) => t.text === 'taken, then a 500').length, 1);
+
+      // A 500 to a tweet X did not take: not among the latest posts, so the post stops and says to check.
+      fake.failNext('POST /2/tweets', { status: 500, body: { title: 'Internal Server Error', detail: 'Something went wrong', status: 500 } });
+      const lost = await settled(account, await publishNow(account, channelId, ['never taken'], settings));
+      assert.equal(lost.state, 'ERROR');
+      assert.match(lost.error, /X answered 500.*may have been published.*does not show it yet/);
     });
 
     it('waits for the rate-limit reset on 429 and publishes once', async () => {

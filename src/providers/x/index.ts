@@ -107,6 +107,22 @@ export const x: Provider = {
     return { releaseId: id, releaseUrl: postUrl(config, id) };
   },
 
+  /**
+   * After an unknown outcome (X answered 5xx to the tweet, or nothing): the item is the
+   * channel's latest post with its text made since it was due (X shortens links, so
+   * they are left out of the comparison). Sending it again would post twice, or end as
+   * a false "duplicate content" refusal.
+   */
+  async findPublished(ctx) {
+    const since = ctx.item.publishAt.getTime() - 60_000;
+    const found = (await recentPosts(ctx)).find((p) => (p.at === undefined || p.at >= since) && withoutLinks(p.text ?? '') === withoutLinks(ctx.item.content));
+    return found ? { releaseId: found.id, releaseUrl: found.url } : null;
+  },
+
   analytics,
   recentPosts,
 };
+
+function withoutLinks(text: string): string {
+  return text.replace(/https?:\/\/\S+/g, '').replace(/\s+/g, ' ').trim();
+}
