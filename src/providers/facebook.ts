@@ -6,15 +6,27 @@
  * to that comment.
  */
 import { z } from 'zod';
-import type { MediaRef, Provider, PublishContext, PublishResult, RuleItem } from './types.ts';
+import type { AnalyticsSeries, MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, PublishResult, RuleItem } from './types.ts';
 import { PublishError } from './types.ts';
-import { Graph, findByText, graphCall, readGraphAnswer } from './meta/graph.ts';
+import { Graph, findByText, graphCall, metaTime, readGraphAnswer } from './meta/graph.ts';
 import { graphVersion, loginDialogUrl, longLivedUserToken, managedPages, userGraph } from './meta/facebook-login.ts';
+import { dailyPoints, figure, insightRanges, type InsightsAnswer } from './meta/insights.ts';
+import { currentFigures, dailySeries } from './analytics-series.ts';
 
 const NAME = 'Facebook';
 
-/** pages_manage_engagement: comments; publish_video: videos; business_management: Pages owned through Business Manager. */
-const SCOPES = ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement', 'pages_manage_engagement', 'publish_video', 'business_management'];
+/** pages_manage_engagement: comments; publish_video: videos; business_management: Pages owned through Business Manager; read_insights: analytics. */
+const SCOPES = ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement', 'pages_manage_engagement', 'publish_video', 'business_management', 'read_insights'];
+
+/** Daily Page metrics and their labels (page_media_view and page_total_media_view_unique replace the retired impressions). */
+const PAGE_METRICS: [string, string][] = [
+  ['page_media_view', 'Views'],
+  ['page_total_media_view_unique', 'Viewers'],
+  ['page_post_engagements', 'Engagements'],
+  ['page_daily_follows_unique', 'New follows'],
+];
+/** Page Insights take at most 90 days between since and until. */
+const PAGE_RANGE_DAYS = 90;
 
 const settings = z.object({
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional().describe('A link attached to a text post'),
@@ -52,9 +64,11 @@ function check(item: RuleItem): { field: 'content' | 'image'; message: string }[
   return problems;
 }
 
-const pageToken = (ctx: PublishContext) => (ctx.channel.config as unknown as PageConfig).accessToken;
+type PageContext = NetworkContext & { channel: PublishChannel };
 
-function pageGraph(ctx: PublishContext, host = ctx.urls.api): Graph {
+const pageToken = (ctx: PageContext) => (ctx.channel.config as unknown as PageConfig).accessToken;
+
+function pageGraph(ctx: PageContext, host = ctx.urls.api): Graph {
   return new Graph(ctx, { host, version: graphVersion(ctx), token: pageToken(ctx), tokenIn: 'header', network: NAME });
 }
 
@@ -124,6 +138,34 @@ async function publishPost(ctx: PublishContext, graph: Graph, pageId: string): P
   return { releaseId: postId, releaseUrl: await permalink(graph, postId, `https://www.facebook.com/${postId}`) };
 }
 
+type PagePost = { id: string; message?: string; created_time?: string; permalink_url?: string };
+
+/** The Page's latest posts, newest first. */
+async function latestPosts(graph: Graph, pageId: string, limit: number): Promise<PagePost[]> {
+  const { data = [] } = await graph.get<{ data?: PagePost[] }>(`${pageId}/published_posts`, { fields: 'id,message,created_time,permalink_url', limit });
+  return data;
+}
+
+/** A Page post's figures: views and reactions from its insights, comments and shares from the post. */
+async function postFigures(graph: Graph, postId: string): Promise<AnalyticsSeries[]> {
+  const insights = await graph.get<InsightsAnswer>(`${postId}/insights`, { metric: 'post_media_view,post_total_media_view_unique,post_reactions_by_type_total', period: 'lifetime' });
+  // Meta leaves `shares` out of a post nobody shared.
+  const post = await graph.get<{ shares?: { count?: number }; comments?: { summary?: { total_count?: number } } }>(postId, { fields: 'shares,comments.limit(0).summary(true)' });
+  return currentFigures({
+    Views: figure([insights], 'post_media_view'),
+    Viewers: figure([insights], 'post_total_media_view_unique'),
+    Reactions: figure([insights], 'post_reactions_by_type_total'),
+    Comments: post.comments?.summary?.total_count,
+    Shares: post.shares?.count ?? 0,
+  });
+}
+
+/** A video (published alone, its id has no Page prefix) reports through its own insights. */
+async function videoFigures(graph: Graph, videoId: string): Promise<AnalyticsSeries[]> {
+  const insights = await graph.get<InsightsAnswer>(`${videoId}/video_insights`);
+  return currentFigures({ Views: figure([insights], 'total_video_views'), Viewers: figure([insights], 'total_video_views_unique') });
+}
+
 export const facebook: Provider = {
   identifier: 'facebook',
   name: NAME,
@@ -186,12 +228,40 @@ export const facebook: Provider = {
       const found = findByText(data, 'message', 'created_time', item.content, item.publishAt);
       return found ? { releaseId: found.id, releaseUrl: found.permalink_url ?? null } : null;
     }
-    const { data = [] } = await graph.get<{ data?: { id: string; message?: string; created_time?: string; permalink_url?: string }[] }>(`${ctx.channel.externalId}/published_posts`, {
-      fields: 'id,message,created_time,permalink_url',
-      limit: 10,
-    });
-    const found = findByText(data, 'message', 'created_time', item.content, item.publishAt);
+    const found = findByText(await latestPosts(graph, ctx.channel.externalId, 10), 'message', 'created_time', item.content, item.publishAt);
     return found ? { releaseId: found.id, releaseUrl: found.permalink_url ?? null } : null;
+  },
+
+  async recentPosts(ctx) {
+    const posts = await latestPosts(pageGraph(ctx), ctx.channel.externalId, 25);
+    return posts.map((p) => {
+      const at = metaTime(p.created_time);
+      return { id: p.id, url: p.permalink_url ?? `https://www.facebook.com/${p.id}`, text: p.message, at: Number.isNaN(at) ? undefined : at };
+    });
+  },
+
+  analytics: {
+    /** Daily Page Insights over the period (read_insights), and the followers as they stand. */
+    async channel(ctx) {
+      const graph = pageGraph(ctx);
+      const pageId = ctx.channel.externalId;
+      const answers: InsightsAnswer[] = [];
+      for (const range of insightRanges(ctx.days, PAGE_RANGE_DAYS)) {
+        answers.push(await graph.get<InsightsAnswer>(`${pageId}/insights`, { metric: PAGE_METRICS.map(([name]) => name).join(','), period: 'day', ...range }));
+      }
+      const page = await graph.get<{ followers_count?: number }>(pageId, { fields: 'followers_count' });
+      return [
+        ...PAGE_METRICS.flatMap(([name, label]) => {
+          const points = dailyPoints(answers, name, ctx.days);
+          return points ? [dailySeries(label, points)] : [];
+        }),
+        ...currentFigures({ Followers: page.followers_count }),
+      ];
+    },
+    async post(ctx) {
+      const graph = pageGraph(ctx);
+      return ctx.releaseId.includes('_') ? postFigures(graph, ctx.releaseId) : videoFigures(graph, ctx.releaseId);
+    },
   },
 
   tools: {

@@ -4,16 +4,27 @@
  * token (60 days) renews itself through graph.instagram.com; publishing is the
  * same container flow as `instagram` (meta/instagram-content.ts).
  */
-import { PublishError, type NetworkContext, type Provider, type PublishContext } from './types.ts';
+import { PublishError, type NetworkContext, type Provider, type PublishChannel } from './types.ts';
 import { Graph, readGraphAnswer } from './meta/graph.ts';
 import { graphVersion } from './meta/facebook-login.ts';
-import { findOnInstagram, instagramPacing, instagramRules, instagramSettings, publishInstagram, type InstagramAccount } from './meta/instagram-content.ts';
+import {
+  findOnInstagram,
+  instagramAccountAnalytics,
+  instagramMediaAnalytics,
+  instagramPacing,
+  instagramRules,
+  instagramSettings,
+  publishInstagram,
+  recentInstagramPosts,
+  type InstagramAccount,
+} from './meta/instagram-content.ts';
 import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow } from './meta/long-lived-token.ts';
 import { authorizationUrl } from './oauth2-tokens.ts';
 
 const NAME = 'Instagram';
 
-const SCOPES = ['instagram_business_basic', 'instagram_business_content_publish', 'instagram_business_manage_comments'];
+/** instagram_business_manage_insights: analytics. */
+const SCOPES = ['instagram_business_basic', 'instagram_business_content_publish', 'instagram_business_manage_comments', 'instagram_business_manage_insights'];
 
 function flow(ctx: NetworkContext): LongLivedTokenFlow {
   return {
@@ -30,7 +41,7 @@ function graph(ctx: NetworkContext, token: string): Graph {
   return new Graph(ctx, { host: ctx.urls.api, version: graphVersion(ctx), token, tokenIn: 'header', network: NAME });
 }
 
-function account(ctx: PublishContext): InstagramAccount {
+function account(ctx: NetworkContext & { channel: PublishChannel }): InstagramAccount {
   const config = ctx.channel.config as { accessToken: string; username?: string };
   return { graph: graph(ctx, config.accessToken), userId: ctx.channel.externalId, profileUrl: `https://www.instagram.com/${config.username ?? ''}` };
 }
@@ -78,4 +89,9 @@ export const instagramStandalone: Provider = {
 
   publish: (ctx) => publishInstagram(ctx, account(ctx)),
   findPublished: (ctx) => findOnInstagram(ctx, account(ctx)),
+  recentPosts: (ctx) => recentInstagramPosts(account(ctx)),
+  analytics: {
+    channel: (ctx) => instagramAccountAnalytics(account(ctx), ctx.days),
+    post: (ctx) => instagramMediaAnalytics(account(ctx), ctx.releaseId),
+  },
 };

@@ -4,14 +4,25 @@
  * Pages' Instagram accounts to connect; the Page's token publishes through
  * graph.facebook.com (see meta/instagram-content.ts for the publishing flow).
  */
-import type { Provider, PublishContext } from './types.ts';
+import type { NetworkContext, Provider, PublishChannel } from './types.ts';
 import { Graph, readGraphAnswer } from './meta/graph.ts';
 import { graphVersion, loginDialogUrl, longLivedUserToken, managedPages, userGraph } from './meta/facebook-login.ts';
-import { findOnInstagram, instagramPacing, instagramRules, instagramSettings, publishInstagram, type InstagramAccount } from './meta/instagram-content.ts';
+import {
+  findOnInstagram,
+  instagramAccountAnalytics,
+  instagramMediaAnalytics,
+  instagramPacing,
+  instagramRules,
+  instagramSettings,
+  publishInstagram,
+  recentInstagramPosts,
+  type InstagramAccount,
+} from './meta/instagram-content.ts';
 
 const NAME = 'Instagram';
 
-const SCOPES = ['instagram_basic', 'instagram_content_publish', 'instagram_manage_comments', 'pages_show_list', 'pages_read_engagement', 'business_management'];
+/** instagram_manage_insights: analytics. */
+const SCOPES = ['instagram_basic', 'instagram_content_publish', 'instagram_manage_comments', 'instagram_manage_insights', 'pages_show_list', 'pages_read_engagement', 'business_management'];
 
 interface PageWithInstagram {
   id: string;
@@ -29,7 +40,7 @@ interface InstagramConfig {
   userToken?: string;
 }
 
-function account(ctx: PublishContext): InstagramAccount {
+function account(ctx: NetworkContext & { channel: PublishChannel }): InstagramAccount {
   const config = ctx.channel.config as unknown as InstagramConfig;
   return {
     graph: new Graph(ctx, { host: ctx.urls.api, version: graphVersion(ctx), token: config.accessToken, tokenIn: 'header', network: NAME }),
@@ -75,6 +86,11 @@ export const instagram: Provider = {
 
   publish: (ctx) => publishInstagram(ctx, account(ctx)),
   findPublished: (ctx) => findOnInstagram(ctx, account(ctx)),
+  recentPosts: (ctx) => recentInstagramPosts(account(ctx)),
+  analytics: {
+    channel: (ctx) => instagramAccountAnalytics(account(ctx), ctx.days),
+    post: (ctx) => instagramMediaAnalytics(account(ctx), ctx.releaseId),
+  },
 
   tools: {
     accounts: {

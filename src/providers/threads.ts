@@ -5,16 +5,37 @@
  * later items of a thread reply to the item before them (reply_to_id).
  */
 import { z } from 'zod';
-import { PublishError, type NetworkContext, type Provider, type PublishContext, type PublishResult, type RuleItem } from './types.ts';
-import { Graph, findByText, mediaContainer, readGraphAnswer, waitForContainer } from './meta/graph.ts';
+import { PublishError, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult, type RuleItem } from './types.ts';
+import { Graph, findByText, mediaContainer, metaTime, readGraphAnswer, waitForContainer } from './meta/graph.ts';
+import { dailyPoints, figure, insightRanges, type InsightsAnswer } from './meta/insights.ts';
+import { currentFigures, dailySeries } from './analytics-series.ts';
 import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow } from './meta/long-lived-token.ts';
 import { authorizationUrl } from './oauth2-tokens.ts';
 
 const NAME = 'Threads';
 const DEFAULT_VERSION = 'v1.0';
 
-/** threads_read_replies lets Herald look for a reply after a timeout. */
-const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies'];
+/** threads_read_replies lets Herald look for a reply after a timeout; threads_manage_insights reads analytics. */
+const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies', 'threads_manage_insights'];
+
+/** User insights since/until do not work before 2024-04-13 (Unix 1712991600). */
+const INSIGHTS_EARLIEST = 1712991600;
+/** Figures Threads gives only as a total over the range, with their labels. */
+const USER_TOTALS: [string, string][] = [
+  ['likes', 'Likes'],
+  ['replies', 'Replies'],
+  ['reposts', 'Reposts'],
+  ['quotes', 'Quotes'],
+];
+/** A post's lifetime figures, with their labels. */
+const MEDIA_METRICS: [string, string][] = [
+  ['views', 'Views'],
+  ['likes', 'Likes'],
+  ['replies', 'Replies'],
+  ['reposts', 'Reposts'],
+  ['quotes', 'Quotes'],
+  ['shares', 'Shares'],
+];
 
 const LINK = /(?:https?:\/\/|www\.)[^\s]+/gi;
 const MAX_LINKS = 5;
@@ -92,6 +113,18 @@ async function publish(ctx: PublishContext): Promise<PublishResult> {
   return { releaseId: published.id, releaseUrl: await permalink(api, published.id, `https://www.threads.net/@${config.username ?? ''}`) };
 }
 
+type ThreadsPost = { id: string; text?: string; timestamp?: string; permalink?: string };
+
+/** Posts at `path` (the profile's threads, or a post's replies), newest first. */
+async function latestPosts(api: Graph, path: string): Promise<ThreadsPost[]> {
+  const { data = [] } = await api.get<{ data?: ThreadsPost[] }>(path, { fields: 'id,text,timestamp,permalink', limit: 25 });
+  return data;
+}
+
+function api(ctx: NetworkContext & { channel: PublishChannel }): Graph {
+  return graph(ctx, (ctx.channel.config as unknown as ThreadsConfig).accessToken);
+}
+
 export const threads: Provider = {
   identifier: 'threads',
   name: NAME,
@@ -146,13 +179,37 @@ export const threads: Provider = {
 
   /** After a timeout: the profile's latest posts (or the replies to the item before) with this text. */
   async findPublished(ctx) {
-    const config = ctx.channel.config as unknown as ThreadsConfig;
-    const api = graph(ctx, config.accessToken);
     const { item } = ctx;
     if (item.threadIndex > 0 && !ctx.replyTo) return null;
     const path = item.threadIndex > 0 ? `${ctx.replyTo!.releaseId}/replies` : `${ctx.channel.externalId}/threads`;
-    const { data = [] } = await api.get<{ data?: { id: string; text?: string; timestamp?: string; permalink?: string }[] }>(path, { fields: 'id,text,timestamp,permalink', limit: 25 });
-    const found = findByText(data, 'text', 'timestamp', item.content, item.publishAt);
+    const found = findByText(await latestPosts(api(ctx), path), 'text', 'timestamp', item.content, item.publishAt);
     return found ? { releaseId: found.id, releaseUrl: found.permalink ?? null } : null;
+  },
+
+  async recentPosts(ctx) {
+    const { username } = ctx.channel.config as unknown as ThreadsConfig;
+    return (await latestPosts(api(ctx), `${ctx.channel.externalId}/threads`)).map((p) => {
+      const at = metaTime(p.timestamp);
+      return { id: p.id, url: p.permalink ?? `https://www.threads.net/@${username ?? ''}`, text: p.text, at: Number.isNaN(at) ? undefined : at };
+    });
+  },
+
+  analytics: {
+    /** Daily profile views, the period's likes, replies, reposts and quotes, and the followers as they stand (threads_manage_insights). */
+    async channel(ctx) {
+      const [range] = insightRanges(ctx.days, ctx.days, Date.now(), INSIGHTS_EARLIEST);
+      const metric = ['views', ...USER_TOTALS.map(([name]) => name), 'followers_count'].join(',');
+      const answer = await api(ctx).get<InsightsAnswer>(`${ctx.channel.externalId}/threads_insights`, { metric, ...range });
+      const views = dailyPoints([answer], 'views', ctx.days);
+      return [
+        ...(views ? [dailySeries('Profile views', views)] : []),
+        ...currentFigures(Object.fromEntries(USER_TOTALS.map(([name, label]) => [label, figure([answer], name)]))),
+        ...currentFigures({ Followers: figure([answer], 'followers_count') }),
+      ];
+    },
+    async post(ctx) {
+      const answer = await api(ctx).get<InsightsAnswer>(`${ctx.releaseId}/insights`, { metric: MEDIA_METRICS.map(([name]) => name).join(',') });
+      return currentFigures(Object.fromEntries(MEDIA_METRICS.map(([name, label]) => [label, figure([answer], name)])));
+    },
   },
 };

@@ -2,11 +2,27 @@
  * A local Facebook Graph API for Pages: the Login dialog, the code and
  * long-lived token exchanges, /me/accounts (paged), and the Page endpoints a
  * publisher uses (feed, photos, videos, stories, comments, permalinks) as
- * developers.facebook.com documents them. Versioned paths accept any version;
- * tests read which one came.
+ * developers.facebook.com documents them, and their insights (Page Insights
+ * by day, a post's lifetime insights, a video's video_insights; read_insights
+ * needed). Versioned paths accept any version; tests read which one came.
  */
-import { consentAllows, startNetworkFake, type NetworkFake, type RecordedRequest } from './network-fake.ts';
-import { authed, graphError, newId, paramsOf, tokenBook } from './meta.ts';
+import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
+import {
+  authed,
+  dailyFigure,
+  dailyValue,
+  granted,
+  graphError,
+  insightEntry,
+  insightsRange,
+  lifetimeFigure,
+  newId,
+  paramsOf,
+  pick,
+  rangeDays,
+  requestedMetrics,
+  tokenBook,
+} from './meta.ts';
 
 export const FB_APP = { id: 'fb-app-id', secret: 'fb-app-secret' };
 export const FB_CODE = 'fb-code-1';
@@ -23,23 +39,71 @@ export interface FacebookPost {
   page: string;
   params: Record<string, string>;
   token: string;
+  /** When it was made (epoch ms). */
+  at: number;
+  /** What a comment is under. */
+  parent?: string;
 }
 
 export interface FacebookFake extends NetworkFake {
   posts: FacebookPost[];
+  /** Followers of each Page (0 when not set), as its followers_count field says. */
+  followers: Map<string, number>;
+  /** How often each post was shared (Meta leaves `shares` out of a post nobody shared). */
+  shares: Map<string, number>;
 }
+
+/** Page metrics with daily values (Page Insights reference), and the post and video lifetime metrics. */
+const PAGE_METRICS = ['page_media_view', 'page_total_media_view_unique', 'page_post_engagements', 'page_daily_follows_unique', 'page_daily_unfollows_unique', 'page_views_total', 'page_follows', 'page_video_views'];
+const POST_METRICS = ['post_media_view', 'post_total_media_view_unique', 'post_reactions_by_type_total', 'post_clicks', 'post_video_views'];
+const VIDEO_METRICS = ['total_video_views', 'total_video_views_unique', 'total_video_avg_time_watched'];
+const PERIOD_DAYS: Record<string, number> = { day: 1, week: 7, days_28: 28 };
+/** Page Insights take at most 90 days between since and until. */
+const PAGE_RANGE_DAYS = 90;
+const NO_INSIGHTS = (): FakeAnswer => graphError(200, '(#200) Requires extended permission: read_insights', { type: 'OAuthException' });
 
 export async function startFacebookFake(): Promise<FacebookFake> {
   const fake = (await startNetworkFake()) as FacebookFake;
   fake.posts = [];
+  fake.followers = new Map();
+  fake.shares = new Map();
   const book = tokenBook(fake);
   book.valid.set(SHORT, 'user-1');
   book.valid.set(LONG, 'user-1');
   for (const page of FB_PAGES) book.valid.set(page.token, page.id);
 
   const tokenOfRequest = (r: RecordedRequest) => String(r.headers.authorization ?? '').replace(/^Bearer /, '');
-  const store = (request: RecordedRequest, kind: FacebookPost['kind'], page: string, id: string) => {
-    fake.posts.push({ id, kind, page, params: paramsOf(request), token: tokenOfRequest(request) });
+  const store = (request: RecordedRequest, kind: FacebookPost['kind'], page: string, id: string, parent?: string) => {
+    fake.posts.push({ id, kind, page, params: paramsOf(request), token: tokenOfRequest(request), at: Date.now(), ...(parent ? { parent } : {}) });
+  };
+  const metaTime = (at: number) => new Date(at).toISOString().replace(/\.\d+Z$/, '+0000');
+  const isPage = (id: string) => FB_PAGES.some((p) => p.id === id);
+
+  /** GET /{page-id}/insights: each metric's value per day of the range (a week's or 28 days' sum ending that day). */
+  const pageInsights = (request: RecordedRequest, page: string): FakeAnswer => {
+    const metrics = requestedMetrics(request, PAGE_METRICS);
+    if (!Array.isArray(metrics)) return metrics;
+    const period = paramsOf(request).period ?? 'day';
+    const span = PERIOD_DAYS[period];
+    if (!span) return graphError(100, `(#100) The period ${period} is not supported for these metrics`);
+    const range = insightsRange(request, PAGE_RANGE_DAYS);
+    if (!('since' in range)) return range;
+    const days = rangeDays(range.since, range.until);
+    const sum = (metric: string, last: string) => {
+      let total = 0;
+      for (let i = 0; i < span; i++) total += dailyFigure(fake, page, metric, new Date(Date.parse(`${last}T00:00:00Z`) - i * 86_400_000).toISOString().slice(0, 10));
+      return total;
+    };
+    const data = metrics.map((name) => insightEntry(page, name, period, { values: days.map((d) => dailyValue(d, sum(name, d))) }));
+    return { body: { data, paging: { previous: `${fake.url}${request.path}?since=${range.since - (range.until - range.since)}&until=${range.since}`, next: `${fake.url}${request.path}?since=${range.until}&until=${range.until + (range.until - range.since)}` } } };
+  };
+
+  /** GET /{post-id}/insights: lifetime values; a video is not a post and has no such edge. */
+  const postInsights = (request: RecordedRequest, post: FacebookPost): FakeAnswer => {
+    if (post.kind === 'video') return graphError(100, '(#100) Tried accessing nonexisting field (insights) on node type (Video)');
+    const metrics = requestedMetrics(request, POST_METRICS);
+    if (!Array.isArray(metrics)) return metrics;
+    return { body: { data: metrics.map((name) => insightEntry(post.id, name, 'lifetime', { values: [{ value: lifetimeFigure(fake, post.id, name) }] })) } };
   };
   /** Page endpoints act as the Page whose token came. */
   const asPage = (request: RecordedRequest, actor: string) => (actor === request.params.page ? undefined : graphError(200, '(#200) The user has not authorized the application to perform this action', { type: 'OAuthException' }));
@@ -135,17 +199,55 @@ export async function startFacebookFake(): Promise<FacebookFake> {
       if (!parent) return graphError(100, `(#100) Object with ID '${target}' does not exist`);
       // Comment ids are "{object id}_{comment id}".
       const id = `${target.split('_').pop()}_${newId(fake)}`;
-      store(request, 'comment', parent.page, id);
+      store(request, 'comment', parent.page, id, target);
       return { body: { id } };
     }),
     'GET /:version/:page/published_posts': authed(fake, (request) => ({
-      body: { data: fake.posts.filter((p) => p.page === request.params.page && p.kind === 'feed').map((p) => ({ id: p.id, message: p.params.message, created_time: new Date().toISOString().replace('Z', '+0000'), permalink_url: `https://www.facebook.com/${p.id}` })) },
+      // Newest first, at most `limit`.
+      body: {
+        data: fake.posts
+          .filter((p) => p.page === request.params.page && p.kind === 'feed')
+          .reverse()
+          .slice(0, Number(request.query.limit ?? 25))
+          .map((p) => ({ id: p.id, message: p.params.message, created_time: metaTime(p.at), permalink_url: `https://www.facebook.com/${p.id}` })),
+      },
     })),
+    'GET /:version/:object/insights': authed(fake, (request, actor) => {
+      const id = request.params.object;
+      if (!granted(fake, 'read_insights')) return NO_INSIGHTS();
+      if (isPage(id)) return actor === id ? pageInsights(request, id) : graphError(200, '(#200) The user has not authorized the application to perform this action', { type: 'OAuthException' });
+      const post = fake.posts.find((p) => p.id === id);
+      return post ? postInsights(request, post) : graphError(100, `(#100) Object with ID '${id}' does not exist`);
+    }),
+    // All of a video's lifetime metrics unless `metric` narrows them.
+    'GET /:version/:video/video_insights': authed(fake, (request) => {
+      const video = fake.posts.find((p) => p.id === request.params.video && p.kind === 'video');
+      if (!video) return graphError(100, `(#100) Object with ID '${request.params.video}' does not exist`);
+      if (!granted(fake, 'read_insights')) return NO_INSIGHTS();
+      const metrics = paramsOf(request).metric ? requestedMetrics(request, VIDEO_METRICS) : VIDEO_METRICS;
+      if (!Array.isArray(metrics)) return metrics;
+      return { body: { data: metrics.map((name) => insightEntry(video.id, name, 'lifetime', { values: [{ value: lifetimeFigure(fake, video.id, name) }] }, 'video_insights')) } };
+    }),
     'GET /:version/:object': authed(fake, (request) => {
-      const found = fake.posts.find((p) => p.id === request.params.object);
-      if (!found) return graphError(100, `(#100) Object with ID '${request.params.object}' does not exist`);
+      const id = request.params.object;
+      const page = FB_PAGES.find((p) => p.id === id);
+      if (page) return { body: pick(request, { id, name: page.name, username: page.username, followers_count: fake.followers.get(id) ?? 0 }) };
+      const found = fake.posts.find((p) => p.id === id);
+      if (!found) return graphError(100, `(#100) Object with ID '${id}' does not exist`);
       const permalink = found.kind === 'video' ? `/${found.page}/videos/${found.id}/` : `https://www.facebook.com/${found.page}/posts/${found.id.split('_').pop()}`;
-      return { body: { id: found.id, permalink_url: permalink } };
+      const comments = fake.posts.filter((p) => p.kind === 'comment' && p.parent === id).length;
+      const shares = fake.shares.get(id) ?? 0;
+      return {
+        body: pick(request, {
+          id: found.id,
+          permalink_url: permalink,
+          message: found.params.message,
+          created_time: metaTime(found.at),
+          shares: shares > 0 ? { count: shares } : undefined,
+          // comments.limit(0).summary(true): no comments listed, only the summary.
+          comments: { data: [], summary: { order: 'ranked', total_count: comments, can_comment: true } },
+        }),
+      };
     }),
   });
   return fake;

@@ -2,7 +2,8 @@
  * A local Instagram API with Instagram Login: the authorize screen, the code
  * exchange on api.instagram.com (whose user_id is a JSON number too large for a
  * double), the long-lived exchange and refresh on graph.instagram.com, /me, and
- * the same content endpoints as the Facebook Login flavour.
+ * the same content and insights endpoints as the Facebook Login flavour
+ * (insights need instagram_business_manage_insights).
  */
 import { consentAllows, startNetworkFake } from './network-fake.ts';
 import { instagramContentRoutes, type InstagramFake } from './instagram.ts';
@@ -22,6 +23,7 @@ export async function startInstagramStandaloneFake(): Promise<InstagramStandalon
   const fake = (await startNetworkFake()) as InstagramStandaloneFake;
   fake.media = [];
   fake.comments = [];
+  fake.followers = new Map();
   fake.lifetime = 5_184_000;
   const book = tokenBook(fake);
   let issued = 0;
@@ -56,7 +58,7 @@ export async function startInstagramStandaloneFake(): Promise<InstagramStandalon
     'GET /:version/me': authed(fake, (request) => ({
       body: { id: 'app-scoped-77', ...IGS_USER, profile_picture_url: 'https://pics.example/solo.jpg', account_type: 'BUSINESS', fields: request.query.fields },
     })),
-    ...instagramContentRoutes(fake),
+    ...instagramContentRoutes(fake, 'instagram_business_manage_insights'),
   });
   return fake;
 }

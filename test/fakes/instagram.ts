@@ -3,11 +3,31 @@
  * long-lived exchanges, /me/accounts with each Page's instagram_business_account)
  * and the Instagram content endpoints on graph.facebook.com: media containers
  * (fetched from their public URL, IN_PROGRESS then FINISHED), media_publish,
- * comments and permalinks, as the Instagram Platform docs describe them. The
- * content routes are shared with the Instagram Login fake.
+ * comments, permalinks, and account and media insights, as the Instagram
+ * Platform docs describe them. The content routes are shared with the
+ * Instagram Login fake.
  */
-import { consentAllows, startNetworkFake, type NetworkFake, type Routes } from './network-fake.ts';
-import { authed, containerStore, createContainer, graphError, lookAt, newId, paramsOf, tokenBook } from './meta.ts';
+import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest, type Routes } from './network-fake.ts';
+import {
+  authed,
+  containerStore,
+  createContainer,
+  dailyFigure,
+  dailyValue,
+  granted,
+  graphError,
+  insightEntry,
+  insightsBook,
+  insightsRange,
+  lifetimeFigure,
+  lookAt,
+  newId,
+  paramsOf,
+  pick,
+  rangeDays,
+  requestedMetrics,
+  tokenBook,
+} from './meta.ts';
 
 export const IG_APP = { id: 'ig-fb-app-id', secret: 'ig-fb-app-secret' };
 export const IG_PAGES = [
@@ -23,6 +43,8 @@ export interface InstagramMedia {
   caption?: string;
   type: string;
   children: string[];
+  /** When it was published (epoch ms). */
+  at: number;
 }
 
 export interface InstagramComment {
@@ -34,14 +56,72 @@ export interface InstagramComment {
 export interface InstagramFake extends NetworkFake {
   media: InstagramMedia[];
   comments: InstagramComment[];
+  /** Each account's followers (0 when not set), as its followers_count field says. */
+  followers: Map<string, number>;
 }
 
 const CAPTION_MAX = 2200;
 
-/** The content endpoints, the same on graph.facebook.com and graph.instagram.com. */
-export function instagramContentRoutes(fake: InstagramFake): Routes {
+/** Account metrics: reach and follower_count also come by day (time_series); the others only as a total over the range. */
+const ACCOUNT_SERIES = ['reach', 'follower_count'];
+const ACCOUNT_TOTALS = ['views', 'accounts_engaged', 'total_interactions', 'likes', 'comments', 'shares', 'saves', 'replies', 'reposts', 'profile_links_taps', 'follows_and_unfollows'];
+/** Account Insights take at most 30 days between since and until. */
+const ACCOUNT_RANGE_DAYS = 30;
+/** Media metrics by media product type. */
+const MEDIA_METRICS: Record<string, string[]> = {
+  FEED: ['views', 'reach', 'likes', 'comments', 'saved', 'shares', 'total_interactions', 'profile_visits', 'follows'],
+  REELS: ['views', 'reach', 'likes', 'comments', 'saved', 'shares', 'total_interactions', 'ig_reels_avg_watch_time', 'ig_reels_video_view_total_time'],
+  STORY: ['views', 'reach', 'replies', 'shares', 'total_interactions', 'navigation', 'follows', 'profile_visits'],
+};
+const NO_PERMISSION = (): FakeAnswer => graphError(10, '(#10) Application does not have permission for this action', { type: 'OAuthException' });
+
+const productType = (m: InstagramMedia) => (m.type === 'STORIES' ? 'STORY' : m.type === 'REELS' ? 'REELS' : 'FEED');
+const metaTime = (at: number) => new Date(at).toISOString().replace(/\.\d+Z$/, '+0000');
+
+/**
+ * The content endpoints, the same on graph.facebook.com and graph.instagram.com;
+ * insights need `insightsPermission` (instagram_manage_insights, or
+ * instagram_business_manage_insights with Instagram Login).
+ */
+export function instagramContentRoutes(fake: InstagramFake, insightsPermission: string): Routes {
   const store = containerStore(fake);
-  const notMine = (actor: string, user: string) => (actor === user ? undefined : graphError(10, '(#10) Application does not have permission for this action', { type: 'OAuthException' }));
+  const notMine = (actor: string, user: string) => (actor === user ? undefined : NO_PERMISSION());
+  const isAccount = (id: string) => [...tokenBook(fake).valid.values()].includes(id);
+
+  /** GET /{ig-user-id}/insights: period=day over since/until, by day (time_series) or as one total (total_value). */
+  const accountInsights = (request: RecordedRequest, user: string): FakeAnswer => {
+    const metrics = requestedMetrics(request, [...ACCOUNT_SERIES, ...ACCOUNT_TOTALS]);
+    if (!Array.isArray(metrics)) return metrics;
+    const p = paramsOf(request);
+    if (!p.period) return graphError(100, '(#100) The parameter period is required');
+    if (p.period !== 'day') return graphError(100, `(#100) Incompatible period ${p.period} for the metrics requested`);
+    const type = p.metric_type ?? 'time_series';
+    const totalsOnly = metrics.filter((m) => ACCOUNT_TOTALS.includes(m));
+    if (type === 'time_series' && totalsOnly.length > 0) return graphError(100, `(#100) The following metrics (${totalsOnly.join(', ')}) should be specified with parameter metric_type=total_value`);
+    const range = insightsRange(request, ACCOUNT_RANGE_DAYS);
+    if (!('since' in range)) return range;
+    const days = rangeDays(range.since, range.until);
+    const data = metrics.map((name) =>
+      type === 'total_value'
+        ? insightEntry(user, name, 'day', { total_value: { value: days.reduce((sum, d) => sum + dailyFigure(fake, user, name, d), 0) } })
+        : insightEntry(user, name, 'day', { values: days.map((d) => dailyValue(d, dailyFigure(fake, user, name, d))) }),
+    );
+    return { body: { data, paging: { previous: `${fake.url}${request.path}?since=${range.since - (range.until - range.since)}&until=${range.since}`, next: `${fake.url}${request.path}?since=${range.until}&until=${range.until + (range.until - range.since)}` } } };
+  };
+
+  /** GET /{ig-media-id}/insights: lifetime values of the metrics its product type has. */
+  const mediaInsights = (request: RecordedRequest, media: InstagramMedia): FakeAnswer => {
+    const allowed = MEDIA_METRICS[productType(media)];
+    const metrics = requestedMetrics(request, [...new Set(Object.values(MEDIA_METRICS).flat())]);
+    if (!Array.isArray(metrics)) return metrics;
+    const unsupported = metrics.find((m) => !allowed.includes(m));
+    if (unsupported) return graphError(100, `(#100) The Media Insights API does not support the ${unsupported} metric for this media product type.`);
+    const set = insightsBook(fake).lifetime.get(media.id) ?? {};
+    // Comments are the ones made, unless a test set the figure.
+    const value = (name: string) => (name === 'comments' && !('comments' in set) ? fake.comments.filter((c) => c.media === media.id).length : lifetimeFigure(fake, media.id, name));
+    return { body: { data: metrics.map((name) => insightEntry(media.id, name, 'lifetime', { values: [{ value: value(name) }] })) } };
+  };
+
   return {
     'POST /:version/:user/media': authed(fake, async (request, actor) => {
       const denied = notMine(actor, request.params.user);
@@ -71,7 +151,7 @@ export function instagramContentRoutes(fake: InstagramFake): Routes {
       if (lookAt(container) !== 'FINISHED') return graphError(9007, 'Media ID is not available', { subcode: 2207027, userMessage: 'The media is not ready for publishing, please wait for a moment' });
       container.state = 'PUBLISHED';
       const id = newId(fake);
-      fake.media.push({ id, owner: actor, container: container.id, caption: container.params.caption, type: container.params.media_type ?? 'IMAGE', children: (container.params.children ?? '').split(',').filter(Boolean) });
+      fake.media.push({ id, owner: actor, container: container.id, caption: container.params.caption, type: container.params.media_type ?? 'IMAGE', children: (container.params.children ?? '').split(',').filter(Boolean), at: Date.now() });
       return { body: { id } };
     }),
     'POST /:version/:media/comments': authed(fake, (request) => {
@@ -83,9 +163,24 @@ export function instagramContentRoutes(fake: InstagramFake): Routes {
       fake.comments.push({ id, media: media.id, text });
       return { body: { id } };
     }),
+    // Posts and reels, newest first (stories are listed at /stories), at most `limit`.
     'GET /:version/:user/media': authed(fake, (request) => ({
-      body: { data: fake.media.filter((m) => m.owner === request.params.user).reverse().map((m) => ({ id: m.id, caption: m.caption, timestamp: new Date().toISOString().replace(/\.\d+Z$/, '+0000'), permalink: `https://www.instagram.com/p/${m.id}/` })) },
+      body: {
+        data: fake.media
+          .filter((m) => m.owner === request.params.user && m.type !== 'STORIES')
+          .reverse()
+          .slice(0, Number(request.query.limit ?? 25))
+          .map((m) => ({ id: m.id, caption: m.caption, timestamp: metaTime(m.at), permalink: `https://www.instagram.com/p/${m.id}/` })),
+      },
     })),
+    'GET /:version/:id/insights': authed(fake, (request, actor) => {
+      const id = request.params.id;
+      if (!granted(fake, insightsPermission)) return NO_PERMISSION();
+      if (isAccount(id)) return notMine(actor, id) ?? accountInsights(request, id);
+      const media = fake.media.find((m) => m.id === id);
+      if (!media) return graphError(100, `(#100) Object with ID '${id}' does not exist`);
+      return notMine(actor, media.owner) ?? mediaInsights(request, media);
+    }),
     'GET /:version/:media/comments': authed(fake, (request) => ({
       body: { data: fake.comments.filter((c) => c.media === request.params.media).map((c) => ({ id: c.id, text: c.text, timestamp: new Date().toISOString().replace(/\.\d+Z$/, '+0000') })) },
     })),
@@ -97,9 +192,23 @@ export function instagramContentRoutes(fake: InstagramFake): Routes {
         return { body: { id, status_code: state, status: container.error ?? (state === 'FINISHED' ? 'Finished: Media has been uploaded and it is ready to be published.' : state) } };
       }
       const media = fake.media.find((m) => m.id === id);
-      if (media) return { body: { id, permalink: media.type === 'REELS' ? `https://www.instagram.com/reel/${id}/` : `https://www.instagram.com/p/${id}/` } };
+      if (media) {
+        const video = Boolean(store.containers.get(media.container)?.params.video_url);
+        return {
+          body: pick(request, {
+            id,
+            permalink: media.type === 'REELS' ? `https://www.instagram.com/reel/${id}/` : `https://www.instagram.com/p/${id}/`,
+            caption: media.caption,
+            timestamp: metaTime(media.at),
+            media_product_type: productType(media),
+            media_type: media.type === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : video ? 'VIDEO' : 'IMAGE',
+            comments_count: fake.comments.filter((c) => c.media === id).length,
+          }),
+        };
+      }
       const comment = fake.comments.find((c) => c.id === id);
       if (comment) return { body: { id, media: { id: comment.media } } };
+      if (isAccount(id)) return { body: pick(request, { id, followers_count: fake.followers.get(id) ?? 0, media_count: fake.media.filter((m) => m.owner === id && m.type !== 'STORIES').length }) };
       return graphError(100, `(#100) Object with ID '${id}' does not exist`);
     }),
   };
@@ -109,6 +218,7 @@ export async function startInstagramFake(): Promise<InstagramFake> {
   const fake = (await startNetworkFake()) as InstagramFake;
   fake.media = [];
   fake.comments = [];
+  fake.followers = new Map();
   const book = tokenBook(fake);
   book.valid.set('ig-user-short', 'user-1');
   book.valid.set('ig-user-long', 'user-1');
@@ -138,7 +248,7 @@ export async function startInstagramFake(): Promise<InstagramFake> {
         },
       };
     }),
-    ...instagramContentRoutes(fake),
+    ...instagramContentRoutes(fake, 'instagram_manage_insights'),
   });
   return fake;
 }

@@ -130,3 +130,114 @@ export function newId(fake: NetworkFake): string {
   fake.state.ids ??= 18_000_000_000;
   return String(fake.state.ids++);
 }
+
+/**
+ * Insights, as the Graph API, Instagram Platform and Threads docs describe
+ * them: GET /{object}/insights?metric=a,b answers {data: [{name, period, values:
+ * [{value, end_time}], title, description, id: "{object}/insights/{name}/{period}"}]},
+ * a total over the range as `total_value: {value}` instead of `values`, and a
+ * post's figures as one lifetime value. Tests set the figures per object.
+ */
+export interface InsightsBook {
+  /** object id → metric → day (YYYY-MM-DD, UTC) → value; a day not set counts 0. */
+  daily: Map<string, Map<string, Map<string, number>>>;
+  /** object id → metric → lifetime value (a count, or counts by type), or the figure as it stands (followers). */
+  lifetime: Map<string, Record<string, unknown>>;
+}
+
+export function insightsBook(fake: NetworkFake): InsightsBook {
+  fake.state.insights ??= { daily: new Map(), lifetime: new Map() } satisfies InsightsBook;
+  return fake.state.insights;
+}
+
+/** Sets an object's daily figures for a metric. */
+export function setDaily(fake: NetworkFake, id: string, metric: string, byDay: Record<string, number>): void {
+  const book = insightsBook(fake);
+  if (!book.daily.has(id)) book.daily.set(id, new Map());
+  const metrics = book.daily.get(id)!;
+  if (!metrics.has(metric)) metrics.set(metric, new Map());
+  for (const [day, value] of Object.entries(byDay)) metrics.get(metric)!.set(day, value);
+}
+
+/** Sets an object's lifetime (or current) figures. */
+export function setLifetime(fake: NetworkFake, id: string, figures: Record<string, unknown>): void {
+  const book = insightsBook(fake);
+  book.lifetime.set(id, { ...book.lifetime.get(id), ...figures });
+}
+
+export function dailyFigure(fake: NetworkFake, id: string, metric: string, day: string): number {
+  return insightsBook(fake).daily.get(id)?.get(metric)?.get(day) ?? 0;
+}
+
+export function lifetimeFigure(fake: NetworkFake, id: string, metric: string): unknown {
+  return insightsBook(fake).lifetime.get(id)?.[metric] ?? 0;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The days a since/until range (Unix seconds) covers: from the day of `since`, each day that starts before `until`. */
+export function rangeDays(since: number, until: number): string[] {
+  const days: string[] = [];
+  for (let start = Date.parse(`${new Date(since * 1000).toISOString().slice(0, 10)}T00:00:00Z`); start < until * 1000; start += DAY_MS) {
+    days.push(new Date(start).toISOString().slice(0, 10));
+  }
+  return days;
+}
+
+/** A daily value, dated as Meta dates it: by the end of its day, midnight Pacific (07:00 UTC the next morning). */
+export function dailyValue(day: string, value: number): { value: number; end_time: string } {
+  const next = new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
+  return { value, end_time: `${next}T07:00:00+0000` };
+}
+
+/** One metric as an insights answer lists it. */
+export function insightEntry(objectId: string, name: string, period: string, figures: { values: unknown[] } | { total_value: { value: unknown } }, edge = 'insights') {
+  const title = name.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+  return { name, period, ...figures, title, description: `${title} (${period})`, id: `${objectId}/${edge}/${name}/${period}` };
+}
+
+/**
+ * since/until of an insights request (Unix seconds; yesterday through today
+ * when left out), or Graph's refusal when they are more than `maxDays` apart or
+ * the wrong way round.
+ */
+export function insightsRange(request: RecordedRequest, maxDays: number): { since: number; until: number } | FakeAnswer {
+  const now = Math.floor(Date.now() / 1000);
+  const p = paramsOf(request);
+  const until = p.until ? Number(p.until) : now;
+  const since = p.since ? Number(p.since) : until - 86_400;
+  if (!Number.isFinite(since) || !Number.isFinite(until) || since >= until) return graphError(100, '(#100) The since parameter must be before until');
+  if (until - since > maxDays * 86_400) return graphError(100, `(#100) There cannot be more than ${maxDays} days (${maxDays * 86_400} s) between since and until`);
+  return { since, until };
+}
+
+/** The metrics asked for, or Graph's refusal of a name it does not know (or no metric at all). */
+export function requestedMetrics(request: RecordedRequest, known: readonly string[]): string[] | FakeAnswer {
+  const metrics = (paramsOf(request).metric ?? '').split(',').filter(Boolean);
+  if (metrics.length === 0) return graphError(100, '(#100) The parameter metric is required');
+  const unknown = metrics.find((m) => !known.includes(m));
+  return unknown ? graphError(100, `(#100) metric[0] must be one of the following values: ${known.join(', ')}`) : metrics;
+}
+
+/** Permissions the person turned off (Meta lets them decline, or later remove, one permission at a time). */
+export function declined(fake: NetworkFake): Set<string> {
+  fake.state.declined ??= new Set<string>();
+  return fake.state.declined;
+}
+
+/** Whether the connected app holds `permission`: asked for in the consent dialog and not turned off. */
+export function granted(fake: NetworkFake, permission: string): boolean {
+  const asked = String(fake.state.authorize?.scope ?? '').split(',');
+  return asked.includes(permission) && !declined(fake).has(permission);
+}
+
+/** The fields a Graph read asks for (`fields=a,b.limit(0)` → a, b). */
+export function fieldsOf(request: RecordedRequest): string[] {
+  return (paramsOf(request).fields ?? '').split(',').map((f) => f.split(/[.{(]/)[0]).filter(Boolean);
+}
+
+/** `object` with only the fields asked for, and its id, as Graph answers a read. */
+export function pick(request: RecordedRequest, object: Record<string, unknown>): Record<string, unknown> {
+  const fields = fieldsOf(request);
+  return Object.fromEntries(Object.entries(object).filter(([k, v]) => v !== undefined && (k === 'id' || fields.includes(k))));
+}

@@ -4,10 +4,29 @@
  * describes it: POST /{user}/threads makes a container (media fetched from its
  * public URL), GET /{container}?fields=status,error_message reports
  * IN_PROGRESS then FINISHED, POST /{user}/threads_publish makes the post;
- * reply_to_id answers an earlier post. The token comes as access_token.
+ * reply_to_id answers an earlier post; user insights (threads_insights) and
+ * media insights need threads_manage_insights. The token comes as access_token.
  */
-import { consentAllows, startNetworkFake, type NetworkFake } from './network-fake.ts';
-import { authed, containerStore, createContainer, graphError, lookAt, newId, paramsOf, tokenBook } from './meta.ts';
+import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
+import {
+  authed,
+  containerStore,
+  createContainer,
+  dailyFigure,
+  dailyValue,
+  granted,
+  graphError,
+  insightEntry,
+  insightsBook,
+  insightsRange,
+  lifetimeFigure,
+  lookAt,
+  newId,
+  paramsOf,
+  rangeDays,
+  requestedMetrics,
+  tokenBook,
+} from './meta.ts';
 
 export const TH_APP = { id: 'threads-app-id', secret: 'threads-app-secret' };
 export const TH_USER = { id: '26000000000000041', username: 'herald.threads', name: 'Herald on Threads' };
@@ -20,6 +39,8 @@ export interface ThreadsPost {
   replyTo?: string;
   type: string;
   children: string[];
+  /** When it was published (epoch ms). */
+  at: number;
 }
 
 export interface ThreadsFake extends NetworkFake {
@@ -34,6 +55,14 @@ function documentedLength(text: string): number {
   return length;
 }
 
+/** User metrics: views come by day, the others as a total over the range; follower_demographics takes no range. */
+const USER_METRICS = ['views', 'likes', 'replies', 'reposts', 'quotes', 'clicks', 'followers_count', 'follower_demographics'];
+const MEDIA_METRICS = ['views', 'likes', 'replies', 'reposts', 'quotes', 'shares'];
+/** User insights since/until do not work before 2024-04-13. */
+const EARLIEST = 1712991600;
+const NO_PERMISSION = (): FakeAnswer => graphError(10, 'Application does not have permission for this action', { type: 'OAuthException' });
+const metaTime = (at: number) => new Date(at).toISOString().replace(/\.\d+Z$/, '+0000');
+
 export async function startThreadsFake(): Promise<ThreadsFake> {
   const fake = (await startNetworkFake()) as ThreadsFake;
   fake.posts = [];
@@ -47,6 +76,37 @@ export async function startThreadsFake(): Promise<ThreadsFake> {
     return { body: { access_token: token, token_type: 'bearer', expires_in: fake.lifetime } };
   };
   const mine = (actor: string, user: string) => (actor === user ? undefined : graphError(10, '(#10) The user has not authorized the application', { type: 'OAuthException' }));
+
+  /** GET /{user}/threads_insights: views per day, the others as totals over since/until, followers as they stand. */
+  const userInsights = (request: RecordedRequest, user: string): FakeAnswer => {
+    const metrics = requestedMetrics(request, USER_METRICS);
+    if (!Array.isArray(metrics)) return metrics;
+    const p = paramsOf(request);
+    if (metrics.includes('follower_demographics') && (p.since || p.until)) return graphError(100, 'follower_demographics is not compatible with the since and until parameters');
+    const range = insightsRange(request, 100_000);
+    if (!('since' in range)) return range;
+    if (range.since < EARLIEST) return graphError(100, `Param since must be on or after ${EARLIEST}`);
+    const days = rangeDays(range.since, range.until);
+    const total = (name: string) => days.reduce((sum, d) => sum + dailyFigure(fake, user, name, d), 0);
+    const data = metrics.map((name) => {
+      if (name === 'views') return insightEntry(user, name, 'day', { values: days.map((d) => dailyValue(d, dailyFigure(fake, user, name, d))) });
+      if (name === 'followers_count') return insightEntry(user, name, 'day', { total_value: { value: lifetimeFigure(fake, user, name) } });
+      return insightEntry(user, name, 'day', { total_value: { value: name === 'follower_demographics' ? {} : total(name) } });
+    });
+    return { body: { data } };
+  };
+
+  /** Every reply under a post, nested ones too (a root post's replies count them all). */
+  const repliesUnder = (id: string): number => fake.posts.filter((p) => p.replyTo === id).reduce((n, p) => n + 1 + repliesUnder(p.id), 0);
+
+  /** GET /{media}/insights: lifetime values; replies are the ones made, unless a test set the figure. */
+  const mediaInsights = (request: RecordedRequest, post: ThreadsPost): FakeAnswer => {
+    const metrics = requestedMetrics(request, MEDIA_METRICS);
+    if (!Array.isArray(metrics)) return metrics;
+    const set = insightsBook(fake).lifetime.get(post.id) ?? {};
+    const value = (name: string) => (name === 'replies' && !('replies' in set) ? repliesUnder(post.id) : lifetimeFigure(fake, post.id, name));
+    return { body: { data: metrics.map((name) => insightEntry(post.id, name, 'lifetime', { values: [{ value: value(name) }] })) } };
+  };
 
   fake.route({
     'GET /oauth/authorize': consentAllows(CODE),
@@ -93,10 +153,28 @@ export async function startThreadsFake(): Promise<ThreadsFake> {
       if (lookAt(container) !== 'FINISHED') return graphError(24, 'The requested resource does not exist', { subcode: 4279009, userMessage: 'Media not found or not ready' });
       container.state = 'PUBLISHED';
       const id = newId(fake);
-      fake.posts.push({ id, container: container.id, text: container.params.text, replyTo: container.params.reply_to_id, type: container.params.media_type, children: (container.params.children ?? '').split(',').filter(Boolean) });
+      fake.posts.push({ id, container: container.id, text: container.params.text, replyTo: container.params.reply_to_id, type: container.params.media_type, children: (container.params.children ?? '').split(',').filter(Boolean), at: Date.now() });
       return { body: { id } };
     }),
-    'GET /:version/:user/threads': authed(fake, () => ({ body: { data: fake.posts.filter((p) => !p.replyTo).reverse().map((p) => ({ id: p.id, text: p.text, timestamp: new Date().toISOString().replace(/\.\d+Z$/, '+0000'), permalink: `https://www.threads.net/@${TH_USER.username}/post/S${p.id}` })) } })),
+    // The profile's posts (not its replies), newest first, at most `limit`.
+    'GET /:version/:user/threads': authed(fake, (request) => ({
+      body: {
+        data: fake.posts
+          .filter((p) => !p.replyTo)
+          .reverse()
+          .slice(0, Number(request.query.limit ?? 25))
+          .map((p) => ({ id: p.id, text: p.text, timestamp: metaTime(p.at), permalink: `https://www.threads.net/@${TH_USER.username}/post/S${p.id}` })),
+      },
+    })),
+    'GET /:version/:user/threads_insights': authed(fake, (request, actor) => {
+      if (!granted(fake, 'threads_manage_insights')) return NO_PERMISSION();
+      return mine(actor, request.params.user) ?? userInsights(request, request.params.user);
+    }),
+    'GET /:version/:media/insights': authed(fake, (request) => {
+      if (!granted(fake, 'threads_manage_insights')) return NO_PERMISSION();
+      const post = fake.posts.find((p) => p.id === request.params.media);
+      return post ? mediaInsights(request, post) : graphError(100, `Object with ID '${request.params.media}' does not exist`);
+    }),
     'GET /:version/:media/replies': authed(fake, (request) => ({ body: { data: fake.posts.filter((p) => p.replyTo === request.params.media).map((p) => ({ id: p.id, text: p.text, timestamp: new Date().toISOString().replace(/\.\d+Z$/, '+0000') })) } })),
     'GET /:version/:id': authed(fake, (request) => {
       const id = request.params.id;

@@ -8,10 +8,16 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { FB_APP, FB_PAGES, startFacebookFake, type FacebookFake } from '../fakes/facebook.ts';
-import { graphError, tokenBook } from '../fakes/meta.ts';
+import { declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
+import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
 
 const GARAGE = FB_PAGES[1];
+
+/** The last `n` days (UTC), oldest first. */
+const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => new Date(now - (n - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+/** A Graph timestamp as Herald gives it back (Graph has no milliseconds). */
+const toSecond = (at: number) => new Date(Math.floor(at / 1000) * 1000).toISOString();
 
 describe('facebook: the Graph API version is a setting', () => {
   it('uses the current default, or HERALD_FACEBOOK_API_VERSION when set', async () => {
@@ -73,7 +79,7 @@ for (const store of await testStores()) {
       assert.equal(consent.redirect_uri, `${herald.url}/connect/facebook/callback`);
       assert.equal(consent.response_type, 'code');
       assert.ok(consent.state.length >= 20, 'consent.state.length >= 20');
-      for (const scope of ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement', 'pages_manage_engagement']) assert.ok(consent.scope.split(',').includes(scope), scope);
+      for (const scope of ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement', 'pages_manage_engagement', 'read_insights']) assert.ok(consent.scope.split(',').includes(scope), scope);
 
       const [code, exchange] = fake.calls('GET /:version/oauth/access_token');
       assert.deepEqual(code.query, { client_id: FB_APP.id, client_secret: FB_APP.secret, redirect_uri: consent.redirect_uri, code: 'fb-code-1' });
@@ -211,6 +217,94 @@ for (const store of await testStores()) {
         result.body.output.pages.map((p: any) => [p.id, p.connected]),
         FB_PAGES.map((p) => [p.id, p.id === GARAGE.id]),
       );
+    });
+
+    it("reads the Page's daily insights and followers, and a post's and a video's lifetime figures", async () => {
+      const days = lastDays(7);
+      setDaily(fake, GARAGE.id, 'page_media_view', Object.fromEntries(days.map((d, i) => [d, (i + 1) * 10])));
+      setDaily(fake, GARAGE.id, 'page_total_media_view_unique', Object.fromEntries(days.map((d, i) => [d, i < 4 ? 8 : 4])));
+      setDaily(fake, GARAGE.id, 'page_post_engagements', { [days[6]]: 4 });
+      // Another Page's figures and a day before the period are not counted.
+      setDaily(fake, FB_PAGES[0].id, 'page_media_view', { [days[6]]: 999 });
+      setDaily(fake, GARAGE.id, 'page_media_view', { [lastDays(8)[0]]: 500 });
+      fake.followers.set(GARAGE.id, 321);
+
+      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      assert.equal(channel.status, 200, JSON.stringify(channel.body));
+      const series = (values: number[]) => days.map((date, i) => ({ date, total: values[i] }));
+      assert.deepEqual(channel.body, [
+        { label: 'Views', data: series([10, 20, 30, 40, 50, 60, 70]), percentageChange: 200 },
+        { label: 'Viewers', data: series([8, 8, 8, 8, 4, 4, 4]), percentageChange: -50 },
+        { label: 'Engagements', data: series([0, 0, 0, 0, 0, 0, 4]), percentageChange: 0 },
+        { label: 'New follows', data: series([0, 0, 0, 0, 0, 0, 0]), percentageChange: 0 },
+        { label: 'Followers', data: [{ total: 321, date: days[6] }], percentageChange: 0 },
+      ]);
+      const [insights] = fake.calls('GET /:version/:object/insights').slice(-1);
+      assert.equal(insights.path, `/${version}/${GARAGE.id}/insights`);
+      assert.equal(insights.headers.authorization, `Bearer ${GARAGE.token}`);
+      assert.equal(insights.query.metric, 'page_media_view,page_total_media_view_unique,page_post_engagements,page_daily_follows_unique');
+      assert.equal(insights.query.period, 'day');
+      assert.equal(Number(insights.query.since), Date.parse(`${days[0]}T00:00:00Z`) / 1000, 'from the start of the first day');
+
+      // More than the 90 days Page Insights allow at once are read in several ranges.
+      const year = await account.call('GET', `/analytics/${channelId}?date=200`);
+      assert.equal(year.status, 200, JSON.stringify(year.body));
+      assert.equal(year.body[0].data.length, 200);
+      assert.equal(year.body[0].data.at(-1).total, 70);
+      assert.equal(fake.calls('GET /:version/:object/insights').slice(-3).filter((r) => r.path.endsWith(`${GARAGE.id}/insights`)).length, 3);
+
+      const post = await settled(account, await publishNow(account, channelId, ['Counted', 'A comment under it']));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      setLifetime(fake, post.releaseId, { post_media_view: 120, post_total_media_view_unique: 80, post_reactions_by_type_total: { like: 5, love: 2 } });
+      fake.shares.set(post.releaseId, 3);
+      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(figures.status, 200, JSON.stringify(figures.body));
+      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data]), [
+        ['Views', [{ total: 120, date: days[6] }]],
+        ['Viewers', [{ total: 80, date: days[6] }]],
+        ['Reactions', [{ total: 7, date: days[6] }]],
+        ['Comments', [{ total: 1, date: days[6] }]],
+        ['Shares', [{ total: 3, date: days[6] }]],
+      ]);
+
+      const clip = await uploadMp4(account, herald, 2048);
+      const video = await settled(account, await publishNow(account, channelId, [{ content: 'Watch this', media: [clip] }]));
+      assert.equal(video.state, 'PUBLISHED', video.error);
+      setLifetime(fake, video.releaseId, { total_video_views: 40, total_video_views_unique: 30 });
+      const watched = await account.call('GET', `/analytics/post/${video.id}?date=7`);
+      assert.equal(watched.status, 200, JSON.stringify(watched.body));
+      assert.deepEqual(watched.body.map((s: any) => [s.label, s.data[0].total]), [['Views', 40], ['Viewers', 30]]);
+      assert.equal(fake.calls('GET /:version/:video/video_insights').at(-1)!.path, `/${version}/${video.releaseId}/video_insights`);
+    });
+
+    it("answers 400 with Facebook's own words when read_insights was taken away, and reads again once it is back", async () => {
+      const post = await settled(account, await publishNow(account, channelId, ['Not counted yet']));
+      declined(fake).add('read_insights');
+      try {
+        assertError(await account.call('GET', `/analytics/${channelId}?date=14`), 400, { code: 'network_refused', message: /Requires extended permission: read_insights.*code 200/ });
+        assertError(await account.call('GET', `/analytics/post/${post.id}?date=14`), 400, { code: 'network_refused', message: /read_insights/ });
+      } finally {
+        declined(fake).delete('read_insights');
+      }
+      const again = await account.call('GET', `/analytics/${channelId}?date=14`);
+      assert.equal(again.status, 200, 'a refusal is not kept');
+      assert.equal(again.body[0].data.length, 14);
+    });
+
+    it("lists the Page's latest posts for a post published by hand (GET /posts/{id}/missing)", async () => {
+      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: { __type: 'facebook' } }] });
+      assert.equal(draft.status, 201, JSON.stringify(draft.body));
+      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      assert.equal(missing.status, 200, JSON.stringify(missing.body));
+      const feed = fake.posts.filter((p) => p.page === GARAGE.id && p.kind === 'feed').reverse();
+      assert.ok(feed.length > 3, 'several posts were published');
+      assert.deepEqual(
+        missing.body,
+        feed.slice(0, 25).map((p) => ({ id: p.id, url: `https://www.facebook.com/${p.id}`, text: p.params.message, at: toSecond(p.at) })),
+      );
+      const [listing] = fake.calls('GET /:version/:page/published_posts').slice(-1);
+      assert.equal(listing.path, `/${version}/${GARAGE.id}/published_posts`);
+      assert.equal(listing.headers.authorization, `Bearer ${GARAGE.token}`);
     });
 
     it('marks the channel for reconnection when the Page token has expired, and a reconnect clears it', async () => {

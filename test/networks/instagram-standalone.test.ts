@@ -4,10 +4,16 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { IGS_APP, IGS_CODE, IGS_USER, startInstagramStandaloneFake, type InstagramStandaloneFake } from '../fakes/instagram-standalone.ts';
-import { graphError, tokenBook } from '../fakes/meta.ts';
+import { declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
+import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
 
 const POST = { __type: 'instagram-standalone', post_type: 'post' };
+
+/** The last `n` days (UTC), oldest first. */
+const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => new Date(now - (n - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+/** A Graph timestamp as Herald gives it back (Graph has no milliseconds). */
+const toSecond = (at: number) => new Date(Math.floor(at / 1000) * 1000).toISOString();
 
 for (const store of await testStores()) {
   describe(`instagram-standalone through Instagram Login (${store})`, storeSuite(store), () => {
@@ -44,7 +50,7 @@ for (const store of await testStores()) {
       const consent = fake.state.authorize;
       assert.equal(consent.client_id, IGS_APP.id);
       assert.equal(consent.redirect_uri, `${herald.url}/connect/instagram-standalone/callback`);
-      assert.deepEqual(consent.scope.split(','), ['instagram_business_basic', 'instagram_business_content_publish', 'instagram_business_manage_comments']);
+      assert.deepEqual(consent.scope.split(','), ['instagram_business_basic', 'instagram_business_content_publish', 'instagram_business_manage_comments', 'instagram_business_manage_insights']);
       const [code] = fake.calls('POST /oauth/access_token');
       assert.deepEqual(code.form, { client_id: IGS_APP.id, client_secret: IGS_APP.secret, grant_type: 'authorization_code', redirect_uri: consent.redirect_uri, code: IGS_CODE });
       const [exchange] = fake.calls('GET /access_token');
@@ -97,6 +103,57 @@ for (const store of await testStores()) {
       assert.equal(post.state, 'PUBLISHED', post.error);
       assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
       assert.equal(fake.media.filter((m) => m.caption === 'Steady').length, 1);
+    });
+
+    it("reads the account's insights and a post's on graph.instagram.com, under the exact account id", async () => {
+      const days = lastDays(7);
+      setDaily(fake, IGS_USER.user_id, 'reach', Object.fromEntries(days.map((d, i) => [d, i + 1])));
+      setDaily(fake, IGS_USER.user_id, 'likes', { [days[6]]: 9 });
+      fake.followers.set(IGS_USER.user_id, 420);
+      const week = await account.call('GET', `/analytics/${channelId}?date=7`);
+      assert.equal(week.status, 200, JSON.stringify(week.body));
+      const today = days[6];
+      assert.deepEqual(week.body[0], { label: 'Reach', data: days.map((date, i) => ({ date, total: i + 1 })), percentageChange: 200 });
+      assert.deepEqual(week.body.slice(1).map((s: any) => [s.label, s.data]), [
+        ['Views', [{ total: 0, date: today }]],
+        ['Likes', [{ total: 9, date: today }]],
+        ['Comments', [{ total: 0, date: today }]],
+        ['Shares', [{ total: 0, date: today }]],
+        ['Saves', [{ total: 0, date: today }]],
+        ['Interactions', [{ total: 0, date: today }]],
+        ['Followers', [{ total: 420, date: today }]],
+        ['Posts', [{ total: fake.media.length, date: today }]],
+      ]);
+      const reads = fake.calls('GET /:version/:id/insights').slice(-2);
+      assert.deepEqual(reads.map((r) => r.path), [`/${v}/${IGS_USER.user_id}/insights`, `/${v}/${IGS_USER.user_id}/insights`]);
+      assert.match(String(reads[0].headers.authorization), /^Bearer igs-long-/);
+
+      const png = await uploadPng(account, herald);
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Counted', media: [png] }], POST));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      setLifetime(fake, post.releaseId, { views: 90, reach: 60, likes: 12, saved: 1, shares: 0, total_interactions: 13 });
+      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(figures.status, 200, JSON.stringify(figures.body));
+      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data[0].total]), [['Views', 90], ['Reach', 60], ['Likes', 12], ['Comments', 0], ['Saves', 1], ['Shares', 0], ['Interactions', 13]]);
+    });
+
+    it("answers 400 with Instagram's own words when instagram_business_manage_insights was not granted", async () => {
+      declined(fake).add('instagram_business_manage_insights');
+      try {
+        assertError(await account.call('GET', `/analytics/${channelId}?date=30`), 400, { code: 'network_refused', message: /Application does not have permission for this action.*code 10/ });
+      } finally {
+        declined(fake).delete('instagram_business_manage_insights');
+      }
+    });
+
+    it("lists the account's latest posts for a post published by hand (GET /posts/{id}/missing)", async () => {
+      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: POST }] });
+      assert.equal(draft.status, 201, JSON.stringify(draft.body));
+      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      assert.equal(missing.status, 200, JSON.stringify(missing.body));
+      const listed = fake.media.filter((m) => m.owner === IGS_USER.user_id).reverse();
+      assert.ok(listed.length >= 3, 'several posts were published');
+      assert.deepEqual(missing.body, listed.map((m) => ({ id: m.id, url: `https://www.instagram.com/p/${m.id}/`, text: m.caption, at: toSecond(m.at) })));
     });
 
     it('renews the long-lived token before it lapses, then publishes with the new one', async () => {

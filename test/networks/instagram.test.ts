@@ -4,11 +4,17 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { IG_APP, IG_PAGES, IG_STUDIO, startInstagramFake, type InstagramFake } from '../fakes/instagram.ts';
-import { containerStore, graphError, tokenBook } from '../fakes/meta.ts';
+import { containerStore, declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
+import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
 
 const POST = { __type: 'instagram', post_type: 'post' };
 const STUDIO_TOKEN = IG_PAGES[1].token;
+
+/** The last `n` days (UTC), oldest first. */
+const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => new Date(now - (n - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+/** A Graph timestamp as Herald gives it back (Graph has no milliseconds). */
+const toSecond = (at: number) => new Date(Math.floor(at / 1000) * 1000).toISOString();
 
 for (const store of await testStores()) {
   describe(`instagram through Facebook Login (${store})`, storeSuite(store), () => {
@@ -40,7 +46,7 @@ for (const store of await testStores()) {
       v = fake.calls('GET /:version/dialog/oauth')[0].params.version;
       const consent = fake.state.authorize;
       assert.equal(consent.redirect_uri, `${herald.url}/connect/instagram/callback`);
-      for (const scope of ['instagram_basic', 'instagram_content_publish', 'instagram_manage_comments', 'pages_show_list']) assert.ok(consent.scope.split(',').includes(scope), scope);
+      for (const scope of ['instagram_basic', 'instagram_content_publish', 'instagram_manage_comments', 'instagram_manage_insights', 'pages_show_list']) assert.ok(consent.scope.split(',').includes(scope), scope);
       const [exchange] = fake.calls('GET /:version/oauth/access_token').slice(-1);
       assert.equal(exchange.query.grant_type, 'fb_exchange_token');
       const [pages] = fake.calls('GET /:version/me/accounts');
@@ -175,6 +181,83 @@ for (const store of await testStores()) {
       const result = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'accounts' });
       assert.equal(result.status, 200, JSON.stringify(result.body));
       assert.deepEqual(result.body.output.accounts.map((a: any) => [a.id, a.username, a.connected]), [[IG_STUDIO.id, IG_STUDIO.username, true]]);
+    });
+
+    it("reads the account's daily reach, its interactions over the period and its followers, 30 days at a time", async () => {
+      const days = lastDays(7);
+      setDaily(fake, IG_STUDIO.id, 'reach', Object.fromEntries(days.map((d, i) => [d, i < 4 ? 5 : 10])));
+      setDaily(fake, IG_STUDIO.id, 'views', Object.fromEntries(days.map((d) => [d, 100])));
+      setDaily(fake, IG_STUDIO.id, 'likes', { [days[1]]: 3, [days[5]]: 4, [lastDays(41)[0]]: 6 });
+      setDaily(fake, IG_STUDIO.id, 'comments', { [days[6]]: 2 });
+      setDaily(fake, IG_STUDIO.id, 'saves', { [days[0]]: 1 });
+      setDaily(fake, IG_STUDIO.id, 'total_interactions', { [days[6]]: 10 });
+      fake.followers.set(IG_STUDIO.id, 150);
+      const posts = fake.media.filter((m) => m.owner === IG_STUDIO.id && m.type !== 'STORIES').length;
+
+      const from = fake.requests.length;
+      const week = await account.call('GET', `/analytics/${channelId}?date=7`);
+      assert.equal(week.status, 200, JSON.stringify(week.body));
+      const today = days[6];
+      assert.deepEqual(week.body, [
+        { label: 'Reach', data: days.map((date, i) => ({ date, total: i < 4 ? 5 : 10 })), percentageChange: 100 },
+        ...[['Views', 700], ['Likes', 7], ['Comments', 2], ['Shares', 0], ['Saves', 1], ['Interactions', 10], ['Followers', 150], ['Posts', posts]].map(([label, total]) => ({ label, data: [{ total, date: today }], percentageChange: 0 })),
+      ]);
+      const [series, totals] = since(from).filter((r) => r.path === `/${v}/${IG_STUDIO.id}/insights`);
+      assert.equal(series.headers.authorization, `Bearer ${STUDIO_TOKEN}`);
+      assert.deepEqual({ ...series.query, since: 's', until: 'u' }, { metric: 'reach', period: 'day', metric_type: 'time_series', since: 's', until: 'u' });
+      assert.equal(totals.query.metric, 'views,likes,comments,shares,saves,total_interactions');
+      assert.equal(totals.query.metric_type, 'total_value');
+
+      // 45 days are two ranges (Instagram allows 30 at once); totals add up across them.
+      const longer = await account.call('GET', `/analytics/${channelId}?date=45`);
+      assert.equal(longer.status, 200, JSON.stringify(longer.body));
+      assert.equal(longer.body[0].data.length, 45);
+      assert.equal(longer.body.find((s: any) => s.label === 'Likes').data[0].total, 13);
+    });
+
+    it("reads a post's and a story's lifetime figures, asking each only for the metrics its type has", async () => {
+      const png = await uploadPng(account, herald);
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Counted', media: [png] }, 'Nice one'], POST));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      setLifetime(fake, post.releaseId, { views: 300, reach: 200, likes: 25, saved: 4, shares: 2, total_interactions: 32 });
+      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(figures.status, 200, JSON.stringify(figures.body));
+      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data[0].total]), [['Views', 300], ['Reach', 200], ['Likes', 25], ['Comments', 1], ['Saves', 4], ['Shares', 2], ['Interactions', 32]]);
+
+      const story = await settled(account, await publishNow(account, channelId, [{ content: '', media: [png] }], { ...POST, post_type: 'story' }));
+      assert.equal(story.state, 'PUBLISHED', story.error);
+      setLifetime(fake, story.releaseId, { views: 50, reach: 40, replies: 3, shares: 1, total_interactions: 4 });
+      const storyFigures = await account.call('GET', `/analytics/post/${story.id}?date=7`);
+      assert.equal(storyFigures.status, 200, JSON.stringify(storyFigures.body));
+      assert.deepEqual(storyFigures.body.map((s: any) => [s.label, s.data[0].total]), [['Views', 50], ['Reach', 40], ['Replies', 3], ['Shares', 1], ['Interactions', 4]]);
+      const [asked] = fake.calls('GET /:version/:id/insights').slice(-1);
+      assert.equal(asked.path, `/${v}/${story.releaseId}/insights`);
+      assert.equal(asked.query.metric, 'views,reach,replies,shares,total_interactions');
+    });
+
+    it("answers 400 with Instagram's own words when instagram_manage_insights was taken away", async () => {
+      const png = await uploadPng(account, herald);
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Not counted yet', media: [png] }], POST));
+      declined(fake).add('instagram_manage_insights');
+      try {
+        assertError(await account.call('GET', `/analytics/${channelId}?date=14`), 400, { code: 'network_refused', message: /Application does not have permission for this action.*code 10/ });
+        assertError(await account.call('GET', `/analytics/post/${post.id}?date=14`), 400, { code: 'network_refused', message: /does not have permission/ });
+      } finally {
+        declined(fake).delete('instagram_manage_insights');
+      }
+      assert.equal((await account.call('GET', `/analytics/${channelId}?date=14`)).status, 200, 'a refusal is not kept');
+    });
+
+    it("lists the account's latest posts and reels for a post published by hand (GET /posts/{id}/missing)", async () => {
+      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: POST }] });
+      assert.equal(draft.status, 201, JSON.stringify(draft.body));
+      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      assert.equal(missing.status, 200, JSON.stringify(missing.body));
+      const listed = fake.media.filter((m) => m.owner === IG_STUDIO.id && m.type !== 'STORIES').reverse();
+      assert.ok(listed.length > 3, 'several posts were published');
+      assert.deepEqual(missing.body, listed.slice(0, 25).map((m) => ({ id: m.id, url: `https://www.instagram.com/p/${m.id}/`, text: m.caption, at: toSecond(m.at) })));
+      const [listing] = fake.calls('GET /:version/:user/media').slice(-1);
+      assert.equal(listing.path, `/${v}/${IG_STUDIO.id}/media`);
     });
 
     it('marks the channel for reconnection when the token has expired', async () => {

@@ -5,8 +5,14 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startThreadsFake, TH_APP, TH_USER, type ThreadsFake } from '../fakes/threads.ts';
-import { containerStore, graphError, tokenBook } from '../fakes/meta.ts';
+import { containerStore, declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
+import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+
+/** The last `n` days (UTC), oldest first. */
+const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => new Date(now - (n - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+/** A Graph timestamp as Herald gives it back (Graph has no milliseconds). */
+const toSecond = (at: number) => new Date(Math.floor(at / 1000) * 1000).toISOString();
 
 describe('Threads text length', () => {
   it('counts characters, and an emoji as its UTF-8 bytes, as the Threads docs say', () => {
@@ -49,7 +55,7 @@ for (const store of await testStores()) {
       assert.equal(consent.client_id, TH_APP.id);
       assert.equal(consent.redirect_uri, `${herald.url}/connect/threads/callback`);
       assert.equal(consent.response_type, 'code');
-      for (const scope of ['threads_basic', 'threads_content_publish', 'threads_manage_replies']) assert.ok(consent.scope.split(',').includes(scope), scope);
+      for (const scope of ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_manage_insights']) assert.ok(consent.scope.split(',').includes(scope), scope);
       const [code] = fake.calls('POST /oauth/access_token');
       assert.deepEqual(code.form, { client_id: TH_APP.id, client_secret: TH_APP.secret, grant_type: 'authorization_code', redirect_uri: consent.redirect_uri, code: 'th-code-1' });
       const [exchange] = fake.calls('GET /access_token');
@@ -159,6 +165,65 @@ for (const store of await testStores()) {
       assert.equal(post.state, 'PUBLISHED', post.error);
       assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
       assert.equal(fake.posts.filter((p) => p.text === 'Slowly').length, 1);
+    });
+
+    it("reads the profile's daily views, the period's likes, replies, reposts and quotes, and its followers", async () => {
+      const days = lastDays(7);
+      setDaily(fake, TH_USER.id, 'views', Object.fromEntries(days.map((d, i) => [d, i * 2])));
+      setDaily(fake, TH_USER.id, 'likes', { [days[2]]: 5, [days[6]]: 1, [lastDays(8)[0]]: 100 });
+      setDaily(fake, TH_USER.id, 'replies', { [days[6]]: 2 });
+      setDaily(fake, TH_USER.id, 'quotes', { [days[3]]: 1 });
+      setLifetime(fake, TH_USER.id, { followers_count: 77 });
+      const week = await account.call('GET', `/analytics/${channelId}?date=7`);
+      assert.equal(week.status, 200, JSON.stringify(week.body));
+      const today = days[6];
+      assert.deepEqual(week.body, [
+        { label: 'Profile views', data: days.map((date, i) => ({ date, total: i * 2 })), percentageChange: 400 },
+        ...[['Likes', 6], ['Replies', 2], ['Reposts', 0], ['Quotes', 1], ['Followers', 77]].map(([label, total]) => ({ label, data: [{ total, date: today }], percentageChange: 0 })),
+      ]);
+      const [read] = fake.calls('GET /:version/:user/threads_insights').slice(-1);
+      assert.equal(read.path, `/v1.0/${TH_USER.id}/threads_insights`);
+      assert.deepEqual({ ...read.query, since: 's', until: 'u' }, { metric: 'views,likes,replies,reposts,quotes,followers_count', since: 's', until: 'u', access_token: token });
+      assert.equal(Number(read.query.since), Date.parse(`${days[0]}T00:00:00Z`) / 1000);
+
+      // Threads keeps no user insights from before 2024-04-13: a longer period starts there.
+      const year = await account.call('GET', `/analytics/${channelId}?date=365`);
+      assert.equal(year.status, 200, JSON.stringify(year.body));
+      assert.ok(Number(fake.calls('GET /:version/:user/threads_insights').at(-1)!.query.since) >= 1712991600);
+    });
+
+    it("reads a post's lifetime figures, its replies counting the whole thread under it", async () => {
+      const post = await settled(account, await publishNow(account, channelId, ['Counted', 'a reply', 'and one more']));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      setLifetime(fake, post.releaseId, { views: 500, likes: 40, reposts: 3, quotes: 2, shares: 1 });
+      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(figures.status, 200, JSON.stringify(figures.body));
+      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data[0].total]), [['Views', 500], ['Likes', 40], ['Replies', 2], ['Reposts', 3], ['Quotes', 2], ['Shares', 1]]);
+      const [read] = fake.calls('GET /:version/:media/insights').slice(-1);
+      assert.equal(read.path, `/v1.0/${post.releaseId}/insights`);
+      assert.equal(read.query.metric, 'views,likes,replies,reposts,quotes,shares');
+    });
+
+    it("answers 400 with Threads' own words when threads_manage_insights was taken away", async () => {
+      const post = await settled(account, await publishNow(account, channelId, ['Not counted yet']));
+      declined(fake).add('threads_manage_insights');
+      try {
+        assertError(await account.call('GET', `/analytics/${channelId}?date=14`), 400, { code: 'network_refused', message: /Application does not have permission for this action.*code 10/ });
+        assertError(await account.call('GET', `/analytics/post/${post.id}?date=14`), 400, { code: 'network_refused', message: /does not have permission/ });
+      } finally {
+        declined(fake).delete('threads_manage_insights');
+      }
+      assert.equal((await account.call('GET', `/analytics/${channelId}?date=14`)).status, 200, 'a refusal is not kept');
+    });
+
+    it("lists the profile's latest posts, not its replies, for a post published by hand (GET /posts/{id}/missing)", async () => {
+      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }] }] });
+      assert.equal(draft.status, 201, JSON.stringify(draft.body));
+      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      assert.equal(missing.status, 200, JSON.stringify(missing.body));
+      const roots = fake.posts.filter((p) => !p.replyTo).reverse();
+      assert.ok(roots.length > 3 && roots.length < fake.posts.length, 'several posts and replies were published');
+      assert.deepEqual(missing.body, roots.slice(0, 25).map((p) => ({ id: p.id, url: `https://www.threads.net/@${TH_USER.username}/post/S${p.id}`, text: p.text, at: toSecond(p.at) })));
     });
 
     it('renews the long-lived token before it lapses, then publishes with the new one', async () => {

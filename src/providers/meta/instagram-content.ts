@@ -7,9 +7,11 @@
  * a thread become comments under the post.
  */
 import { z } from 'zod';
-import type { ContentRules, MediaRef, Pacing, PublishContext, PublishResult, RuleItem } from '../types.ts';
+import type { AnalyticsSeries, ContentRules, MediaRef, Pacing, PublishContext, PublishResult, RecentPost, RuleItem } from '../types.ts';
 import { PublishError } from '../types.ts';
-import { findByText, mediaContainer, waitForContainer, type Graph } from './graph.ts';
+import { findByText, mediaContainer, metaTime, waitForContainer, type Graph } from './graph.ts';
+import { dailyPoints, figure, insightRanges, type InsightsAnswer } from './insights.ts';
+import { currentFigures, dailySeries } from '../analytics-series.ts';
 
 /** The settings fields clients send for instagram and instagram-standalone. */
 export const instagramSettings = z.object({
@@ -164,10 +166,82 @@ export async function findOnInstagram(ctx: PublishContext, ig: InstagramAccount)
     return found ? { releaseId: found.id, releaseUrl: await permalink(ig, mediaId) } : null;
   }
   if (settingsOf(ctx).post_type === 'story') throw new PublishError('unknown', 'Stories cannot be looked up; check the account');
-  const { data = [] } = await ig.graph.get<{ data?: { id: string; caption?: string; timestamp?: string; permalink?: string }[] }>(`${ig.userId}/media`, {
-    fields: 'id,caption,timestamp,permalink',
-    limit: 10,
-  });
-  const found = findByText(data, 'caption', 'timestamp', item.content, item.publishAt);
+  const found = findByText(await latestMedia(ig, 10), 'caption', 'timestamp', item.content, item.publishAt);
   return found ? { releaseId: found.id, releaseUrl: found.permalink ?? ig.profileUrl } : null;
+}
+
+type Media = { id: string; caption?: string; timestamp?: string; permalink?: string };
+
+/** The account's latest posts and reels, newest first (stories are not listed). */
+async function latestMedia(ig: InstagramAccount, limit: number): Promise<Media[]> {
+  const { data = [] } = await ig.graph.get<{ data?: Media[] }>(`${ig.userId}/media`, { fields: 'id,caption,timestamp,permalink', limit });
+  return data;
+}
+
+export async function recentInstagramPosts(ig: InstagramAccount): Promise<RecentPost[]> {
+  return (await latestMedia(ig, 25)).map((m) => {
+    const at = metaTime(m.timestamp);
+    return { id: m.id, url: m.permalink ?? ig.profileUrl, text: m.caption, at: Number.isNaN(at) ? undefined : at };
+  });
+}
+
+/** Account Insights take at most 30 days between since and until. */
+const ACCOUNT_RANGE_DAYS = 30;
+/** Interactions Instagram reports only as a total over the range (metric_type=total_value), with their labels. */
+const ACCOUNT_TOTALS: [string, string][] = [
+  ['views', 'Views'],
+  ['likes', 'Likes'],
+  ['comments', 'Comments'],
+  ['shares', 'Shares'],
+  ['saves', 'Saves'],
+  ['total_interactions', 'Interactions'],
+];
+
+/**
+ * The account's daily reach and its interactions over the last `days` days
+ * (read 30 days at a time, as Instagram allows), and its followers and posts as
+ * they stand.
+ */
+export async function instagramAccountAnalytics(ig: InstagramAccount, days: number): Promise<AnalyticsSeries[]> {
+  const daily: InsightsAnswer[] = [];
+  const totals: InsightsAnswer[] = [];
+  for (const range of insightRanges(days, ACCOUNT_RANGE_DAYS)) {
+    daily.push(await ig.graph.get<InsightsAnswer>(`${ig.userId}/insights`, { metric: 'reach', period: 'day', metric_type: 'time_series', ...range }));
+    totals.push(await ig.graph.get<InsightsAnswer>(`${ig.userId}/insights`, { metric: ACCOUNT_TOTALS.map(([name]) => name).join(','), period: 'day', metric_type: 'total_value', ...range }));
+  }
+  const account = await ig.graph.get<{ followers_count?: number; media_count?: number }>(ig.userId, { fields: 'followers_count,media_count' });
+  const reach = dailyPoints(daily, 'reach', days);
+  return [
+    ...(reach ? [dailySeries('Reach', reach)] : []),
+    ...currentFigures(Object.fromEntries(ACCOUNT_TOTALS.map(([name, label]) => [label, figure(totals, name)]))),
+    ...currentFigures({ Followers: account.followers_count, Posts: account.media_count }),
+  ];
+}
+
+/** Media Insights metrics by media product type (asking a story for likes is an error), with their labels. */
+const MEDIA_METRICS: Record<'STORY' | 'OTHER', [string, string][]> = {
+  STORY: [
+    ['views', 'Views'],
+    ['reach', 'Reach'],
+    ['replies', 'Replies'],
+    ['shares', 'Shares'],
+    ['total_interactions', 'Interactions'],
+  ],
+  OTHER: [
+    ['views', 'Views'],
+    ['reach', 'Reach'],
+    ['likes', 'Likes'],
+    ['comments', 'Comments'],
+    ['saved', 'Saves'],
+    ['shares', 'Shares'],
+    ['total_interactions', 'Interactions'],
+  ],
+};
+
+/** A post's, reel's or story's lifetime figures. */
+export async function instagramMediaAnalytics(ig: InstagramAccount, mediaId: string): Promise<AnalyticsSeries[]> {
+  const { media_product_type: type } = await ig.graph.get<{ media_product_type?: string }>(mediaId, { fields: 'media_product_type' });
+  const metrics = MEDIA_METRICS[type === 'STORY' ? 'STORY' : 'OTHER'];
+  const insights = await ig.graph.get<InsightsAnswer>(`${mediaId}/insights`, { metric: metrics.map(([name]) => name).join(',') });
+  return currentFigures(Object.fromEntries(metrics.map(([name, label]) => [label, figure([insights], name)])));
 }
