@@ -3,13 +3,16 @@
  * rotate (continuous refresh), so each refresh stores the new one. A pin goes
  * on a board (a required setting; the `boards` tool lists them): one image or a
  * carousel of 2–5 by URL (Pinterest fetches them), or one video registered,
- * uploaded to Pinterest's upload URL and processed first.
+ * uploaded to Pinterest's upload URL and processed first. Analytics are the
+ * account's and a pin's daily metrics (Pinterest keeps 90 days); recent posts
+ * are the user's pins.
  */
 import { z } from 'zod';
 import { mediaBlob, mediaFilename } from './media-bytes.ts';
 import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from './oauth2-tokens.ts';
 import { waitForProcessing } from './processing-wait.ts';
-import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext } from './types.ts';
+import { dailySeries, day, period } from './analytics-series.ts';
+import { PublishError, type AnalyticsSeries, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext } from './types.ts';
 
 const SCOPES = ['user_accounts:read', 'boards:read', 'boards:write', 'pins:read', 'pins:write'];
 const VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
@@ -73,6 +76,37 @@ async function mediaSource(ctx: PublishContext): Promise<Record<string, unknown>
   }
   if (images.length === 1) return { source_type: 'image_url', url: images[0].url };
   return { source_type: 'multiple_image_urls', items: images.map((m) => ({ url: m.url })) };
+}
+
+/** Pinterest answers analytics for start dates up to 90 days back only. */
+const ANALYTICS_DAYS = 90;
+const ACCOUNT_METRICS: [string, string][] = [
+  ['IMPRESSION', 'Impressions'],
+  ['SAVE', 'Saves'],
+  ['PIN_CLICK', 'Pin clicks'],
+  ['OUTBOUND_CLICK', 'Outbound clicks'],
+  ['ENGAGEMENT', 'Engagements'],
+];
+const PIN_METRICS = ACCOUNT_METRICS.slice(0, 4);
+
+type DailyMetrics = { date: string; data_status?: string; metrics?: Record<string, number> }[];
+
+/** GET an analytics endpoint over the last `days` days (at most 90) and turn daily_metrics into series. */
+async function dailyMetrics(ctx: NetworkContext & { channel: PublishChannel; days: number }, path: string, metrics: [string, string][]): Promise<AnalyticsSeries[]> {
+  const { since, until } = period(Math.min(ctx.days, ANALYTICS_DAYS));
+  // Keyed by split ("all" without split_field).
+  const answer = await ctx.http.json<Record<string, { daily_metrics?: DailyMetrics }>>(`${ctx.urls.api}${path}`, {
+    headers: bearer(ctx.channel),
+    query: { start_date: day(since), end_date: day(until), metric_types: metrics.map(([type]) => type).join(',') },
+  });
+  const rows = answer?.all?.daily_metrics ?? [];
+  // Days without a figure (before the pin existed, still processing) are left out rather than counted as 0.
+  return metrics.map(([type, label]) =>
+    dailySeries(
+      label,
+      rows.filter((r) => typeof r.metrics?.[type] === 'number').map((r) => ({ date: r.date, total: r.metrics![type] })),
+    ),
+  );
 }
 
 export const pinterest: Provider = {
@@ -141,6 +175,24 @@ export const pinterest: Provider = {
       },
     });
     return { releaseId: pin.id, releaseUrl: `https://www.pinterest.com/pin/${pin.id}/` };
+  },
+
+  analytics: {
+    channel: (ctx) => dailyMetrics(ctx, '/v5/user_account/analytics', ACCOUNT_METRICS),
+    post: (ctx) => dailyMetrics(ctx, `/v5/pins/${encodeURIComponent(ctx.releaseId)}/analytics`, PIN_METRICS),
+  },
+
+  /** The user's latest pins (Pinterest lists them newest first). */
+  async recentPosts(ctx) {
+    const page = await ctx.http.json<{ items: { id: string; title?: string | null; description?: string | null; created_at?: string }[] }>(`${ctx.urls.api}/v5/pins`, {
+      headers: bearer(ctx.channel),
+      query: { page_size: 50 },
+    });
+    return (page.items ?? []).map((pin) => {
+      const at = Date.parse(pin.created_at ?? '');
+      // Herald publishes the post's text as the description.
+      return { id: pin.id, url: `https://www.pinterest.com/pin/${pin.id}/`, text: pin.description || pin.title || undefined, at: Number.isFinite(at) ? at : undefined };
+    });
   },
 
   tools: {

@@ -13,7 +13,8 @@ import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from '.
 import { waitForProcessing } from './processing-wait.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult } from './types.ts';
 
-const SCOPES = ['identity', 'submit', 'read', 'flair'];
+// history: the user's submitted listing (finding media posts, recent posts) needs it.
+const SCOPES = ['identity', 'submit', 'read', 'flair', 'history'];
 const MEDIA_BYTES = 1024 * 1024 * 1024;
 
 const target = z
@@ -51,7 +52,11 @@ function api(ctx: NetworkContext, channel: PublishChannel, path: string, request
 }
 
 /** Reddit's json.errors, in a 200 answer: [[CODE, message, field], ...]. RATELIMIT waits as long as Reddit says. */
-function readAnswer({ body }: NetworkAnswer): Verdict | undefined {
+function readAnswer({ status, headers, body }: NetworkAnswer): Verdict | undefined {
+  // A channel connected before Herald asked for a scope: only connecting again grants it.
+  if (status === 403 && /insufficient_scope/.test(headers.get('www-authenticate') ?? '')) {
+    return { kind: 'refused', code: 'insufficient_scope', detail: 'insufficient_scope: the channel was connected without a permission this needs; connect it again' };
+  }
   const errors: [string, string, string?][] = body?.json?.errors ?? [];
   if (errors.length === 0) return undefined;
   const [code, message, field] = errors[0];
@@ -86,6 +91,21 @@ function subredditName(t: Target): string {
   return t.subreddit.replace(/^\/?r\//, '');
 }
 
+interface Submission {
+  name: string;
+  subreddit: string;
+  title: string;
+  permalink: string;
+  created_utc: number;
+}
+
+/** The user's latest submissions, newest first (GET /user/<name>/submitted). */
+async function submitted(ctx: NetworkContext, channel: PublishChannel, limit: number): Promise<Submission[]> {
+  const config = channel.config as unknown as RedditConfig;
+  const listing = await api(ctx, channel, `/user/${encodeURIComponent(config.username)}/submitted`, { query: { sort: 'new', limit, raw_json: 1 } });
+  return (listing?.data?.children ?? []).map((c: { data: Submission }) => c.data).filter(Boolean);
+}
+
 /** Media posts are created asynchronously: find the new post among the user's latest submissions. */
 async function findSubmitted(ctx: PublishContext, sr: string, title: string, since: number): Promise<{ name: string; url: string }> {
   const config = ctx.channel.config as unknown as RedditConfig;
@@ -93,10 +113,7 @@ async function findSubmitted(ctx: PublishContext, sr: string, title: string, sin
   try {
     await waitForProcessing(
       async () => {
-        const listing = await api(ctx, ctx.channel, `/user/${encodeURIComponent(config.username)}/submitted`, { query: { sort: 'new', limit: 10, raw_json: 1 } });
-        const post = (listing?.data?.children ?? [])
-          .map((c: any) => c.data)
-          .find((d: any) => d?.subreddit?.toLowerCase() === sr.toLowerCase() && d.title === title && d.created_utc * 1000 >= since - 60_000);
+        const post = (await submitted(ctx, ctx.channel, 10)).find((d) => d.subreddit?.toLowerCase() === sr.toLowerCase() && d.title === title && d.created_utc * 1000 >= since - 60_000);
         if (post) found = { name: post.name, url: `https://www.reddit.com${post.permalink}` };
         return found ? { done: true } : { done: false, checkAfterMs: 2_000 };
       },
@@ -220,6 +237,18 @@ export const reddit: Provider = {
       }
     }
     return { releaseId: made.map((m) => m.name).join(','), releaseUrl: made[0].url };
+  },
+
+  // Reddit's API gives ordinary apps no post or account analytics, so there is no `analytics`.
+
+  /** The user's recent submissions (ids as publish returns them: t3_…). */
+  async recentPosts(ctx) {
+    return (await submitted(ctx, ctx.channel, 25)).map((post) => ({
+      id: post.name,
+      url: `https://www.reddit.com${post.permalink}`,
+      text: post.title,
+      at: post.created_utc * 1000,
+    }));
   },
 
   tools: {

@@ -1,9 +1,11 @@
 /**
  * A local LinkedIn: the OAuth 2 consent screen and token endpoint, userinfo, the
  * versioned /rest API (organizationAcls, organizations, images and videos
- * initializeUpload + PUT, finalizeUpload, video status, posts, comments) with
- * LinkedIn's error bodies (401 EXPIRED_ACCESS_TOKEN, 422 DUPLICATE_POST, 426
- * NONEXISTENT_VERSION), as learn.microsoft.com/linkedin describes them.
+ * initializeUpload + PUT, finalizeUpload, video status, posts, comments, the
+ * organization share and follower statistics, lifetime or by time interval) with
+ * LinkedIn's error bodies (401 EXPIRED_ACCESS_TOKEN, 403 ACCESS_DENIED, 422
+ * DUPLICATE_POST, 426 NONEXISTENT_VERSION), as learn.microsoft.com/linkedin
+ * describes them.
  */
 import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -15,6 +17,20 @@ export const LINKEDIN_ORGS = [
   { id: '7770002', name: 'Only Analyst', vanityName: 'analyst-only', role: 'ANALYST' },
 ];
 const PART = 4_194_304;
+const DAY_MS = 86_400_000;
+
+/** ShareStatisticsData: what organizationalEntityShareStatistics reports. */
+export interface ShareStatisticsData {
+  impressionCount: number;
+  uniqueImpressionsCount: number;
+  clickCount: number;
+  likeCount: number;
+  commentCount: number;
+  shareCount: number;
+  engagement: number;
+}
+
+const NO_SHARE_STATISTICS: ShareStatisticsData = { impressionCount: 0, uniqueImpressionsCount: 0, clickCount: 0, likeCount: 0, commentCount: 0, shareCount: 0, engagement: 0 };
 
 export interface LinkedInFake extends NetworkFake {
   /** Access tokens the fake accepts now. */
@@ -26,6 +42,12 @@ export interface LinkedInFake extends NetworkFake {
   comments: { urn: string; on: string; body: any }[];
   /** How long LinkedIn processes an uploaded image before it is AVAILABLE (wall-clock). */
   imageProcessingMs: number;
+  /** A page's organic share counts of one UTC day, keyed "<organization URN> <YYYY-MM-DD>" (0 when not set; engagement is computed). */
+  dailyShareStatistics: Map<string, Partial<Omit<ShareStatisticsData, 'engagement'>>>;
+  /** A page's new followers of one UTC day, keyed like dailyShareStatistics. */
+  dailyFollowerGains: Map<string, { organicFollowerGain?: number; paidFollowerGain?: number }>;
+  /** One post's lifetime figures, by its share or ugcPost URN (0 when not set). */
+  postStatistics: Map<string, Partial<ShareStatisticsData>>;
 }
 
 const error = (status: number, code: string, message: string, extra: Record<string, unknown> = {}): FakeAnswer => ({ status, body: { status, code, message, ...extra } });
@@ -33,7 +55,17 @@ const error = (status: number, code: string, message: string, extra: Record<stri
 export async function startLinkedInFake(): Promise<LinkedInFake> {
   let next = 100;
   const fake = (await startNetworkFake()) as LinkedInFake;
-  Object.assign(fake, { tokens: new Set(), refreshTokens: new Set(), versions: new Set(['202609']), posts: [], comments: [], imageProcessingMs: 600 });
+  Object.assign(fake, {
+    tokens: new Set(),
+    refreshTokens: new Set(),
+    versions: new Set(['202609']),
+    posts: [],
+    comments: [],
+    imageProcessingMs: 600,
+    dailyShareStatistics: new Map(),
+    dailyFollowerGains: new Map(),
+    postStatistics: new Map(),
+  });
   const uploads = new Map<string, { kind: 'image' | 'video'; owner: string; size?: number; parts: Buffer[]; etags: string[]; finalized?: boolean; looks: number; uploadedAt?: number }>();
   /** An image is WAITING_UPLOAD until its bytes arrive, then PROCESSING for a while, then AVAILABLE. */
   const imageStatus = (upload: { parts: Buffer[]; uploadedAt?: number }) =>
@@ -64,6 +96,45 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
       if (request.headers['x-restli-protocol-version'] !== '2.0.0') return error(400, 'INVALID_PROTOCOL', 'X-Restli-Protocol-Version 2.0.0 is required');
       return handler(request);
     };
+
+  /**
+   * The statistics finders (q=organizationalEntity): reporting data needs the
+   * ADMINISTRATOR role on the page (rw_organization_admin); timeIntervals is a
+   * Rest.li 2.0 record "(timeRange:(start:ms,end:ms),timeGranularityType:DAY)".
+   */
+  const statistics =
+    (resource: string, answer: (organization: string, intervals: TimeRange[] | undefined, request: RecordedRequest) => FakeAnswer) =>
+    (request: RecordedRequest): FakeAnswer => {
+      if (request.query.q !== 'organizationalEntity') return error(400, 'ILLEGAL_ARGUMENT', 'q=organizationalEntity is required');
+      const organization = request.query.organizationalEntity ?? '';
+      const org = LINKEDIN_ORGS.find((o) => `urn:li:organization:${o.id}` === organization);
+      if (!org) return error(400, 'ILLEGAL_ARGUMENT', `Invalid organizationalEntity: ${organization}`);
+      if (org.role !== 'ADMINISTRATOR') {
+        return error(403, 'ACCESS_DENIED', `Not enough permissions to access: ${resource}.GET.${String(request.headers['linkedin-version'])}01`, { serviceErrorCode: 100 });
+      }
+      let intervals: TimeRange[] | undefined;
+      if (request.query.timeIntervals !== undefined) {
+        intervals = timeIntervals(request.query.timeIntervals);
+        if (!intervals) return error(400, 'ILLEGAL_ARGUMENT', `Invalid value for param timeIntervals: ${request.query.timeIntervals}`);
+      }
+      return answer(organization, intervals, request);
+    };
+
+  /** Sums a page's daily figures over [start, end). */
+  const sumDays = <T extends object>(days: Map<string, Partial<T>>, organization: string, zero: T, start: number, end: number): T => {
+    const total = { ...zero } as Record<string, number>;
+    for (let t = start - (start % DAY_MS); t < end; t += DAY_MS) {
+      const figures = days.get(`${organization} ${new Date(t).toISOString().slice(0, 10)}`) ?? {};
+      for (const [k, v] of Object.entries(figures)) total[k] = (total[k] ?? 0) + (v as number);
+    }
+    return total as T;
+  };
+  /** A page's share figures over [start, end): engagement is (clicks + likes + comments + shares) / impressions. */
+  const pageShareStatistics = (organization: string, start: number, end: number): ShareStatisticsData => {
+    const total = sumDays(fake.dailyShareStatistics, organization, NO_SHARE_STATISTICS, start, end);
+    const engaged = total.clickCount + total.likeCount + total.commentCount + total.shareCount;
+    return { ...total, engagement: total.impressionCount ? engaged / total.impressionCount : 0 };
+  };
 
   fake.route({
     'GET /oauth/v2/authorization': consentAllows('li-code-1'),
@@ -178,6 +249,73 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
       fake.comments.push({ urn, on, body });
       return { status: 201, body: { actor: body.actor, object: on, message: body.message, id, $URN: urn } };
     }),
+    'GET /rest/organizationalEntityShareStatistics': rest(
+      statistics('organizationalEntityShareStatistics', (organization, intervals, request) => {
+        const shares = restliList(request.query.shares);
+        const ugcPosts = restliList(request.query.ugcPosts);
+        if (shares === null || ugcPosts === null) return error(400, 'ILLEGAL_ARGUMENT', 'shares and ugcPosts take a List(...) of URNs');
+        if (shares || ugcPosts) {
+          // Statistics of the page's own posts, over their lifetime.
+          const asked = [...(shares ?? []).map((urn) => ({ urn, field: 'share' })), ...(ugcPosts ?? []).map((urn) => ({ urn, field: 'ugcPost' }))];
+          const elements = asked
+            .filter(({ urn }) => fake.posts.some((p) => p.urn === urn && p.body.author === organization))
+            .map(({ urn, field }) => ({ [field]: urn, organizationalEntity: organization, totalShareStatistics: { ...NO_SHARE_STATISTICS, ...fake.postStatistics.get(urn) } }));
+          return { status: 200, body: { paging: { start: 0, count: 10, links: [] }, elements } };
+        }
+        if (!intervals) return { status: 200, body: { paging: { start: 0, count: 10, links: [] }, elements: [{ organizationalEntity: organization, totalShareStatistics: pageShareStatistics(organization, Date.now() - 365 * DAY_MS, Date.now()) }] } };
+        const elements = intervals.map((timeRange) => ({ organizationalEntity: organization, timeRange, totalShareStatistics: pageShareStatistics(organization, timeRange.start, timeRange.end) }));
+        return { status: 200, body: { paging: { start: 0, count: 10, links: [] }, elements } };
+      }),
+    ),
+    'GET /rest/organizationalEntityFollowerStatistics': rest(
+      statistics('organizationalEntityFollowerStatistics', (organization, intervals) => {
+        // Lifetime statistics are demographic facets (left empty here); gains come only by time interval.
+        if (!intervals) return { status: 200, body: { paging: { start: 0, count: 10, links: [] }, elements: [{ organizationalEntity: organization, followerCountsByFunction: [], followerCountsBySeniority: [], followerCountsByIndustry: [], followerCountsByGeoCountry: [], followerCountsByStaffCountRange: [], followerCountsByAssociationType: [] }] } };
+        const zero = { organicFollowerGain: 0, paidFollowerGain: 0 };
+        const elements = intervals.map((timeRange) => ({ organizationalEntity: organization, timeRange, followerGains: sumDays(fake.dailyFollowerGains, organization, zero, timeRange.start, timeRange.end) }));
+        return { status: 200, body: { paging: { start: 0, count: 10, links: [] }, elements } };
+      }),
+    ),
   });
   return fake;
+}
+
+interface TimeRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * The buckets a Rest.li timeIntervals record asks for (DAY, WEEK or MONTH), cut
+ * to the data LinkedIn keeps (a rolling 12 months, nothing after now); undefined
+ * when the record does not parse.
+ */
+function timeIntervals(value: string): TimeRange[] | undefined {
+  const record = /^\((.*)\)$/.exec(value)?.[1];
+  const range = record && /(?:^|,)timeRange:\(start:(\d+),end:(\d+)\)(?:,|$)/.exec(record);
+  const granularity = record && /(?:^|,)timeGranularityType:(DAY|WEEK|MONTH)(?:,|$)/.exec(record)?.[1];
+  if (!range || !granularity) return undefined;
+  const [start, end] = [Number(range[1]), Number(range[2])];
+  if (end <= start) return undefined;
+  const next = (t: number) => {
+    if (granularity === 'DAY') return t + DAY_MS;
+    if (granularity === 'WEEK') return t + 7 * DAY_MS;
+    const d = new Date(t);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate());
+  };
+  const kept = Date.now() - 365 * DAY_MS;
+  const buckets: TimeRange[] = [];
+  for (let t = start; t < end && t <= Date.now(); t = next(t)) {
+    const bucket = { start: t, end: Math.min(next(t), end) };
+    if (bucket.end > kept) buckets.push(bucket);
+  }
+  return buckets;
+}
+
+/** A Rest.li 2.0 List(a,b) of URNs (encoded inside, decoded here); undefined when absent, null when malformed. */
+function restliList(value: string | undefined): string[] | undefined | null {
+  if (value === undefined) return undefined;
+  const inner = /^List\((.*)\)$/.exec(value)?.[1];
+  if (inner === undefined) return null;
+  return inner === '' ? [] : inner.split(',');
 }

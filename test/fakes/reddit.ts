@@ -2,8 +2,9 @@
  * A local Reddit: the consent screen, /api/v1/access_token (HTTP Basic, form),
  * /api/v1/me, /api/submit and /api/comment answering 200 with json.errors when
  * they refuse, the media asset lease with a storage upload answering XML, the
- * user's submitted listing (media posts are created asynchronously), subreddit
- * search, about, post requirements and flairs, as reddit.com/dev/api describes.
+ * user's submitted listing (newest first, `limit`, the history scope; media posts
+ * appear in it asynchronously), subreddit search, about, post requirements and
+ * flairs, as reddit.com/dev/api describes.
  */
 import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -13,6 +14,8 @@ export const REDDIT_USER = { id: 'abc12', name: 'herald_bot' };
 export interface RedditFake extends NetworkFake {
   tokens: Set<string>;
   refreshTokens: Set<string>;
+  /** The scopes granted to each access and refresh token (those of the consent). */
+  scopes: Map<string, string[]>;
   submissions: { id: string; sr: string; title: string; form: Record<string, string>; created: number }[];
   comments: { id: string; parent: string; text: string }[];
   /** How long a media post takes to appear in the user's submitted listing (Reddit creates it asynchronously). */
@@ -27,17 +30,29 @@ export const REDDIT_USER_AGENT = /^[a-z0-9]+:[A-Za-z0-9._-]+:v?[0-9][A-Za-z0-9._
 export async function startRedditFake(): Promise<RedditFake> {
   let next = 1000;
   const fake = (await startNetworkFake()) as RedditFake;
-  Object.assign(fake, { tokens: new Set(), refreshTokens: new Set(), submissions: [], comments: [], listingDelayMs: 0 });
+  Object.assign(fake, { tokens: new Set(), refreshTokens: new Set(), scopes: new Map(), submissions: [], comments: [], listingDelayMs: 0 });
   const uploaded = new Map<string, string>();
   const base36 = () => (next++).toString(36);
 
-  const issue = (withRefresh: boolean): FakeAnswer => {
+  const issue = (withRefresh: boolean, scopes: string[]): FakeAnswer => {
     const access = `rd-access-${next++}`;
     const refresh = `rd-refresh-${next++}`;
     fake.tokens.add(access);
     fake.refreshTokens.add(refresh);
-    return { status: 200, body: { access_token: access, token_type: 'bearer', expires_in: 3600, scope: 'identity submit read flair', ...(withRefresh ? { refresh_token: refresh } : {}) } };
+    fake.scopes.set(access, scopes);
+    fake.scopes.set(refresh, scopes);
+    return { status: 200, body: { access_token: access, token_type: 'bearer', expires_in: 3600, scope: scopes.join(' '), ...(withRefresh ? { refresh_token: refresh } : {}) } };
   };
+  /** Reddit's answer to a token without the scope an endpoint needs. */
+  const scoped =
+    (scope: string, handler: (request: RecordedRequest) => FakeAnswer) =>
+    (request: RecordedRequest): FakeAnswer => {
+      const token = String(request.headers.authorization ?? '').replace(/^bearer /, '');
+      if (fake.tokens.has(token) && !fake.scopes.get(token)?.includes(scope)) {
+        return { status: 403, headers: { 'www-authenticate': 'Bearer realm="reddit", error="insufficient_scope"' }, body: { message: 'Forbidden', error: 403 } };
+      }
+      return handler(request);
+    };
   const authed =
     (handler: (request: RecordedRequest) => FakeAnswer) =>
     (request: RecordedRequest): FakeAnswer => {
@@ -55,9 +70,9 @@ export async function startRedditFake(): Promise<RedditFake> {
       if (f.grant_type === 'authorization_code') {
         // Reddit says 200 with an error field for a bad code.
         if (f.code !== 'rd-code-1' || f.redirect_uri !== fake.state.authorize?.redirect_uri) return { status: 200, body: { error: 'invalid_grant' } };
-        return issue(fake.state.authorize?.duration === 'permanent');
+        return issue(fake.state.authorize?.duration === 'permanent', String(fake.state.authorize?.scope ?? '').split(' ').filter(Boolean));
       }
-      if (f.grant_type === 'refresh_token' && fake.refreshTokens.has(f.refresh_token)) return issue(true);
+      if (f.grant_type === 'refresh_token' && fake.refreshTokens.has(f.refresh_token)) return issue(true, fake.scopes.get(f.refresh_token) ?? []);
       return { status: 400, body: { error: 'invalid_grant' } };
     },
     'GET /api/v1/me': authed(() => ({ status: 200, body: { id: REDDIT_USER.id, name: REDDIT_USER.name, icon_img: 'https://styles.redditmedia.com/a.png?width=256&amp;s=abc' } })),
@@ -75,19 +90,31 @@ export async function startRedditFake(): Promise<RedditFake> {
       }
       return { status: 200, body: { json: { errors: [], data: { url: `https://www.reddit.com/r/${f.sr}/comments/${id}/slug/`, drafts_count: 0, id, name: `t3_${id}` } } } };
     }),
-    'GET /user/:name/submitted': authed((request) => ({
-      status: 200,
-      body: {
-        kind: 'Listing',
-        data: {
-          children: fake.submissions
-            .filter((s) => request.params.name === REDDIT_USER.name && (s.form.kind !== 'image' && s.form.kind !== 'video' ? true : Date.now() >= s.created * 1000 + fake.listingDelayMs))
-            .slice()
-            .reverse()
-            .map((s) => ({ kind: 't3', data: { id: s.id, name: `t3_${s.id}`, subreddit: s.sr, title: s.title, created_utc: s.created, permalink: `/r/${s.sr}/comments/${s.id}/slug/` } })),
-        },
-      },
-    })),
+    'GET /user/:name/submitted': authed(
+      scoped('history', (request) => {
+        const limit = Math.min(Math.max(Number(request.query.limit ?? 25) || 25, 1), 100);
+        const listed = fake.submissions
+          .filter((s) => request.params.name === REDDIT_USER.name && (s.form.kind !== 'image' && s.form.kind !== 'video' ? true : Date.now() >= s.created * 1000 + fake.listingDelayMs))
+          .slice()
+          .reverse();
+        const children = listed.slice(0, limit).map((s) => ({
+          kind: 't3',
+          data: {
+            id: s.id,
+            name: `t3_${s.id}`,
+            author: REDDIT_USER.name,
+            subreddit: s.sr,
+            title: s.title,
+            selftext: s.form.kind === 'self' ? (s.form.text ?? '') : '',
+            is_self: s.form.kind === 'self',
+            url: s.form.kind === 'link' ? s.form.url : `https://www.reddit.com/r/${s.sr}/comments/${s.id}/slug/`,
+            created_utc: s.created,
+            permalink: `/r/${s.sr}/comments/${s.id}/slug/`,
+          },
+        }));
+        return { status: 200, body: { kind: 'Listing', data: { after: listed.length > limit ? children.at(-1)!.data.name : null, before: null, dist: children.length, children } } };
+      }),
+    ),
     'POST /api/comment': authed((request) => {
       const f = request.form ?? {};
       const parent = f.thing_id ?? '';

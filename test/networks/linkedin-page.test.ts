@@ -106,5 +106,86 @@ for (const store of await testStores()) {
       assert.match(post.error, /HERALD_LINKEDIN_PAGE_API_VERSION/);
       fake.versions.add('202609');
     });
+
+    describe('analytics', () => {
+      const admin = LINKEDIN_ORGS[0];
+      const adminUrn = `urn:li:organization:${admin.id}`;
+      const DAY = 86_400_000;
+      const midnight = Date.now() - (Date.now() % DAY);
+      const dayOf = (t: number) => new Date(t).toISOString().slice(0, 10);
+      let adminChannel: string;
+
+      before(async () => {
+        adminChannel = (await connectOAuth(herald, account, 'linkedin-page', { pick: (choices) => choices.findIndex((c) => c.name === admin.name) })).id;
+      });
+
+      it("reports the page's daily share figures and new followers over the last whole UTC days", async () => {
+        fake.dailyShareStatistics.set(`${adminUrn} ${dayOf(midnight - 7 * DAY)}`, { impressionCount: 100, clickCount: 4, likeCount: 3, commentCount: 1, shareCount: 0 });
+        fake.dailyShareStatistics.set(`${adminUrn} ${dayOf(midnight - DAY)}`, { impressionCount: 150, clickCount: 2, likeCount: 6, commentCount: 2, shareCount: 1 });
+        // Today is not over: LinkedIn is not asked for it.
+        fake.dailyShareStatistics.set(`${adminUrn} ${dayOf(midnight)}`, { impressionCount: 999 });
+        fake.dailyFollowerGains.set(`${adminUrn} ${dayOf(midnight - 2 * DAY)}`, { organicFollowerGain: 5, paidFollowerGain: 2 });
+        // Another page's figures stay out.
+        fake.dailyShareStatistics.set(`urn:li:organization:${page.id} ${dayOf(midnight - DAY)}`, { impressionCount: 7 });
+
+        const answer = await account.call('GET', `/analytics/${adminChannel}?date=7`);
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        const days = Array.from({ length: 7 }, (_, i) => dayOf(midnight - (7 - i) * DAY));
+        const series = (values: Record<number, number>) => days.map((date, i) => ({ date, total: values[i] ?? 0 }));
+        assert.deepEqual(answer.body, [
+          { label: 'Impressions', data: series({ 0: 100, 6: 150 }), percentageChange: 50 },
+          { label: 'Clicks', data: series({ 0: 4, 6: 2 }), percentageChange: -50 },
+          { label: 'Reactions', data: series({ 0: 3, 6: 6 }), percentageChange: 100 },
+          { label: 'Comments', data: series({ 0: 1, 6: 2 }), percentageChange: 100 },
+          { label: 'Reposts', data: series({ 6: 1 }), percentageChange: 0 },
+          { label: 'New followers', data: series({ 5: 7 }), percentageChange: 0 },
+        ]);
+
+        const timeIntervals = `(timeRange:(start:${midnight - 7 * DAY},end:${midnight}),timeGranularityType:DAY)`;
+        const [shares] = fake.calls('GET /rest/organizationalEntityShareStatistics');
+        assert.deepEqual(shares.query, { q: 'organizationalEntity', organizationalEntity: adminUrn, timeIntervals });
+        assert.equal(shares.headers['linkedin-version'], '202609');
+        const [followers] = fake.calls('GET /rest/organizationalEntityFollowerStatistics');
+        assert.deepEqual(followers.query, { q: 'organizationalEntity', organizationalEntity: adminUrn, timeIntervals });
+      });
+
+      it("reports a post's lifetime figures, for a share and for a ugcPost", async () => {
+        const post = await settled(account, await publishNow(account, adminChannel, ['Counted on the page'], settings));
+        assert.equal(post.state, 'PUBLISHED', post.error);
+        fake.postStatistics.set(post.releaseId, { impressionCount: 320, uniqueImpressionsCount: 210, clickCount: 12, likeCount: 9, commentCount: 3, shareCount: 2, engagement: 0.08 });
+        const figures = await account.call('GET', `/analytics/post/${post.id}?date=30`);
+        assert.equal(figures.status, 200, JSON.stringify(figures.body));
+        const today = new Date().toISOString().slice(0, 10);
+        assert.deepEqual(
+          figures.body,
+          [['Impressions', 320], ['Unique impressions', 210], ['Clicks', 12], ['Reactions', 9], ['Comments', 3], ['Reposts', 2]].map(([label, total]) => ({ label, data: [{ total, date: today }], percentageChange: 0 })),
+        );
+        const sent = fake.calls('GET /rest/organizationalEntityShareStatistics').at(-1)!;
+        assert.deepEqual(sent.query, { q: 'organizationalEntity', organizationalEntity: adminUrn, shares: `List(${post.releaseId})` });
+
+        // A video post is a ugcPost: attached by hand here, as LinkedIn names it.
+        const ugcPost = 'urn:li:ugcPost:7100000000000000001';
+        fake.posts.push({ urn: ugcPost, body: { author: adminUrn, commentary: 'a video' }, activity: 'urn:li:activity:7100000000000000002' });
+        fake.postStatistics.set(ugcPost, { impressionCount: 40, likeCount: 1 });
+        const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: adminChannel }, value: [{ content: 'a video', image: [] }], settings }] });
+        assert.equal((await account.call('PUT', `/posts/${draft.body[0].postId}/release-id`, { releaseId: ugcPost })).status, 200);
+        const video = await account.call('GET', `/analytics/post/${draft.body[0].postId}`);
+        assert.equal(video.status, 200, JSON.stringify(video.body));
+        assert.deepEqual(video.body.map((s: any) => [s.label, s.data[0].total]), [['Impressions', 40], ['Unique impressions', 0], ['Clicks', 0], ['Reactions', 1], ['Comments', 0], ['Reposts', 0]]);
+        assert.equal(fake.calls('GET /rest/organizationalEntityShareStatistics').at(-1)!.query.ugcPosts, `List(${ugcPost})`);
+      });
+
+      it("answers LinkedIn's refusal when the member is not the page's ADMINISTRATOR", async () => {
+        const answer = await account.call('GET', `/analytics/${channelId}?date=7`);
+        assert.equal(answer.status, 400, JSON.stringify(answer.body));
+        assert.equal(answer.body.code, 'network_refused');
+        assert.match(answer.body.message, /403/);
+        assert.match(answer.body.message, /Not enough permissions to access: organizationalEntityShareStatistics/);
+        const post = await settled(account, await publishNow(account, channelId, ['Not for the analyst'], settings));
+        const figures = await account.call('GET', `/analytics/post/${post.id}`);
+        assert.equal(figures.status, 400, JSON.stringify(figures.body));
+        assert.equal(figures.body.code, 'network_refused');
+      });
+    });
   });
 }

@@ -158,5 +158,19 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /rest/posts').length - before, 2);
       assert.equal(fake.posts.filter((p) => p.body.commentary === 'after the limit').length, 1);
     });
+
+    it('has no analytics for a member profile (its post statistics are for approved apps only): a clear 400', async () => {
+      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      assert.equal(channel.status, 400, JSON.stringify(channel.body));
+      assert.equal(channel.body.code, 'analytics_unavailable');
+      const post = await settled(account, await publishNow(account, channelId, ['no figures here'], { __type: 'linkedin' }));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      const sent = fake.requests.length;
+      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(figures.status, 400, JSON.stringify(figures.body));
+      assert.equal(figures.body.code, 'analytics_unavailable');
+      assert.match(figures.body.message, /LinkedIn does not report analytics/);
+      assert.equal(fake.requests.length, sent, 'LinkedIn is not asked');
+    });
   });
 }

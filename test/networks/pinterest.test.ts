@@ -127,5 +127,81 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /v5/pins').length - before, 2);
       assert.equal(fake.pins.filter((p) => p.body.description === 'after the limit').length, 1);
     });
+
+    describe('analytics and recent pins', () => {
+      const DAY = 86_400_000;
+      const dayOf = (t: number) => new Date(t).toISOString().slice(0, 10);
+
+      it("reports the account's daily metrics, asking Pinterest for at most the 90 days it keeps", async () => {
+        const now = Date.now();
+        fake.accountMetrics.set(dayOf(now - 6 * DAY), { IMPRESSION: 200, SAVE: 4, PIN_CLICK: 10, OUTBOUND_CLICK: 2, ENGAGEMENT: 16 });
+        fake.accountMetrics.set(dayOf(now), { IMPRESSION: 300, SAVE: 2, PIN_CLICK: 15, OUTBOUND_CLICK: 1, ENGAGEMENT: 18 });
+        const answer = await account.call('GET', `/analytics/${channelId}?date=7`);
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        const days = Array.from({ length: 7 }, (_, i) => dayOf(now - (6 - i) * DAY));
+        const series = (first: number, last: number) => days.map((date, i) => ({ date, total: i === 0 ? first : i === 6 ? last : 0 }));
+        assert.deepEqual(answer.body, [
+          { label: 'Impressions', data: series(200, 300), percentageChange: 50 },
+          { label: 'Saves', data: series(4, 2), percentageChange: -50 },
+          { label: 'Pin clicks', data: series(10, 15), percentageChange: 50 },
+          { label: 'Outbound clicks', data: series(2, 1), percentageChange: -50 },
+          { label: 'Engagements', data: series(16, 18), percentageChange: 12.5 },
+        ]);
+        const [sent] = fake.calls('GET /v5/user_account/analytics');
+        assert.deepEqual(sent.query, { start_date: days[0], end_date: days[6], metric_types: 'IMPRESSION,SAVE,PIN_CLICK,OUTBOUND_CLICK,ENGAGEMENT' });
+        assert.match(String(sent.headers.authorization), /^Bearer pina_/);
+
+        // A year asked for: Pinterest refuses start dates more than 90 days back, so 90 days are read.
+        const tooOld = await fetch(`${fake.url}/v5/user_account/analytics?start_date=${dayOf(now - 100 * DAY)}&end_date=${dayOf(now)}`, { headers: { authorization: sent.headers.authorization! } });
+        assert.deepEqual([tooOld.status, (await tooOld.json()).message], [400, 'You can only get data from the last 90 days.']);
+        const year = await account.call('GET', `/analytics/${channelId}?date=365`);
+        assert.equal(year.status, 200, JSON.stringify(year.body));
+        assert.equal(year.body[0].data.length, 90);
+        assert.equal(fake.calls('GET /v5/user_account/analytics').at(-1)!.query.start_date, dayOf(now - 89 * DAY));
+      });
+
+      it("reports a pin's daily metrics from the day it was created", async () => {
+        const post = await settled(account, await publishNow(account, channelId, [{ content: 'Counted pin', media: [png] }], settings));
+        assert.equal(post.state, 'PUBLISHED', post.error);
+        const today = dayOf(Date.now());
+        fake.pinMetrics.set(`${post.releaseId} ${today}`, { IMPRESSION: 42, SAVE: 3, PIN_CLICK: 5, OUTBOUND_CLICK: 1 });
+        const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+        assert.equal(figures.status, 200, JSON.stringify(figures.body));
+        // The days before the pin existed carry no metrics and are left out.
+        assert.deepEqual(figures.body, [
+          { label: 'Impressions', data: [{ date: today, total: 42 }], percentageChange: 0 },
+          { label: 'Saves', data: [{ date: today, total: 3 }], percentageChange: 0 },
+          { label: 'Pin clicks', data: [{ date: today, total: 5 }], percentageChange: 0 },
+          { label: 'Outbound clicks', data: [{ date: today, total: 1 }], percentageChange: 0 },
+        ]);
+        const sent = fake.calls('GET /v5/pins/:id/analytics').at(-1)!;
+        assert.equal(sent.path, `/v5/pins/${post.releaseId}/analytics`);
+        assert.deepEqual(sent.query, { start_date: dayOf(Date.now() - 6 * DAY), end_date: today, metric_types: 'IMPRESSION,SAVE,PIN_CLICK,OUTBOUND_CLICK' });
+      });
+
+      it("answers Pinterest's refusal for a pin deleted on Pinterest", async () => {
+        const post = await settled(account, await publishNow(account, channelId, [{ content: 'Soon gone', media: [png] }], settings));
+        assert.equal(post.state, 'PUBLISHED', post.error);
+        fake.pins.splice(fake.pins.findIndex((p) => p.id === post.releaseId), 1);
+        const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+        assert.equal(figures.status, 400, JSON.stringify(figures.body));
+        assert.equal(figures.body.code, 'network_refused');
+        assert.match(figures.body.message, /Pinterest answered 404: Pin not found\./);
+      });
+
+      it("lists the user's latest pins for a post published by hand (GET /posts/{id}/missing)", async () => {
+        const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings }] });
+        assert.equal(draft.status, 201, JSON.stringify(draft.body));
+        const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+        assert.equal(missing.status, 200, JSON.stringify(missing.body));
+        const newest = [...fake.pins].reverse();
+        assert.deepEqual(
+          missing.body,
+          newest.map((p) => ({ id: p.id, url: `https://www.pinterest.com/pin/${p.id}/`, text: p.body.description, at: new Date(Date.parse(p.created_at)).toISOString() })),
+        );
+        assert.ok(missing.body.length >= 5, 'every pin published here');
+        assert.equal(fake.calls('GET /v5/pins').at(-1)!.query.page_size, '50');
+      });
+    });
   });
 }

@@ -40,7 +40,7 @@ for (const store of await testStores()) {
       channelId = connected.id;
       assert.equal(connected.name, REDDIT_USER.name);
       assert.equal(fake.state.authorize.duration, 'permanent');
-      assert.equal(fake.state.authorize.scope, 'identity submit read flair');
+      assert.equal(fake.state.authorize.scope, 'identity submit read flair history');
       const [token] = fake.calls('POST /api/v1/access_token');
       assert.equal(token.headers.authorization, `Basic ${Buffer.from(`${REDDIT_APP.id}:${REDDIT_APP.secret}`).toString('base64')}`);
       assert.deepEqual(token.form, { grant_type: 'authorization_code', code: 'rd-code-1', redirect_uri: `${herald.url}/connect/reddit/callback` });
@@ -154,6 +154,59 @@ for (const store of await testStores()) {
       assert.equal(post.state, 'PUBLISHED', post.error);
       assert.equal(fake.calls('POST /api/submit').length - before, 2);
       assert.equal(fake.submissions.filter((s) => s.title === 'Limit').length, 1);
+    });
+
+    it('has no analytics (Reddit gives ordinary apps none): a clear 400', async () => {
+      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      assert.equal(channel.status, 400, JSON.stringify(channel.body));
+      assert.equal(channel.body.code, 'analytics_unavailable');
+      const post = await settled(account, await publishNow(account, channelId, ['no figures'], { __type: 'reddit', subreddit: [to('herald', 'Figures')] }));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(figures.status, 400, JSON.stringify(figures.body));
+      assert.equal(figures.body.code, 'analytics_unavailable');
+      assert.match(figures.body.message, /Reddit does not report analytics/);
+    });
+
+    describe('recent posts (GET /posts/{id}/missing)', () => {
+      let draftId: string;
+      before(async () => {
+        const draft = await account.call('POST', '/posts', {
+          type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [],
+          posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: { __type: 'reddit', subreddit: [to('herald', 'By hand')] } }],
+        });
+        assert.equal(draft.status, 201, JSON.stringify(draft.body));
+        draftId = draft.body[0].postId;
+      });
+
+      it('asks to connect again when the channel was connected without the history scope', async () => {
+        const granted = new Map(fake.scopes);
+        for (const [token, scopes] of fake.scopes) fake.scopes.set(token, scopes.filter((s) => s !== 'history'));
+        try {
+          const missing = await account.call('GET', `/posts/${draftId}/missing`);
+          assert.equal(missing.status, 400, JSON.stringify(missing.body));
+          assert.equal(missing.body.code, 'network_refused');
+          assert.match(missing.body.message, /Reddit answered 403: insufficient_scope: .*connect it again/);
+        } finally {
+          for (const [token, scopes] of granted) fake.scopes.set(token, scopes);
+        }
+      });
+
+      it("lists the user's latest submissions, newest first, with permalinks and the ids publishing returns", async () => {
+        const missing = await account.call('GET', `/posts/${draftId}/missing`);
+        assert.equal(missing.status, 200, JSON.stringify(missing.body));
+        const newest = [...fake.submissions].reverse().slice(0, 25);
+        assert.deepEqual(
+          missing.body,
+          newest.map((s) => ({ id: `t3_${s.id}`, url: `https://www.reddit.com/r/${s.sr}/comments/${s.id}/slug/`, text: s.title, at: new Date(s.created * 1000).toISOString() })),
+        );
+        const sent = fake.calls('GET /user/:name/submitted').at(-1)!;
+        assert.equal(sent.path, `/user/${REDDIT_USER.name}/submitted`);
+        assert.deepEqual(sent.query, { sort: 'new', limit: '25', raw_json: '1' });
+        // The id is what a published post keeps as its release id.
+        const published = (await account.call('GET', '/posts?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z')).body.posts.find((p: any) => p.releaseId === missing.body[0].id);
+        assert.ok(published, 'the newest submission is a post Herald published');
+      });
     });
   });
 }

@@ -2,7 +2,8 @@
  * LinkedIn page (`linkedin-page`): the member's OAuth 2 token acts for an
  * organization they administer; after consent the member picks the page.
  */
-import type { ConnectResult, NetworkContext, Provider } from '../types.ts';
+import { currentFigures, dailySeries, day } from '../analytics-series.ts';
+import { PublishError, type AnalyticsSeries, type ConnectResult, type NetworkContext, type Provider, type PublishChannel } from '../types.ts';
 import { exchangeCode, LINKEDIN_URLS, linkedinRules, linkedinSettings, publishPost, readAnswer, refreshTokens, restJson, startAuthorization, type LinkedInConfig } from './api.ts';
 
 /** Roles that may post for a page (Postiz and LinkedIn's docs agree on these two). */
@@ -31,6 +32,93 @@ async function pages(ctx: NetworkContext, accessToken: string): Promise<{ id: st
     if (!acls.elements?.length || acls.paging?.total === undefined || start >= acls.paging.total) break;
   }
   return [...found.values()];
+}
+
+const DAY_MS = 86_400_000;
+
+interface ShareStatistics {
+  impressionCount?: number;
+  uniqueImpressionsCount?: number;
+  clickCount?: number;
+  likeCount?: number;
+  commentCount?: number;
+  shareCount?: number;
+}
+
+interface TimeRange {
+  start: number;
+  end: number;
+}
+
+/** Daily share figures of the page, by the field LinkedIn names them. */
+const SHARE_SERIES: [keyof ShareStatistics, string][] = [
+  ['impressionCount', 'Impressions'],
+  ['clickCount', 'Clicks'],
+  ['likeCount', 'Reactions'],
+  ['commentCount', 'Comments'],
+  ['shareCount', 'Reposts'],
+];
+
+/**
+ * Rest.li 2.0 reads "(", ":" and "," in a query as syntax, so they stay unencoded
+ * while the URNs inside are encoded: URLSearchParams would encode both.
+ */
+function statisticsPath(resource: string, organization: string, extra: string): string {
+  return `/rest/${resource}?q=organizationalEntity&organizationalEntity=${encodeURIComponent(organization)}${extra}`;
+}
+
+/** The last `days` whole UTC days: LinkedIn counts by day, and today is not over. */
+function wholeDays(days: number, now = Date.now()): string {
+  const end = now - (now % DAY_MS);
+  return `&timeIntervals=(timeRange:(start:${end - days * DAY_MS},end:${end}),timeGranularityType:DAY)`;
+}
+
+async function pageAnalytics(ctx: NetworkContext & { channel: PublishChannel; days: number }): Promise<AnalyticsSeries[]> {
+  const { accessToken, author } = ctx.channel.config as unknown as LinkedInConfig;
+  const intervals = wholeDays(ctx.days);
+  const shares = await restJson<{ elements?: { timeRange: TimeRange; totalShareStatistics?: ShareStatistics }[] }>(
+    ctx,
+    accessToken!,
+    statisticsPath('organizationalEntityShareStatistics', author, intervals),
+  );
+  const followers = await restJson<{ elements?: { timeRange: TimeRange; followerGains?: { organicFollowerGain?: number; paidFollowerGain?: number } }[] }>(
+    ctx,
+    accessToken!,
+    statisticsPath('organizationalEntityFollowerStatistics', author, intervals),
+  );
+  const shareDays = shares.elements ?? [];
+  return [
+    ...SHARE_SERIES.map(([field, label]) => dailySeries(label, shareDays.map((e) => ({ date: day(e.timeRange.start), total: e.totalShareStatistics?.[field] ?? 0 })))),
+    // Paid follows (from sponsored content) are new followers too.
+    dailySeries(
+      'New followers',
+      (followers.elements ?? []).map((e) => ({ date: day(e.timeRange.start), total: (e.followerGains?.organicFollowerGain ?? 0) + (e.followerGains?.paidFollowerGain ?? 0) })),
+    ),
+  ];
+}
+
+/** LinkedIn gives one post's statistics only over its lifetime: they are the figures as they stand. */
+async function postAnalytics(ctx: NetworkContext & { channel: PublishChannel; releaseId: string }): Promise<AnalyticsSeries[]> {
+  const { accessToken, author } = ctx.channel.config as unknown as LinkedInConfig;
+  const urn = ctx.releaseId;
+  const kind = /^urn:li:(share|ugcPost):\d+$/.exec(urn)?.[1];
+  if (!kind) throw new PublishError('refused', `LinkedIn keeps statistics for posts (share or ugcPost URNs), not for ${urn}`);
+  const finder = kind === 'share' ? 'shares' : 'ugcPosts';
+  const answer = await restJson<{ elements?: ({ share?: string; ugcPost?: string; totalShareStatistics?: ShareStatistics })[] }>(
+    ctx,
+    accessToken!,
+    statisticsPath('organizationalEntityShareStatistics', author, `&${finder}=List(${encodeURIComponent(urn)})`),
+  );
+  const stats = (answer.elements ?? []).find((e) => (e.share ?? e.ugcPost) === urn)?.totalShareStatistics;
+  if (!stats) return [];
+  return currentFigures({
+    Impressions: stats.impressionCount,
+    'Unique impressions': stats.uniqueImpressionsCount,
+    Clicks: stats.clickCount,
+    Reactions: stats.likeCount,
+    Comments: stats.commentCount,
+    Reposts: stats.shareCount,
+  });
 }
 
 export const linkedinPage: Provider = {
@@ -65,6 +153,9 @@ export const linkedinPage: Provider = {
 
   refresh: refreshTokens,
   publish: publishPost,
+
+  // Needs the ADMINISTRATOR role on the page (rw_organization_admin); LinkedIn refuses others with 403.
+  analytics: { channel: pageAnalytics, post: postAnalytics },
 
   tools: {
     pages: {
