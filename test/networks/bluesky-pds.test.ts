@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { TestNetworkNoAppView } from '@atproto/dev-env';
 import { PNG_1x1, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
-import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
+import { listedChannel, publishNow, settled, uploadPng, saveDraft } from './support.ts';
 
 const DAY = 24 * 60 * 60_000;
 
@@ -121,8 +121,8 @@ for (const store of await testStores()) {
     });
 
     it("lists the account's recent posts from the PDS (listRecords) for a post published by hand", async () => {
-      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: { __type: 'bluesky' } }] });
-      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      const draft = await saveDraft(account, channelId, 'by hand', { __type: 'bluesky' });
+      const missing = await account.call('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const texts = missing.body.map((p: any) => p.text);
       assert.deepEqual(texts.slice(0, 2), ['Second', 'First, with a picture'], 'newest first');

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { facetsOf, itemRecordKey } from '../../src/providers/bluesky.ts';
 import { graphemes } from '../../src/providers/text-counting.ts';
 import { APP_PASSWORD, DID, HANDLE, startBlueskyFake, type BlueskyFake } from '../fakes/bluesky.ts';
-import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 
 describe('bluesky text rules', () => {
   it('counts graphemes, not code units or bytes', () => {
@@ -211,8 +211,8 @@ for (const store of await testStores()) {
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(figures.body.map((s: any) => [s.label, s.data[0].total]), [['Likes', 9], ['Reposts', 3], ['Replies', 2], ['Quotes', 1]]);
 
-      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: { __type: 'bluesky' } }] });
-      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      const draft = await saveDraft(account, channelId, 'by hand', { __type: 'bluesky' });
+      const missing = await account.call('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       assert.equal(missing.body[0].id, post.releaseId);
       assert.equal(missing.body[0].url, post.releaseURL);

@@ -10,7 +10,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { FB_APP, FB_PAGES, startFacebookFake, type FacebookFake } from '../fakes/facebook.ts';
 import { declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
 import { assertError } from '../helpers/api-fixtures.ts';
-import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 
 const GARAGE = FB_PAGES[1];
 
@@ -292,9 +292,8 @@ for (const store of await testStores()) {
     });
 
     it("lists the Page's latest posts for a post published by hand (GET /posts/{id}/missing)", async () => {
-      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: { __type: 'facebook' } }] });
-      assert.equal(draft.status, 201, JSON.stringify(draft.body));
-      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      const draft = await saveDraft(account, channelId, 'by hand', { __type: 'facebook' });
+      const missing = await account.call('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const feed = fake.posts.filter((p) => p.page === GARAGE.id && p.kind === 'feed').reverse();
       assert.ok(feed.length > 3, 'several posts were published');

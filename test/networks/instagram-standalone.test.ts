@@ -6,7 +6,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { IGS_APP, IGS_CODE, IGS_USER, startInstagramStandaloneFake, type InstagramStandaloneFake } from '../fakes/instagram-standalone.ts';
 import { declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
 import { assertError } from '../helpers/api-fixtures.ts';
-import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
+import { listedChannel, publishNow, settled, uploadPng, saveDraft } from './support.ts';
 
 const POST = { __type: 'instagram-standalone', post_type: 'post' };
 
@@ -147,9 +147,8 @@ for (const store of await testStores()) {
     });
 
     it("lists the account's latest posts for a post published by hand (GET /posts/{id}/missing)", async () => {
-      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: POST }] });
-      assert.equal(draft.status, 201, JSON.stringify(draft.body));
-      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      const draft = await saveDraft(account, channelId, 'by hand', POST);
+      const missing = await account.call('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const listed = fake.media.filter((m) => m.owner === IGS_USER.user_id).reverse();
       assert.ok(listed.length >= 3, 'several posts were published');

@@ -6,7 +6,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { IG_APP, IG_PAGES, IG_STUDIO, startInstagramFake, type InstagramFake } from '../fakes/instagram.ts';
 import { containerStore, declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
 import { assertError } from '../helpers/api-fixtures.ts';
-import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 
 const POST = { __type: 'instagram', post_type: 'post' };
 const STUDIO_TOKEN = IG_PAGES[1].token;
@@ -249,9 +249,8 @@ for (const store of await testStores()) {
     });
 
     it("lists the account's latest posts and reels for a post published by hand (GET /posts/{id}/missing)", async () => {
-      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: POST }] });
-      assert.equal(draft.status, 201, JSON.stringify(draft.body));
-      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      const draft = await saveDraft(account, channelId, 'by hand', POST);
+      const missing = await account.call('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const listed = fake.media.filter((m) => m.owner === IG_STUDIO.id && m.type !== 'STORIES').reverse();
       assert.ok(listed.length > 3, 'several posts were published');

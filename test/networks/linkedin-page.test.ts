@@ -4,7 +4,7 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { LINKEDIN_APP, LINKEDIN_ORGS, startLinkedInFake, type LinkedInFake } from '../fakes/linkedin.ts';
-import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
+import { listedChannel, publishNow, settled, uploadPng, saveDraft } from './support.ts';
 
 for (const store of await testStores()) {
   describe(`linkedin-page network (${store})`, storeSuite(store), () => {
@@ -167,9 +167,9 @@ for (const store of await testStores()) {
         const ugcPost = 'urn:li:ugcPost:7100000000000000001';
         fake.posts.push({ urn: ugcPost, body: { author: adminUrn, commentary: 'a video' }, activity: 'urn:li:activity:7100000000000000002' });
         fake.postStatistics.set(ugcPost, { impressionCount: 40, likeCount: 1 });
-        const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: adminChannel }, value: [{ content: 'a video', image: [] }], settings }] });
-        assert.equal((await account.call('PUT', `/posts/${draft.body[0].postId}/release-id`, { releaseId: ugcPost })).status, 200);
-        const video = await account.call('GET', `/analytics/post/${draft.body[0].postId}`);
+        const draft = await saveDraft(account, adminChannel, 'a video', settings);
+        assert.equal((await account.call('PUT', `/posts/${draft}/release-id`, { releaseId: ugcPost })).status, 200);
+        const video = await account.call('GET', `/analytics/post/${draft}`);
         assert.equal(video.status, 200, JSON.stringify(video.body));
         assert.deepEqual(video.body.map((s: any) => [s.label, s.data[0].total]), [['Impressions', 40], ['Unique impressions', 0], ['Clicks', 0], ['Reactions', 1], ['Comments', 0], ['Reposts', 0]]);
         assert.equal(fake.calls('GET /rest/organizationalEntityShareStatistics').at(-1)!.query.ugcPosts, `List(${ugcPost})`);

@@ -5,7 +5,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { mastodonLength } from '../../src/providers/text-counting.ts';
 import { startMastodonFake, type MastodonFake } from '../fakes/mastodon.ts';
-import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 
 describe('mastodon length', () => {
   it('counts every link as 23 characters and a remote mention by its local part', () => {
@@ -201,15 +201,15 @@ for (const store of await testStores()) {
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(figures.body.map((s: any) => [s.label, s.data[0].total]), [['Favourites', 5], ['Boosts', 2], ['Replies', 1], ['Quotes', 0]]);
 
-      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'not yet', image: [] }], settings: { __type: 'mastodon' } }] });
-      const notOut = await account.call('GET', `/analytics/post/${draft.body[0].postId}`);
+      const draft = await saveDraft(account, channelId, 'not yet', { __type: 'mastodon' });
+      const notOut = await account.call('GET', `/analytics/post/${draft}`);
       assert.equal(notOut.status, 400);
       assert.equal(notOut.body.code, 'post_not_published');
     });
 
     it("lists the account's recent statuses for a post published by hand (GET /posts/{id}/missing)", async () => {
-      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: { __type: 'mastodon' } }] });
-      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      const draft = await saveDraft(account, channelId, 'by hand', { __type: 'mastodon' });
+      const missing = await account.call('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const newest = fake.statuses.at(-1)!;
       assert.deepEqual(missing.body[0], { id: newest.id, url: newest.url, text: newest.text, at: new Date(newest.created_at).toISOString() });

@@ -4,7 +4,7 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { PINTEREST_APP, PINTEREST_BOARDS, PINTEREST_USER, startPinterestFake, type PinterestFake } from '../fakes/pinterest.ts';
-import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 
 for (const store of await testStores()) {
   describe(`pinterest network (${store})`, storeSuite(store), () => {
@@ -190,9 +190,8 @@ for (const store of await testStores()) {
       });
 
       it("lists the user's latest pins for a post published by hand (GET /posts/{id}/missing)", async () => {
-        const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings }] });
-        assert.equal(draft.status, 201, JSON.stringify(draft.body));
-        const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+        const draft = await saveDraft(account, channelId, 'by hand', settings);
+        const missing = await account.call('GET', `/posts/${draft}/missing`);
         assert.equal(missing.status, 200, JSON.stringify(missing.body));
         const newest = [...fake.pins].reverse();
         assert.deepEqual(

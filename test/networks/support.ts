@@ -20,6 +20,13 @@ export async function publishNow(account: TestAccount, channelId: string, items:
   return created.body[0].postId;
 }
 
+/** Saves a draft (a post never sent) on the channel and returns its id, e.g. to look for its match on the network. */
+export async function saveDraft(account: TestAccount, channelId: string, content: string, settings?: Record<string, unknown>): Promise<string> {
+  const created = await account.call('POST', '/posts', postBody('draft', [entry(channelId, [content], settings ? { settings } : {})], { date: new Date().toISOString() }));
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  return created.body[0].postId;
+}
+
 // Errors and release ids are strings once settled (or null); tests compare them as such.
 export interface SettledItem {
   id: string;

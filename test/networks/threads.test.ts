@@ -7,7 +7,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startThreadsFake, TH_APP, TH_USER, type ThreadsFake } from '../fakes/threads.ts';
 import { containerStore, declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
 import { assertError } from '../helpers/api-fixtures.ts';
-import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 
 /** The last `n` days (UTC), oldest first. */
 const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => new Date(now - (n - 1 - i) * 86_400_000).toISOString().slice(0, 10));
@@ -217,9 +217,8 @@ for (const store of await testStores()) {
     });
 
     it("lists the profile's latest posts, not its replies, for a post published by hand (GET /posts/{id}/missing)", async () => {
-      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }] }] });
-      assert.equal(draft.status, 201, JSON.stringify(draft.body));
-      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      const draft = await saveDraft(account, channelId, 'by hand');
+      const missing = await account.call('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const roots = fake.posts.filter((p) => !p.replyTo).reverse();
       assert.ok(roots.length > 3 && roots.length < fake.posts.length, 'several posts and replies were published');

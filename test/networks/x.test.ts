@@ -6,7 +6,7 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startXFake, X_CONSUMER, X_USER, type XFake } from '../fakes/x.ts';
-import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 
 describe('OAuth 1.0a signing (RFC 5849)', () => {
   it('builds the signature base string of RFC 5849 section 3.4.1.1', () => {
@@ -272,9 +272,8 @@ for (const store of await testStores()) {
     });
 
     it("lists the account's latest posts, newest first, for a post published by hand (GET /posts/{id}/missing)", async () => {
-      const draft = await account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings }] });
-      assert.equal(draft.status, 201, JSON.stringify(draft.body));
-      const missing = await account.call('GET', `/posts/${draft.body[0].postId}/missing`);
+      const draft = await saveDraft(account, channelId, 'by hand', settings);
+      const missing = await account.call('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const newest = fake.state.tweets.at(-1);
       assert.deepEqual(missing.body[0], { id: newest.id, url: `https://x.com/${X_USER.username}/status/${newest.id}`, text: newest.text, at: newest.created_at });
