@@ -59,7 +59,7 @@ export interface Config {
   logLevel: string;
   /**
    * Every HERALD_* variable as given: networks read their app credentials and
-   * base URLs from here by name (HERALD_X_CLIENT_ID, HERALD_MASTODON_API_URL...),
+   * base URLs from here by name (HERALD_X_API_KEY, HERALD_BLUESKY_SERVICE_URL...),
    * see src/providers/network-settings.ts.
    */
   networkEnv: Record<string, string>;

@@ -4,7 +4,6 @@
  * first and sent by the webhook dispatcher, so nothing is lost when an endpoint
  * is down and every attempt can be looked at (and sent again) later.
  */
-import net from 'node:net';
 import type { Kysely } from 'kysely';
 import type { Database, WebhookDeliveryRow, WebhookRow } from '../db/schema.ts';
 import { hotQuery } from '../db/hot-query.ts';
@@ -132,10 +131,8 @@ export class Webhooks {
   /** Only public addresses (or hosts the operator allowed) may receive events. */
   private async checkUrl(raw: string): Promise<void> {
     try {
-      const url = this.outbound.checkUrl(raw);
-      const host = url.hostname.replace(/^\[|\]$/g, '');
       // A name is resolved now so that "localhost" or an internal name is refused at once, not at the first event.
-      if (!net.isIP(host)) await this.outbound.resolve(host);
+      await this.outbound.checkReachable(raw);
     } catch (err) {
       if (err instanceof OutboundRefused) throw invalidField('url', err.reason, 'url_refused');
       throw err;

@@ -11,6 +11,9 @@ import { Agent, fetch as undiciFetch, request as undiciRequest, type BodyInit, t
 /** What a request may carry: text, bytes, a form, or a stream read as it is sent. */
 export type OutboundBody = string | Uint8Array | URLSearchParams | FormData | Blob | AsyncIterable<Uint8Array>;
 
+/** How an operator lets Herald reach a service on their own network (a local n8n, a self-hosted instance). */
+const ALLOW_HINT = 'add the host to HERALD_ALLOW_PRIVATE_HOSTS to allow it';
+
 export class OutboundRefused extends Error {
   constructor(readonly reason: string) {
     super(reason);
@@ -120,8 +123,19 @@ export class OutboundGuard {
     if (url.username || url.password) throw new OutboundRefused('must not carry credentials');
     const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (net.isIP(host) && !this.allowed.has(host) && isPrivateAddress(host)) {
-      throw new OutboundRefused(`points to a private or reserved address (${host})`);
+      throw new OutboundRefused(`points to a private or reserved address (${host}); ${ALLOW_HINT}`);
     }
+    return url;
+  }
+
+  /**
+   * `checkUrl`, and a host name resolved and checked too: what is refused when a
+   * channel or webhook is added is what would be refused when it is used.
+   */
+  async checkReachable(raw: string): Promise<URL> {
+    const url = this.checkUrl(raw);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (!net.isIP(host)) await this.resolve(host);
     return url;
   }
 
@@ -137,7 +151,7 @@ export class OutboundGuard {
     if (addresses.length === 0) throw new OutboundRefused(`host ${host} could not be resolved`);
     if (this.allowed.has(host)) return addresses[0].address;
     const bad = addresses.find((a) => isPrivateAddress(a.address) && !this.allowed.has(a.address));
-    if (bad) throw new OutboundRefused(`host ${host} resolves to a private or reserved address (${bad.address})`);
+    if (bad) throw new OutboundRefused(`host ${host} resolves to a private or reserved address (${bad.address}); ${ALLOW_HINT}`);
     return addresses[0].address;
   }
 

@@ -344,7 +344,7 @@ export const bluesky: Provider = {
     const given = credentials.parse(input);
     const service = (given.service ?? ctx.urls.service).replace(/\/+$/, '');
     try {
-      ctx.outbound.checkUrl(service);
+      await ctx.outbound.checkReachable(service);
     } catch (err) {
       if (err instanceof OutboundRefused) throw invalidField('credentials.service', err.reason, 'url_refused');
       throw err;

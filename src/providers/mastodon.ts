@@ -165,7 +165,7 @@ export const mastodon: Provider = {
     async start(ctx) {
       const instance = instanceOrigin(ctx.options.instance);
       try {
-        ctx.outbound.checkUrl(instance);
+        await ctx.outbound.checkReachable(instance);
       } catch (err) {
         if (err instanceof OutboundRefused) throw invalidField('instance', err.reason, 'url_refused');
         throw err;

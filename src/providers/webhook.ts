@@ -64,7 +64,7 @@ export const webhook: Provider = {
   async connect(input, { outbound }) {
     const { url } = credentials.parse(input);
     try {
-      outbound.checkUrl(url);
+      await outbound.checkReachable(url);
     } catch (err) {
       if (err instanceof OutboundRefused) throw new OutboundRefused(`credentials.url ${err.reason}`);
       throw err;

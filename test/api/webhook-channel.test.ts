@@ -99,3 +99,21 @@ for (const store of await testStores()) {
     });
   });
 }
+
+describe('a webhook channel on a private address', () => {
+  let herald: TestHerald;
+  after(async () => herald?.close());
+
+  it('is refused when it is added, as it would be when it publishes, naming the variable that allows it', async () => {
+    herald = await startHerald('sqlite', { env: { HERALD_ALLOW_PRIVATE_HOSTS: '' } });
+    const account = await herald.newAccount();
+    // "localhost" is a name: only resolving it shows that it is this machine.
+    const added = await account.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: 'http://localhost:9/hook' } });
+    assert.equal(added.status, 400, JSON.stringify(added.body));
+    assert.match(added.body.message, /localhost resolves to a private or reserved address.*HERALD_ALLOW_PRIVATE_HOSTS/);
+    const literal = await account.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: 'http://10.0.0.5/hook' } });
+    assert.equal(literal.status, 400);
+    assert.match(literal.body.message, /HERALD_ALLOW_PRIVATE_HOSTS/);
+    assert.deepEqual((await account.call('GET', '/integrations')).body, [], 'nothing was added');
+  });
+});
