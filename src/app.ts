@@ -63,6 +63,8 @@ export interface Services {
   network: (provider: Provider, signal?: AbortSignal) => NetworkContext;
   /** Tells the local engine that work is due at `at`; the engine replaces this no-op when it runs here. */
   wake: (at: number) => void;
+  /** When this process's engine last looked at the queue, and how often it looks; the engine sets it when it runs here. */
+  engineLooked?: () => { at: number; everyMs: number };
   close(): Promise<void>;
 }
 

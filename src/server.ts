@@ -23,6 +23,7 @@ import { registerWebApp } from './api/web-app.ts';
 import { errorBody } from './api/errors.ts';
 import { checkResponsesAgainstSchemas } from './api/response-check.ts';
 import { capConnectionsPerAddress, IDLE_SOCKET_MS, installBodyDeadline, KEEP_ALIVE_MS, proxyTrust } from './api/slow-clients.ts';
+import { registerReadiness } from './api/readiness.ts';
 
 export async function buildServer(services: Services, options: { logger?: boolean; checkResponses?: (problem: string) => void } = {}): Promise<FastifyInstance> {
   const { config } = services;
@@ -84,6 +85,7 @@ export async function buildServer(services: Services, options: { logger?: boolea
   await app.register(connectRoutes(services));
 
   app.get('/api/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  registerReadiness(app, services);
 
   // Web side (session cookie), the OAuth2 authorization server, and its sign-in and consent pages.
   await app.register(appRoutes(services), { prefix: '/api/app' });

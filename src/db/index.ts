@@ -218,14 +218,22 @@ function reusable(sqlite: SqliteDatabase.Database, sql: string, watch: (sql: str
 }
 
 /** Brings the schema up to date; safe to run from several processes at once on PostgreSQL. */
-export async function migrate(store: Store): Promise<string[]> {
-  const migrator = new Migrator({
+function migrator(store: Store): Migrator {
+  return new Migrator({
     db: store.db,
     provider: { getMigrations: async () => migrations },
     // Features land in parallel, each with its own numbered migration.
     allowUnorderedMigrations: true,
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+/** The migrations this code knows that the store has not applied. */
+export async function pendingMigrations(store: Store): Promise<string[]> {
+  return (await migrator(store).getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+export async function migrate(store: Store): Promise<string[]> {
+  const { error, results } = await migrator(store).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

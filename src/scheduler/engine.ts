@@ -70,6 +70,7 @@ export class Engine {
   private readonly leaseMs: number;
   private readonly retryDeadlineMs: number;
   private readonly publishTimeoutMs: number;
+  private readonly pollMs: number;
   private readonly pacing: Pacing;
   private readonly tokens: TokenKeeper;
   /** Renews channels' access in the background; `run(now)` renews what is due at `now`. */
@@ -95,6 +96,7 @@ export class Engine {
     this.leaseMs = options.leaseMs ?? services.config.leaseMs;
     this.retryDeadlineMs = options.retryDeadlineMs ?? services.config.retryDeadlineMs;
     this.publishTimeoutMs = options.publishTimeoutMs ?? 30 * 60_000;
+    this.pollMs = options.pollMs ?? 5_000;
     this.pacing = new Pacing(services.store, services.rateLimiter);
     this.queries = engineQueries(services.store.db);
     this.tokens = new TokenKeeper(services, this.pacing, this.worker);
@@ -104,7 +106,7 @@ export class Engine {
     this.loop = new WorkLoop({
       name: 'engine',
       concurrency: options.concurrency ?? services.config.workerConcurrency,
-      pollMs: options.pollMs ?? 5_000,
+      pollMs: this.pollMs,
       // Every claim holds its items under its own name, so an item claimed again (its lease ran
       // out while it waited here, or a worker died) can no longer be sent by the earlier claim.
       claim: (limit) => claimDue(services.store, `${this.worker}#${++this.claims}`, limit, this.leaseMs),
@@ -118,6 +120,7 @@ export class Engine {
     this.renewal.start();
     this.followUps.start();
     this.services.wake = (at) => this.wake(at);
+    this.services.engineLooked = () => ({ at: this.loop.lastLookAt, everyMs: this.pollMs });
     // Other processes (API servers, workers) announce due work on PostgreSQL.
     if (this.services.config.databaseUrl) {
       const listener = listenForDue(this.services.config.databaseUrl, (at) => this.wake(at));
@@ -134,6 +137,7 @@ export class Engine {
   async stop(graceMs = Infinity): Promise<void> {
     this.stopping = true;
     this.services.wake = () => {};
+    this.services.engineLooked = undefined;
     await this.unlisten?.();
     await Promise.all([this.renewal.stop(), this.followUps.stop()]);
     if (!(await this.loop.stop(graceMs))) {

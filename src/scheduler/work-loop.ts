@@ -26,6 +26,8 @@ export class WorkLoop<T> {
   private again = false;
   private stopped = true;
   private readonly idle = new Set<() => void>();
+  /** When the loop last looked at its queue (epoch ms): it looks at least every `pollMs` while it runs. */
+  lastLookAt = 0;
 
   constructor(private readonly options: WorkLoopOptions<T>) {}
 
@@ -73,6 +75,7 @@ export class WorkLoop<T> {
       return;
     }
     this.ticking = true;
+    this.lastLookAt = Date.now();
     let drained = false;
     const { concurrency, pollMs } = this.options;
     try {

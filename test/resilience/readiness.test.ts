@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startHerald, type TestHerald } from '../helpers/herald.ts';
+import { testStores, storeSuite } from '../helpers/stores.ts';
+
+const ready = async (herald: TestHerald) => {
+  const response = await fetch(`${herald.url}/api/ready`);
+  return { status: response.status, body: (await response.json()) as { status: string; checks: Record<string, string> } };
+};
+
+for (const store of await testStores()) {
+  describe(`readiness (${store})`, storeSuite(store), () => {
+    let herald: TestHerald;
+    let apiOnly: TestHerald;
+
+    before(async () => {
+      herald = await startHerald(store, { engine: { pollMs: 100 } });
+      apiOnly = await startHerald(store);
+    });
+    after(async () => {
+      await herald?.close();
+      await apiOnly?.close();
+    });
+
+    it('is ready when the store answers, its schema is current and the engine looks at its queue', async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(await ready(herald), { status: 200, body: { status: 'ready', checks: { store: 'ok', migrations: 'ok', engine: 'ok' } } });
+      assert.deepEqual((await ready(apiOnly)).body.checks.engine, 'not running here');
+      assert.equal((await ready(apiOnly)).status, 200);
+    });
+
+    it('is not ready while a migration is not applied, naming it and what to run', async () => {
+      const { db } = apiOnly.services.store;
+      const last = await db.selectFrom('kysely_migration' as never).select('name' as never).orderBy('name' as never, 'desc').executeTakeFirstOrThrow();
+      await db.deleteFrom('kysely_migration' as never).where('name' as never, '=', (last as { name: string }).name as never).execute();
+      const answer = await ready(apiOnly);
+      assert.equal(answer.status, 503);
+      assert.equal(answer.body.status, 'not ready');
+      assert.match(answer.body.checks.migrations, new RegExp(`1 migration\\(s\\) not applied \\(${(last as { name: string }).name}\\): run "herald migrate"`));
+      assert.equal((await fetch(`${apiOnly.url}/api/health`)).status, 200, 'still alive');
+    });
+
+    it('is not ready when the engine of this process stopped looking at the queue', async () => {
+      const looked = herald.services.engineLooked!;
+      herald.services.engineLooked = () => ({ ...looked(), at: Date.now() - 60_000 });
+      const answer = await ready(herald);
+      herald.services.engineLooked = looked;
+      assert.equal(answer.status, 503);
+      assert.match(answer.body.checks.engine, /last looked at the queue 60 s ago/);
+    });
+  });
+}
