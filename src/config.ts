@@ -5,7 +5,9 @@
 import net from 'node:net';
 import { weakSecret } from './lib/secrets.ts';
 import os from 'node:os';
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface Config {
   /** TCP port of the HTTP server. */
@@ -134,6 +136,18 @@ function url(env: Env, name: string, fallback: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+/** Herald's own folder (where its package.json is), whether this runs from src/ or from the bundle bin/herald.js builds. */
+export function heraldRoot(): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    try {
+      if (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name === 'herald') return dir;
+    } catch {
+      /* no package.json here: look further up */
+    }
+    if (path.dirname(dir) === dir) return process.cwd();
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'HERALD_PORT', 5000);
   const publicUrl = url(env, 'HERALD_PUBLIC_URL', `http://localhost:${port}`);
@@ -151,8 +165,10 @@ export function loadConfig(env: Env = process.env): Config {
     connectionsPerAddress: int(env, 'HERALD_CONNECTIONS_PER_ADDRESS', 256, 1),
     // A bucket with a public address serves the files itself; otherwise Herald serves them.
     uploadUrl: url(env, 'HERALD_UPLOAD_URL', s3?.publicUrl ?? `${publicUrl}/uploads`),
-    dataDir: path.resolve(env.HERALD_DATA_DIR || 'data'),
-    webDir: path.resolve(env.HERALD_WEB_DIR || path.join('dist', 'web')),
+    // Relative paths given are the user's (from where they run Herald); the defaults are Herald's own folder,
+    // so "herald keys" run from anywhere finds the store "npm start" uses.
+    dataDir: env.HERALD_DATA_DIR ? path.resolve(env.HERALD_DATA_DIR) : path.join(heraldRoot(), 'data'),
+    webDir: env.HERALD_WEB_DIR ? path.resolve(env.HERALD_WEB_DIR) : path.join(heraldRoot(), 'dist', 'web'),
     databaseUrl,
     secret: strongSecret(env.HERALD_SECRET),
     postsPerHour: int(env, 'HERALD_POSTS_PER_HOUR', 30, 1),

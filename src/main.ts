@@ -15,7 +15,29 @@ import { APPS_USAGE, appsCommand } from './admin/apps.ts';
 import { lockDataFolder } from './lib/data-lock.ts';
 import { runAuthServer } from './auth-server/main.ts';
 
-const USAGE = `Usage: herald <command>
+const KEYS_USAGE = `API keys of this Herald's account (which the first person to sign up owns):
+  keys create [--name NAME]   create a key and print it
+  keys list                   list keys (never their values)
+  keys reveal <id>            print a key's value
+  keys rotate <id>            replace a key's value; the old one stops working at once
+  keys revoke <id>            revoke a key
+  (--json prints JSON; the store used is the one "npm start" uses, named on stderr)`;
+
+const AUTH_SERVER_USAGE = `Device-flow auth server (port PORT, 3111; needs HERALD_AUTH_CLIENT_ID/SECRET, see README):
+  auth-server                 run it`;
+
+/** What "herald <command> --help" prints. */
+const COMMAND_HELP: Record<string, string> = {
+  start: 'herald start: the API server and the publishing engine in one process (what npm start runs).',
+  serve: 'herald serve: the API server only; run publishing engines with "herald worker".',
+  worker: 'herald worker: a publishing engine only; any number share one PostgreSQL database.',
+  migrate: 'herald migrate: bring the database schema up to date (every start does it too).',
+  keys: KEYS_USAGE,
+  apps: APPS_USAGE,
+  'auth-server': AUTH_SERVER_USAGE,
+};
+
+const USAGE = `Usage: herald <command>   (herald <command> --help for one command)
 
 Service:
   start                 API server and publishing engine in one process (what npm start runs)
@@ -23,15 +45,9 @@ Service:
   worker                publishing engine only
   migrate               bring the database schema up to date
 
-API keys (the first use creates the owner account):
-  keys create [--name NAME]   create a key and print it
-  keys list                   list keys (never their values)
-  keys reveal <id>            print a key's value
-  keys rotate <id>            replace a key's value; the old one stops working at once
-  keys revoke <id>            revoke a key
+${KEYS_USAGE}
 
-Device-flow auth server (port PORT, 3111; needs HERALD_AUTH_CLIENT_ID/SECRET, see README):
-  auth-server                 run it
+${AUTH_SERVER_USAGE}
 
 ${APPS_USAGE}
 
@@ -99,6 +115,8 @@ async function runService(config: Config, withServer: boolean, withEngine: boole
 
 async function withServices<T>(config: Config, run: (services: Services) => Promise<T>): Promise<T> {
   const services = await createServices(config);
+  // On stderr, so --json output stays JSON: which store a key or application went to.
+  console.error(`herald: using ${services.store.description}`);
   try {
     return await run(services);
   } finally {
@@ -115,7 +133,11 @@ async function keys(config: Config, args: string[]): Promise<void> {
     switch (action) {
       case 'create': {
         const { key, summary } = await accounts.createKey(accountId, values.name ?? 'default');
-        print({ ...summary, key }, `Created API key "${summary.name}" (id ${summary.id}):\n\n  ${key}\n\nUse it as "Authorization: ${key.slice(0, 6)}..." or HERALD_API_KEY. Reveal it again with: npx herald keys reveal ${summary.id}`);
+        print(
+          { ...summary, key },
+          `Created API key "${summary.name}" (id ${summary.id}):\n\n  ${key}\n\nUse it as "Authorization: ${key.slice(0, 6)}..." or HERALD_API_KEY. Reveal it again with: npx herald keys reveal ${summary.id}\n` +
+            `It belongs to this Herald's account; the first person to sign up at ${config.publicUrl}/signup owns it.`,
+        );
         return;
       }
       case 'list': {
@@ -147,6 +169,10 @@ async function keys(config: Config, args: string[]): Promise<void> {
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  if (command && COMMAND_HELP[command] && rest.some((a) => a === '--help' || a === '-h')) {
+    console.log(COMMAND_HELP[command]);
+    return;
+  }
   // Client commands talk to a running server through its API and need none of the server's settings.
   if (command && CLIENT_COMMANDS.has(command)) {
     process.exitCode = await runClient(argv);
@@ -186,7 +212,7 @@ async function main(argv: string[]): Promise<void> {
     case 'keys':
       return keys(config, rest);
     case 'apps':
-      return appsCommand(config, rest);
+      return withServices(config, (services) => appsCommand(services, rest));
     case 'auth-server':
       return runAuthServer(config, (close) => onShutdown(close, config.shutdownMs + SHUTDOWN_SLACK_MS));
     case undefined:

@@ -15,7 +15,11 @@ export type OutboundBody = string | Uint8Array | URLSearchParams | FormData | Bl
 const ALLOW_HINT = 'add the host to HERALD_ALLOW_PRIVATE_HOSTS to allow it';
 
 export class OutboundRefused extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    /** The host name did not resolve (rather than resolving to a refused address). */
+    readonly unresolved = false,
+  ) {
     super(reason);
   }
 }
@@ -135,7 +139,14 @@ export class OutboundGuard {
   async checkReachable(raw: string): Promise<URL> {
     const url = this.checkUrl(raw);
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!net.isIP(host)) await this.resolve(host);
+    if (!net.isIP(host)) {
+      try {
+        await this.resolve(host);
+      } catch (err) {
+        // A name that does not resolve yet (DNS being set up, a resolver down) is not refused here; using it says so.
+        if (!(err instanceof OutboundRefused) || !err.unresolved) throw err;
+      }
+    }
     return url;
   }
 
@@ -146,9 +157,9 @@ export class OutboundGuard {
     try {
       addresses = await this.lookup(host);
     } catch {
-      throw new OutboundRefused(`host ${host} could not be resolved`);
+      throw new OutboundRefused(`host ${host} could not be resolved`, true);
     }
-    if (addresses.length === 0) throw new OutboundRefused(`host ${host} could not be resolved`);
+    if (addresses.length === 0) throw new OutboundRefused(`host ${host} could not be resolved`, true);
     if (this.allowed.has(host)) return addresses[0].address;
     const bad = addresses.find((a) => isPrivateAddress(a.address) && !this.allowed.has(a.address));
     if (bad) throw new OutboundRefused(`host ${host} resolves to a private or reserved address (${bad.address}); ${ALLOW_HINT}`);

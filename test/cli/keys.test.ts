@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config.ts';
 import { caller, freePort, startHerald } from '../helpers/herald.ts';
 import { createTestDatabase, testStores, storeSuite } from '../helpers/stores.ts';
 
@@ -97,6 +98,14 @@ describe('herald command: help and migrate (sqlite)', () => {
     }
   });
 
+  it('every command answers --help with its own usage', async () => {
+    for (const [command, says] of [['start', /API server and the publishing engine/], ['serve', /API server only/], ['worker', /publishing engine only/], ['migrate', /schema up to date/], ['keys', /keys create/], ['apps', /apps create/], ['auth-server', /Device-flow auth server/]] as const) {
+      const run = await herald([command, '--help'], env);
+      assert.equal(run.code, 0, `${command} --help: ${run.stderr}`);
+      assert.match(run.stdout, says, command);
+    }
+  });
+
   it('an unknown command fails with the usage', async () => {
     const run = await herald(['launch'], env);
     assert.equal(run.code, 1);
@@ -130,6 +139,24 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
   after(async () => {
     await served?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keys and apps use the store "npm start" uses wherever they are run from, and name it', async () => {
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-cwd-'));
+    const cwd = process.cwd();
+    try {
+      process.chdir(elsewhere);
+      // The default is Herald's own folder, not the folder the command runs in.
+      assert.equal(loadConfig({}).dataDir, path.join(ROOT, 'data'));
+      assert.equal(loadConfig({ HERALD_DATA_DIR: 'mine' }).dataDir, path.join(elsewhere, 'mine'), 'a relative folder given is the user\'s');
+    } finally {
+      process.chdir(cwd);
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+    const run = await herald(['keys', 'list', '--json'], env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(run.stderr.includes(`herald: using SQLite ${dataDir}`), run.stderr);
+    JSON.parse(run.stdout);
   });
 
   it('keys create makes named keys for the owner account, created on first use', async () => {

@@ -50,7 +50,7 @@ export function loginPages(services: Services): FastifyPluginAsyncZod {
         ? ''
         : fields.invitation
           ? '<p>You were invited: choose your password.</p>'
-          : '<p>Nobody has signed up on this Herald yet. The first person becomes its owner.</p>';
+          : '<p>Nobody has signed up on this Herald yet. The first person becomes its owner, and owns the API keys made with <code>herald keys</code>.</p>';
     const nameField = mode === 'signup' ? '<label for="name">Name</label><input type="text" id="name" name="name" autocomplete="name">' : '';
     return sendPage(
       reply,
