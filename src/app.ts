@@ -30,6 +30,7 @@ import type { MediaStorage } from './media/storage.ts';
 import { networkContext } from './providers/network-settings.ts';
 import { announceDue } from './scheduler/due-signal.ts';
 import { inBackground } from './lib/background.ts';
+import { setLogLevel } from './lib/log.ts';
 import type { NetworkContext, Provider } from './providers/types.ts';
 
 export interface Services {
@@ -69,6 +70,7 @@ export interface Services {
 }
 
 export async function createServices(config: Config, options: { lookup?: Lookup } = {}): Promise<Services> {
+  setLogLevel(config.logLevel);
   const store = openStore(config);
   await migrate(store);
   const box = createSecretBox(resolveSecret(config.secret, config.dataDir));

@@ -2,7 +2,7 @@
  * The HTTP server: the public API under /api/public/v1, its OpenAPI document at
  * /api/docs, uploaded media under /uploads, short links under /s.
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -24,11 +24,13 @@ import { errorBody } from './api/errors.ts';
 import { checkResponsesAgainstSchemas } from './api/response-check.ts';
 import { capConnectionsPerAddress, IDLE_SOCKET_MS, installBodyDeadline, KEEP_ALIVE_MS, proxyTrust } from './api/slow-clients.ts';
 import { registerReadiness } from './api/readiness.ts';
+import { log } from './lib/log.ts';
 
 export async function buildServer(services: Services, options: { logger?: boolean; checkResponses?: (problem: string) => void } = {}): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["idempotency-key"]'] },
+    // The one logger of the process (src/lib/log.ts): requests, the engine and background work write to it.
+    ...(options.logger === false ? { logger: false } : { loggerInstance: log as unknown as FastifyBaseLogger }),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true, maxParamLength: 500 },

@@ -10,7 +10,7 @@ import type { Services } from '../app.ts';
 import type { ChannelRow, PostRow } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
 import { deadline } from '../lib/deadline.ts';
-import { PublishError, type MediaRef, type Provider, type PublishChannel, type PublishContext, type PublishResult } from '../providers/types.ts';
+import { PublishError, type FailureKind, type MediaRef, type Provider, type PublishChannel, type PublishContext, type PublishResult } from '../providers/types.ts';
 import { publishRefs } from '../media/refs.ts';
 import { postEventData } from '../domain/events.ts';
 import { claimDue, nextWakeUp } from './claim.ts';
@@ -23,8 +23,8 @@ import { TokenKeeper, ReconnectNeeded, channelNeedsReconnect } from './tokens.ts
 import { TokenRenewal } from './token-renewal.ts';
 import { FOLLOW_FOR_MS, FollowUps } from './follow-ups.ts';
 import { isStoreUnavailable } from '../db/unavailable.ts';
-import { describeError } from '../lib/background.ts';
 import { complete, failWithThread, handBack, renewLease, scheduleReply } from '../domain/post-queue.ts';
+import { errorFields, log } from '../lib/log.ts';
 
 export interface EngineOptions {
   /** How long a claim is held; an item whose worker died is taken again after this. */
@@ -55,6 +55,17 @@ export const UNKNOWN_OUTCOME =
 export function backoffMs(attempt: number, random = Math.random): number {
   const ceiling = Math.min(300_000, 2_000 * 2 ** Math.max(0, attempt - 1));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+/**
+ * One line per publish attempt, with ids a person can search for: the post,
+ * channel and network, the attempt, how long it took, and its class
+ * (published, retryable, refused, unknown, auth) with the network's reason.
+ */
+function logOutcome(job: Job, startedAt: number, outcome: 'published' | FailureKind, reason?: string): void {
+  const fields = { post: job.item.id, channel: job.channel.id, network: job.provider.identifier, attempt: job.item.attempts, ms: Date.now() - startedAt, outcome, ...(reason ? { reason } : {}) };
+  if (outcome === 'published') log.info(fields, 'post published');
+  else log.warn(fields, outcome === 'retryable' ? 'post not published yet; it is tried again' : 'post not published');
 }
 
 interface Job {
@@ -142,7 +153,7 @@ export class Engine {
     await Promise.all([this.renewal.stop(), this.followUps.stop()]);
     if (!(await this.loop.stop(graceMs))) {
       this.abandoned = true;
-      console.error(`engine: stopped with ${this.loop.inHand} publish(es) still running after ${graceMs / 1000} s; the next worker checks them`);
+      log.warn({ running: this.loop.inHand, graceSeconds: graceMs / 1000 }, 'engine stopped with publishes still running; the next worker checks them');
     }
     await this.successes.flush();
   }
@@ -162,11 +173,11 @@ export class Engine {
       if (isStoreUnavailable(err)) {
         // Nothing can be written now. The claim runs out and the post is taken again once the
         // store is back: sent then if no attempt began, or judged by its unfinished attempt.
-        console.error(`engine: the store is unavailable; post ${item.id} is left to its lease:`, describeError(err));
+        log.warn({ post: item.id, ...errorFields(err) }, 'the store is unavailable; the post is left to its lease');
         return;
       }
       // Anything unexpected: the attempt's fate is unknown, so it must not be repeated blindly.
-      console.error(`engine: publishing ${item.id} failed unexpectedly:`, (err as Error).message);
+      log.error({ post: item.id, ...errorFields(err) }, 'publishing failed unexpectedly');
       await this.fail(item, UNKNOWN_OUTCOME).catch(() => {});
     } finally {
       clearInterval(heartbeat);
@@ -264,6 +275,7 @@ export class Engine {
       // Changed or deleted since it was claimed: the change released it, nothing to send.
       if (!attempt) return;
       let result: PublishResult;
+      const startedAt = Date.now();
       try {
         result = await provider.publish(ctx);
       } catch (err) {
@@ -271,6 +283,7 @@ export class Engine {
         // Cut off by the stop: the attempt stays "sending" for the next worker to judge.
         if (this.abandoned) return;
         const failure = err instanceof PublishError ? err : new PublishError('unknown', UNKNOWN_OUTCOME);
+        logOutcome(job, startedAt, failure.kind, failure.message);
         if (failure.kind === 'unknown') {
           await attempt('unknown', failure.message);
           // Sent again after a pause (the next claim sees this attempt and repeats it), within the retry deadline.
@@ -291,6 +304,7 @@ export class Engine {
         return this.fail(item, failure.message, { channel: job.channel });
       }
       limit.clear();
+      logOutcome(job, startedAt, 'published');
       return this.published(job, result, attempt.id);
     }
   }
@@ -407,7 +421,7 @@ export class Engine {
         return await write();
       } catch (err) {
         if (!isStoreUnavailable(err) || Date.now() + wait > giveUpAt) throw err;
-        console.error(`engine: the store is unavailable; recording post ${item.id} again in ${wait} ms:`, describeError(err));
+        log.warn({ post: item.id, retryInMs: wait, ...errorFields(err) }, 'the store is unavailable; recording the post again shortly');
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }

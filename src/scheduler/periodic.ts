@@ -4,7 +4,7 @@
  * open, never two runs at once, and on demand at a time the caller gives, so
  * tests move the clock instead of waiting.
  */
-import { describeError } from '../lib/background.ts';
+import { errorFields, log } from '../lib/log.ts';
 
 export class Periodic {
   private timer?: NodeJS.Timeout;
@@ -36,7 +36,7 @@ export class Periodic {
   run(now = Date.now()): Promise<number> {
     this.running ??= this.task(now)
       .catch((err) => {
-        console.error(`${this.name} failed:`, describeError(err));
+        log.error({ task: this.name, ...errorFields(err) }, 'background task failed');
         return 0;
       })
       .finally(() => (this.running = undefined));

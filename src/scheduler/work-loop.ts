@@ -5,6 +5,7 @@
  * (one claim for many items rather than one each). `stop` waits for the items in
  * hand.
  */
+import { errorFields, log } from '../lib/log.ts';
 export interface WorkLoopOptions<T> {
   /** For log lines. */
   name: string;
@@ -88,7 +89,7 @@ export class WorkLoop<T> {
           this.running++;
           void this.options
             .handle(item)
-            .catch((err) => console.error(`${this.options.name}: an item failed unexpectedly:`, (err as Error).message))
+            .catch((err) => log.error({ loop: this.options.name, ...errorFields(err) }, 'an item failed unexpectedly'))
             .finally(() => {
               this.running--;
               // A finished item may also make the next one due (the next reply of a thread).
@@ -105,7 +106,7 @@ export class WorkLoop<T> {
         this.wake(Math.min(next ?? Infinity, Date.now() + pollMs));
       }
     } catch (err) {
-      console.error(`${this.options.name}: could not claim work:`, (err as Error).message);
+      log.error({ loop: this.options.name, ...errorFields(err) }, 'could not claim work');
       if (!this.stopped) this.wake(Date.now() + pollMs);
     } finally {
       this.ticking = false;

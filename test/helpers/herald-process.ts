@@ -14,8 +14,8 @@ export interface HeraldProcess {
   child: ChildProcess;
   /** http://127.0.0.1:PORT for serve and start. */
   url: string;
-  /** Everything it wrote to stderr so far. */
-  stderr(): string;
+  /** Everything it wrote so far: its log lines and any error output. */
+  output(): string;
   /** Resolves once it says it runs; rejects if it exits first. */
   running: Promise<void>;
   alive(): boolean;
@@ -41,11 +41,14 @@ export async function startHeraldProcess(store: { dataDir: string; databaseUrl?:
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => {
-    stderr += chunk;
+  // Everything it wrote: its log lines (stdout) and any error output (stderr).
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk;
     if (process.env.HERALD_TEST_VERBOSE) process.stderr.write(`[${command} ${child.pid}] ${chunk}`);
-  });
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const running = new Promise<void>((resolve, reject) => {
     let seen = '';
@@ -53,14 +56,14 @@ export async function startHeraldProcess(store: { dataDir: string; databaseUrl?:
       seen += chunk;
       if (/is listening on|worker is running/.test(seen)) resolve();
     });
-    child.once('exit', (code) => reject(new Error(`herald ${command} exited (${code}) before it ran: ${stderr}`)));
+    child.once('exit', (code) => reject(new Error(`herald ${command} exited (${code}) before it ran: ${output}`)));
   });
   running.catch(() => {});
   const alive = () => child.exitCode === null && child.signalCode === null;
   return {
     child,
     url: `http://127.0.0.1:${port}`,
-    stderr: () => stderr,
+    output: () => output,
     running,
     alive,
     async stop(signal = 'SIGTERM') {

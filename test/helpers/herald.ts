@@ -96,6 +96,8 @@ export async function startHerald(
     HERALD_DATA_DIR: dataDir,
     HERALD_SECRET: 'test-secret-2f9c4e7a1b3d5f8e0a6c9b2d4f7e1a3c',
     HERALD_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    // Tests read the engine's outcomes from the store; its log lines would only crowd their output.
+    HERALD_LOG_LEVEL: 'error',
     ...(database ? { HERALD_DATABASE_URL: database.url } : {}),
     ...options.env,
   });

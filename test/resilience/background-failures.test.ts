@@ -34,8 +34,8 @@ describe('a background write that fails (sqlite)', () => {
     }
     const call = caller(`${serve.url}/api/public/v1`, key);
     for (let i = 0; i < 5; i++) assert.equal((await call('GET', '/integrations')).status, 200, 'reads are answered while writes fail');
-    await eventually(async () => (serve.stderr().includes('rate limits: could not write') ? true : undefined), 10_000, 'the failed sync to be logged');
-    assert.ok(serve.alive(), `herald serve is still running; it wrote: ${serve.stderr()}`);
+    await eventually(async () => (serve.output().includes('rate limits: could not write') ? true : undefined), 10_000, 'the failed sync to be logged');
+    assert.ok(serve.alive(), `herald serve is still running; it wrote: ${serve.output()}`);
     assert.equal((await call('GET', '/integrations')).status, 200, 'still answering after the failed sync');
 
     for (const event of ['insert', 'update']) await sql.raw(`DROP TRIGGER disk_full_${event}`).execute(db);

@@ -47,7 +47,7 @@ for (const store of await testStores()) {
       await eventually(async () => (receiver.deliveries.length >= CONCURRENCY ? true : undefined), 30_000, 'the first worker to have requests in flight');
 
       const code = await Promise.race([first.stop('SIGTERM'), new Promise((resolve) => setTimeout(() => resolve('still running'), 20_000))]);
-      assert.equal(code, 0, `the worker exited cleanly, without waiting for the hanging requests: ${first.stderr()}`);
+      assert.equal(code, 0, `the worker exited cleanly, without waiting for the hanging requests: ${first.output()}`);
       const sentBeforeStop = new Set(deliveriesById(receiver).keys());
       assert.equal(sentBeforeStop.size, CONCURRENCY, 'no new claims once told to stop');
 

@@ -87,11 +87,11 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
 
       const final = await eventually(async () => {
         const dead = processes.find((p) => !p.alive());
-        if (dead) throw new Error(`a herald process died: ${dead.stderr()}`);
+        if (dead) throw new Error(`a herald process died: ${dead.output()}`);
         const now = await states(herald, ids);
         return [...now.values()].every((s) => s.state === 'PUBLISHED' || s.state === 'ERROR') ? now : undefined;
       }, 180_000, 'every post to leave the queue');
-      for (const p of processes) assert.ok(p.alive(), `a herald process died: ${p.stderr()}`);
+      for (const p of processes) assert.ok(p.alive(), `a herald process died: ${p.output()}`);
 
       const counts = deliveriesById(receiver);
       const published = ids.filter((id) => final.get(id)!.state === 'PUBLISHED');
