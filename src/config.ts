@@ -218,7 +218,7 @@ export function loadClientConfig(env: Env = process.env, home: string = os.homed
   };
 }
 
-/** Settings of the device-flow auth server (`herald auth-server`, seed 5.5). */
+/** Settings of the device-flow auth server (`herald auth-server`, see the README). */
 export interface AuthServerConfig {
   /** PORT: where it listens (3111). */
   port: number;

@@ -72,7 +72,9 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0].replace(/\/{2,}/g, '/');
     if (path.startsWith('/public/')) {
-      const message = 'Not found. The API lives under /api: set the API URL to include the /api prefix (e.g. http://host:5000/api), then /public/v1/... is appended to it.';
+      // The hint names this server's own address, whatever port or host it runs on.
+      const apiUrl = `${request.protocol}://${request.host}/api`;
+      const message = `Not found. The API lives under /api: set the API URL to include the /api prefix (here ${apiUrl}), then /public/v1/... is appended to it.`;
       return reply.code(404).send(errorBody(404, 'missing_api_prefix', message));
     }
     return reply.code(404).send(errorBody(404, 'route_not_found', `No route ${request.method} ${path}`));

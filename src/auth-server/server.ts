@@ -1,5 +1,5 @@
 /**
- * The device-flow auth server (seed 5.5): lets a command-line client sign in to
+ * The device-flow auth server (README, "Command-line client and SDK"): lets a command-line client sign in to
  * Herald through a browser. It is an OAuth client of Herald: the person enters
  * the code shown by the client, approves at Herald's consent page, and this
  * server exchanges the authorization code (with PKCE) for an access token that

@@ -1,6 +1,6 @@
 /**
- * `herald login`: the OAuth 2 device flow against Herald's auth server
- * (seed 5.5). It prints the code and the link, opens the browser when it can,
+ * `herald login`: the OAuth 2 device flow against Herald's auth server.
+ * It prints the code and the link, opens the browser when it can,
  * polls /device/token at the server's interval and stores the token (0600).
  */
 import { spawn } from 'node:child_process';
@@ -27,7 +27,7 @@ interface TokenAnswer {
   error_description?: string;
 }
 
-/** Pending requests live 15 minutes on the auth server (seed 5.5). */
+/** Pending requests live 15 minutes on the auth server. */
 const DEFAULT_EXPIRY_S = 15 * 60;
 const DEFAULT_INTERVAL_S = 5;
 

@@ -1,6 +1,6 @@
 /**
- * Which credential the client uses: a stored login wins over HERALD_API_KEY
- * (seed 5.4), and the API URL goes with it.
+ * Which credential the client uses: a stored login wins over HERALD_API_KEY,
+ * and the API URL goes with it.
  */
 import type { ClientConfig } from '../config.ts';
 import { Herald } from '../sdk/index.ts';

@@ -1,6 +1,6 @@
 /**
  * What an API key or an OAuth token may do. A credential without a scope list
- * has full access (seed 5.3); one with a list may only do what the list names.
+ * has full access; one with a list may only do what the list names.
  * Which scope each public endpoint needs is decided in src/api/scopes.ts.
  */
 import { invalidField } from './errors.ts';

@@ -102,6 +102,7 @@ for (const store of await testStores()) {
         assert.ok(isErrorBody(answer), 'isErrorBody(answer)');
         assert.equal(answer.statusCode, 404);
         assert.equal(answer.code, 'missing_api_prefix');
+        assert.ok(answer.message.includes(`(here ${herald.url}/api)`), `the hint names this server: ${answer.message}`);
       });
 
       it('no server: a HeraldConnectionError (there is no body to return)', async () => {

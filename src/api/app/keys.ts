@@ -1,5 +1,5 @@
 /**
- * Settings, Developers, Public API (seed 5.2): the account's API keys. Owners
+ * Settings, Developers, Public API: the account's API keys. Owners
  * and admins manage them; every person of the account may list them.
  */
 import { z } from 'zod';
