@@ -63,8 +63,13 @@ export async function buildServer(services: Services, options: { logger?: boolea
 
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Herald public API', version: '1.0.0', description: 'Schedule and publish posts to many networks. Authenticate with "Authorization: <API key>".' },
-      servers: [{ url: config.publicUrl }],
+      // No angle brackets in the description: the docs page renders it as HTML and would swallow a <placeholder>.
+      info: { title: 'Herald public API', version: '1.0.0', description: 'Schedule and publish posts to many networks. Authenticate with the header `Authorization: YOUR_API_KEY` (an API key or an OAuth access token).' },
+      // "Try it out" calls the server the page was opened on; the public address is listed for clients elsewhere.
+      servers: [
+        { url: '/', description: 'this server' },
+        { url: config.publicUrl, description: 'the public address (HERALD_PUBLIC_URL)' },
+      ],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
       security: [{ apiKey: [] }],
     },

@@ -44,7 +44,10 @@ describe('OpenAPI document and docs UI', () => {
   it('is an OpenAPI 3 document, served without an API key', () => {
     assert.match(doc.openapi, /^3\./);
     assert.equal(typeof doc.info.title, 'string');
-    assert.equal(doc.servers[0].url, herald.url);
+    // Relative first: "Try it out" works on whatever host the page was opened on.
+    assert.deepEqual(doc.servers.map((s: { url: string }) => s.url), ['/', herald.url]);
+    assert.ok(!/<[^>]*>/.test(doc.info.description), 'no angle brackets for the docs page to swallow');
+    assert.match(doc.info.description, /Authorization: YOUR_API_KEY/);
     assert.deepEqual(doc.components.securitySchemes.apiKey, { type: 'apiKey', in: 'header', name: 'Authorization' });
   });
 
