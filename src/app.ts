@@ -17,6 +17,9 @@ import { PublishProgress } from './domain/publish-progress.ts';
 import { NetworkReads } from './domain/network-reads.ts';
 import { Pacing } from './scheduler/pacing.ts';
 import { TokenKeeper } from './scheduler/tokens.ts';
+import { Engine, type EngineOptions } from './scheduler/engine.ts';
+import { WebhookDispatcher, type WebhookDispatcherOptions } from './scheduler/webhook-dispatcher.ts';
+import { QUEUE_POLL_MS } from './scheduler/work-loop.ts';
 import { Media } from './domain/media.ts';
 import { Notifications } from './domain/notifications.ts';
 import { Posts } from './domain/posts.ts';
@@ -134,4 +137,27 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
 
 const HOUSEKEEPING_MS = 10 * 60_000;
 /** Engines look at the queue at least this often anyway, so only work due sooner is announced. */
-const ANNOUNCE_HORIZON_MS = 5_000;
+const ANNOUNCE_HORIZON_MS = QUEUE_POLL_MS;
+
+/** The background workers of a process: the publishing engine, and the account webhook deliveries sent wherever posts are published. */
+export interface Workers {
+  engine?: Engine;
+  dispatcher?: WebhookDispatcher;
+  /** Stops both; publishes already sent get `graceMs` to finish. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Starts the workers this process runs (`false` leaves one out); the one place that wires them. */
+export function startWorkers(services: Services, options: { engine?: EngineOptions | false; webhooks?: WebhookDispatcherOptions | false }): Workers {
+  const engine = options.engine === false ? undefined : new Engine(services, options.engine);
+  const dispatcher = options.webhooks === false ? undefined : new WebhookDispatcher(services, options.webhooks);
+  engine?.start();
+  dispatcher?.start();
+  return {
+    engine,
+    dispatcher,
+    async stop(graceMs) {
+      await Promise.all([engine?.stop(graceMs), dispatcher?.stop(graceMs)]);
+    },
+  };
+}

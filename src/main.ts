@@ -4,10 +4,8 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.ts';
-import { createServices, type Services } from './app.ts';
+import { createServices, startWorkers, type Services } from './app.ts';
 import { buildServer } from './server.ts';
-import { Engine } from './scheduler/engine.ts';
-import { WebhookDispatcher } from './scheduler/webhook-dispatcher.ts';
 import { migrate, openStore } from './db/index.ts';
 import { ApiError } from './domain/errors.ts';
 import { CLIENT_COMMANDS, CLIENT_USAGE, runClient } from './cli/index.ts';
@@ -85,20 +83,16 @@ function onShutdown(close: () => Promise<void>, hardLimitMs: number): void {
 async function runService(config: Config, withServer: boolean, withEngine: boolean): Promise<void> {
   const started = Date.now();
   const services = await createServices(config);
-  const engine = withEngine ? new Engine(services) : undefined;
-  // Account webhook deliveries are sent wherever posts are published.
-  const dispatcher = withEngine ? new WebhookDispatcher(services) : undefined;
+  const workers = startWorkers(services, { engine: withEngine ? {} : false, webhooks: withEngine ? {} : false });
   const server = withServer ? await buildServer(services) : undefined;
   if (server) await server.listen({ port: config.port, host: config.host });
-  engine?.start();
-  dispatcher?.start();
   // The engine's timers do not hold the process open (so tests and shutdowns end
   // cleanly); a worker without a server stays up until it is told to stop.
   const keepAlive = server ? undefined : setInterval(() => {}, 60 * 60_000);
   onShutdown(async () => {
     clearInterval(keepAlive);
     // No new requests and no new claims; publishes already sent get HERALD_SHUTDOWN_SECONDS to finish.
-    await Promise.all([server?.close(), engine?.stop(config.shutdownMs), dispatcher?.stop(config.shutdownMs)]);
+    await Promise.all([server?.close(), workers.stop(config.shutdownMs)]);
     await services.close();
   }, config.shutdownMs + SHUTDOWN_SLACK_MS);
   const lines = [`Herald ${withServer ? 'is listening on ' + config.publicUrl : 'worker is running'} (${Date.now() - started} ms)`];
@@ -109,7 +103,7 @@ async function runService(config: Config, withServer: boolean, withEngine: boole
     lines.push(`  API docs:    ${config.publicUrl}/api/docs`);
     lines.push(`  API key:     npx herald keys create --name my-key`);
   }
-  lines.push(`  publishing:  ${engine ? 'this process publishes due posts' : 'off here (run "herald worker")'}`);
+  lines.push(`  publishing:  ${workers.engine ? 'this process publishes due posts' : 'off here (run "herald worker")'}`);
   console.log(lines.join('\n'));
 }
 

@@ -17,7 +17,7 @@ import { claimDue, nextWakeUp } from './claim.ts';
 import { listenForDue } from './due-signal.ts';
 import { Pacing } from './pacing.ts';
 import { SuccessDigest } from './success-digest.ts';
-import { WorkLoop } from './work-loop.ts';
+import { QUEUE_POLL_MS, WorkLoop } from './work-loop.ts';
 import { engineQueries, type EngineQueries } from './engine-queries.ts';
 import { TokenKeeper, ReconnectNeeded, channelNeedsReconnect } from './tokens.ts';
 import { TokenRenewal } from './token-renewal.ts';
@@ -107,7 +107,7 @@ export class Engine {
     this.leaseMs = options.leaseMs ?? services.config.leaseMs;
     this.retryDeadlineMs = options.retryDeadlineMs ?? services.config.retryDeadlineMs;
     this.publishTimeoutMs = options.publishTimeoutMs ?? 30 * 60_000;
-    this.pollMs = options.pollMs ?? 5_000;
+    this.pollMs = options.pollMs ?? QUEUE_POLL_MS;
     this.pacing = new Pacing(services.store, services.rateLimiter);
     this.queries = engineQueries(services.store.db);
     this.tokens = new TokenKeeper(services, this.pacing, this.worker);

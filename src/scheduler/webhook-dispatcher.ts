@@ -14,7 +14,7 @@ import { newId } from '../lib/ids.ts';
 import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
 import { signatureHeaders } from '../lib/webhook-signature.ts';
 import { readDetail } from '../providers/http-failures.ts';
-import { WorkLoop } from './work-loop.ts';
+import { QUEUE_POLL_MS, WorkLoop } from './work-loop.ts';
 
 /**
  * Waits after the 1st, 2nd ... failed attempt: 11 attempts spread over about 28 h
@@ -102,7 +102,7 @@ export class WebhookDispatcher {
     this.loop = new WorkLoop({
       name: 'webhooks',
       concurrency: options.concurrency ?? 8,
-      pollMs: options.pollMs ?? 5_000,
+      pollMs: options.pollMs ?? QUEUE_POLL_MS,
       claim: async (limit) => {
         const claimed = await claimDueDeliveries(this.deps.store, this.worker, limit, this.leaseMs);
         // Read fresh each time: a webhook may have been changed, disabled or deleted since.

@@ -6,6 +6,9 @@
  * hand.
  */
 import { errorFields, log } from '../lib/log.ts';
+/** How often a loop looks at its queue when nothing wakes it sooner (other processes may add work). */
+export const QUEUE_POLL_MS = 5_000;
+
 export interface WorkLoopOptions<T> {
   /** For log lines. */
   name: string;

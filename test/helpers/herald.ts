@@ -8,10 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
-import { createServices, type Services } from '../../src/app.ts';
+import { createServices, startWorkers, type Services } from '../../src/app.ts';
 import { buildServer } from '../../src/server.ts';
-import { Engine, type EngineOptions } from '../../src/scheduler/engine.ts';
-import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../src/scheduler/webhook-dispatcher.ts';
+import type { Engine, EngineOptions } from '../../src/scheduler/engine.ts';
+import type { WebhookDispatcher, WebhookDispatcherOptions } from '../../src/scheduler/webhook-dispatcher.ts';
 import type { Lookup } from '../../src/lib/outbound.ts';
 import { createTestDatabase, type StoreKind } from './stores.ts';
 
@@ -106,16 +106,11 @@ export async function startHerald(
   const offSchema: string[] = [];
   const server = await buildServer(services, { logger: false, checkResponses: (problem) => offSchema.push(problem) });
   await server.listen({ port, host: '127.0.0.1' });
-  let engine: Engine | undefined;
-  if (options.engine) {
-    engine = new Engine(services, { pollMs: 200, ...(typeof options.engine === 'object' ? options.engine : {}) });
-    engine.start();
-  }
-  let dispatcher: WebhookDispatcher | undefined;
-  if (options.webhooks) {
-    dispatcher = new WebhookDispatcher(services, { pollMs: 200, ...(typeof options.webhooks === 'object' ? options.webhooks : {}) });
-    dispatcher.start();
-  }
+  // Tests look at the queues often, so what they wait for happens soon.
+  const { engine, dispatcher } = startWorkers(services, {
+    engine: options.engine ? { pollMs: 200, ...(typeof options.engine === 'object' ? options.engine : {}) } : false,
+    webhooks: options.webhooks ? { pollMs: 200, ...(typeof options.webhooks === 'object' ? options.webhooks : {}) } : false,
+  });
   const url = `http://127.0.0.1:${port}`;
   const api = `${url}/api/public/v1`;
   return {
