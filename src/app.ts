@@ -4,7 +4,7 @@
  * one configuration and one set of rules.
  */
 import type { Config } from './config.ts';
-import { migrate, openStore, type Store } from './db/index.ts';
+import { ensureDatabase, migrate, openStore, type Store } from './db/index.ts';
 import { Accounts } from './domain/accounts.ts';
 import { Customers } from './domain/customers.ts';
 import { Templates } from './domain/templates.ts';
@@ -74,6 +74,8 @@ export interface Services {
 
 export async function createServices(config: Config, options: { lookup?: Lookup } = {}): Promise<Services> {
   setLogLevel(config.logLevel);
+  // Every start migrates; on PostgreSQL it creates the database first where it may.
+  if (config.databaseUrl) await ensureDatabase(config.databaseUrl);
   const store = openStore(config);
   await migrate(store);
   const box = createSecretBox(resolveSecret(config.secret, config.dataDir));

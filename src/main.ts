@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.ts';
 import { createServices, startWorkers, type Services } from './app.ts';
 import { buildServer } from './server.ts';
-import { migrate, openStore } from './db/index.ts';
+import { ensureDatabase, migrate, openStore } from './db/index.ts';
 import { ApiError } from './domain/errors.ts';
 import { CLIENT_COMMANDS, CLIENT_USAGE, runClient } from './cli/index.ts';
 import { APPS_USAGE, appsCommand } from './admin/apps.ts';
@@ -197,6 +197,7 @@ async function main(argv: string[]): Promise<void> {
     case 'worker':
       return runService(config, false, true);
     case 'migrate': {
+      if (config.databaseUrl && (await ensureDatabase(config.databaseUrl))) console.log(`Created the database ${new URL(config.databaseUrl).pathname.slice(1)}.`);
       const store = openStore(config);
       const applied = await migrate(store);
       await store.close();

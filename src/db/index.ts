@@ -64,6 +64,40 @@ const migrations: Record<string, Migration> = {
   '017_network_reads': networkReads,
 };
 
+/**
+ * Makes sure the PostgreSQL database of `databaseUrl` exists: when it does not,
+ * it is created through the server's maintenance database where the user may
+ * create databases; otherwise the error says what to do. Returns whether it was created.
+ */
+export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  const probe = new pg.Client({ connectionString: databaseUrl });
+  try {
+    await probe.connect();
+    return false;
+  } catch (err) {
+    // 3D000: the database does not exist; anything else (a wrong password, no server) is for the caller to report.
+    if ((err as { code?: string }).code !== '3D000') throw err;
+  } finally {
+    await probe.end().catch(() => {});
+  }
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+  const maintenance = new URL(databaseUrl);
+  maintenance.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: maintenance.toString() });
+  try {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    return true;
+  } catch (err) {
+    throw new Error(
+      `database "${name}" does not exist, and Herald could not create it (${(err as Error).message}). ` +
+        `Create it (createdb ${name}), or let this user create databases (ALTER ROLE … CREATEDB), then run "herald migrate" again.`,
+    );
+  } finally {
+    await admin.end().catch(() => {});
+  }
+}
+
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });

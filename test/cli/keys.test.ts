@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { caller, freePort, startHerald } from '../helpers/herald.ts';
 import { createTestDatabase, testStores, storeSuite } from '../helpers/stores.ts';
@@ -269,6 +270,33 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stdout, /up to date/);
       assert.ok(!fs.existsSync(path.join(dataDir, 'herald.db')), 'no SQLite file when PostgreSQL is configured');
+    });
+
+    it('creates the database when it is missing and the user may, and says what to do when it may not', async () => {
+      const missing = new URL(database.url);
+      missing.pathname = `/${missing.pathname.slice(1)}_new`;
+      try {
+        const run = await herald(['migrate'], { ...env, HERALD_DATABASE_URL: missing.toString() });
+        assert.equal(run.code, 0, run.stderr);
+        assert.match(run.stdout, new RegExp(`Created the database ${missing.pathname.slice(1)}\\.`));
+        assert.match(run.stdout, /Applied: 001_initial/);
+      } finally {
+        const admin = new pg.Client({ connectionString: database.url });
+        await admin.connect();
+        await admin.query(`DROP DATABASE IF EXISTS "${missing.pathname.slice(1)}" WITH (FORCE)`);
+        await admin.query('DROP ROLE IF EXISTS herald_nocreate');
+        await admin.query("CREATE ROLE herald_nocreate LOGIN");
+        await admin.end();
+      }
+      const noRight = new URL(missing.toString());
+      noRight.username = 'herald_nocreate';
+      const refused = await herald(['migrate'], { ...env, HERALD_DATABASE_URL: noRight.toString() });
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /database "[^"]+" does not exist, and Herald could not create it .*createdb/);
+      const admin = new pg.Client({ connectionString: database.url });
+      await admin.connect();
+      await admin.query('DROP ROLE IF EXISTS herald_nocreate');
+      await admin.end();
     });
 
     it('creates a key that a server on the same database accepts, and revokes it', async () => {
