@@ -10,6 +10,7 @@ import { ensureDatabase, migrate, openStore } from './db/index.ts';
 import { ApiError } from './domain/errors.ts';
 import { CLIENT_COMMANDS, CLIENT_USAGE, runClient } from './cli/index.ts';
 import { APPS_USAGE, appsCommand } from './admin/apps.ts';
+import { backup, restore } from './admin/backup.ts';
 import { lockDataFolder } from './lib/data-lock.ts';
 import { runAuthServer } from './auth-server/main.ts';
 
@@ -30,6 +31,8 @@ const COMMAND_HELP: Record<string, string> = {
   serve: 'herald serve: the API server only; run publishing engines with "herald worker".',
   worker: 'herald worker: a publishing engine only; any number share one PostgreSQL database.',
   migrate: 'herald migrate: bring the database schema up to date (every start does it too).',
+  backup: 'herald backup FILE: a consistent copy of the embedded store (the database, the media folder and the secret that seals tokens) as one .tar.gz, taken while Herald runs. Keep it private: it holds the secret.',
+  restore: 'herald restore FILE: put a backup back into an empty data folder (HERALD_DATA_DIR) that no Herald uses.',
   keys: KEYS_USAGE,
   apps: APPS_USAGE,
   'auth-server': AUTH_SERVER_USAGE,
@@ -42,6 +45,8 @@ Service:
   serve                 API server only (run engines with "herald worker")
   worker                publishing engine only
   migrate               bring the database schema up to date
+  backup FILE           copy the embedded store and its media into FILE (.tar.gz), while it runs
+  restore FILE          put a backup back into an empty data folder
 
 ${KEYS_USAGE}
 
@@ -202,6 +207,19 @@ async function main(argv: string[]): Promise<void> {
       const applied = await migrate(store);
       await store.close();
       console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'The database is up to date.');
+      return;
+    }
+    case 'backup':
+    case 'restore': {
+      const [file] = rest;
+      if (!file) fail(COMMAND_HELP[command]);
+      if (command === 'backup') {
+        const { files, bytes } = await backup(config, file);
+        console.log(`Backed up ${files} files (${Math.round(bytes / 1024)} KB) of ${config.dataDir} to ${file}. It holds the secret that seals tokens: keep it private.`);
+      } else {
+        const { files } = await restore(config, file);
+        console.log(`Restored ${files} files into ${config.dataDir}. Start Herald on it (HERALD_DATA_DIR=${config.dataDir}).`);
+      }
       return;
     }
     case 'keys':
