@@ -26,7 +26,12 @@ import type { PostRow } from '../src/db/schema.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const README = path.join(ROOT, 'bench', 'README.md');
 const ADMIN_URL = process.env.HERALD_BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const options = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? 'true']));
+const options = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .map((a) => a.replace(/^--/, '').split('='))
+    .map(([k, v]) => [k, v ?? 'true']),
+);
 const POSTS = Number(options.posts ?? 10_000);
 const SPREAD = Number(options.spread ?? 600);
 const SPREAD_SECONDS = Number(options['spread-seconds'] ?? 60);
@@ -78,7 +83,12 @@ interface BenchStore {
 
 async function makeStore(kind: string): Promise<BenchStore> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-engine-'));
-  const env: Record<string, string> = { HERALD_DATA_DIR: dataDir, HERALD_SECRET: 'bench-secret-5d8f2a9c7e1b4f6a3d0c8e2b', HERALD_ALLOW_PRIVATE_HOSTS: '127.0.0.1', HERALD_LOG_LEVEL: 'warn' };
+  const env: Record<string, string> = {
+    HERALD_DATA_DIR: dataDir,
+    HERALD_SECRET: 'bench-secret-5d8f2a9c7e1b4f6a3d0c8e2b',
+    HERALD_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    HERALD_LOG_LEVEL: 'warn',
+  };
   if (kind === 'sqlite') return { env, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
   const name = `herald_bench_engine_${process.pid}_${Date.now()}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
@@ -136,7 +146,11 @@ async function seed(services: Services, receiverUrl: string, dueTimes: number[])
       deleted_at: null,
     };
   });
-  for (let i = 0; i < rows.length; i += 500) await services.store.db.insertInto('posts').values(rows.slice(i, i + 500)).execute();
+  for (let i = 0; i < rows.length; i += 500)
+    await services.store.db
+      .insertInto('posts')
+      .values(rows.slice(i, i + 500))
+      .execute();
   return rows.map((r) => r.id);
 }
 
@@ -176,16 +190,22 @@ async function baseline(receiver: Receiver, n: number, concurrency: number): Pro
   const started = Date.now();
   const one = (i: number) =>
     new Promise<void>((resolve, reject) => {
-      const req = http.request(receiver.url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'webhook-id': `baseline-${i}-${started}` } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
+      const req = http.request(
+        receiver.url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'webhook-id': `baseline-${i}-${started}` } },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) await one(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) await one(next++);
+    }),
+  );
   agent.destroy();
   return n / ((Date.now() - started) / 1000);
 }
@@ -205,7 +225,11 @@ async function drain(kind: string, workers: number, receiver: Receiver): Promise
   const store = await makeStore(kind);
   const services = await createServices(loadConfig({ ...store.env, HERALD_WORKER: 'off' }));
   try {
-    const ids = await seed(services, receiver.url, Array.from({ length: POSTS }, () => Date.now()));
+    const ids = await seed(
+      services,
+      receiver.url,
+      Array.from({ length: POSTS }, () => Date.now()),
+    );
     const before = receiver.duplicates;
     // Counting arrivals (not scanning the ids) keeps the bench's own CPU use out of the measurement.
     const arrivedBefore = receiver.arrivals.size;
@@ -216,7 +240,14 @@ async function drain(kind: string, workers: number, receiver: Receiver): Promise
     const last = Math.max(...times);
     await Promise.all(children.map(stop));
     const baselinePerSecond = await baseline(receiver, POSTS, CONCURRENCY * workers);
-    return { store: kind, workers, posts: POSTS, perSecond: POSTS / Math.max(0.001, (last - first) / 1000), baselinePerSecond, duplicates: receiver.duplicates - before };
+    return {
+      store: kind,
+      workers,
+      posts: POSTS,
+      perSecond: POSTS / Math.max(0.001, (last - first) / 1000),
+      baselinePerSecond,
+      duplicates: receiver.duplicates - before,
+    };
   } finally {
     await services.close();
     await store.drop();
@@ -264,7 +295,9 @@ for (const kind of STORES) {
     for (let i = 0; i < RUNS; i++) {
       const r = await drain(kind, workers, receiver);
       runs.push(r);
-      console.log(`drain ${kind} ${workers} worker(s), run ${i + 1}: ${r.perSecond.toFixed(0)} posts/s (baseline ${r.baselinePerSecond.toFixed(0)}/s, ${((100 * r.perSecond) / r.baselinePerSecond).toFixed(0)} %), duplicates ${r.duplicates}`);
+      console.log(
+        `drain ${kind} ${workers} worker(s), run ${i + 1}: ${r.perSecond.toFixed(0)} posts/s (baseline ${r.baselinePerSecond.toFixed(0)}/s, ${((100 * r.perSecond) / r.baselinePerSecond).toFixed(0)} %), duplicates ${r.duplicates}`,
+      );
     }
     const sorted = [...runs].sort((a, b) => a.perSecond - b.perSecond);
     drains.push({ ...sorted[Math.floor(sorted.length / 2)], runs: runs.map((r) => r.perSecond), duplicates: runs.reduce((n, r) => n + r.duplicates, 0) });

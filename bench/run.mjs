@@ -238,7 +238,10 @@ const postsQuery = `/posts?startDate=${encodeURIComponent(RANGE.start)}&endDate=
  */
 function uncachedPostsRequest(path) {
   let n = 0;
-  return (request) => ({ ...request, path: path.replace(encodeURIComponent(RANGE.end), encodeURIComponent(new Date(Date.parse(RANGE.end) - (n++ % 86_400_000)).toISOString())) });
+  return (request) => ({
+    ...request,
+    path: path.replace(encodeURIComponent(RANGE.end), encodeURIComponent(new Date(Date.parse(RANGE.end) - (n++ % 86_400_000)).toISOString())),
+  });
 }
 
 function postEntry(channelId, n) {
@@ -298,7 +301,8 @@ function cpuMsOf(pid) {
  * machine disturbs far less than requests per second.
  */
 async function load(label, serverPid, { url, method = 'GET', headers = {}, body, setupRequest }) {
-  const run = (duration) => autocannon({ url, method, headers, body, connections: CONNECTIONS, duration, ...(setupRequest && { requests: [{ setupRequest }] }) });
+  const run = (duration) =>
+    autocannon({ url, method, headers, body, connections: CONNECTIONS, duration, ...(setupRequest && { requests: [{ setupRequest }] }) });
   await run(WARMUP);
   // Let the server finish the requests the warm-up left in flight before measuring.
   await sleep(SETTLE_AFTER_WARMUP_MS);
@@ -312,7 +316,9 @@ async function load(label, serverPid, { url, method = 'GET', headers = {}, body,
   const failed = result.errors;
   const perSecond = result.requests.total / (result.duration || DURATION);
   const cpuUs = result.requests.total > 0 ? (cpuMs * 1000) / result.requests.total : NaN;
-  console.log(`  ${label.padEnd(44)} ${perSecond.toFixed(0).padStart(7)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms   server CPU ${cpuUs.toFixed(0)} µs/request${failed ? `   ${result.timeouts} timed out, ${failed - result.timeouts} other errors` : ''}`);
+  console.log(
+    `  ${label.padEnd(44)} ${perSecond.toFixed(0).padStart(7)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms   server CPU ${cpuUs.toFixed(0)} µs/request${failed ? `   ${result.timeouts} timed out, ${failed - result.timeouts} other errors` : ''}`,
+  );
   return { perSecond, cpuUs, failed, timeouts: result.timeouts, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
 }
 
@@ -458,7 +464,9 @@ function report({ info, starts, herald, baseline }) {
       `Load average of the machine (1 min) at the start ${info.loadStart}, at the end ${info.loadEnd}.`,
   );
   lines.push('');
-  lines.push('| Case | Store | Herald req/s | Baseline req/s | Herald / baseline | Herald p50 / p99 ms | Server CPU per request, Herald / baseline | Target | |');
+  lines.push(
+    '| Case | Store | Herald req/s | Baseline req/s | Herald / baseline | Herald p50 / p99 ms | Server CPU per request, Herald / baseline | Target | |',
+  );
   lines.push('|---|---|---:|---:|---:|---:|---:|---|---|');
   for (const run of herald) {
     for (const [name, label] of CASES) {
@@ -481,11 +489,16 @@ function report({ info, starts, herald, baseline }) {
     lines.push(
       `| ready (spawn to first HTTP answer), median of ${READY_RUNS} (${s.readyRuns.map((ms) => fmt(ms)).join(', ')}) | ${s.store} | ${fmt(s.readyMs)} ms | ≤ ${fmt(TARGETS.readyMs)} ms | ${verdict(s.readyMs <= TARGETS.readyMs)} |`,
     );
-    lines.push(`| RSS ${IDLE_MS / 1000} s after ready | ${s.store} | ${fmt(s.rssMb, 1)} MB | ≤ ${TARGETS.idleRssMb} MB | ${verdict(s.rssMb <= TARGETS.idleRssMb)} |`);
+    lines.push(
+      `| RSS ${IDLE_MS / 1000} s after ready | ${s.store} | ${fmt(s.rssMb, 1)} MB | ≤ ${TARGETS.idleRssMb} MB | ${verdict(s.rssMb <= TARGETS.idleRssMb)} |`,
+    );
     lines.push(`| RSS ${SETTLED_MS / 1000} s after ready (for reference) | ${s.store} | ${fmt(s.settledMb, 1)} MB | | |`);
   }
   lines.push('');
-  const sizes = herald.map((r) => `${r.store}: /integrations ${fmt(r.sizes.integrations)} B, /posts ${fmt(r.sizes.posts)} B, POST answer ${fmt(r.sizes.created)} B (request body ${fmt(r.createBodyBytes)} B)`);
+  const sizes = herald.map(
+    (r) =>
+      `${r.store}: /integrations ${fmt(r.sizes.integrations)} B, /posts ${fmt(r.sizes.posts)} B, POST answer ${fmt(r.sizes.created)} B (request body ${fmt(r.createBodyBytes)} B)`,
+  );
   lines.push(`Payload sizes (JSON bytes Herald answered; the baseline serves the ${herald[0].store} ones): ${sizes.join('; ')}.`);
   lines.push(`Herald RSS after the load (serve): ${herald.map((r) => `${r.store} ${fmt(r.afterLoad.rssMb, 1)} MB`).join(', ')}.`);
   return lines.join('\n');

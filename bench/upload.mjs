@@ -118,7 +118,9 @@ function upload(url, key, file) {
     request.on('response', (response) => {
       let text = '';
       response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => (response.statusCode === 201 ? resolve(JSON.parse(text)) : reject(new Error(`upload answered ${response.statusCode}: ${text}`))));
+      response.on('end', () =>
+        response.statusCode === 201 ? resolve(JSON.parse(text)) : reject(new Error(`upload answered ${response.statusCode}: ${text}`)),
+      );
     });
     request.on('error', reject);
     request.write(head);
@@ -151,7 +153,10 @@ async function main() {
   for (let i = 0; ; i++) {
     if (server.exitCode !== null) throw new Error('herald exited early');
     if (i > 300) throw new Error('herald did not start');
-    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await sleep(100);
   }
@@ -212,7 +217,10 @@ async function main() {
   const cpus = os.cpus();
   const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-  const ffprobe = await run('ffprobe', ['-version']).then(() => true, () => false);
+  const ffprobe = await run('ffprobe', ['-version']).then(
+    () => true,
+    () => false,
+  );
   const lines = [
     `Run of ${when} on ${cpus.length} × ${cpus[0].model.trim()}, ${fmt(os.totalmem() / 1024 ** 3, 1)} GiB RAM, Linux ${os.release()}, Node ${process.version}; ${fmt(mb)} MB file in ${os.tmpdir()} (the data folder is on the same file system), ${RUNS} runs, medians. ` +
       `${ffprobe ? 'ffprobe is installed: each upload also runs it on the stored file (for dimensions and duration).' : 'ffprobe is not installed: uploads are stored without reading dimensions or duration.'} Load average (1 min) at the end ${fmt(os.loadavg()[0], 2)}.`,

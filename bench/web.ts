@@ -74,7 +74,16 @@ await new Promise((r) => receiver.once('listening', r));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-web-'));
 const herald = spawn(process.execPath, [path.join(root, 'bin', 'herald.js'), 'serve'], {
-  env: { ...process.env, HERALD_PORT: String(PORT), HERALD_PUBLIC_URL: BASE, HERALD_DATA_DIR: dataDir, HERALD_LOG_LEVEL: 'warn', HERALD_POSTS_PER_HOUR: '1000000', HERALD_REQUESTS_PER_MINUTE: '1000000', HERALD_ALLOW_PRIVATE_HOSTS: '127.0.0.1' },
+  env: {
+    ...process.env,
+    HERALD_PORT: String(PORT),
+    HERALD_PUBLIC_URL: BASE,
+    HERALD_DATA_DIR: dataDir,
+    HERALD_LOG_LEVEL: 'warn',
+    HERALD_POSTS_PER_HOUR: '1000000',
+    HERALD_REQUESTS_PER_MINUTE: '1000000',
+    HERALD_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+  },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 for (let i = 0; ; i++) {
@@ -98,22 +107,37 @@ try {
   const call = (method: string, route: string, body?: unknown) =>
     page.evaluate(
       async ([method, route, body]) => {
-        const csrf = decodeURIComponent(document.cookie.split('; ').find((c) => c.startsWith('herald_csrf='))!.slice(12));
-        const r = await fetch(`/api/app${route}`, { method, headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const csrf = decodeURIComponent(
+          document.cookie
+            .split('; ')
+            .find((c) => c.startsWith('herald_csrf='))!
+            .slice(12),
+        );
+        const r = await fetch(`/api/app${route}`, {
+          method,
+          headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
         if (!r.ok) throw new Error(`${method} ${route}: ${r.status} ${await r.text()}`);
         return r.json();
       },
       [method, route, body] as const,
     );
   const channels: string[] = [];
-  for (let i = 0; i < 10; i++) channels.push((await call('POST', '/public/v1/integrations', { identifier: 'webhook', name: `Channel ${i + 1}`, credentials: { url: `${receiverUrl}/${i + 1}` } })).id);
+  for (let i = 0; i < 10; i++)
+    channels.push(
+      (await call('POST', '/public/v1/integrations', { identifier: 'webhook', name: `Channel ${i + 1}`, credentials: { url: `${receiverUrl}/${i + 1}` } })).id,
+    );
 
   // 1,000 drafts spread over this month (drafts: the engine leaves them be).
   const now = new Date();
   const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
   const days = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
   for (let batch = 0; batch < 20; batch++) {
-    const posts = Array.from({ length: 50 }, (_, i) => ({ integration: { id: channels[(batch * 50 + i) % 10] }, value: [{ content: `Post ${batch * 50 + i}: a line of text as people write them, with a link https://example.com/${i}` }] }));
+    const posts = Array.from({ length: 50 }, (_, i) => ({
+      integration: { id: channels[(batch * 50 + i) % 10] },
+      value: [{ content: `Post ${batch * 50 + i}: a line of text as people write them, with a link https://example.com/${i}` }],
+    }));
     await call('POST', '/public/v1/posts', { type: 'draft', date: new Date(monthStart + (batch % days) * 86_400_000 + 9 * 3_600_000).toISOString(), posts });
   }
 
@@ -134,10 +158,7 @@ try {
     await measured.waitForFunction(() => (window as any).dataArrived !== undefined);
     await measured.waitForFunction((empty) => empty || document.querySelectorAll('[data-testid^="event-"]').length > 0, empty);
     const ms = await measured.evaluate(
-      () =>
-        new Promise<number>((resolve) =>
-          requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - (window as any).dataArrived))),
-        ),
+      () => new Promise<number>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - (window as any).dataArrived)))),
     );
     await measured.close();
     return ms;
@@ -154,9 +175,13 @@ try {
     await composer.goto(`${BASE}/compose`);
     await composer.evaluate(() => localStorage.clear());
     await composer.reload();
-    await composer.getByRole("heading", { name: "New post" }).waitFor();
+    await composer.getByRole('heading', { name: 'New post' }).waitFor();
     for (let i = 0; i < selected; i++) await composer.getByRole('checkbox', { name: new RegExp(`^Channel ${i + 1} `) }).check();
-    for (let i = 0; i < selected; i++) await composer.getByText(/^How it looks on Webhook$/).nth(i).click();
+    for (let i = 0; i < selected; i++)
+      await composer
+        .getByText(/^How it looks on Webhook$/)
+        .nth(i)
+        .click();
     const text = composer.getByLabel('Post', { exact: true });
     await text.focus();
     const latencies = await typeAndTime(composer);

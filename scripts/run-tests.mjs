@@ -55,7 +55,9 @@ function tally(output) {
 
 function runFile(file) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=300000', '--test-reporter=spec', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=300000', '--test-reporter=spec', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     let errors = '';
     child.stdout.on('data', (chunk) => (output += chunk));
@@ -97,6 +99,7 @@ async function worker() {
 await Promise.all(Array.from({ length: Math.min(PARALLEL_FILES, files.length) }, worker));
 
 if (failedFiles.length > 0) console.log(`\nFiles with failures:\n${failedFiles.map((f) => `  ${f}`).join('\n')}`);
-if (total.postgresSkipped > 0) console.log(`PostgreSQL was not reachable: at least ${total.postgresSkipped} PostgreSQL tests were skipped (set HERALD_TEST_DATABASE_URL to run them)`);
+if (total.postgresSkipped > 0)
+  console.log(`PostgreSQL was not reachable: at least ${total.postgresSkipped} PostgreSQL tests were skipped (set HERALD_TEST_DATABASE_URL to run them)`);
 console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped + total.postgresSkipped} skipped`);
 process.exit(total.failed > 0 ? 1 : 0);

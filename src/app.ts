@@ -87,7 +87,12 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   const events = new Events(webhooks);
   const channels = new Channels(store.db, box, network, store.changes, events);
   const media = new Media(store.db, storage, config);
-  const posts = new Posts(store.db, store.dialect, store.changes, channels, media, { publicUrl: config.publicUrl, uploadUrl: config.uploadUrl, onQueued: (at) => announce(at), events });
+  const posts = new Posts(store.db, store.dialect, store.changes, channels, media, {
+    publicUrl: config.publicUrl,
+    uploadUrl: config.uploadUrl,
+    onQueued: (at) => announce(at),
+    events,
+  });
   // Reads renew tokens as publishing does (one process at a time per channel); made when first needed.
   let tokens: TokenKeeper | undefined;
   const tokenKeeper = () => (tokens ??= new TokenKeeper(services, new Pacing(store, services.rateLimiter), `api-${process.pid}`));
@@ -131,7 +136,16 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   // Expired idempotency answers, old rate windows, abandoned connections and stale publish progress are dropped now and then.
   const housekeeping = setInterval(() => {
     inBackground('housekeeping failed', () =>
-      Promise.all([services.idempotency.prune(), services.rateLimiter.prune(), services.connections.prune(), services.webhooks.prune(), services.people.prune(), services.oauth.prune(), services.progress.prune(), services.reads.prune()]),
+      Promise.all([
+        services.idempotency.prune(),
+        services.rateLimiter.prune(),
+        services.connections.prune(),
+        services.webhooks.prune(),
+        services.people.prune(),
+        services.oauth.prune(),
+        services.progress.prune(),
+        services.reads.prune(),
+      ]),
     );
   }, HOUSEKEEPING_MS).unref();
   return services;

@@ -105,7 +105,9 @@ export function trustedProxies(env: Env): TrustedProxies {
   if (value === '') return false;
   if (/^\d+$/.test(value)) return Number(value);
   if (/^(true|yes|on|all|\*)$/i.test(value)) {
-    throw new Error('HERALD_TRUST_PROXY must name the proxies (addresses or CIDR ranges, comma-separated) or give a hop count; trusting every sender would let any client choose its address');
+    throw new Error(
+      'HERALD_TRUST_PROXY must name the proxies (addresses or CIDR ranges, comma-separated) or give a hop count; trusting every sender would let any client choose its address',
+    );
   }
   for (const part of value.split(',').map((p) => p.trim())) {
     const [address, bits] = part.split('/');
@@ -244,11 +246,14 @@ export interface AuthServerConfig {
 export function loadAuthServerConfig(env: Env = process.env): AuthServerConfig {
   const port = int(env, 'PORT', 3111);
   const apiUrl = url(env, 'HERALD_API_URL', `${url(env, 'HERALD_PUBLIC_URL', 'http://localhost:5000')}/api`);
-  if (!/\/api$/.test(new URL(apiUrl).pathname)) throw new Error(`HERALD_API_URL must end with the /api prefix (e.g. http://localhost:5000/api), got "${apiUrl}"`);
+  if (!/\/api$/.test(new URL(apiUrl).pathname))
+    throw new Error(`HERALD_API_URL must end with the /api prefix (e.g. http://localhost:5000/api), got "${apiUrl}"`);
   const clientId = env.HERALD_AUTH_CLIENT_ID;
   const clientSecret = env.HERALD_AUTH_CLIENT_SECRET;
   if (!clientId || !clientSecret) {
-    throw new Error('HERALD_AUTH_CLIENT_ID and HERALD_AUTH_CLIENT_SECRET are required: register the auth server as an application (npx herald apps create, see README)');
+    throw new Error(
+      'HERALD_AUTH_CLIENT_ID and HERALD_AUTH_CLIENT_SECRET are required: register the auth server as an application (npx herald apps create, see README)',
+    );
   }
   return {
     port,

@@ -31,7 +31,8 @@ const COMMAND_HELP: Record<string, string> = {
   serve: 'herald serve: the API server only; run publishing engines with "herald worker".',
   worker: 'herald worker: a publishing engine only; any number share one PostgreSQL database.',
   migrate: 'herald migrate: bring the database schema up to date (every start does it too).',
-  backup: 'herald backup FILE: a consistent copy of the embedded store (the database, the media folder and the secret that seals tokens) as one .tar.gz, taken while Herald runs. Keep it private: it holds the secret.',
+  backup:
+    'herald backup FILE: a consistent copy of the embedded store (the database, the media folder and the secret that seals tokens) as one .tar.gz, taken while Herald runs. Keep it private: it holds the secret.',
   restore: 'herald restore FILE: put a backup back into an empty data folder (HERALD_DATA_DIR) that no Herald uses.',
   keys: KEYS_USAGE,
   apps: APPS_USAGE,
@@ -141,7 +142,12 @@ async function keys(config: Config, args: string[]): Promise<void> {
       }
       case 'list': {
         const list = await accounts.listKeys(accountId);
-        print(list, list.length === 0 ? 'No API keys yet: npx herald keys create --name my-key' : list.map((k) => `${k.id}  ${k.hint}  ${k.name}${k.revoked ? '  (revoked)' : ''}  created ${k.createdAt}`).join('\n'));
+        print(
+          list,
+          list.length === 0
+            ? 'No API keys yet: npx herald keys create --name my-key'
+            : list.map((k) => `${k.id}  ${k.hint}  ${k.name}${k.revoked ? '  (revoked)' : ''}  created ${k.createdAt}`).join('\n'),
+        );
         return;
       }
       case 'reveal':
@@ -202,7 +208,8 @@ async function main(argv: string[]): Promise<void> {
     case 'worker':
       return runService(config, false, true);
     case 'migrate': {
-      if (config.databaseUrl && (await ensureDatabase(config.databaseUrl))) console.log(`Created the database ${new URL(config.databaseUrl).pathname.slice(1)}.`);
+      if (config.databaseUrl && (await ensureDatabase(config.databaseUrl)))
+        console.log(`Created the database ${new URL(config.databaseUrl).pathname.slice(1)}.`);
       const store = openStore(config);
       const applied = await migrate(store);
       await store.close();
@@ -215,7 +222,9 @@ async function main(argv: string[]): Promise<void> {
       if (!file) fail(COMMAND_HELP[command]);
       if (command === 'backup') {
         const { files, bytes } = await backup(config, file);
-        console.log(`Backed up ${files} files (${Math.round(bytes / 1024)} KB) of ${config.dataDir} to ${file}. It holds the secret that seals tokens: keep it private.`);
+        console.log(
+          `Backed up ${files} files (${Math.round(bytes / 1024)} KB) of ${config.dataDir} to ${file}. It holds the secret that seals tokens: keep it private.`,
+        );
       } else {
         const { files } = await restore(config, file);
         console.log(`Restored ${files} files into ${config.dataDir}. Start Herald on it (HERALD_DATA_DIR=${config.dataDir}).`);

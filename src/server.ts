@@ -26,7 +26,10 @@ import { capConnectionsPerAddress, IDLE_SOCKET_MS, installBodyDeadline, KEEP_ALI
 import { registerReadiness } from './api/readiness.ts';
 import { log } from './lib/log.ts';
 
-export async function buildServer(services: Services, options: { logger?: boolean; checkResponses?: (problem: string) => void } = {}): Promise<FastifyInstance> {
+export async function buildServer(
+  services: Services,
+  options: { logger?: boolean; checkResponses?: (problem: string) => void } = {},
+): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     // The one logger of the process (src/lib/log.ts): requests, the engine and background work write to it.
@@ -64,7 +67,12 @@ export async function buildServer(services: Services, options: { logger?: boolea
   await app.register(swagger, {
     openapi: {
       // No angle brackets in the description: the docs page renders it as HTML and would swallow a <placeholder>.
-      info: { title: 'Herald public API', version: '1.0.0', description: 'Schedule and publish posts to many networks. Authenticate with the header `Authorization: YOUR_API_KEY` (an API key or an OAuth access token).' },
+      info: {
+        title: 'Herald public API',
+        version: '1.0.0',
+        description:
+          'Schedule and publish posts to many networks. Authenticate with the header `Authorization: YOUR_API_KEY` (an API key or an OAuth access token).',
+      },
       // "Try it out" calls the server the page was opened on; the public address is listed for clients elsewhere.
       servers: [
         { url: '/', description: 'this server' },

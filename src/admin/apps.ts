@@ -29,13 +29,25 @@ export async function appsCommand(services: Services, args: string[]): Promise<v
       if (lifetime !== undefined && !(Number.isInteger(lifetime) && lifetime >= 60 && lifetime <= MAX_TOKEN_TTL_SECONDS)) {
         throw new Error(`--token-lifetime must be a whole number of seconds from 60 to ${MAX_TOKEN_TTL_SECONDS}`);
       }
-      const { app, clientSecret } = await services.oauth.registerApp(accountId, { name: values.name, redirectUris: values['redirect-uri'], tokenLifetime: lifetime });
-      print({ ...app, clientSecret }, `Registered "${app.name}".\n\n  client id:     ${app.clientId}\n  client secret: ${clientSecret}\n\nThe secret is shown only now (new one: herald apps rotate-secret ${app.clientId}).`);
+      const { app, clientSecret } = await services.oauth.registerApp(accountId, {
+        name: values.name,
+        redirectUris: values['redirect-uri'],
+        tokenLifetime: lifetime,
+      });
+      print(
+        { ...app, clientSecret },
+        `Registered "${app.name}".\n\n  client id:     ${app.clientId}\n  client secret: ${clientSecret}\n\nThe secret is shown only now (new one: herald apps rotate-secret ${app.clientId}).`,
+      );
       return;
     }
     case 'list': {
       const apps = await services.oauth.listApps(accountId);
-      print(apps, apps.length === 0 ? 'No applications yet.' : apps.map((a) => `${a.clientId}  ${a.name}  ${a.redirectUris.join(' ')}  tokens live ${a.tokenLifetime} s`).join('\n'));
+      print(
+        apps,
+        apps.length === 0
+          ? 'No applications yet.'
+          : apps.map((a) => `${a.clientId}  ${a.name}  ${a.redirectUris.join(' ')}  tokens live ${a.tokenLifetime} s`).join('\n'),
+      );
       return;
     }
     case 'rotate-secret': {

@@ -85,7 +85,10 @@ export async function restore(config: Config, file: string): Promise<{ files: nu
     extract.on('entry', (header, stream, next) => {
       const target = path.resolve(root, header.name);
       // Only files of Herald's own layout, and never outside the data folder.
-      const ours = header.type === 'file' && (header.name === DATABASE || header.name === SECRET || header.name.startsWith(`${MEDIA}/`)) && target.startsWith(root + path.sep);
+      const ours =
+        header.type === 'file' &&
+        (header.name === DATABASE || header.name === SECRET || header.name.startsWith(`${MEDIA}/`)) &&
+        target.startsWith(root + path.sep);
       if (!ours) {
         stream.resume();
         return next();

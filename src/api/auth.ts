@@ -31,7 +31,9 @@ export async function authenticate(request: FastifyRequest, verifiers: { account
       { path: 'headers.authorization', message: 'is required' },
     ]);
   }
-  const principal = credential.startsWith(ACCESS_TOKEN_PREFIX) ? await verifiers.oauth.authenticate(credential) : await verifiers.accounts.authenticate(credential);
+  const principal = credential.startsWith(ACCESS_TOKEN_PREFIX)
+    ? await verifiers.oauth.authenticate(credential)
+    : await verifiers.accounts.authenticate(credential);
   if (!principal) {
     throw new ApiError(401, 'invalid_api_key', 'Invalid API key: it is unknown, revoked or was rotated (or the access token expired or was revoked)', [
       { path: 'headers.authorization', message: 'is not a valid API key or access token' },
@@ -41,9 +43,12 @@ export async function authenticate(request: FastifyRequest, verifiers: { account
 }
 
 function insufficientScope(principal: Principal, action: string, need: string): ApiError {
-  return new ApiError(403, 'insufficient_scope', `This credential may not ${action}: it needs the scope ${need}, and it has ${principal.scopes?.join(', ') || 'no scopes'}`, [
-    { path: 'headers.authorization', message: `lacks the scope ${need}` },
-  ]);
+  return new ApiError(
+    403,
+    'insufficient_scope',
+    `This credential may not ${action}: it needs the scope ${need}, and it has ${principal.scopes?.join(', ') || 'no scopes'}`,
+    [{ path: 'headers.authorization', message: `lacks the scope ${need}` }],
+  );
 }
 
 /** For a route whose need depends on the request (a helper tool that acts): 403 unless the credential has `need`. */

@@ -28,7 +28,12 @@ function answer(request: FastifyRequest, reply: FastifyReply, result: Finished) 
   if (result.kind === 'connected') {
     // Started from the web application (a session cookie came back with the person): back to its channels page.
     if (cookies(request)[SESSION_COOKIE]) return reply.redirect(`/channels?connected=${encodeURIComponent(result.channelId)}`, 303);
-    return sendPage(reply, 200, `${result.provider.name} connected`, `<h1>${escapeHtml(result.provider.name)} connected</h1><p>The channel <strong>${escapeHtml(result.name)}</strong> is connected. You can close this window.</p>`);
+    return sendPage(
+      reply,
+      200,
+      `${result.provider.name} connected`,
+      `<h1>${escapeHtml(result.provider.name)} connected</h1><p>The channel <strong>${escapeHtml(result.name)}</strong> is connected. You can close this window.</p>`,
+    );
   }
   const items = result.choices
     .map(
@@ -37,7 +42,12 @@ function answer(request: FastifyRequest, reply: FastifyReply, result: Finished) 
         `<button type="submit">${escapeHtml(c.name)}</button></form></li>`,
     )
     .join('');
-  return sendPage(reply, 200, `Pick a ${result.provider.name} account`, `<h1>Pick a ${escapeHtml(result.provider.name)} account</h1><p>Which one should Herald publish to?</p><ul>${items}</ul>`);
+  return sendPage(
+    reply,
+    200,
+    `Pick a ${result.provider.name} account`,
+    `<h1>Pick a ${escapeHtml(result.provider.name)} account</h1><p>Which one should Herald publish to?</p><ul>${items}</ul>`,
+  );
 }
 
 function failure(request: FastifyRequest, reply: FastifyReply, err: unknown) {
@@ -51,13 +61,17 @@ export function connectRoutes(services: Services): FastifyPluginAsyncZod {
   const provider = z.object({ provider: z.string().min(1).max(50) });
   return async (app) => {
     installFormParser(app);
-    app.get('/connect/:provider/callback', { schema: { hide: true, params: provider, querystring: z.record(z.string(), z.string().max(4096)) } }, async (request, reply) => {
-      try {
-        return answer(request, reply, await connections.finish(request.params.provider, request.query));
-      } catch (err) {
-        return failure(request, reply, err);
-      }
-    });
+    app.get(
+      '/connect/:provider/callback',
+      { schema: { hide: true, params: provider, querystring: z.record(z.string(), z.string().max(4096)) } },
+      async (request, reply) => {
+        try {
+          return answer(request, reply, await connections.finish(request.params.provider, request.query));
+        } catch (err) {
+          return failure(request, reply, err);
+        }
+      },
+    );
 
     app.post('/connect/:provider/choose', {
       schema: { hide: true, params: provider, body: z.object({ state: z.string().max(200), index: z.coerce.number().int().min(0).max(1000) }) },

@@ -14,12 +14,19 @@ export function errorBody(statusCode: number, code: string, message: string, err
 }
 
 export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
-  return reply.code(err.statusCode).headers(err.headers).send(errorBody(err.statusCode, err.code, err.message, err.errors));
+  return reply
+    .code(err.statusCode)
+    .headers(err.headers)
+    .send(errorBody(err.statusCode, err.code, err.message, err.errors));
 }
 
 /** Fastify's own 4xx errors, by code: the name we give them and the part of the request at fault. */
 const FASTIFY_CODES: Record<string, { code: string; path: string; rule: string }> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_content_type', path: 'headers.content-type', rule: 'must be application/json (multipart/form-data for uploads)' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'unsupported_content_type',
+    path: 'headers.content-type',
+    rule: 'must be application/json (multipart/form-data for uploads)',
+  },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'body_too_large', path: 'body', rule: 'is larger than this server accepts' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_json', path: 'body', rule: 'must be valid JSON' },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_json', path: 'body', rule: 'must be valid JSON' },
@@ -38,7 +45,9 @@ export function sendFrameworkError(reply: FastifyReply, err: FastifyError): Fast
   const status = err.statusCode ?? 400;
   const known = FASTIFY_CODES[err.code];
   const problems = known ? [{ path: known.path, message: known.rule }] : [];
-  return reply.code(status).send(errorBody(status, known?.code ?? 'bad_request', known ? `${known.path}: ${known.rule} (${err.message})` : err.message, problems));
+  return reply
+    .code(status)
+    .send(errorBody(status, known?.code ?? 'bad_request', known ? `${known.path}: ${known.rule} (${err.message})` : err.message, problems));
 }
 
 function validationProblems(err: FastifyError & { validation: { instancePath: string; message?: string }[]; validationContext?: string }): FieldProblem[] {
@@ -55,7 +64,9 @@ export function installErrorHandling(app: FastifyInstance): void {
       const problems = validationProblems(err as never);
       const where = (err as { validationContext?: string }).validationContext ?? 'body';
       const message = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
-      return reply.code(400).send(errorBody(400, where === 'body' ? 'invalid_body' : `invalid_${where === 'querystring' ? 'query' : where}`, message, problems));
+      return reply
+        .code(400)
+        .send(errorBody(400, where === 'body' ? 'invalid_body' : `invalid_${where === 'querystring' ? 'query' : where}`, message, problems));
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendFrameworkError(reply, err);
@@ -63,7 +74,10 @@ export function installErrorHandling(app: FastifyInstance): void {
       // Nothing was changed (a write that failed is rolled back): the client may simply send it again.
       request.log.warn({ err: { message: err.message, code: err.code } }, 'store unavailable');
       const message = `The database is unavailable right now; nothing was changed. Try again in ${STORE_RETRY_AFTER_SECONDS} s.`;
-      return reply.code(503).header('Retry-After', String(STORE_RETRY_AFTER_SECONDS)).send(errorBody(503, 'store_unavailable', message));
+      return reply
+        .code(503)
+        .header('Retry-After', String(STORE_RETRY_AFTER_SECONDS))
+        .send(errorBody(503, 'store_unavailable', message));
     }
     request.log.error({ err }, 'request failed');
     return reply.code(500).send(errorBody(500, 'internal_error', 'Something went wrong on our side; the request was not completed.'));
@@ -100,7 +114,10 @@ export function installJsonParser(app: FastifyInstance): void {
       request.rawJson = JSON.parse(text);
       done(null, request.rawJson);
     } catch (err) {
-      done(new ApiError(400, 'invalid_json', `body: is not valid JSON (${(err as Error).message})`, [{ path: 'body', message: 'must be valid JSON' }]), undefined);
+      done(
+        new ApiError(400, 'invalid_json', `body: is not valid JSON (${(err as Error).message})`, [{ path: 'body', message: 'must be valid JSON' }]),
+        undefined,
+      );
     }
   });
 }
@@ -134,7 +151,11 @@ export function unsafeInput(input: unknown): FieldProblem | undefined {
 /** Rejects unsafe path parameters, query values and JSON bodies with a 400 naming the field, before validation runs. */
 export function installInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
-    const parts = [['params', request.params], ['query', request.query], ['body', request.body]] as const;
+    const parts = [
+      ['params', request.params],
+      ['query', request.query],
+      ['body', request.body],
+    ] as const;
     for (const [where, input] of parts) {
       const problem = unsafeInput(input);
       if (!problem) continue;

@@ -21,7 +21,9 @@ async function storeCheck(services: Services): Promise<Check> {
   const limit = deadline(STORE_TIMEOUT_MS);
   try {
     const answer = sql`SELECT 1`.execute(services.store.db);
-    const timedOut = new Promise<never>((_, reject) => limit.signal.addEventListener('abort', () => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)), { once: true }));
+    const timedOut = new Promise<never>((_, reject) =>
+      limit.signal.addEventListener('abort', () => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)), { once: true }),
+    );
     await Promise.race([answer, timedOut]);
     return 'ok';
   } catch (err) {

@@ -64,7 +64,10 @@ export class DeviceRequests {
 
   async create(intervalSeconds: number, scope: string | undefined, now = Date.now()): Promise<{ deviceCode: string; userCode: string; expiresAt: number }> {
     // Requests abandoned long ago go now; a fresh expiry is left for its poller to learn about.
-    await this.db.deleteFrom('device_requests').where('expires_at', '<', now - DEVICE_REQUEST_TTL_MS).execute();
+    await this.db
+      .deleteFrom('device_requests')
+      .where('expires_at', '<', now - DEVICE_REQUEST_TTL_MS)
+      .execute();
     const deviceCode = randomToken('hdc_');
     const expiresAt = now + DEVICE_REQUEST_TTL_MS;
     for (let attempt = 0; ; attempt++) {
@@ -129,7 +132,11 @@ export class DeviceRequests {
   }
 
   async deny(row: DeviceRequestRow): Promise<void> {
-    await this.db.updateTable('device_requests').set({ status: 'denied', state: null, code_verifier: null }).where('device_code_hash', '=', row.device_code_hash).execute();
+    await this.db
+      .updateTable('device_requests')
+      .set({ status: 'denied', state: null, code_verifier: null })
+      .where('device_code_hash', '=', row.device_code_hash)
+      .execute();
   }
 
   /** One poll of /device/token. A finished request is answered once, then deleted. */

@@ -33,7 +33,10 @@ export interface AuthServer {
 
 /** RFC 8628 3.5 error answer of /device/token. */
 function deviceError(reply: FastifyReply, error: string, description: string, extra: Record<string, unknown> = {}): FastifyReply {
-  return reply.code(400).header('cache-control', 'no-store').send({ error, error_description: description, ...extra });
+  return reply
+    .code(400)
+    .header('cache-control', 'no-store')
+    .send({ error, error_description: description, ...extra });
 }
 
 function field(body: unknown, ...names: string[]): string | undefined {
@@ -56,7 +59,12 @@ function verifyPage(reply: FastifyReply, status: number, code: string, error?: s
   );
 }
 
-export async function buildAuthServer(config: AuthServerConfig, store: Store, box: ReturnType<typeof createSecretBox>, options: { logger?: boolean; logLevel?: string } = {}): Promise<FastifyInstance> {
+export async function buildAuthServer(
+  config: AuthServerConfig,
+  store: Store,
+  box: ReturnType<typeof createSecretBox>,
+  options: { logger?: boolean; logLevel?: string } = {},
+): Promise<FastifyInstance> {
   const requests = new DeviceRequests(store.db, box);
   const limiter = new RateLimiter(store.db);
   const callbackUrl = `${config.publicUrl}/device/callback`;
@@ -97,7 +105,8 @@ export async function buildAuthServer(config: AuthServerConfig, store: Store, bo
     try {
       await limiter.consume(`device:verify:${request.ip}`, VERIFY_ATTEMPTS_PER_ADDRESS, LIMIT_WINDOW_MS, 'Code entries from this address');
     } catch (err) {
-      if (err instanceof ApiError) return verifyPage(reply.header('retry-after', err.headers['Retry-After'] ?? '60'), 429, code, 'Too many attempts; wait a few minutes and try again.');
+      if (err instanceof ApiError)
+        return verifyPage(reply.header('retry-after', err.headers['Retry-After'] ?? '60'), 429, code, 'Too many attempts; wait a few minutes and try again.');
       throw err;
     }
     if (!code) return verifyPage(reply, 400, code, 'Enter the code your terminal shows.');
@@ -121,7 +130,8 @@ export async function buildAuthServer(config: AuthServerConfig, store: Store, bo
     const state = field(request.query, 'state');
     const found = state ? await requests.byState(state) : undefined;
     if (found === 'expired') return sendPage(reply, 400, 'Sign-in expired', '<h1>This sign-in expired</h1><p>Start again in your terminal.</p>');
-    if (!found) return sendPage(reply, 400, 'Sign-in not found', '<h1>This sign-in is unknown or finished</h1><p>Start again in your terminal if it did not work.</p>');
+    if (!found)
+      return sendPage(reply, 400, 'Sign-in not found', '<h1>This sign-in is unknown or finished</h1><p>Start again in your terminal if it did not work.</p>');
     const error = field(request.query, 'error');
     const code = field(request.query, 'code');
     if (error || !code) {
@@ -150,9 +160,20 @@ export async function buildAuthServer(config: AuthServerConfig, store: Store, bo
     const body = (await answer.json().catch(() => ({}))) as Partial<TokenGrant> & { error?: string; error_description?: string };
     if (!answer.ok || typeof body.access_token !== 'string' || typeof body.id !== 'string') {
       request.log.error({ status: answer.status, error: body.error, description: body.error_description }, 'Herald refused the token exchange');
-      return sendPage(reply, 502, 'Sign-in failed', `<h1>Herald refused the sign-in</h1><p>${escapeHtml(body.error_description ?? `HTTP ${answer.status}`)}</p><p>Try entering the code again.</p>`);
+      return sendPage(
+        reply,
+        502,
+        'Sign-in failed',
+        `<h1>Herald refused the sign-in</h1><p>${escapeHtml(body.error_description ?? `HTTP ${answer.status}`)}</p><p>Try entering the code again.</p>`,
+      );
     }
-    await requests.approve(found, { access_token: body.access_token, token_type: body.token_type ?? 'bearer', expires_in: body.expires_in, scope: body.scope, id: body.id });
+    await requests.approve(found, {
+      access_token: body.access_token,
+      token_type: body.token_type ?? 'bearer',
+      expires_in: body.expires_in,
+      scope: body.scope,
+      id: body.id,
+    });
     return sendPage(reply, 200, 'Signed in', '<h1>Signed in</h1><p>Your terminal is signed in to Herald. You can close this window.</p>');
   });
 
@@ -187,7 +208,11 @@ export async function buildAuthServer(config: AuthServerConfig, store: Store, bo
 }
 
 /** Opens Herald's database (migrating it), then listens. Tests start it in-process the same way. */
-export async function startAuthServer(config: AuthServerConfig, storeConfig: Pick<Config, 'databaseUrl' | 'dataDir' | 'secret' | 'logLevel'>, options: { logger?: boolean } = {}): Promise<AuthServer> {
+export async function startAuthServer(
+  config: AuthServerConfig,
+  storeConfig: Pick<Config, 'databaseUrl' | 'dataDir' | 'secret' | 'logLevel'>,
+  options: { logger?: boolean } = {},
+): Promise<AuthServer> {
   const store = openStore(storeConfig);
   try {
     await migrate(store);

@@ -67,7 +67,10 @@ export function flag(invocation: Invocation, name: string): boolean {
 export function list(invocation: Invocation, name: string): string[] {
   const value = invocation.values[name];
   const raw = Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : [];
-  return raw.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  return raw
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 export function positional(invocation: Invocation, index: number, what: string): string {

@@ -34,15 +34,23 @@ const DEFAULT_INTERVAL_S = 5;
 async function postJson<T>(authServer: string, route: string, body: unknown): Promise<{ status: number; body: T }> {
   let response: Response;
   try {
-    response = await fetch(`${authServer}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+    response = await fetch(`${authServer}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
   } catch (err) {
-    throw new ClientError(`${new HeraldConnectionError(authServer, err).message}. Set HERALD_AUTH_SERVER to your Herald auth server (default http://localhost:3111).`);
+    throw new ClientError(
+      `${new HeraldConnectionError(authServer, err).message}. Set HERALD_AUTH_SERVER to your Herald auth server (default http://localhost:3111).`,
+    );
   }
   const text = await response.text();
   try {
     return { status: response.status, body: JSON.parse(text) as T };
   } catch {
-    throw new ClientError(`the auth server at ${authServer} answered ${route} with ${response.status} and a body that is not JSON; is HERALD_AUTH_SERVER right?`);
+    throw new ClientError(
+      `the auth server at ${authServer} answered ${route} with ${response.status} and a body that is not JSON; is HERALD_AUTH_SERVER right?`,
+    );
   }
 }
 
@@ -65,7 +73,9 @@ export async function login(config: ClientConfig, out: Output, options: { authSe
   const authServer = (options.authServer || config.authServer).replace(/\/+$/, '');
   const started = await postJson<DeviceCode & { error?: string; error_description?: string; message?: string }>(authServer, '/device/code', {});
   if (started.status >= 300 || !started.body.device_code || !started.body.user_code || !started.body.verification_uri) {
-    throw new ClientError(`the auth server could not start a login (${started.status}): ${started.body.error_description ?? started.body.message ?? started.body.error ?? 'no device code in its answer'}`);
+    throw new ClientError(
+      `the auth server could not start a login (${started.status}): ${started.body.error_description ?? started.body.message ?? started.body.error ?? 'no device code in its answer'}`,
+    );
   }
   const code = started.body;
   const link = code.verification_uri_complete ?? `${code.verification_uri}?code=${encodeURIComponent(code.user_code)}`;
@@ -90,7 +100,9 @@ export async function login(config: ClientConfig, out: Output, options: { authSe
         savedAt: new Date().toISOString(),
       });
       out.result({ loggedIn: true, apiUrl, organizationId: answer.body.organization_id ?? null, credentialsFile: file }, () =>
-        [`${out.style.green('Signed in.')} API: ${apiUrl}`, `The token is stored in ${file}; it is used instead of HERALD_API_KEY until "herald logout".`].join('\n'),
+        [`${out.style.green('Signed in.')} API: ${apiUrl}`, `The token is stored in ${file}; it is used instead of HERALD_API_KEY until "herald logout".`].join(
+          '\n',
+        ),
       );
       return;
     }

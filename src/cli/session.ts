@@ -36,9 +36,7 @@ export function currentSession(config: ClientConfig): Session | undefined {
 export function requireSession(config: ClientConfig): Session {
   const session = currentSession(config);
   if (!session) {
-    throw new ClientError(
-      'Not signed in. Set HERALD_API_KEY (create a key on the server with "npx herald keys create") or run "herald login".',
-    );
+    throw new ClientError('Not signed in. Set HERALD_API_KEY (create a key on the server with "npx herald keys create") or run "herald login".');
   }
   return session;
 }

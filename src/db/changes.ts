@@ -66,7 +66,10 @@ type StatementKind = 'begin' | 'end' | Tables;
 const BEGIN = /^\s*(begin|start\s+transaction|savepoint)\b/i;
 // A savepoint's release does not commit; only the outer commit or rollback ends the transaction.
 const END = /^\s*(commit|end|rollback)\b(?!\s+to\b)/i;
-const WATCHED_WRITE = new RegExp(`\\b(?:insert\\s+(?:or\\s+\\w+\\s+)?into|replace\\s+into|update|delete\\s+from)\\s+"?(${WATCHED_TABLES.join('|')})"?[\\s(]`, 'gi');
+const WATCHED_WRITE = new RegExp(
+  `\\b(?:insert\\s+(?:or\\s+\\w+\\s+)?into|replace\\s+into|update|delete\\s+from)\\s+"?(${WATCHED_TABLES.join('|')})"?[\\s(]`,
+  'gi',
+);
 
 const kinds = new Map<string, StatementKind>();
 const KNOWN_TEXTS = 2_000;

@@ -5,7 +5,17 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type PostgresPool, type PostgresPoolClient, type SqliteDatabase as KyselySqlite, type SqliteStatement } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  type Migration,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type SqliteDatabase as KyselySqlite,
+  type SqliteStatement,
+} from 'kysely';
 import SqliteDatabase from 'libsql';
 import pg from 'pg';
 import type { Database } from './schema.ts';

@@ -45,7 +45,14 @@ export function fromRow(shape: Shape, row: Record<string, unknown>): Record<stri
       continue;
     }
     const raw = row[aliasOf(value.column)];
-    out[key] = raw === null || raw === undefined ? null : value.kind === 'json' ? JSON.parse(raw as string) : value.kind === 'instant' ? new Date(Number(raw)).toISOString() : raw;
+    out[key] =
+      raw === null || raw === undefined
+        ? null
+        : value.kind === 'json'
+          ? JSON.parse(raw as string)
+          : value.kind === 'instant'
+            ? new Date(Number(raw)).toISOString()
+            : raw;
   }
   return out;
 }

@@ -12,7 +12,8 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
 /** SQLite: the disk is full or the file cannot be written or locked for long. */
 const SQLITE_CODES = new Set(['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_BUSY', 'SQLITE_READONLY', 'SQLITE_CANTOPEN']);
 /** node-postgres reports a dropped connection by message only. */
-const PG_MESSAGES = /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Connection terminated due to connection timeout/;
+const PG_MESSAGES =
+  /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Connection terminated due to connection timeout/;
 
 export function isStoreUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;

@@ -208,7 +208,10 @@ export class Channels {
   private async checkCustomer(accountId: string, customerId: string | null | undefined, path: string): Promise<void> {
     if (!customerId) return;
     const found = await this.db.selectFrom('customers').select('id').where('account_id', '=', accountId).where('id', '=', customerId).executeTakeFirst();
-    if (!found) throw new ApiError(404, 'not_found', `${path}: customer ${JSON.stringify(customerId)} does not exist in this account`, [{ path, message: 'no such customer in this account' }]);
+    if (!found)
+      throw new ApiError(404, 'not_found', `${path}: customer ${JSON.stringify(customerId)} does not exist in this account`, [
+        { path, message: 'no such customer in this account' },
+      ]);
   }
 
   /**
@@ -320,9 +323,18 @@ export class Channels {
    * Runs at start; does nothing once done.
    */
   async hideSecretExternalIds(): Promise<number> {
-    const rows = await this.db.selectFrom('channels').select(['id', 'provider', 'external_id']).where('provider', '=', 'webhook').where('external_id', 'not like', 'hmac:%').execute();
+    const rows = await this.db
+      .selectFrom('channels')
+      .select(['id', 'provider', 'external_id'])
+      .where('provider', '=', 'webhook')
+      .where('external_id', 'not like', 'hmac:%')
+      .execute();
     for (const row of rows) {
-      await this.db.updateTable('channels').set({ external_id: this.secretExternalId(row.provider, row.external_id) }).where('id', '=', row.id).execute();
+      await this.db
+        .updateTable('channels')
+        .set({ external_id: this.secretExternalId(row.provider, row.external_id) })
+        .where('id', '=', row.id)
+        .execute();
     }
     return rows.length;
   }
@@ -330,7 +342,11 @@ export class Channels {
   /** Stores refreshed tokens (the old refresh token stays when the network sent none). */
   async saveTokens(id: string, current: Record<string, unknown>, fresh: Record<string, unknown>): Promise<Record<string, unknown>> {
     const config = keepRefreshToken(current, { ...current, ...fresh });
-    await this.db.updateTable('channels').set({ config_sealed: this.box.encrypt(JSON.stringify(config)), renew_at: renewalTime(config) }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('channels')
+      .set({ config_sealed: this.box.encrypt(JSON.stringify(config)), renew_at: renewalTime(config) })
+      .where('id', '=', id)
+      .execute();
     return config;
   }
 
@@ -339,11 +355,17 @@ export class Channels {
     await db.updateTable('channels').set({ needs_reconnect: 1 }).where('id', '=', id).execute();
   }
 
-
   async update(
     accountId: string,
     id: string,
-    input: { name?: string; timeZone?: string; postingTimes?: string[]; customer?: string | null; disabled?: boolean; defaultSettings?: Record<string, unknown> },
+    input: {
+      name?: string;
+      timeZone?: string;
+      postingTimes?: string[];
+      customer?: string | null;
+      disabled?: boolean;
+      defaultSettings?: Record<string, unknown>;
+    },
   ): Promise<ChannelView> {
     const row = await this.row(accountId, id);
     if (input.timeZone !== undefined && !isTimeZone(input.timeZone)) throw invalidField('timeZone', 'must be an IANA time zone such as Europe/Berlin');
@@ -374,12 +396,27 @@ export class Channels {
     const channel = await this.row(accountId, id);
     const now = Date.now();
     await this.db.transaction().execute(async (tx) => {
-      const waiting = await tx.selectFrom('posts').select('group_id').distinct().where('channel_id', '=', id).where('state', 'in', WAITING).where('deleted_at', 'is', null).execute();
-      await assertNotPublishing(tx, waiting.map((r) => r.group_id), now);
+      const waiting = await tx
+        .selectFrom('posts')
+        .select('group_id')
+        .distinct()
+        .where('channel_id', '=', id)
+        .where('state', 'in', WAITING)
+        .where('deleted_at', 'is', null)
+        .execute();
+      await assertNotPublishing(
+        tx,
+        waiting.map((r) => r.group_id),
+        now,
+      );
       await tx.updateTable('channels').set({ deleted_at: now }).where('id', '=', id).execute();
       const deleted = await deleteGroups(tx, { account: accountId, channel: id, states: WAITING }, now);
       const roots = deleted.filter((p) => p.thread_index === 0);
-      await this.events?.record(tx, accountId, roots.map((root) => ({ type: 'post.deleted' as const, data: postEventData(root, channel) })));
+      await this.events?.record(
+        tx,
+        accountId,
+        roots.map((root) => ({ type: 'post.deleted' as const, data: postEventData(root, channel) })),
+      );
     });
     this.events?.announce();
   }
@@ -410,9 +447,7 @@ export class Channels {
     );
     const [y, mo, d] = localDay(channel.time_zone, now);
     for (let day = 0; day <= horizonDays; day++) {
-      const candidates = times
-        .map(([h, m]) => zonedInstant(channel.time_zone, y, mo, d + day, h, m))
-        .sort((a, b) => a - b);
+      const candidates = times.map(([h, m]) => zonedInstant(channel.time_zone, y, mo, d + day, h, m)).sort((a, b) => a - b);
       for (const at of candidates) {
         if (at > now && !taken.has(Math.floor(at / 60_000))) return at;
       }

@@ -27,7 +27,9 @@ interface Pending {
   choices?: ConnectResult[];
 }
 
-export type Finished = { kind: 'connected'; channelId: string; name: string; provider: Provider } | { kind: 'choose'; state: string; provider: Provider; choices: { index: number; name: string; picture: string | null; profile: string | null }[] };
+export type Finished =
+  | { kind: 'connected'; channelId: string; name: string; provider: Provider }
+  | { kind: 'choose'; state: string; provider: Provider; choices: { index: number; name: string; picture: string | null; profile: string | null }[] };
 
 function pkcePair(): { verifier: string; challenge: string } {
   const verifier = crypto.randomBytes(48).toString('base64url');
@@ -52,15 +54,21 @@ export class Connections {
     const provider = findProvider(identifier);
     if (!provider) throw notFound('Provider', identifier);
     if (!provider.oauth) {
-      throw new ApiError(400, 'not_oauth', `${provider.name} channels connect with credentials, not OAuth: POST /api/public/v1/integrations with {"identifier":"${provider.identifier}","credentials":{...}}`, [
-        { path: 'provider', message: 'connects with credentials' },
-      ]);
+      throw new ApiError(
+        400,
+        'not_oauth',
+        `${provider.name} channels connect with credentials, not OAuth: POST /api/public/v1/integrations with {"identifier":"${provider.identifier}","credentials":{...}}`,
+        [{ path: 'provider', message: 'connects with credentials' }],
+      );
     }
     const { missing } = networkSettings(this.config, provider);
     if (missing.length > 0) {
-      throw new ApiError(400, 'provider_not_configured', `${provider.name} is not configured on this server: set ${missing.join(' and ')} (see README, "Networks")`, [
-        { path: 'provider', message: 'not configured' },
-      ]);
+      throw new ApiError(
+        400,
+        'provider_not_configured',
+        `${provider.name} is not configured on this server: set ${missing.join(' and ')} (see README, "Networks")`,
+        [{ path: 'provider', message: 'not configured' }],
+      );
     }
     return provider as Provider & { oauth: NonNullable<Provider['oauth']> };
   }
@@ -72,7 +80,13 @@ export class Connections {
     const pkce = provider.oauth.pkce ? pkcePair() : undefined;
     let started;
     try {
-      started = await provider.oauth.start({ ...this.network(provider), state, redirectUri: this.redirectUri(provider), codeChallenge: pkce?.challenge, options });
+      started = await provider.oauth.start({
+        ...this.network(provider),
+        state,
+        redirectUri: this.redirectUri(provider),
+        codeChallenge: pkce?.challenge,
+        options,
+      });
     } catch (err) {
       throw connectFailure(provider, err);
     }
@@ -80,7 +94,14 @@ export class Connections {
     const pending: Pending = { verifier: pkce?.verifier, stash: started.stash ?? {} };
     await this.db
       .insertInto('connect_requests')
-      .values({ state, account_id: accountId, provider: provider.identifier, data_sealed: this.box.encrypt(JSON.stringify(pending)), created_at: now, expires_at: now + CONNECT_WINDOW_MS })
+      .values({
+        state,
+        account_id: accountId,
+        provider: provider.identifier,
+        data_sealed: this.box.encrypt(JSON.stringify(pending)),
+        created_at: now,
+        expires_at: now + CONNECT_WINDOW_MS,
+      })
       .execute();
     return { url: started.url };
   }
@@ -100,11 +121,19 @@ export class Connections {
     const provider = this.oauthProvider(identifier);
     const { accountId, pending } = await this.take(query.state ?? query.oauth_token_state, identifier);
     if (query.error) {
-      throw new ApiError(400, 'connect_denied', `${provider.name} did not grant access: ${query.error_description || query.error}`, [{ path: 'error', message: query.error }]);
+      throw new ApiError(400, 'connect_denied', `${provider.name} did not grant access: ${query.error_description || query.error}`, [
+        { path: 'error', message: query.error },
+      ]);
     }
     let results: ConnectResult[];
     try {
-      results = await provider.oauth.finish({ ...this.network(provider), query, redirectUri: this.redirectUri(provider), codeVerifier: pending.verifier, stash: pending.stash });
+      results = await provider.oauth.finish({
+        ...this.network(provider),
+        query,
+        redirectUri: this.redirectUri(provider),
+        codeVerifier: pending.verifier,
+        stash: pending.stash,
+      });
     } catch (err) {
       throw connectFailure(provider, err);
     }
@@ -115,9 +144,21 @@ export class Connections {
     const now = Date.now();
     await this.db
       .insertInto('connect_requests')
-      .values({ state, account_id: accountId, provider: provider.identifier, data_sealed: this.box.encrypt(JSON.stringify({ stash: {}, choices: results })), created_at: now, expires_at: now + CONNECT_WINDOW_MS })
+      .values({
+        state,
+        account_id: accountId,
+        provider: provider.identifier,
+        data_sealed: this.box.encrypt(JSON.stringify({ stash: {}, choices: results })),
+        created_at: now,
+        expires_at: now + CONNECT_WINDOW_MS,
+      })
       .execute();
-    return { kind: 'choose', state, provider, choices: results.map((r, index) => ({ index, name: r.name, picture: r.picture ?? null, profile: r.profile ?? null })) };
+    return {
+      kind: 'choose',
+      state,
+      provider,
+      choices: results.map((r, index) => ({ index, name: r.name, picture: r.picture ?? null, profile: r.profile ?? null })),
+    };
   }
 
   /** Step 2: the user picked one of the accounts. */

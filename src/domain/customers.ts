@@ -32,7 +32,12 @@ export class Customers {
         .orderBy('created_at')
         .execute(),
     ]);
-    return rows.map((r) => ({ id: r.id, name: r.name, createdAt: iso(r.created_at), channels: assigned.filter((c) => c.customer_id === r.id).map((c) => c.id) }));
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      createdAt: iso(r.created_at),
+      channels: assigned.filter((c) => c.customer_id === r.id).map((c) => c.id),
+    }));
   }
 
   async get(accountId: string, id: string): Promise<CustomerView> {

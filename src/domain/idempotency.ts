@@ -11,9 +11,7 @@ import { ApiError } from './errors.ts';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IN_FLIGHT_TIMEOUT_MS = 10 * 60 * 1000;
 
-export type Reservation =
-  | { kind: 'fresh' }
-  | { kind: 'replay'; requestHash: string | null; statusCode: number; body: unknown };
+export type Reservation = { kind: 'fresh' } | { kind: 'replay'; requestHash: string | null; statusCode: number; body: unknown };
 
 export function checkKey(key: string): void {
   if (key.length === 0 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
@@ -45,7 +43,13 @@ export class Idempotency {
         if (requestHash !== null && existing.request_hash !== requestHash) throw mismatch();
         return { kind: 'replay', requestHash: existing.request_hash, statusCode: existing.status_code!, body: JSON.parse(existing.response!) };
       }
-      if (existing) await this.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('created_at', '=', existing.created_at).execute();
+      if (existing)
+        await this.db
+          .deleteFrom('idempotency_keys')
+          .where('account_id', '=', accountId)
+          .where('key', '=', key)
+          .where('created_at', '=', existing.created_at)
+          .execute();
       const inserted = await this.db
         .insertInto('idempotency_keys')
         .values({ account_id: accountId, key, route, request_hash: requestHash, state: 'in_flight', status_code: null, response: null, created_at: now })
@@ -72,7 +76,10 @@ export class Idempotency {
   }
 
   async prune(now = Date.now()): Promise<void> {
-    await this.db.deleteFrom('idempotency_keys').where('created_at', '<', now - IDEMPOTENCY_TTL_MS).execute();
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', now - IDEMPOTENCY_TTL_MS)
+      .execute();
   }
 }
 

@@ -89,9 +89,12 @@ class SniffAndCap extends Transform {
     const type = await fileTypeFromBuffer(head);
     const kind = type && ACCEPTED[type.mime];
     if (!type || !kind) {
-      throw new ApiError(415, 'unsupported_media_type', `file: ${type ? `type ${type.mime} is` : 'this content is'} not accepted; upload JPEG, PNG, GIF, WebP, AVIF, BMP, TIFF, MP4, MOV or WebM`, [
-        { path: 'file', message: 'unsupported file type (detected from its bytes)' },
-      ]);
+      throw new ApiError(
+        415,
+        'unsupported_media_type',
+        `file: ${type ? `type ${type.mime} is` : 'this content is'} not accepted; upload JPEG, PNG, GIF, WebP, AVIF, BMP, TIFF, MP4, MOV or WebM`,
+        [{ path: 'file', message: 'unsupported file type (detected from its bytes)' }],
+      );
     }
     this.mime = type.mime;
     this.cap = this.caps[kind];
@@ -136,21 +139,36 @@ class SniffAndCap extends Transform {
 
 /** "10 MB", "1 GB", "512 KB": caps as people say them. */
 export function describeBytes(bytes: number): string {
-  for (const [unit, size] of [['GB', 1024 ** 3], ['MB', 1024 ** 2], ['KB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['GB', 1024 ** 3],
+    ['MB', 1024 ** 2],
+    ['KB', 1024],
+  ] as const) {
     if (bytes >= size) return `${Math.round((bytes / size) * 10) / 10} ${unit}`;
   }
   return `${bytes} bytes`;
 }
 
 const EXTENSIONS: Record<string, string> = {
-  'image/jpeg': 'jpg', 'image/png': 'png', 'image/gif': 'gif', 'image/webp': 'webp', 'image/avif': 'avif',
-  'image/bmp': 'bmp', 'image/tiff': 'tiff', 'video/mp4': 'mp4', 'video/quicktime': 'mov', 'video/webm': 'webm',
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
+  'image/bmp': 'bmp',
+  'image/tiff': 'tiff',
+  'video/mp4': 'mp4',
+  'video/quicktime': 'mov',
+  'video/webm': 'webm',
 };
 
 /** A display name that is safe to show: no folders, control characters or NULs. */
 export function cleanName(name: string | undefined): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
-  const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  const cleaned = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 255);
   return cleaned || 'upload';
 }
 
@@ -185,7 +203,12 @@ export class Media implements MediaLookup {
   }
 
   /** `options.declaredBytes`: the sender's announced length; `options.fingerprint`: compute `contentHash` (for Idempotency-Key). */
-  async store(accountId: string, source: Readable, originalName: string | undefined, options: { declaredBytes?: number; fingerprint?: boolean } = {}): Promise<StoredUpload> {
+  async store(
+    accountId: string,
+    source: Readable,
+    originalName: string | undefined,
+    options: { declaredBytes?: number; fingerprint?: boolean } = {},
+  ): Promise<StoredUpload> {
     const id = newId();
     const temp = path.join(this.storage.tempDir, id);
     const thumbTemp = `${temp}-thumb.jpg`;
@@ -247,18 +270,33 @@ export class Media implements MediaLookup {
       });
       return { media: row, contentHash: sniff.hash ? fingerprint(sniff.hash, originalName) : undefined };
     } catch (err) {
-      await Promise.all([fs.promises.rm(temp, { force: true }), fs.promises.rm(thumbTemp, { force: true }), ...stored.map((key) => this.storage.remove(key).catch(() => {}))]);
+      await Promise.all([
+        fs.promises.rm(temp, { force: true }),
+        fs.promises.rm(thumbTemp, { force: true }),
+        ...stored.map((key) => this.storage.remove(key).catch(() => {})),
+      ]);
       throw err;
     }
   }
 
   /** One page of the account's media library, newest first. */
-  async page(accountId: string, page: number, limit = MEDIA_PAGE_SIZE, tag?: string): Promise<{ media: MediaRow[]; total: number; page: number; limit: number; hasMore: boolean }> {
+  async page(
+    accountId: string,
+    page: number,
+    limit = MEDIA_PAGE_SIZE,
+    tag?: string,
+  ): Promise<{ media: MediaRow[]; total: number; page: number; limit: number; hasMore: boolean }> {
     let live = this.db.selectFrom('media').where('account_id', '=', accountId).where('deleted_at', 'is', null);
     // tags is JSON text of names that MEDIA_TAG (media-tag.ts) allows: no quote, %, _ or backslash to escape.
     if (tag !== undefined) live = live.where('tags', 'like', `%${JSON.stringify(tag)}%`);
     const [rows, count] = await Promise.all([
-      live.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(page * limit).execute(),
+      live
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id')
+        .limit(limit)
+        .offset(page * limit)
+        .execute(),
       live.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
     ]);
     const total = Number(count.n);

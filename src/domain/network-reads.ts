@@ -68,12 +68,18 @@ export class NetworkReads {
   }
 
   async prune(now = Date.now()): Promise<void> {
-    await this.db.deleteFrom('network_reads').where('read_at', '<', now - READ_KEPT_MS).execute();
+    await this.db
+      .deleteFrom('network_reads')
+      .where('read_at', '<', now - READ_KEPT_MS)
+      .execute();
   }
 
   /** The kept answer for (channel, what) when it is young enough, else a new read, kept. */
   private async kept<T>(row: ChannelRow, what: unknown[], keptMs: number, read: (ctx: NetworkContext, channel: PublishChannel) => Promise<T>): Promise<T> {
-    const key = crypto.createHash('sha256').update(JSON.stringify([row.id, ...what])).digest('base64url');
+    const key = crypto
+      .createHash('sha256')
+      .update(JSON.stringify([row.id, ...what]))
+      .digest('base64url');
     const now = Date.now();
     const stored = await this.db.selectFrom('network_reads').select(['value', 'read_at']).where('key', '=', key).executeTakeFirst();
     if (stored && now - stored.read_at < keptMs) return JSON.parse(stored.value) as T;

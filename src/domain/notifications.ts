@@ -26,7 +26,11 @@ export class Notifications {
         .limit(limit)
         .offset(page * limit)
         .execute(),
-      this.db.selectFrom('notifications').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('notifications')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow(),
     ]);
     const total = Number(count.n);
     return {

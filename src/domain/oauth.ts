@@ -43,7 +43,13 @@ export interface AppView {
 }
 
 function appView(row: OAuthAppRow): AppView {
-  return { clientId: row.id, name: row.name, redirectUris: JSON.parse(row.redirect_uris), tokenLifetime: row.token_ttl_seconds, createdAt: iso(row.created_at) };
+  return {
+    clientId: row.id,
+    name: row.name,
+    redirectUris: JSON.parse(row.redirect_uris),
+    tokenLifetime: row.token_ttl_seconds,
+    createdAt: iso(row.created_at),
+  };
 }
 
 export interface GrantView {
@@ -113,18 +119,25 @@ export class OAuthServer {
   private readonly tokenByHash;
 
   constructor(private readonly db: Kysely<Database>) {
-    this.tokenByHash = hotQuery<{ hash: string }, Pick<OAuthTokenRow, 'id' | 'account_id' | 'scopes' | 'access_expires_at' | 'last_used_at'>>(db, ['hash'], (p) =>
-      db
-        .selectFrom('oauth_tokens')
-        .select(['id', 'account_id', 'scopes', 'access_expires_at', 'last_used_at'])
-        .where('access_hash', '=', p.hash)
-        .where('revoked_at', 'is', null),
+    this.tokenByHash = hotQuery<{ hash: string }, Pick<OAuthTokenRow, 'id' | 'account_id' | 'scopes' | 'access_expires_at' | 'last_used_at'>>(
+      db,
+      ['hash'],
+      (p) =>
+        db
+          .selectFrom('oauth_tokens')
+          .select(['id', 'account_id', 'scopes', 'access_expires_at', 'last_used_at'])
+          .where('access_hash', '=', p.hash)
+          .where('revoked_at', 'is', null),
     );
   }
 
   // Applications ---------------------------------------------------------------
 
-  async registerApp(accountId: string, input: { name: string; redirectUris: string[]; tokenLifetime?: number }, now = Date.now()): Promise<{ app: AppView; clientSecret: string }> {
+  async registerApp(
+    accountId: string,
+    input: { name: string; redirectUris: string[]; tokenLifetime?: number },
+    now = Date.now(),
+  ): Promise<{ app: AppView; clientSecret: string }> {
     const redirectUris = input.redirectUris.map((u, i) => checkRedirectUri(u, `redirectUris.${i}`));
     const clientSecret = randomToken('hcs_');
     const row: OAuthAppRow = {
@@ -142,12 +155,24 @@ export class OAuthServer {
   }
 
   async listApps(accountId: string): Promise<AppView[]> {
-    const rows = await this.db.selectFrom('oauth_apps').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null).orderBy('created_at').execute();
+    const rows = await this.db
+      .selectFrom('oauth_apps')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .orderBy('created_at')
+      .execute();
     return rows.map(appView);
   }
 
   private async ownApp(accountId: string, clientId: string): Promise<OAuthAppRow> {
-    const row = await this.db.selectFrom('oauth_apps').selectAll().where('account_id', '=', accountId).where('id', '=', clientId).where('deleted_at', 'is', null).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('oauth_apps')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
     if (!row) throw notFound('Application', clientId);
     return row;
   }
@@ -166,7 +191,11 @@ export class OAuthServer {
   async rotateSecret(accountId: string, clientId: string): Promise<{ app: AppView; clientSecret: string }> {
     const row = await this.ownApp(accountId, clientId);
     const clientSecret = randomToken('hcs_');
-    await this.db.updateTable('oauth_apps').set({ secret_hash: sha256(clientSecret) }).where('id', '=', clientId).execute();
+    await this.db
+      .updateTable('oauth_apps')
+      .set({ secret_hash: sha256(clientSecret) })
+      .where('id', '=', clientId)
+      .execute();
     return { app: appView(row), clientSecret };
   }
 
@@ -195,13 +224,19 @@ export class OAuthServer {
     let redirectUri: string;
     if (params.redirect_uri) {
       if (!app.redirectUris.includes(params.redirect_uri)) {
-        return { kind: 'refuse', message: `The redirect address ${params.redirect_uri} is not registered for the application "${app.name}", so Herald will not send you there.` };
+        return {
+          kind: 'refuse',
+          message: `The redirect address ${params.redirect_uri} is not registered for the application "${app.name}", so Herald will not send you there.`,
+        };
       }
       redirectUri = params.redirect_uri;
     } else if (app.redirectUris.length === 1) {
       redirectUri = app.redirectUris[0];
     } else {
-      return { kind: 'refuse', message: `The application "${app.name}" registered several redirect addresses and did not say which one to use (redirect_uri).` };
+      return {
+        kind: 'refuse',
+        message: `The application "${app.name}" registered several redirect addresses and did not say which one to use (redirect_uri).`,
+      };
     }
     const state = params.state || undefined;
     const fail = (error: string, description: string): AuthorizationCheck => ({ kind: 'redirect_error', redirectUri, error, description, state });
@@ -215,7 +250,8 @@ export class OAuthServer {
     let codeChallenge: string | undefined;
     if (params.code_challenge !== undefined && params.code_challenge !== '') {
       if ((params.code_challenge_method ?? 'plain') !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not supported)');
-      if (!CHALLENGE.test(params.code_challenge)) return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)');
+      if (!CHALLENGE.test(params.code_challenge))
+        return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)');
       codeChallenge = params.code_challenge;
     } else if (params.code_challenge_method) {
       return fail('invalid_request', 'code_challenge_method was sent without code_challenge');
@@ -291,7 +327,12 @@ export class OAuthServer {
       // Without PKCE only the client's secret proves who is asking.
       if (input.clientSecret === undefined) throw new OAuthError('invalid_client', 'client_secret is required (or use PKCE)');
     }
-    const claimed = await this.db.updateTable('oauth_codes').set({ used_at: now }).where('code_hash', '=', codeHash).where('used_at', 'is', null).executeTakeFirst();
+    const claimed = await this.db
+      .updateTable('oauth_codes')
+      .set({ used_at: now })
+      .where('code_hash', '=', codeHash)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
     if (Number(claimed.numUpdatedRows) !== 1) throw new OAuthError('invalid_grant', 'the authorization code was used already');
     if (!(await this.personExists(code.user_id))) throw new OAuthError('invalid_grant', 'the person who authorized this code was removed');
     return this.issueToken(app, { accountId: code.account_id, userId: code.user_id, scopes: scopesFromJson(code.scopes), codeHash }, now);
@@ -302,7 +343,8 @@ export class OAuthServer {
     if (input.clientSecret === undefined) throw new OAuthError('invalid_client', 'client_secret is required to refresh a token');
     if (!input.refreshToken) throw new OAuthError('invalid_request', 'refresh_token is required');
     const row = await this.db.selectFrom('oauth_tokens').selectAll().where('refresh_hash', '=', sha256(input.refreshToken)).executeTakeFirst();
-    if (!row || row.app_id !== app.id || row.revoked_at !== null) throw new OAuthError('invalid_grant', 'the refresh token is unknown, revoked or was used already');
+    if (!row || row.app_id !== app.id || row.revoked_at !== null)
+      throw new OAuthError('invalid_grant', 'the refresh token is unknown, revoked or was used already');
     if (!(await this.personExists(row.user_id))) throw new OAuthError('invalid_grant', 'the person who authorized this token was removed');
     const granted = scopesFromJson(row.scopes);
     let scopes = granted;
@@ -315,12 +357,21 @@ export class OAuthServer {
       if (!within(scopes, granted)) throw new OAuthError('invalid_scope', 'a refresh may narrow the scopes, never widen them');
     }
     // The old pair stops working: a refresh token is used once.
-    const retired = await this.db.updateTable('oauth_tokens').set({ revoked_at: now }).where('id', '=', row.id).where('revoked_at', 'is', null).executeTakeFirst();
+    const retired = await this.db
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: now })
+      .where('id', '=', row.id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
     if (Number(retired.numUpdatedRows) !== 1) throw new OAuthError('invalid_grant', 'the refresh token was used already');
     return this.issueToken(app, { accountId: row.account_id, userId: row.user_id, scopes, codeHash: row.code_hash }, now);
   }
 
-  private async issueToken(app: OAuthAppRow, grant: { accountId: string; userId: string; scopes: ScopeList; codeHash: string | null }, now: number): Promise<TokenAnswer> {
+  private async issueToken(
+    app: OAuthAppRow,
+    grant: { accountId: string; userId: string; scopes: ScopeList; codeHash: string | null },
+    now: number,
+  ): Promise<TokenAnswer> {
     const access = randomToken(ACCESS_TOKEN_PREFIX);
     const refresh = randomToken(REFRESH_TOKEN_PREFIX);
     await this.db
@@ -340,7 +391,14 @@ export class OAuthServer {
         revoked_at: null,
       })
       .execute();
-    return { access_token: access, token_type: 'bearer', expires_in: app.token_ttl_seconds, refresh_token: refresh, scope: scopeString(grant.scopes), id: grant.accountId };
+    return {
+      access_token: access,
+      token_type: 'bearer',
+      expires_in: app.token_ttl_seconds,
+      refresh_token: refresh,
+      scope: scopeString(grant.scopes),
+      id: grant.accountId,
+    };
   }
 
   /** RFC 7009: the client gives up a token (access or refresh); unknown tokens are not an error. */
@@ -360,8 +418,14 @@ export class OAuthServer {
 
   /** Drops codes a day after they expired, and revoked tokens after a day (housekeeping). */
   async prune(now = Date.now()): Promise<void> {
-    await this.db.deleteFrom('oauth_codes').where('expires_at', '<', now - 86_400_000).execute();
-    await this.db.deleteFrom('oauth_tokens').where('revoked_at', '<', now - 86_400_000).execute();
+    await this.db
+      .deleteFrom('oauth_codes')
+      .where('expires_at', '<', now - 86_400_000)
+      .execute();
+    await this.db
+      .deleteFrom('oauth_tokens')
+      .where('revoked_at', '<', now - 86_400_000)
+      .execute();
   }
 
   // Use and revocation --------------------------------------------------------
@@ -401,8 +465,13 @@ export class OAuthServer {
 
   /** Revokes one grant (access and refresh token) at once. */
   async revokeGrant(accountId: string, id: string, now = Date.now()): Promise<void> {
-    const done = await this.db.updateTable('oauth_tokens').set({ revoked_at: now }).where('account_id', '=', accountId).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+    const done = await this.db
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: now })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) throw notFound('Authorization', id);
   }
 }
-

@@ -124,7 +124,12 @@ export class People {
       await this.db.transaction().execute(async (trx) => {
         await trx.insertInto('users').values(row).execute();
         if (invitation) {
-          const used = await trx.updateTable('invitations').set({ accepted_at: now }).where('id', '=', invitation.id).where('accepted_at', 'is', null).executeTakeFirst();
+          const used = await trx
+            .updateTable('invitations')
+            .set({ accepted_at: now })
+            .where('id', '=', invitation.id)
+            .where('accepted_at', 'is', null)
+            .executeTakeFirst();
           if (Number(used.numUpdatedRows) !== 1) throw invalidField('invitation', 'was used already', 'invalid_invitation');
         }
       });
@@ -151,7 +156,10 @@ export class People {
   async startSession(userId: string, now = Date.now()): Promise<{ token: string; expiresAt: number }> {
     const token = randomToken('hs_');
     const expiresAt = now + SESSION_TTL_MS;
-    await this.db.insertInto('sessions').values({ token_hash: sha256(token), user_id: userId, created_at: now, expires_at: expiresAt }).execute();
+    await this.db
+      .insertInto('sessions')
+      .values({ token_hash: sha256(token), user_id: userId, created_at: now, expires_at: expiresAt })
+      .execute();
     return { token, expiresAt };
   }
 
@@ -181,7 +189,10 @@ export class People {
   /** Drops expired sessions and invitations (housekeeping). */
   async prune(now = Date.now()): Promise<void> {
     await this.db.deleteFrom('sessions').where('expires_at', '<', now).execute();
-    await this.db.deleteFrom('invitations').where('expires_at', '<', now - INVITATION_TTL_MS).execute();
+    await this.db
+      .deleteFrom('invitations')
+      .where('expires_at', '<', now - INVITATION_TTL_MS)
+      .execute();
   }
 
   async list(accountId: string): Promise<UserView[]> {
@@ -215,7 +226,12 @@ export class People {
 
   async withdrawInvitation(actor: UserRow, id: string): Promise<void> {
     requirePermission(actor, 'invite');
-    const done = await this.db.deleteFrom('invitations').where('account_id', '=', actor.account_id).where('id', '=', id).where('accepted_at', 'is', null).executeTakeFirst();
+    const done = await this.db
+      .deleteFrom('invitations')
+      .where('account_id', '=', actor.account_id)
+      .where('id', '=', id)
+      .where('accepted_at', 'is', null)
+      .executeTakeFirst();
     if (Number(done.numDeletedRows) === 0) throw notFound('Open invitation', id);
   }
 

@@ -52,13 +52,20 @@ export async function rewriteThread(db: Db, groupId: string, rows: PostRow[]): P
 }
 
 /** The rows a deletion removed, as the post.deleted event describes them. */
-export type DeletedPost = Pick<PostRow, 'id' | 'thread_index' | 'group_id' | 'state' | 'publish_at' | 'content' | 'channel_id' | 'release_id' | 'release_url' | 'error'>;
+export type DeletedPost = Pick<
+  PostRow,
+  'id' | 'thread_index' | 'group_id' | 'state' | 'publish_at' | 'content' | 'channel_id' | 'release_id' | 'release_url' | 'error'
+>;
 
 /**
  * Deletes whole groups (a post and its thread), taking them back from any worker.
  * `states` limits it to posts not yet published (removing a channel keeps its history).
  */
-export async function deleteGroups(db: Db, where: { account: string; groups?: string[]; channel?: string; states?: PostState[] }, now: number): Promise<DeletedPost[]> {
+export async function deleteGroups(
+  db: Db,
+  where: { account: string; groups?: string[]; channel?: string; states?: PostState[] },
+  now: number,
+): Promise<DeletedPost[]> {
   let query = db
     .updateTable('posts')
     .set((eb) => ({ deleted_at: now, updated_at: now, ...takenBack(eb) }))
@@ -110,7 +117,12 @@ type Held = Pick<PostRow, 'id' | 'lease_owner'>;
 
 /** Keeps the claim for another `leaseMs` (a long upload outlasts one lease). */
 export async function renewLease(db: Db, item: Held, leaseMs: number, now = Date.now()): Promise<void> {
-  await db.updateTable('posts').set({ lease_until: now + leaseMs }).where('id', '=', item.id).where('lease_owner', '=', item.lease_owner).execute();
+  await db
+    .updateTable('posts')
+    .set({ lease_until: now + leaseMs })
+    .where('id', '=', item.id)
+    .where('lease_owner', '=', item.lease_owner)
+    .execute();
 }
 
 /**
@@ -131,7 +143,15 @@ export async function handBack(db: Db, item: Held, at: number, outcome: { error:
 export async function complete(db: Db, mark: { id: string; releaseId: string; releaseUrl: string | null; at: number }): Promise<void> {
   await db
     .updateTable('posts')
-    .set({ state: 'PUBLISHED', release_id: mark.releaseId, release_url: mark.releaseUrl, error: null, lease_owner: null, lease_until: null, updated_at: mark.at })
+    .set({
+      state: 'PUBLISHED',
+      release_id: mark.releaseId,
+      release_url: mark.releaseUrl,
+      error: null,
+      lease_owner: null,
+      lease_until: null,
+      updated_at: mark.at,
+    })
     .where('id', '=', mark.id)
     .execute();
 }
@@ -143,7 +163,11 @@ export async function scheduleReply(db: Db, replyId: string, at: number): Promis
 
 /** Ends an item in ERROR, and the thread items after it with it; run inside a transaction. */
 export async function failWithThread(db: Db, item: Pick<PostRow, 'id' | 'group_id' | 'thread_index'>, reason: string, now: number): Promise<void> {
-  await db.updateTable('posts').set({ state: 'ERROR', error: reason, lease_owner: null, lease_until: null, updated_at: now }).where('id', '=', item.id).execute();
+  await db
+    .updateTable('posts')
+    .set({ state: 'ERROR', error: reason, lease_owner: null, lease_until: null, updated_at: now })
+    .where('id', '=', item.id)
+    .execute();
   await db
     .updateTable('posts')
     .set({ state: 'ERROR', error: `Not published because item ${item.thread_index + 1} of the thread failed.`, updated_at: now })

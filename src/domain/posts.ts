@@ -17,7 +17,16 @@ import type { Provider } from '../providers/types.ts';
 import type { Channels } from './channels.ts';
 import { ApiError, conflict, invalidField, invalidFields, notFound, type FieldProblem } from './errors.ts';
 import { postEventData, type AccountEvent, type Events, type WebhookEvent } from './events.ts';
-import { addThread, assertNotPublishing, changeGroup, type GroupChange, deleteGroups, markPublishedByHand, requeueFailed, rewriteThread } from './post-queue.ts';
+import {
+  addThread,
+  assertNotPublishing,
+  changeGroup,
+  type GroupChange,
+  deleteGroups,
+  markPublishedByHand,
+  requeueFailed,
+  rewriteThread,
+} from './post-queue.ts';
 import { shortenLinks, type PendingLinks } from './shortlinks.ts';
 import { countText } from '../providers/text-counting.ts';
 import { validateSettings } from './provider-settings.ts';
@@ -72,7 +81,12 @@ const SUMMARY: Shape = {
   image: json('posts.media'),
   error: value('posts.error'),
   warning: value('posts.warning'),
-  integration: { id: value('posts.channel_id'), providerIdentifier: value('channels.provider'), name: value('channels.name'), picture: value('channels.picture') },
+  integration: {
+    id: value('posts.channel_id'),
+    providerIdentifier: value('channels.provider'),
+    name: value('channels.name'),
+    picture: value('channels.picture'),
+  },
 };
 
 /** How far in the past a moved post may land (the person's clock and ours differ a little). */
@@ -108,8 +122,10 @@ export class Posts {
         .orderBy('posts.publish_at')
         .orderBy('posts.id');
     this.listAll = hotQuery<{ account: string; from: number; to: number }, { item: string }>(db, ['account', 'from', 'to'], listed);
-    this.listOfCustomer = hotQuery<{ account: string; from: number; to: number; customer: string }, { item: string }>(db, ['account', 'from', 'to', 'customer'], (p) =>
-      listed(p).where('channels.customer_id', '=', p.customer),
+    this.listOfCustomer = hotQuery<{ account: string; from: number; to: number; customer: string }, { item: string }>(
+      db,
+      ['account', 'from', 'to', 'customer'],
+      (p) => listed(p).where('channels.customer_id', '=', p.customer),
     );
   }
 
@@ -123,7 +139,11 @@ export class Posts {
     const channelIds = [...new Set(body.posts.map((p) => p.integration.id))];
     const channels = await this.channels.rowsById(accountId, channelIds);
     const problems: FieldProblem[] = [];
-    const missing = body.posts.flatMap((p, i) => (channels.has(p.integration.id) ? [] : [{ path: `posts.${i}.integration.id`, message: `channel ${JSON.stringify(p.integration.id)} does not exist in this account` }]));
+    const missing = body.posts.flatMap((p, i) =>
+      channels.has(p.integration.id)
+        ? []
+        : [{ path: `posts.${i}.integration.id`, message: `channel ${JSON.stringify(p.integration.id)} does not exist in this account` }],
+    );
     if (missing.length > 0) throw new ApiError(404, 'not_found', missing.map((m) => `${m.path}: ${m.message}`).join('; '), missing);
 
     const urls = body.posts.flatMap((p) => p.value.flatMap((v) => v.image.map((m) => m.path)));
@@ -297,7 +317,11 @@ export class Posts {
     if (current.state === 'PUBLISHED') throw conflict('already_published', `Post ${old.id} was published meanwhile; it can no longer be changed`);
     await assertNotPublishing(tx, [old.group_id], now);
     const state: PostState = current.state === 'DRAFT' ? 'DRAFT' : 'QUEUE';
-    const planForUpdate = { ...plan, publishAt: plan.keepsTime ? old.publish_at : plan.publishAt, tags: plan.tags.length > 0 ? plan.tags : JSON.parse(old.tags) };
+    const planForUpdate = {
+      ...plan,
+      publishAt: plan.keepsTime ? old.publish_at : plan.publishAt,
+      tags: plan.tags.length > 0 ? plan.tags : JSON.parse(old.tags),
+    };
     const rows = this.threadRows(planForUpdate, thread, old.group_id, old.id, state, now, current.version + 1);
     await rewriteThread(tx, old.group_id, rows);
     return rows[0];
@@ -314,7 +338,13 @@ export class Posts {
 
   /** The root post of a thread (any item id resolves to its root). */
   async root(accountId: string, id: string): Promise<PostRow> {
-    const row = await this.db.selectFrom('posts').selectAll().where('account_id', '=', accountId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('posts')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
     if (!row) throw notFound('Post', id);
     if (row.root_id === null) return row;
     return this.root(accountId, row.root_id);
@@ -331,7 +361,16 @@ export class Posts {
       .where('posts.deleted_at', 'is', null)
       .orderBy('posts.thread_index')
       .execute();
-    const attempts = await this.db.selectFrom('post_attempts').selectAll().where('post_id', 'in', rows.map((r) => r.id)).orderBy('started_at').execute();
+    const attempts = await this.db
+      .selectFrom('post_attempts')
+      .selectAll()
+      .where(
+        'post_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .orderBy('started_at')
+      .execute();
     const head = rows.find((r) => r.id === root.id)!;
     return {
       ...(fromRow(SUMMARY, head) as unknown as PostSummary),
@@ -355,7 +394,13 @@ export class Posts {
   /** Deletes a whole group (the post and its thread); the version bump stops a worker holding it. */
   async deleteGroup(accountId: string, groupId: string): Promise<string[]> {
     const now = Date.now();
-    const owned = await this.db.selectFrom('posts').select('id').where('account_id', '=', accountId).where('group_id', '=', groupId).where('deleted_at', 'is', null).executeTakeFirst();
+    const owned = await this.db
+      .selectFrom('posts')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('group_id', '=', groupId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
     if (!owned) throw notFound('Post group', groupId);
     const rows = await this.db.transaction().execute(async (tx) => {
       await assertNotPublishing(tx, [groupId], now);
@@ -391,7 +436,13 @@ export class Posts {
       const provider = this.channels.provider(channel);
       const { problems } = validateSettings(provider, JSON.parse(root.settings), false, 'settings');
       if (channel.disabled) problems.push({ path: 'status', message: `channel "${channel.name}" is disabled` });
-      const items = await this.db.selectFrom('posts').selectAll().where('group_id', '=', root.group_id).where('deleted_at', 'is', null).orderBy('thread_index').execute();
+      const items = await this.db
+        .selectFrom('posts')
+        .selectAll()
+        .where('group_id', '=', root.group_id)
+        .where('deleted_at', 'is', null)
+        .orderBy('thread_index')
+        .execute();
       const refs = items.map((item) => JSON.parse(item.media) as MediaRefStored[]);
       const known = await this.media.byUrls(accountId, [...new Set(refs.flat().map((m) => m.path))]);
       for (const [j, item] of items.entries()) {
@@ -454,7 +505,13 @@ export class Posts {
   /** Puts the failed items of a thread back in the queue, due now. */
   async retry(accountId: string, id: string, now = Date.now()) {
     const root = await this.root(accountId, id);
-    const failed = await this.db.selectFrom('posts').select('id').where('group_id', '=', root.group_id).where('state', '=', 'ERROR').where('deleted_at', 'is', null).execute();
+    const failed = await this.db
+      .selectFrom('posts')
+      .select('id')
+      .where('group_id', '=', root.group_id)
+      .where('state', '=', 'ERROR')
+      .where('deleted_at', 'is', null)
+      .execute();
     if (failed.length === 0) throw conflict('not_failed', `Post ${root.id} has no failed item to retry`);
     await requeueFailed(this.db, root.group_id, now);
     this.options.onQueued?.(now);
@@ -462,7 +519,12 @@ export class Posts {
   }
 
   /** Records a post event in `tx`; the channel is read for its name (also when it was removed since). */
-  private async recordEvent(tx: Kysely<Database>, accountId: string, type: WebhookEvent, root: Parameters<typeof postEventData>[0] & Pick<PostRow, 'channel_id'>): Promise<void> {
+  private async recordEvent(
+    tx: Kysely<Database>,
+    accountId: string,
+    type: WebhookEvent,
+    root: Parameters<typeof postEventData>[0] & Pick<PostRow, 'channel_id'>,
+  ): Promise<void> {
     if (!this.options.events) return;
     const channel = await tx.selectFrom('channels').select(['id', 'provider', 'name']).where('id', '=', root.channel_id).executeTakeFirst();
     if (channel) await this.options.events.record(tx, accountId, [{ type, data: postEventData(root, channel) }]);

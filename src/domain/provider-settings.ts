@@ -22,4 +22,3 @@ export function validateSettings(
   }
   return { value: { __type: provider.identifier, ...(parsed.data as object) }, problems };
 }
-

@@ -32,6 +32,9 @@ export class PublishProgress {
   }
 
   async prune(now = Date.now()): Promise<void> {
-    await this.db.deleteFrom('publish_progress').where('created_at', '<', now - KEEP_MS).execute();
+    await this.db
+      .deleteFrom('publish_progress')
+      .where('created_at', '<', now - KEEP_MS)
+      .execute();
   }
 }

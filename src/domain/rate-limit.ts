@@ -204,7 +204,12 @@ export class RateLimiter {
   }
 
   private async read(bucket: string, windowStart: number): Promise<number> {
-    const row = await this.db.selectFrom('rate_counters').select('count').where('bucket', '=', bucket).where('window_start', '=', windowStart).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('rate_counters')
+      .select('count')
+      .where('bucket', '=', bucket)
+      .where('window_start', '=', windowStart)
+      .executeTakeFirst();
     return row?.count ?? 0;
   }
 
@@ -217,6 +222,9 @@ export class RateLimiter {
 
   /** Drops windows that ended more than a day ago. */
   async prune(now = Date.now()): Promise<void> {
-    await this.db.deleteFrom('rate_counters').where('window_start', '<', now - 86_400_000).execute();
+    await this.db
+      .deleteFrom('rate_counters')
+      .where('window_start', '<', now - 86_400_000)
+      .execute();
   }
 }

@@ -33,7 +33,8 @@ export function parseScopes(input: string[] | string | undefined | null, path: s
   const names = typeof input === 'string' ? input.split(/\s+/).filter(Boolean) : input;
   if (typeof input === 'string' && names.length === 0) return null;
   const unknown = names.filter((n) => !isScope(n));
-  if (unknown.length > 0) throw invalidField(path, `unknown scope ${JSON.stringify(unknown[0])}; known scopes: ${Object.keys(SCOPES).join(', ')}`, 'invalid_scope');
+  if (unknown.length > 0)
+    throw invalidField(path, `unknown scope ${JSON.stringify(unknown[0])}; known scopes: ${Object.keys(SCOPES).join(', ')}`, 'invalid_scope');
   return [...new Set(names as Scope[])].sort();
 }
 

@@ -56,5 +56,10 @@ export async function followShortLink(db: Kysely<Database>, code: string, countC
 }
 
 export async function shortLinkStats(db: Kysely<Database>, accountId: string, code: string) {
-  return db.selectFrom('short_links').select(['code', 'url', 'clicks', 'created_at']).where('account_id', '=', accountId).where('code', '=', code).executeTakeFirst();
+  return db
+    .selectFrom('short_links')
+    .select(['code', 'url', 'clicks', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('code', '=', code)
+    .executeTakeFirst();
 }

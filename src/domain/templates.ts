@@ -38,7 +38,12 @@ export class Templates {
   }
 
   async update(accountId: string, id: string, input: { name?: string; content?: string }, now = Date.now()): Promise<TemplateView> {
-    const done = await this.db.updateTable('templates').set({ ...input, updated_at: now }).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+    const done = await this.db
+      .updateTable('templates')
+      .set({ ...input, updated_at: now })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) throw notFound('Template', id);
     const row = await this.db.selectFrom('templates').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     return view(row);

@@ -118,12 +118,23 @@ export class Webhooks {
   ) {
     this.recent = new ReadCache(changes, tables('webhooks'), { entries: SUBSCRIBERS_CACHED });
     this.subscribersQuery = hotQuery<{ account: string }, Pick<WebhookRow, 'id' | 'account_id' | 'events'>>(db, ['account'], (p) =>
-      db.selectFrom('webhooks').select(['id', 'account_id', 'events']).where('account_id', '=', p.account).where('deleted_at', 'is', null).where('disabled', '=', 0),
+      db
+        .selectFrom('webhooks')
+        .select(['id', 'account_id', 'events'])
+        .where('account_id', '=', p.account)
+        .where('deleted_at', 'is', null)
+        .where('disabled', '=', 0),
     );
   }
 
   private async row(accountId: string, id: string): Promise<WebhookRow> {
-    const row = await this.db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
     if (!row) throw notFound('Webhook', id);
     return row;
   }
@@ -140,7 +151,14 @@ export class Webhooks {
   }
 
   async list(accountId: string): Promise<WebhookView[]> {
-    const rows = await this.db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null).orderBy('created_at').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map(view);
   }
 
@@ -169,7 +187,11 @@ export class Webhooks {
     return { webhook: view(row), secret };
   }
 
-  async update(accountId: string, id: string, input: { url?: string; events?: WebhookEvent[]; name?: string | null; disabled?: boolean }): Promise<WebhookView> {
+  async update(
+    accountId: string,
+    id: string,
+    input: { url?: string; events?: WebhookEvent[]; name?: string | null; disabled?: boolean },
+  ): Promise<WebhookView> {
     await this.row(accountId, id);
     if (input.url !== undefined) await this.checkUrl(input.url);
     const set: Partial<WebhookRow> = { updated_at: Date.now() };
@@ -199,7 +221,12 @@ export class Webhooks {
   /** Where and with which secret to send, for endpoints not deleted; deleted ones are absent. */
   async endpoints(ids: string[]): Promise<Map<string, { url: string; secret: string; disabled: boolean }>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.db.selectFrom('webhooks').select(['id', 'url', 'secret_sealed', 'disabled']).where('id', 'in', ids).where('deleted_at', 'is', null).execute();
+    const rows = await this.db
+      .selectFrom('webhooks')
+      .select(['id', 'url', 'secret_sealed', 'disabled'])
+      .where('id', 'in', ids)
+      .where('deleted_at', 'is', null)
+      .execute();
     return new Map(rows.map((r) => [r.id, { url: r.url, secret: this.box.decrypt(r.secret_sealed), disabled: r.disabled === 1 }]));
   }
 
@@ -232,7 +259,13 @@ export class Webhooks {
     const webhook = await this.row(accountId, id);
     if (webhook.disabled) throw conflict('webhook_disabled', `Webhook ${id} is disabled; enable it (PATCH disabled: false) before testing it`);
     const now = Date.now();
-    const row = pendingDelivery(webhook, `msg_${newId()}`, PING_EVENT, eventPayload(PING_EVENT, { webhook: { id: webhook.id, name: webhook.name, url: webhook.url } }, now), now);
+    const row = pendingDelivery(
+      webhook,
+      `msg_${newId()}`,
+      PING_EVENT,
+      eventPayload(PING_EVENT, { webhook: { id: webhook.id, name: webhook.name, url: webhook.url } }, now),
+      now,
+    );
     await this.db.insertInto('webhook_deliveries').values(row).execute();
     this.wake(now);
     return deliveryView(row);
@@ -260,7 +293,11 @@ export class Webhooks {
   /** Drops finished deliveries older than `keepMs` (pending ones stay until they end). */
   async prune(keepMs = DELIVERY_RETENTION_MS, now = Date.now()): Promise<void> {
     // next_attempt_at of a finished delivery is no later than its last attempt, and (state, next_attempt_at) is indexed.
-    await this.db.deleteFrom('webhook_deliveries').where('state', 'in', ['delivered', 'failed']).where('next_attempt_at', '<', now - keepMs).execute();
+    await this.db
+      .deleteFrom('webhook_deliveries')
+      .where('state', 'in', ['delivered', 'failed'])
+      .where('next_attempt_at', '<', now - keepMs)
+      .execute();
   }
 
   /** Deliveries to one endpoint, newest first; `page` counts from 0. */

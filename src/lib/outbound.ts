@@ -36,14 +36,38 @@ export interface OutboundOptions {
 
 const blocked = new net.BlockList();
 for (const [prefix, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16],
-  ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(prefix, bits, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(prefix, bits, 'ipv4');
 for (const [prefix, bits] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32],
-  ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) blocked.addSubnet(prefix, bits, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  blocked.addSubnet(prefix, bits, 'ipv6');
 
 /** True for loopback, private, link-local (cloud metadata), CGNAT, multicast and reserved addresses. */
 export function isPrivateAddress(address: string): boolean {
@@ -216,13 +240,18 @@ export class OutboundGuard {
    * One request, no redirects followed, without fetch's streams machinery: for
    * the hot path that sends small JSON bodies (the webhook channel's deliveries).
    */
-  async post(raw: string, init: { headers: Record<string, string>; body: string; signal?: AbortSignal }): Promise<{ status: number; header(name: string): string | null; text(): Promise<string> }> {
+  async post(
+    raw: string,
+    init: { headers: Record<string, string>; body: string; signal?: AbortSignal },
+  ): Promise<{ status: number; header(name: string): string | null; text(): Promise<string> }> {
     const url = this.checkUrl(raw);
-    const response = await undiciRequest(url, { method: 'POST', headers: init.headers, body: init.body, signal: init.signal, dispatcher: this.agent }).catch((err: unknown) => {
-      const cause = (err as { cause?: unknown }).cause;
-      if (cause instanceof OutboundRefused) throw cause;
-      throw err;
-    });
+    const response = await undiciRequest(url, { method: 'POST', headers: init.headers, body: init.body, signal: init.signal, dispatcher: this.agent }).catch(
+      (err: unknown) => {
+        const cause = (err as { cause?: unknown }).cause;
+        if (cause instanceof OutboundRefused) throw cause;
+        throw err;
+      },
+    );
     return {
       status: response.statusCode,
       header: (name) => {

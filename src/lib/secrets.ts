@@ -92,7 +92,10 @@ export function createSecretBox(secret: string): SecretBox {
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
     },
     lookupKey(value, purpose) {
-      return crypto.createHmac('sha256', derive(secret, `lookup:${purpose}`)).update(value).digest('base64url');
+      return crypto
+        .createHmac('sha256', derive(secret, `lookup:${purpose}`))
+        .update(value)
+        .digest('base64url');
     },
   };
 }

@@ -2,8 +2,7 @@
  * Instants are epoch ms in UTC everywhere inside Herald. Input may carry any ISO
  * 8601 offset; a timestamp without one means UTC (never the server's zone).
  */
-const ISO_8601 =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /** Parses an ISO 8601 date or date-time; undefined when it is not one or names no real day. */
 export function parseInstant(text: string): number | undefined {
@@ -49,7 +48,12 @@ function offsetMinutes(zone: string, at: number): number {
     f = new Intl.DateTimeFormat('en-US', {
       timeZone: zone,
       hourCycle: 'h23',
-      year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     partsFormatters.set(zone, f);
   }

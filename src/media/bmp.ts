@@ -48,7 +48,8 @@ export async function decodeBmp(file: string): Promise<{ data: Buffer; width: nu
   const h = readBmpHeader(bytes);
   const { width, height, bitsPerPixel: bpp } = h;
   if (width <= 0 || height <= 0 || width * height > MAX_PIXELS) throw new BmpError(`unusable size ${width}x${height}`);
-  if (!(h.compression === BI_RGB || (h.compression === BI_BITFIELDS && (bpp === 32 || bpp === 16)))) throw new BmpError('compressed BMP files are not supported');
+  if (!(h.compression === BI_RGB || (h.compression === BI_BITFIELDS && (bpp === 32 || bpp === 16))))
+    throw new BmpError('compressed BMP files are not supported');
   if (![1, 4, 8, 24, 32].includes(bpp)) throw new BmpError(`${bpp}-bit BMP files are not supported`);
   const stride = Math.ceil((width * bpp) / 32) * 4;
   if (h.pixelOffset + stride * height > bytes.length) throw new BmpError('the file is cut short');

@@ -61,7 +61,12 @@ export async function inspectImage(file: string, mime: string, thumbnailFile: st
       .flatten({ background: '#ffffff' })
       .jpeg({ quality: 80 })
       .toFile(thumbnailFile);
-    return { width: width ?? null, height: height ?? null, duration: null, thumbnail: { file: thumbnailFile, width: info.width, height: info.height, size: info.size } };
+    return {
+      width: width ?? null,
+      height: height ?? null,
+      duration: null,
+      thumbnail: { file: thumbnailFile, width: info.width, height: info.height, size: info.size },
+    };
   } catch (err) {
     await fs.promises.rm(thumbnailFile, { force: true });
     throw new DamagedFile(`the image is damaged or cut short (${(err as Error).message})`);
@@ -72,8 +77,7 @@ let tools: Promise<{ ffprobe: boolean; ffmpeg: boolean }> | undefined;
 
 /** Whether ffprobe and ffmpeg can be run here; asked once per process. */
 export function videoTools(): Promise<{ ffprobe: boolean; ffmpeg: boolean }> {
-  const works = (cmd: string) =>
-    new Promise<boolean>((resolve) => execFile(cmd, ['-version'], { timeout: 10_000 }, (err) => resolve(!err)));
+  const works = (cmd: string) => new Promise<boolean>((resolve) => execFile(cmd, ['-version'], { timeout: 10_000 }, (err) => resolve(!err)));
   tools ??= Promise.all([works('ffprobe'), works('ffmpeg')]).then(([ffprobe, ffmpeg]) => ({ ffprobe, ffmpeg }));
   return tools;
 }

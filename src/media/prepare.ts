@@ -41,7 +41,10 @@ const SHRINK = 0.8;
 const MAX_SHRINKS = 10;
 
 /** A ref to a stored row's bytes: the original upload or one of its copies. */
-export function mediaRef(deps: Pick<PrepareDeps, 'storage'>, row: Pick<MediaRow, 'id' | 'url' | 'mime_type' | 'size' | 'width' | 'height' | 'storage_key'> & { duration?: number | null; alt?: string | null }): MediaRef {
+export function mediaRef(
+  deps: Pick<PrepareDeps, 'storage'>,
+  row: Pick<MediaRow, 'id' | 'url' | 'mime_type' | 'size' | 'width' | 'height' | 'storage_key'> & { duration?: number | null; alt?: string | null },
+): MediaRef {
   return {
     id: row.id,
     url: row.url,
@@ -86,7 +89,11 @@ export async function prepareForNetwork(deps: PrepareDeps, ref: MediaRef, needs:
       await deps.storage.remove(made.storage_key).catch(() => {});
       return variantRef(deps, original, existing);
     }
-    await db.updateTable('media_variants').set({ ...made, id: existing.id }).where('id', '=', existing.id).execute();
+    await db
+      .updateTable('media_variants')
+      .set({ ...made, id: existing.id })
+      .where('id', '=', existing.id)
+      .execute();
   }
   return variantRef(deps, original, made);
 }
@@ -126,7 +133,8 @@ async function convert(deps: PrepareDeps, original: MediaRow, target: string, ne
     try {
       await pipeline(await deps.storage.open(original.storage_key), fs.createWriteStream(source));
     } catch (err) {
-      if ((err as { code?: string }).code === 'ENOENT') throw new PublishError('refused', `The file of media ${original.id} is missing from storage; upload it again.`);
+      if ((err as { code?: string }).code === 'ENOENT')
+        throw new PublishError('refused', `The file of media ${original.id} is missing from storage; upload it again.`);
       throw new PublishError('retryable', `Reading media ${original.id} from storage failed: ${(err as Error).message}`);
     }
     let info;

@@ -36,7 +36,10 @@ export async function registerUploads(app: FastifyInstance, config: Config, stor
       if (request.headers['if-none-match']?.split(',').some((tag) => tag.trim() === etag)) return reply.code(304).send();
       const range = parseRange(request.headers.range, stat.size);
       if (range === 'unsatisfiable') {
-        return reply.code(416).header('content-range', `bytes */${stat.size}`).send(errorBody(416, 'range_not_satisfiable', `headers.range: outside the file's ${stat.size} bytes`));
+        return reply
+          .code(416)
+          .header('content-range', `bytes */${stat.size}`)
+          .send(errorBody(416, 'range_not_satisfiable', `headers.range: outside the file's ${stat.size} bytes`));
       }
       reply.header('content-type', typeOfKey(key));
       if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${stat.size}`);

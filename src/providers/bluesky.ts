@@ -43,7 +43,10 @@ const settings = z.object({
 const credentials = z.object({
   identifier: z.string().trim().min(1, 'is required: your handle (name.bsky.social), email or DID').max(253).describe('Handle, email or DID'),
   password: z.string().min(1, 'is required: an app password from Settings → Privacy and security → App passwords').max(200).describe('App password'),
-  service: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional().describe('Your PDS, if not bsky.social'),
+  service: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .optional()
+    .describe('Your PDS, if not bsky.social'),
 });
 
 interface Config extends TokenConfig {
@@ -94,7 +97,8 @@ function readAnswer({ ok, status, body, headers }: NetworkAnswer): Verdict | und
   const detail = [name, text].filter((p, i, all) => p && all.indexOf(p) === i).join(': ') || undefined;
   if (name === 'ExpiredToken' || name === 'InvalidToken') return { kind: 'auth', detail, code: name };
   const reset = Number(headers.get('ratelimit-reset'));
-  const retryAfterMs = status === 429 && !headers.get('retry-after') && Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
+  const retryAfterMs =
+    status === 429 && !headers.get('retry-after') && Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
   return { detail, code: name, retryAfterMs };
 }
 
@@ -111,7 +115,11 @@ async function createSession(ctx: NetworkContext, service: string, identifier: s
 
 export interface Facet {
   index: { byteStart: number; byteEnd: number };
-  features: ({ $type: 'app.bsky.richtext.facet#link'; uri: string } | { $type: 'app.bsky.richtext.facet#mention'; did: string } | { $type: 'app.bsky.richtext.facet#tag'; tag: string })[];
+  features: (
+    | { $type: 'app.bsky.richtext.facet#link'; uri: string }
+    | { $type: 'app.bsky.richtext.facet#mention'; did: string }
+    | { $type: 'app.bsky.richtext.facet#tag'; tag: string }
+  )[];
 }
 
 const LINK = /\bhttps?:\/\/[^\s<>"]+/g;
@@ -252,12 +260,16 @@ interface VideoJob {
  * attempts of the post, so a retry follows it instead of uploading again.
  */
 async function uploadVideo(ctx: PublishContext, config: Config, media: MediaRef): Promise<unknown> {
-  if (media.size > MAX_VIDEO_BYTES) throw new PublishError('refused', `a video of ${media.size} bytes is larger than Bluesky accepts (${MAX_VIDEO_BYTES} bytes)`);
+  if (media.size > MAX_VIDEO_BYTES)
+    throw new PublishError('refused', `a video of ${media.size} bytes is larger than Bluesky accepts (${MAX_VIDEO_BYTES} bytes)`);
   const key = `bluesky-video:${config.did}:${media.id}`;
   const jobStatus = (jobId: string) => ctx.http.json<{ jobStatus: VideoJob }>(`${ctx.urls.video}/xrpc/app.bsky.video.getJobStatus`, { query: { jobId } });
   let job: VideoJob | undefined;
   const kept = await ctx.progress.get(key);
-  if (kept) job = await jobStatus(kept).then((a) => (a.jobStatus.state === 'JOB_STATE_FAILED' ? undefined : a.jobStatus)).catch(() => undefined);
+  if (kept)
+    job = await jobStatus(kept)
+      .then((a) => (a.jobStatus.state === 'JOB_STATE_FAILED' ? undefined : a.jobStatus))
+      .catch(() => undefined);
   if (!job) {
     const { token } = await xrpc<{ token: string }>(ctx, config.pds, 'com.atproto.server.getServiceAuth', {
       headers: auth(config),
@@ -294,10 +306,15 @@ async function uploadVideo(ctx: PublishContext, config: Config, media: MediaRef)
 /** The reply refs: the parent as it is, the root from the parent's own reply (or the parent when it starts the thread). */
 async function replyRefs(ctx: PublishContext, config: Config, parentUri: string) {
   const { repo, collection, rkey } = parseAtUri(parentUri);
-  const parent = await xrpc<{ uri: string; cid: string; value?: { reply?: { root?: { uri: string; cid: string } } } }>(ctx, config.pds, 'com.atproto.repo.getRecord', {
-    headers: auth(config),
-    query: { repo, collection, rkey },
-  });
+  const parent = await xrpc<{ uri: string; cid: string; value?: { reply?: { root?: { uri: string; cid: string } } } }>(
+    ctx,
+    config.pds,
+    'com.atproto.repo.getRecord',
+    {
+      headers: auth(config),
+      query: { repo, collection, rkey },
+    },
+  );
   const parentRef = { uri: parent.uri, cid: parent.cid };
   return { root: parent.value?.reply?.root ?? parentRef, parent: parentRef };
 }
@@ -355,7 +372,15 @@ export const bluesky: Provider = {
       headers: { authorization: `Bearer ${session.accessJwt}` },
       query: { actor: session.did },
     }).catch(() => ({}) as { displayName?: string; avatar?: string });
-    const config: Config = { service, pds, did: session.did, handle: session.handle, identifier: given.identifier, password: given.password, ...sessionTokens(session) };
+    const config: Config = {
+      service,
+      pds,
+      did: session.did,
+      handle: session.handle,
+      identifier: given.identifier,
+      password: given.password,
+      ...sessionTokens(session),
+    };
     const result: ConnectResult = {
       externalId: session.did,
       name: profile.displayName || session.handle,
@@ -369,7 +394,10 @@ export const bluesky: Provider = {
   async refresh(ctx) {
     const config = ctx.channel.config as unknown as Config;
     try {
-      const session = await xrpc<Session>(ctx, config.pds, 'com.atproto.server.refreshSession', { method: 'POST', headers: { authorization: `Bearer ${config.refreshToken}` } });
+      const session = await xrpc<Session>(ctx, config.pds, 'com.atproto.server.refreshSession', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${config.refreshToken}` },
+      });
       return { ...sessionTokens(session), handle: session.handle };
     } catch (err) {
       if (!(err instanceof PublishError) || err.kind === 'retryable' || err.kind === 'unknown') throw err;
@@ -412,19 +440,32 @@ export const bluesky: Provider = {
       headers: auth(config),
       query: { repo: config.did, collection: POST, limit: 25 },
     });
-    return listed.records.map((r) => ({ id: r.uri, url: permalink(config.did, r.uri), text: r.value.text ?? '', at: Date.parse(r.value.createdAt ?? '') || undefined }));
+    return listed.records.map((r) => ({
+      id: r.uri,
+      url: permalink(config.did, r.uri),
+      text: r.value.text ?? '',
+      at: Date.parse(r.value.createdAt ?? '') || undefined,
+    }));
   },
 
   analytics: {
     /** The profile's counts as they stand (Bluesky keeps no history per account); read from the AppView through the PDS. */
     async channel(ctx) {
       const config = ctx.channel.config as unknown as Config;
-      const profile = await xrpc<{ followersCount?: number; followsCount?: number; postsCount?: number }>(ctx, config.pds, 'app.bsky.actor.getProfile', { headers: auth(config), query: { actor: config.did } });
+      const profile = await xrpc<{ followersCount?: number; followsCount?: number; postsCount?: number }>(ctx, config.pds, 'app.bsky.actor.getProfile', {
+        headers: auth(config),
+        query: { actor: config.did },
+      });
       return currentFigures({ Followers: profile.followersCount, Following: profile.followsCount, Posts: profile.postsCount });
     },
     async post(ctx) {
       const config = ctx.channel.config as unknown as Config;
-      const found = await xrpc<{ posts: { likeCount?: number; repostCount?: number; replyCount?: number; quoteCount?: number }[] }>(ctx, config.pds, 'app.bsky.feed.getPosts', { headers: auth(config), query: { uris: ctx.releaseId } });
+      const found = await xrpc<{ posts: { likeCount?: number; repostCount?: number; replyCount?: number; quoteCount?: number }[] }>(
+        ctx,
+        config.pds,
+        'app.bsky.feed.getPosts',
+        { headers: auth(config), query: { uris: ctx.releaseId } },
+      );
       const post = found.posts[0];
       if (!post) throw new PublishError('refused', 'Bluesky no longer shows this post (it was deleted)');
       return currentFigures({ Likes: post.likeCount, Reposts: post.repostCount, Replies: post.replyCount, Quotes: post.quoteCount });
@@ -436,7 +477,10 @@ export const bluesky: Provider = {
     const config = ctx.channel.config as unknown as Config;
     const rkey = itemRecordKey(ctx.item.publishAt, ctx.item.postId);
     try {
-      const found = await xrpc<{ uri: string }>(ctx, config.pds, 'com.atproto.repo.getRecord', { headers: auth(config), query: { repo: config.did, collection: POST, rkey } });
+      const found = await xrpc<{ uri: string }>(ctx, config.pds, 'com.atproto.repo.getRecord', {
+        headers: auth(config),
+        query: { repo: config.did, collection: POST, rkey },
+      });
       return { releaseId: found.uri, releaseUrl: permalink(config.did, found.uri) };
     } catch (err) {
       if (err instanceof PublishError && (err.code === 'RecordNotFound' || /Could not locate record/i.test(err.message))) return null;

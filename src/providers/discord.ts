@@ -58,7 +58,8 @@ function readAnswer({ body, ok, status }: NetworkAnswer): Verdict | undefined {
   // The body's retry_after (seconds, with decimals) is the precise one; the header is rounded.
   const retryAfterMs = status === 429 && typeof error.retry_after === 'number' ? Math.ceil(error.retry_after * 1000) : undefined;
   // Missing Access or Unknown Guild: reconnect, unless the server still answers (see channelAccess).
-  if (status === 403 && error.code !== undefined && NO_ACCESS.has(error.code)) return { kind: 'auth', detail: `${detail}. Add the Herald bot to the server again.`, code: error.code };
+  if (status === 403 && error.code !== undefined && NO_ACCESS.has(error.code))
+    return { kind: 'auth', detail: `${detail}. Add the Herald bot to the server again.`, code: error.code };
   return { detail, code: error.code, retryAfterMs };
 }
 
@@ -96,7 +97,10 @@ async function channelAccess<T>(ctx: NetworkContext, config: DiscordConfig, chan
     } catch (probe) {
       throw noAccess(probe) ? err : probe;
     }
-    throw new PublishError('refused', `The Herald bot is in the server but cannot use the channel ${channelId} (Discord: Missing Access): give it View Channel and Send Messages there, or pick another channel`);
+    throw new PublishError(
+      'refused',
+      `The Herald bot is in the server but cannot use the channel ${channelId} (Discord: Missing Access): give it View Channel and Send Messages there, or pick another channel`,
+    );
   }
 }
 
@@ -134,7 +138,9 @@ export const discord: Provider = {
 
   oauth: {
     async start({ urls, app, state, redirectUri }) {
-      return { url: authorizationUrl(urls.authorize, { clientId: app.CLIENT_ID, redirectUri, state, scopes: ['bot'], extra: { permissions: PERMISSIONS.toString() } }) };
+      return {
+        url: authorizationUrl(urls.authorize, { clientId: app.CLIENT_ID, redirectUri, state, scopes: ['bot'], extra: { permissions: PERMISSIONS.toString() } }),
+      };
     },
 
     async finish(ctx) {
@@ -188,7 +194,8 @@ export const discord: Provider = {
     } else {
       for (const m of media) checkMediaSize(m, MAX_FILE_BYTES, NETWORK);
       const total = media.reduce((sum, m) => sum + m.size, 0);
-      if (total > MAX_REQUEST_BYTES) throw new PublishError('refused', `${NETWORK} takes at most 25 MB of files per message; these are ${Math.ceil(total / 1024 / 1024)} MB`);
+      if (total > MAX_REQUEST_BYTES)
+        throw new PublishError('refused', `${NETWORK} takes at most 25 MB of files per message; these are ${Math.ceil(total / 1024 / 1024)} MB`);
       payload.attachments = media.map((m, i) => ({ id: i, filename: mediaFilename(m) }));
       const form = new FormData();
       form.append('payload_json', new Blob([JSON.stringify(payload)], { type: 'application/json' }));

@@ -16,7 +16,15 @@ import { currentFigures, dailySeries } from './analytics-series.ts';
 const NAME = 'Facebook';
 
 /** pages_manage_engagement: comments; publish_video: videos; business_management: Pages owned through Business Manager; read_insights: analytics. */
-const SCOPES = ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement', 'pages_manage_engagement', 'publish_video', 'business_management', 'read_insights'];
+const SCOPES = [
+  'pages_show_list',
+  'pages_manage_posts',
+  'pages_read_engagement',
+  'pages_manage_engagement',
+  'publish_video',
+  'business_management',
+  'read_insights',
+];
 
 /** Daily Page metrics and their labels (page_media_view and page_total_media_view_unique replace the retired impressions). */
 const PAGE_METRICS: [string, string][] = [
@@ -29,7 +37,10 @@ const PAGE_METRICS: [string, string][] = [
 const PAGE_RANGE_DAYS = 90;
 
 const settings = z.object({
-  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional().describe('A link attached to a text post'),
+  url: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .optional()
+    .describe('A link attached to a text post'),
   post_type: z.enum(['post', 'story']).optional().describe('post (default) or story: each image or video becomes a story'),
 });
 
@@ -55,12 +66,15 @@ function check(item: RuleItem): { field: 'content' | 'image'; message: string }[
   const problems: { field: 'content' | 'image'; message: string }[] = [];
   const story = item.settings.post_type === 'story';
   if (item.threadIndex > 0) {
-    if (item.media.length > 1 || item.media.some(isVideo)) problems.push({ field: 'image', message: 'is a comment, which takes at most one image and no video' });
+    if (item.media.length > 1 || item.media.some(isVideo))
+      problems.push({ field: 'image', message: 'is a comment, which takes at most one image and no video' });
     return problems;
   }
   if (story && item.media.length === 0) problems.push({ field: 'image', message: 'is empty, but a story needs at least one image or video' });
-  if (!story && item.media.some(isVideo) && item.media.length > 1) problems.push({ field: 'image', message: 'mixes a video with other media, but a video is posted alone' });
-  if (!story && item.settings.url && item.media.length > 0) problems.push({ field: 'image', message: 'has media, but the link in settings.url is attached only to a post without media' });
+  if (!story && item.media.some(isVideo) && item.media.length > 1)
+    problems.push({ field: 'image', message: 'mixes a video with other media, but a video is posted alone' });
+  if (!story && item.settings.url && item.media.length > 0)
+    problems.push({ field: 'image', message: 'has media, but the link in settings.url is attached only to a post without media' });
   return problems;
 }
 
@@ -103,7 +117,11 @@ async function publishStories(ctx: PublishContext, graph: Graph, pageId: string)
     if (isVideo(media)) {
       const started = await graph.post<{ video_id: string; upload_url: string }>(`${pageId}/video_stories`, { upload_phase: 'start' }, { repeatable: true });
       // Meta fetches the bytes itself from the public URL; the upload host takes the token as "OAuth".
-      await graphCall(ctx, started.upload_url, { method: 'POST', headers: { authorization: `OAuth ${pageToken(ctx)}`, file_url: media.url }, repeatable: true });
+      await graphCall(ctx, started.upload_url, {
+        method: 'POST',
+        headers: { authorization: `OAuth ${pageToken(ctx)}`, file_url: media.url },
+        repeatable: true,
+      });
       const done = await graph.post<{ post_id: string }>(`${pageId}/video_stories`, { upload_phase: 'finish', video_id: started.video_id });
       ids.push(done.post_id ?? started.video_id);
     } else {
@@ -130,7 +148,11 @@ async function publishPost(ctx: PublishContext, graph: Graph, pageId: string): P
   } else if (media.length > 1) {
     const photoIds: string[] = [];
     for (const m of media) photoIds.push(await unpublishedPhoto(graph, pageId, m));
-    const post = await graph.post<{ id: string }>(`${pageId}/feed`, { message: content, attached_media: JSON.stringify(photoIds.map((id) => ({ media_fbid: id }))), published: true });
+    const post = await graph.post<{ id: string }>(`${pageId}/feed`, {
+      message: content,
+      attached_media: JSON.stringify(photoIds.map((id) => ({ media_fbid: id }))),
+      published: true,
+    });
     postId = post.id;
   } else {
     postId = (await graph.post<{ id: string }>(`${pageId}/feed`, { message: content, link, published: true })).id;
@@ -148,9 +170,14 @@ async function latestPosts(graph: Graph, pageId: string, limit: number): Promise
 
 /** A Page post's figures: views and reactions from its insights, comments and shares from the post. */
 async function postFigures(graph: Graph, postId: string): Promise<AnalyticsSeries[]> {
-  const insights = await graph.get<InsightsAnswer>(`${postId}/insights`, { metric: 'post_media_view,post_total_media_view_unique,post_reactions_by_type_total', period: 'lifetime' });
+  const insights = await graph.get<InsightsAnswer>(`${postId}/insights`, {
+    metric: 'post_media_view,post_total_media_view_unique,post_reactions_by_type_total',
+    period: 'lifetime',
+  });
   // Meta leaves `shares` out of a post nobody shared.
-  const post = await graph.get<{ shares?: { count?: number }; comments?: { summary?: { total_count?: number } } }>(postId, { fields: 'shares,comments.limit(0).summary(true)' });
+  const post = await graph.get<{ shares?: { count?: number }; comments?: { summary?: { total_count?: number } } }>(postId, {
+    fields: 'shares,comments.limit(0).summary(true)',
+  });
   return currentFigures({
     Views: figure([insights], 'post_media_view'),
     Viewers: figure([insights], 'post_total_media_view_unique'),
@@ -220,11 +247,14 @@ export const facebook: Provider = {
     if (item.settings.post_type === 'story' && item.threadIndex === 0) throw new PublishError('unknown', 'Stories cannot be looked up; check the Page');
     if (item.threadIndex > 0) {
       if (!ctx.replyTo) return null;
-      const { data = [] } = await graph.get<{ data?: { id: string; message?: string; created_time?: string; permalink_url?: string }[] }>(`${ctx.replyTo.releaseId}/comments`, {
-        fields: 'id,message,created_time,permalink_url',
-        order: 'reverse_chronological',
-        limit: 25,
-      });
+      const { data = [] } = await graph.get<{ data?: { id: string; message?: string; created_time?: string; permalink_url?: string }[] }>(
+        `${ctx.replyTo.releaseId}/comments`,
+        {
+          fields: 'id,message,created_time,permalink_url',
+          order: 'reverse_chronological',
+          limit: 25,
+        },
+      );
       const found = findByText(data, 'message', 'created_time', item.content, item.publishAt);
       return found ? { releaseId: found.id, releaseUrl: found.permalink_url ?? null } : null;
     }
@@ -272,7 +302,13 @@ export const facebook: Provider = {
         if (!userToken) return { pages: [] };
         const pages = await managedPages<PageEntry>(userGraph(ctx, NAME, userToken), 'id,name,username,picture.type(large)');
         return {
-          pages: pages.map((p) => ({ id: p.id, name: p.name ?? p.id, username: p.username ?? null, picture: p.picture?.data?.url ?? null, connected: p.id === ctx.channel.externalId })),
+          pages: pages.map((p) => ({
+            id: p.id,
+            name: p.name ?? p.id,
+            username: p.username ?? null,
+            picture: p.picture?.data?.url ?? null,
+            connected: p.id === ctx.channel.externalId,
+          })),
         };
       },
     },

@@ -22,10 +22,7 @@ export function classifyFetchError(err: unknown, network: string, repeatable = f
   const name = (err as Error)?.name;
   const what = name === 'TimeoutError' || name === 'AbortError' ? 'timed out' : `failed (${code ?? (err as Error)?.message ?? 'unknown error'})`;
   if (repeatable) return new PublishError('retryable', `The request to ${network} ${what}.`);
-  return new PublishError(
-    'unknown',
-    `The request to ${network} ${what} after it was sent, so it may have been published. Check the channel before retrying.`,
-  );
+  return new PublishError('unknown', `The request to ${network} ${what} after it was sent, so it may have been published. Check the channel before retrying.`);
 }
 
 /** Parses Retry-After (seconds or an HTTP date) into milliseconds. */
@@ -93,7 +90,12 @@ function statusKind(status: number): FailureKind | 'server' {
  * request the network may have taken it, so the outcome is unknown and the
  * engine looks the post up instead of sending it twice.
  */
-export function classifyAnswer(network: string, answer: Pick<NetworkAnswer, 'status' | 'headers' | 'body' | 'detail'>, verdict: Verdict, repeatable: boolean): PublishError {
+export function classifyAnswer(
+  network: string,
+  answer: Pick<NetworkAnswer, 'status' | 'headers' | 'body' | 'detail'>,
+  verdict: Verdict,
+  repeatable: boolean,
+): PublishError {
   const detail = (verdict.detail ?? errorMessage(answer.body) ?? answer.detail).slice(0, 500);
   // An error a 2xx answer carries in its body (Slack, TikTok) reads without the status.
   const message = answer.status < 300 ? `${network}: ${detail}` : `${network} answered ${answer.status}${detail ? `: ${detail}` : ''}`;
@@ -101,7 +103,12 @@ export function classifyAnswer(network: string, answer: Pick<NetworkAnswer, 'sta
   const wait = verdict.retryAfterMs ?? retryAfterMs(answer.headers.get('retry-after'));
   if (kind === 'server') {
     if (repeatable) return new PublishError('retryable', message, wait, verdict.code);
-    return new PublishError('unknown', `${message}. The request had reached ${network}, so it may have been published. Check the channel before retrying.`, undefined, verdict.code);
+    return new PublishError(
+      'unknown',
+      `${message}. The request had reached ${network}, so it may have been published. Check the channel before retrying.`,
+      undefined,
+      verdict.code,
+    );
   }
   return new PublishError(kind, message, kind === 'retryable' ? wait : undefined, verdict.code);
 }
@@ -131,4 +138,3 @@ export async function readDetail(response: { text(): Promise<string> }, limit = 
   const text = (await response.text().catch(() => '')).trim();
   return text.length > limit ? `${text.slice(0, limit)}…` : text;
 }
-

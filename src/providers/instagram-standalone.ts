@@ -60,7 +60,15 @@ export const instagramStandalone: Provider = {
 
   oauth: {
     async start(ctx) {
-      return { url: authorizationUrl(`${ctx.urls.login}/oauth/authorize`, { clientId: ctx.app.CLIENT_ID, redirectUri: ctx.redirectUri, state: ctx.state, scopes: SCOPES, scopeSeparator: ',' }) };
+      return {
+        url: authorizationUrl(`${ctx.urls.login}/oauth/authorize`, {
+          clientId: ctx.app.CLIENT_ID,
+          redirectUri: ctx.redirectUri,
+          state: ctx.state,
+          scopes: SCOPES,
+          scopeSeparator: ',',
+        }),
+      };
     },
     async finish(ctx) {
       const token = await connectToken(ctx, flow(ctx), authorizationCode(ctx.query, NAME), ctx.redirectUri);

@@ -22,7 +22,15 @@ import {
 const NAME = 'Instagram';
 
 /** instagram_manage_insights: analytics. */
-const SCOPES = ['instagram_basic', 'instagram_content_publish', 'instagram_manage_comments', 'instagram_manage_insights', 'pages_show_list', 'pages_read_engagement', 'business_management'];
+const SCOPES = [
+  'instagram_basic',
+  'instagram_content_publish',
+  'instagram_manage_comments',
+  'instagram_manage_insights',
+  'pages_show_list',
+  'pages_read_engagement',
+  'business_management',
+];
 
 interface PageWithInstagram {
   id: string;
@@ -98,13 +106,23 @@ export const instagram: Provider = {
       async run(ctx) {
         const { userToken } = ctx.channel.config as unknown as InstagramConfig;
         if (!userToken) return { accounts: [] };
-        const pages = await managedPages<PageWithInstagram>(userGraph(ctx, NAME, userToken), 'id,name,instagram_business_account{id,username,name,profile_picture_url}');
+        const pages = await managedPages<PageWithInstagram>(
+          userGraph(ctx, NAME, userToken),
+          'id,name,instagram_business_account{id,username,name,profile_picture_url}',
+        );
         return {
           accounts: pages
             .filter((p) => p.instagram_business_account?.id)
             .map((p) => {
               const ig = p.instagram_business_account!;
-              return { id: ig.id, username: ig.username ?? null, name: ig.name ?? null, picture: ig.profile_picture_url ?? null, page: { id: p.id, name: p.name ?? null }, connected: ig.id === ctx.channel.externalId };
+              return {
+                id: ig.id,
+                username: ig.username ?? null,
+                name: ig.name ?? null,
+                picture: ig.profile_picture_url ?? null,
+                page: { id: p.id, name: p.name ?? null },
+                connected: ig.id === ctx.channel.externalId,
+              };
             }),
         };
       },

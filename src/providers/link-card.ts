@@ -35,7 +35,9 @@ function decodeEntities(text: string): string {
 }
 
 function clean(text: string | undefined): string {
-  const flat = decodeEntities(text ?? '').replace(/\s+/g, ' ').trim();
+  const flat = decodeEntities(text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > TEXT_LIMIT ? `${flat.slice(0, TEXT_LIMIT - 1)}…` : flat;
 }
 
@@ -72,7 +74,11 @@ async function readUpTo(response: Response, limit: number, whole: boolean): Prom
 async function get(outbound: OutboundGuard, url: string, accept: string, signal: AbortSignal): Promise<Response | undefined> {
   const limit = deadline(FETCH_TIMEOUT_MS, signal);
   try {
-    const response = (await outbound.fetch(url, { headers: { accept, 'user-agent': 'Herald/1 (link preview)' }, signal: limit.signal, maxRedirects: 5 })) as unknown as Response;
+    const response = (await outbound.fetch(url, {
+      headers: { accept, 'user-agent': 'Herald/1 (link preview)' },
+      signal: limit.signal,
+      maxRedirects: 5,
+    })) as unknown as Response;
     return response.ok ? response : undefined;
   } catch {
     return undefined;
@@ -83,7 +89,11 @@ async function get(outbound: OutboundGuard, url: string, accept: string, signal:
  * The card for `uri`, or undefined when the page cannot be read (refused
  * address, no answer, not HTML): a post goes out without a preview then.
  */
-export async function linkCard(outbound: OutboundGuard, uri: string, options: { maxImageBytes: number; imageTypes: string[]; signal: AbortSignal }): Promise<LinkCard | undefined> {
+export async function linkCard(
+  outbound: OutboundGuard,
+  uri: string,
+  options: { maxImageBytes: number; imageTypes: string[]; signal: AbortSignal },
+): Promise<LinkCard | undefined> {
   const page = await get(outbound, uri, 'text/html,application/xhtml+xml', options.signal);
   if (!page || !/html/i.test(page.headers.get('content-type') ?? '')) return undefined;
   const html = (await readUpTo(page, PAGE_BYTES, false).catch(() => undefined))?.toString('utf8');

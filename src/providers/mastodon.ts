@@ -66,7 +66,11 @@ function plainText(html: string): string {
 
 function sameText(a: string, b: string): boolean {
   // The HTML shows a remote mention as @user only.
-  const norm = (s: string) => s.replace(/@(\w+)@[\w.-]+\w/g, '@$1').replace(/\s+/g, ' ').trim();
+  const norm = (s: string) =>
+    s
+      .replace(/@(\w+)@[\w.-]+\w/g, '@$1')
+      .replace(/\s+/g, ' ')
+      .trim();
   return norm(a) === norm(b);
 }
 
@@ -80,7 +84,10 @@ function readAnswer({ status, headers }: NetworkAnswer): Verdict | undefined {
 async function call<T = any>(ctx: NetworkContext, url: string, request: NetworkRequest): Promise<{ status: number; body: T }> {
   const answer = await ctx.http.call(url, request);
   if (answer.raw !== '' && !answer.isJson) {
-    throw new PublishError('unknown', `Mastodon answered ${answer.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`);
+    throw new PublishError(
+      'unknown',
+      `Mastodon answered ${answer.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`,
+    );
   }
   return { status: answer.status, body: (answer.isJson ? answer.body : undefined) as T };
 }
@@ -108,7 +115,10 @@ async function attachmentState(ctx: PublishContext, config: Config, id: string):
  * as the publish may (busy instances take minutes for a video).
  */
 async function attachment(ctx: PublishContext, config: Config, media: MediaRef): Promise<string> {
-  const key = `mastodon-media:${crypto.createHash('sha256').update(JSON.stringify([config.instance, media.id, media.alt ?? ''])).digest('base64url')}`;
+  const key = `mastodon-media:${crypto
+    .createHash('sha256')
+    .update(JSON.stringify([config.instance, media.id, media.alt ?? '']))
+    .digest('base64url')}`;
   let id = await ctx.progress.get(key);
   if (id && (await attachmentState(ctx, config, id)) === 'gone') id = undefined;
   if (!id) {
@@ -119,7 +129,13 @@ async function attachment(ctx: PublishContext, config: Config, media: MediaRef):
     // Mastodon's alt text for the attachment (up to 1,500 characters, as the library allows).
     if (media.alt) form.append('description', media.alt);
     // An upload that fails or times out published nothing: the status is not sent yet.
-    const uploaded = await call<{ id: string; url: string | null }>(ctx, `${config.instance}/api/v2/media`, { method: 'POST', headers: auth(config), body: form, timeoutMs: 5 * 60_000, repeatable: true });
+    const uploaded = await call<{ id: string; url: string | null }>(ctx, `${config.instance}/api/v2/media`, {
+      method: 'POST',
+      headers: auth(config),
+      body: form,
+      timeoutMs: 5 * 60_000,
+      repeatable: true,
+    });
     if (uploaded.status === 200 && uploaded.body.url) return uploaded.body.id;
     id = uploaded.body.id;
     await ctx.progress.set(key, id);
@@ -178,11 +194,19 @@ export const mastodon: Provider = {
         });
       } catch (err) {
         if (err instanceof PublishError && err.kind === 'refused') {
-          throw new ApiError(400, 'connect_refused', `${instance} did not accept Herald as an app (is it a Mastodon server?): ${err.message}`, [{ path: 'instance', message: err.message }]);
+          throw new ApiError(400, 'connect_refused', `${instance} did not accept Herald as an app (is it a Mastodon server?): ${err.message}`, [
+            { path: 'instance', message: err.message },
+          ]);
         }
         throw err;
       }
-      const url = authorizationUrl(`${instance}/oauth/authorize`, { clientId: app.body.client_id, redirectUri: ctx.redirectUri, state: ctx.state, scopes: SCOPES.split(' '), codeChallenge: ctx.codeChallenge });
+      const url = authorizationUrl(`${instance}/oauth/authorize`, {
+        clientId: app.body.client_id,
+        redirectUri: ctx.redirectUri,
+        state: ctx.state,
+        scopes: SCOPES.split(' '),
+        codeChallenge: ctx.codeChallenge,
+      });
       return { url, stash: { instance, clientId: app.body.client_id, clientSecret: app.body.client_secret } };
     },
 
@@ -200,9 +224,13 @@ export const mastodon: Provider = {
           scope: SCOPES,
         },
       });
-      const me = await call<{ id: string; username: string; acct: string; display_name?: string; avatar?: string; url?: string }>(ctx, `${instance}/api/v1/accounts/verify_credentials`, {
-        headers: { authorization: `Bearer ${token.body.access_token}` },
-      });
+      const me = await call<{ id: string; username: string; acct: string; display_name?: string; avatar?: string; url?: string }>(
+        ctx,
+        `${instance}/api/v1/accounts/verify_credentials`,
+        {
+          headers: { authorization: `Bearer ${token.body.access_token}` },
+        },
+      );
       const host = new URL(instance).host;
       const config: Config = { instance, accessToken: token.body.access_token, clientId, clientSecret, accountId: me.body.id, username: me.body.username };
       return [
@@ -265,7 +293,11 @@ export const mastodon: Provider = {
     /** Mastodon keeps no history per account: the figures as they stand. */
     async channel(ctx) {
       const config = ctx.channel.config as unknown as Config;
-      const { body } = await call<{ followers_count?: number; following_count?: number; statuses_count?: number }>(ctx, `${config.instance}/api/v1/accounts/verify_credentials`, { headers: auth(config) });
+      const { body } = await call<{ followers_count?: number; following_count?: number; statuses_count?: number }>(
+        ctx,
+        `${config.instance}/api/v1/accounts/verify_credentials`,
+        { headers: auth(config) },
+      );
       return currentFigures({ Followers: body.followers_count, Following: body.following_count, Posts: body.statuses_count });
     },
     async post(ctx) {
@@ -284,6 +316,9 @@ type Status = { id: string; url?: string | null; content: string; in_reply_to_id
 
 /** The account's latest statuses, newest first (reblogs left out). */
 async function recentStatuses(ctx: NetworkContext, config: Config): Promise<Status[]> {
-  const recent = await call<Status[]>(ctx, `${config.instance}/api/v1/accounts/${encodeURIComponent(config.accountId)}/statuses`, { headers: auth(config), query: { limit: 40, exclude_reblogs: true } });
+  const recent = await call<Status[]>(ctx, `${config.instance}/api/v1/accounts/${encodeURIComponent(config.accountId)}/statuses`, {
+    headers: auth(config),
+    query: { limit: 40, exclude_reblogs: true },
+  });
   return recent.body;
 }

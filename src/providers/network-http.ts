@@ -81,7 +81,13 @@ export class NetworkHttp {
     // exchange is over does nothing.
     const { signal } = deadline(request.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.signal);
     try {
-      return (await this.outbound.fetch(withQuery(url, request.query), { method: methodOf(request), headers, body, signal, maxRedirects: 0 })) as unknown as Response;
+      return (await this.outbound.fetch(withQuery(url, request.query), {
+        method: methodOf(request),
+        headers,
+        body,
+        signal,
+        maxRedirects: 0,
+      })) as unknown as Response;
     } catch (err) {
       throw classifyFetchError(err, this.network, isRepeatable(request));
     }
@@ -113,7 +119,10 @@ export class NetworkHttp {
     if (!answer.isJson) {
       // Taken, but the answer is unreadable: a create may have happened.
       if (isRepeatable(request)) throw new PublishError('retryable', `${this.network} answered ${answer.status} with a body that is not JSON.`);
-      throw new PublishError('unknown', `${this.network} answered ${answer.status} with a body that is not JSON, so the outcome is unknown. Check the channel before retrying.`);
+      throw new PublishError(
+        'unknown',
+        `${this.network} answered ${answer.status} with a body that is not JSON, so the outcome is unknown. Check the channel before retrying.`,
+      );
     }
     return answer.body as T;
   }
@@ -137,5 +146,14 @@ function readAnswer(url: string, response: Response, text: string): NetworkAnswe
       /* kept as text */
     }
   }
-  return { url, status: response.status, ok: response.ok, headers: response.headers, body, isJson, raw, detail: raw.length > DETAIL_LIMIT ? `${raw.slice(0, DETAIL_LIMIT)}…` : raw };
+  return {
+    url,
+    status: response.status,
+    ok: response.ok,
+    headers: response.headers,
+    body,
+    isJson,
+    raw,
+    detail: raw.length > DETAIL_LIMIT ? `${raw.slice(0, DETAIL_LIMIT)}…` : raw,
+  };
 }

@@ -60,7 +60,12 @@ function connect(relay: string, options: RelayOptions): Promise<WebSocket> {
         );
       };
       // `lookup` reaches net.connect through ws's request options (not in its type declarations).
-      socket = new WebSocket(relay, { handshakeTimeout: options.timeoutMs, maxPayload: 1024 * 1024, followRedirects: false, lookup } as WebSocket.ClientOptions);
+      socket = new WebSocket(relay, {
+        handshakeTimeout: options.timeoutMs,
+        maxPayload: 1024 * 1024,
+        followRedirects: false,
+        lookup,
+      } as WebSocket.ClientOptions);
     } catch (err) {
       reject(err);
       return;

@@ -38,7 +38,10 @@ export function signatureBaseString(method: string, url: string, params: [string
 }
 
 export function hmacSha1Signature(baseString: string, consumerSecret: string, tokenSecret = ''): string {
-  return crypto.createHmac('sha1', `${percentEncode(consumerSecret)}&${percentEncode(tokenSecret)}`).update(baseString).digest('base64');
+  return crypto
+    .createHmac('sha1', `${percentEncode(consumerSecret)}&${percentEncode(tokenSecret)}`)
+    .update(baseString)
+    .digest('base64');
 }
 
 export interface SignOptions {

@@ -24,7 +24,12 @@ export function basicAuth(id: string, secret: string): string {
 }
 
 /** POSTs the form to the token endpoint; an answer without access_token (some networks say 200 {error}) is refused. */
-export async function requestToken(ctx: NetworkContext, url: string, form: Record<string, string | undefined>, options: TokenRequestOptions = {}): Promise<TokenAnswer> {
+export async function requestToken(
+  ctx: NetworkContext,
+  url: string,
+  form: Record<string, string | undefined>,
+  options: TokenRequestOptions = {},
+): Promise<TokenAnswer> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (options.basic) headers.authorization = basicAuth(options.basic.id, options.basic.secret);
   const answer = await ctx.http.json<TokenAnswer>(url, { method: 'POST', form, headers });

@@ -20,8 +20,16 @@ const VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
 const settings = z.object({
   board: z.string().regex(/^\d+$/, { error: 'must be a board id (digits); list them with the "boards" tool' }).describe('The board to pin to'),
   title: z.string().max(100).optional().describe('Pin title (up to 100 characters)'),
-  link: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048).optional().describe('Where the pin links to'),
-  dominant_color: z.string().regex(/^#[0-9a-fA-F]{6}$/, { error: 'must be a hex colour such as #6E7874' }).optional().describe('Placeholder colour while the pin loads'),
+  link: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .max(2048)
+    .optional()
+    .describe('Where the pin links to'),
+  dominant_color: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/, { error: 'must be a hex colour such as #6E7874' })
+    .optional()
+    .describe('Placeholder colour while the pin loads'),
 });
 
 type PinterestSettings = z.infer<typeof settings>;
@@ -92,7 +100,11 @@ const PIN_METRICS = ACCOUNT_METRICS.slice(0, 4);
 type DailyMetrics = { date: string; data_status?: string; metrics?: Record<string, number> }[];
 
 /** GET an analytics endpoint over the last `days` days (at most 90) and turn daily_metrics into series. */
-async function dailyMetrics(ctx: NetworkContext & { channel: PublishChannel; days: number }, path: string, metrics: [string, string][]): Promise<AnalyticsSeries[]> {
+async function dailyMetrics(
+  ctx: NetworkContext & { channel: PublishChannel; days: number },
+  path: string,
+  metrics: [string, string][],
+): Promise<AnalyticsSeries[]> {
   const { since, until } = period(Math.min(ctx.days, ANALYTICS_DAYS));
   // Keyed by split ("all" without split_field).
   const answer = await ctx.http.json<Record<string, { daily_metrics?: DailyMetrics }>>(`${ctx.urls.api}${path}`, {
@@ -131,13 +143,21 @@ export const pinterest: Provider = {
   oauth: {
     async start(ctx) {
       return {
-        url: authorizationUrl(`${ctx.urls.auth}/oauth/`, { clientId: ctx.app.CLIENT_ID, redirectUri: ctx.redirectUri, state: ctx.state, scopes: SCOPES, scopeSeparator: ',' }),
+        url: authorizationUrl(`${ctx.urls.auth}/oauth/`, {
+          clientId: ctx.app.CLIENT_ID,
+          redirectUri: ctx.redirectUri,
+          state: ctx.state,
+          scopes: SCOPES,
+          scopeSeparator: ',',
+        }),
       };
     },
     async finish(ctx) {
       if (!ctx.query.code) throw new PublishError('refused', 'Pinterest sent no authorization code');
       // continuous_refresh: apps older than 2025-09-25 get rotating 60-day refresh tokens only when they ask.
-      const tokens = tokenFields(await token(ctx, { grant_type: 'authorization_code', code: ctx.query.code, redirect_uri: ctx.redirectUri, continuous_refresh: 'true' }));
+      const tokens = tokenFields(
+        await token(ctx, { grant_type: 'authorization_code', code: ctx.query.code, redirect_uri: ctx.redirectUri, continuous_refresh: 'true' }),
+      );
       const me = await ctx.http.json<{ id?: string; username: string; profile_image?: string; business_name?: string }>(`${ctx.urls.api}/v5/user_account`, {
         headers: { authorization: `Bearer ${tokens.accessToken}` },
       });
@@ -184,14 +204,22 @@ export const pinterest: Provider = {
 
   /** The user's latest pins (Pinterest lists them newest first). */
   async recentPosts(ctx) {
-    const page = await ctx.http.json<{ items: { id: string; title?: string | null; description?: string | null; created_at?: string }[] }>(`${ctx.urls.api}/v5/pins`, {
-      headers: bearer(ctx.channel),
-      query: { page_size: 50 },
-    });
+    const page = await ctx.http.json<{ items: { id: string; title?: string | null; description?: string | null; created_at?: string }[] }>(
+      `${ctx.urls.api}/v5/pins`,
+      {
+        headers: bearer(ctx.channel),
+        query: { page_size: 50 },
+      },
+    );
     return (page.items ?? []).map((pin) => {
       const at = Date.parse(pin.created_at ?? '');
       // Herald publishes the post's text as the description.
-      return { id: pin.id, url: `https://www.pinterest.com/pin/${pin.id}/`, text: pin.description || pin.title || undefined, at: Number.isFinite(at) ? at : undefined };
+      return {
+        id: pin.id,
+        url: `https://www.pinterest.com/pin/${pin.id}/`,
+        text: pin.description || pin.title || undefined,
+        at: Number.isFinite(at) ? at : undefined,
+      };
     });
   },
 

@@ -30,7 +30,11 @@ const target = z
   .refine((t) => !t.is_flair_required || t.flair, { error: 'this subreddit requires a flair', path: ['flair'] });
 
 const settings = z.object({
-  subreddit: z.array(z.object({ value: target })).min(1, { error: 'needs at least one subreddit' }).max(10).describe('Subreddits to submit to, each with its title and post type'),
+  subreddit: z
+    .array(z.object({ value: target }))
+    .min(1, { error: 'needs at least one subreddit' })
+    .max(10)
+    .describe('Subreddits to submit to, each with its title and post type'),
 });
 
 type Target = z.infer<typeof target>;
@@ -55,7 +59,11 @@ function api(ctx: NetworkContext, channel: PublishChannel, path: string, request
 function readAnswer({ status, headers, body }: NetworkAnswer): Verdict | undefined {
   // A channel connected before Herald asked for a scope: only connecting again grants it.
   if (status === 403 && /insufficient_scope/.test(headers.get('www-authenticate') ?? '')) {
-    return { kind: 'refused', code: 'insufficient_scope', detail: 'insufficient_scope: the channel was connected without a permission this needs; connect it again' };
+    return {
+      kind: 'refused',
+      code: 'insufficient_scope',
+      detail: 'insufficient_scope: the channel was connected without a permission this needs; connect it again',
+    };
   }
   const errors: [string, string, string?][] = body?.json?.errors ?? [];
   if (errors.length === 0) return undefined;
@@ -70,7 +78,11 @@ function readAnswer({ status, headers, body }: NetworkAnswer): Verdict | undefin
 
 /** Uploads a file to Reddit's media store; the answer is the URL to submit. */
 async function uploadMedia(ctx: PublishContext, media: MediaRef): Promise<string> {
-  const lease = await api(ctx, ctx.channel, '/api/media/asset.json', { method: 'POST', form: { filepath: mediaFilename(media), mimetype: media.mimeType }, repeatable: true });
+  const lease = await api(ctx, ctx.channel, '/api/media/asset.json', {
+    method: 'POST',
+    form: { filepath: mediaFilename(media), mimetype: media.mimeType },
+    repeatable: true,
+  });
   const action: string = lease?.args?.action;
   if (!action) throw new PublishError('refused', 'Reddit gave no upload target for the media');
   // The action is protocol-relative ("//bucket.s3..."): it takes the API's scheme.
@@ -113,7 +125,9 @@ async function findSubmitted(ctx: PublishContext, sr: string, title: string, sin
   try {
     await waitForProcessing(
       async () => {
-        const post = (await submitted(ctx, ctx.channel, 10)).find((d) => d.subreddit?.toLowerCase() === sr.toLowerCase() && d.title === title && d.created_utc * 1000 >= since - 60_000);
+        const post = (await submitted(ctx, ctx.channel, 10)).find(
+          (d) => d.subreddit?.toLowerCase() === sr.toLowerCase() && d.title === title && d.created_utc * 1000 >= since - 60_000,
+        );
         if (post) found = { name: post.name, url: `https://www.reddit.com${post.permalink}` };
         return found ? { done: true } : { done: false, checkAfterMs: 2_000 };
       },
@@ -122,14 +136,25 @@ async function findSubmitted(ctx: PublishContext, sr: string, title: string, sin
   } catch (err) {
     // Reddit accepted the submission: sending it again could post it twice, whatever went wrong while looking for it.
     if (!(err instanceof PublishError) || err.kind === 'auth') throw err;
-    throw new PublishError('unknown', `Reddit accepted the media post to r/${sr} but it has not appeared among u/${config.username}'s posts yet (${err.message}). It may still appear: check r/${sr} before publishing it again.`);
+    throw new PublishError(
+      'unknown',
+      `Reddit accepted the media post to r/${sr} but it has not appeared among u/${config.username}'s posts yet (${err.message}). It may still appear: check r/${sr} before publishing it again.`,
+    );
   }
   return found!;
 }
 
 async function submit(ctx: PublishContext, t: Target): Promise<{ name: string; url: string }> {
   const sr = subredditName(t);
-  const form: Record<string, string | undefined> = { api_type: 'json', sr, title: t.title, flair_id: t.flair?.id, flair_text: t.flair?.name, sendreplies: 'true', resubmit: 'true' };
+  const form: Record<string, string | undefined> = {
+    api_type: 'json',
+    sr,
+    title: t.title,
+    flair_id: t.flair?.id,
+    flair_text: t.flair?.name,
+    sendreplies: 'true',
+    resubmit: 'true',
+  };
   const media = ctx.item.media;
   if (t.type === 'link') Object.assign(form, { kind: 'link', url: t.url });
   else if (t.type === 'media') {
@@ -156,7 +181,7 @@ async function commentOn(ctx: PublishContext, parents: string[]): Promise<Publis
   const made: { name: string; url: string }[] = [];
   for (const parent of parents) {
     const answer = await api(ctx, ctx.channel, '/api/comment', { method: 'POST', form: { api_type: 'json', thing_id: parent, text: ctx.item.content } });
-      const thing = answer?.json?.data?.things?.[0]?.data;
+    const thing = answer?.json?.data?.things?.[0]?.data;
     if (!thing?.name) throw new PublishError('unknown', 'Reddit took the comment but did not say its id');
     made.push({ name: thing.name, url: `https://www.reddit.com${thing.permalink ?? ''}` });
   }
@@ -197,10 +222,15 @@ export const reddit: Provider = {
     async finish(ctx) {
       if (!ctx.query.code) throw new PublishError('refused', 'Reddit sent no authorization code');
       const tokens = tokenFields(
-        await requestToken(ctx, `${ctx.urls.auth}/api/v1/access_token`, { grant_type: 'authorization_code', code: ctx.query.code, redirect_uri: ctx.redirectUri }, {
-          basic: { id: ctx.app.CLIENT_ID, secret: ctx.app.CLIENT_SECRET },
-          headers: { 'user-agent': userAgent(ctx) },
-        }),
+        await requestToken(
+          ctx,
+          `${ctx.urls.auth}/api/v1/access_token`,
+          { grant_type: 'authorization_code', code: ctx.query.code, redirect_uri: ctx.redirectUri },
+          {
+            basic: { id: ctx.app.CLIENT_ID, secret: ctx.app.CLIENT_SECRET },
+            headers: { 'user-agent': userAgent(ctx) },
+          },
+        ),
       );
       const me = await ctx.http.json<{ id: string; name: string; icon_img?: string; snoovatar_img?: string }>(`${ctx.urls.api}/api/v1/me`, {
         headers: { authorization: `bearer ${tokens.accessToken}`, 'user-agent': userAgent(ctx) },
@@ -213,10 +243,15 @@ export const reddit: Provider = {
 
   async refresh(ctx) {
     const refreshToken = needRefreshToken(ctx.channel.config, 'Reddit');
-    const answer = await requestToken(ctx, `${ctx.urls.auth}/api/v1/access_token`, { grant_type: 'refresh_token', refresh_token: refreshToken }, {
-      basic: { id: ctx.app.CLIENT_ID, secret: ctx.app.CLIENT_SECRET },
-      headers: { 'user-agent': userAgent(ctx, String(ctx.channel.config.username)) },
-    });
+    const answer = await requestToken(
+      ctx,
+      `${ctx.urls.auth}/api/v1/access_token`,
+      { grant_type: 'refresh_token', refresh_token: refreshToken },
+      {
+        basic: { id: ctx.app.CLIENT_ID, secret: ctx.app.CLIENT_SECRET },
+        headers: { 'user-agent': userAgent(ctx, String(ctx.channel.config.username)) },
+      },
+    );
     return tokenFields(answer);
   },
 
@@ -258,7 +293,12 @@ export const reddit: Provider = {
         const word = String((ctx.data as { word?: unknown })?.word ?? '').trim();
         if (!word) throw new PublishError('refused', 'data.word is required: the text to search subreddits for');
         const answer = await api(ctx, ctx.channel, '/subreddits/search', { query: { q: word, show: 'public', limit: 25, raw_json: 1 } });
-        return (answer?.data?.children ?? []).map(({ data: d }: any) => ({ name: d.display_name, title: d.title, subscribers: d.subscribers, submissionType: d.submission_type }));
+        return (answer?.data?.children ?? []).map(({ data: d }: any) => ({
+          name: d.display_name,
+          title: d.title,
+          subscribers: d.subscribers,
+          submissionType: d.submission_type,
+        }));
       },
     },
     restrictions: {

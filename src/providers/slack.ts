@@ -21,7 +21,16 @@ const MAX_FILE_BYTES = 1024 * 1024 * 1024;
 /** How long to look for the message a file share created (Slack shares files asynchronously). */
 const SHARE_LOOKUPS = [250, 500, 1000, 1500, 2000, 3000];
 
-const AUTH_ERRORS = new Set(['not_authed', 'invalid_auth', 'token_revoked', 'token_expired', 'account_inactive', 'no_permission', 'org_login_required', 'ekm_access_denied']);
+const AUTH_ERRORS = new Set([
+  'not_authed',
+  'invalid_auth',
+  'token_revoked',
+  'token_expired',
+  'account_inactive',
+  'no_permission',
+  'org_login_required',
+  'ekm_access_denied',
+]);
 const RATE_LIMITED = new Set(['ratelimited', 'rate_limited']);
 const UNAVAILABLE = new Set(['service_unavailable', 'request_timeout']);
 const SERVER_ERRORS = new Set(['internal_error', 'fatal_error']);
@@ -103,7 +112,13 @@ async function uploadFile(ctx: PublishContext, token: string, media: MediaRef): 
     form: { filename, length: String(bytes.length) },
   });
   // The bytes go to a URL for this file only; nothing is posted until completeUploadExternal.
-  await ctx.http.call(target.upload_url, { method: 'POST', headers: { 'content-type': media.mimeType }, body: new Uint8Array(bytes), timeoutMs: 300_000, repeatable: true });
+  await ctx.http.call(target.upload_url, {
+    method: 'POST',
+    headers: { 'content-type': media.mimeType },
+    body: new Uint8Array(bytes),
+    timeoutMs: 300_000,
+    repeatable: true,
+  });
   return target.file_id;
 }
 
@@ -162,7 +177,9 @@ export const slack: Provider = {
 
   oauth: {
     async start({ urls, app, state, redirectUri }) {
-      return { url: authorizationUrl(urls.authorize, { clientId: app.CLIENT_ID, redirectUri, state, scopes: SCOPES, scopeSeparator: ',', extra: { user_scope: '' } }) };
+      return {
+        url: authorizationUrl(urls.authorize, { clientId: app.CLIENT_ID, redirectUri, state, scopes: SCOPES, scopeSeparator: ',', extra: { user_scope: '' } }),
+      };
     },
 
     async finish(ctx) {
@@ -204,19 +221,27 @@ export const slack: Provider = {
     const channel = String(ctx.item.settings.channel ?? '');
     if (!settings.shape.channel.safeParse(channel).success) throw new PublishError('refused', 'settings.channel must be a Slack channel id');
     const threadTs = ctx.replyTo ? threadOf(ctx.replyTo.releaseId) : undefined;
-    if (threadTs !== undefined && !/^\d+\.\d+$/.test(threadTs)) throw new PublishError('refused', `cannot reply in Slack: the first message's timestamp is unknown (${ctx.replyTo!.releaseId})`);
+    if (threadTs !== undefined && !/^\d+\.\d+$/.test(threadTs))
+      throw new PublishError('refused', `cannot reply in Slack: the first message's timestamp is unknown (${ctx.replyTo!.releaseId})`);
     const text = escapeText(ctx.item.content);
 
     let ts: string;
     if (ctx.item.media.length === 0) {
-      const posted = await api<SlackAnswer & { ts: string }>(ctx, token, 'chat.postMessage', { json: { channel, text, ...(threadTs ? { thread_ts: threadTs } : {}) } });
+      const posted = await api<SlackAnswer & { ts: string }>(ctx, token, 'chat.postMessage', {
+        json: { channel, text, ...(threadTs ? { thread_ts: threadTs } : {}) },
+      });
       ts = posted.ts;
     } else {
       const ids: string[] = [];
       for (const m of ctx.item.media) ids.push(await uploadFile(ctx, token, m));
       await joinChannel(ctx, token, channel);
       const completed = await api<SlackAnswer & { files: FileShares[] }>(ctx, token, 'files.completeUploadExternal', {
-        json: { files: ids.map((id) => ({ id })), channel_id: channel, ...(text ? { initial_comment: text } : {}), ...(threadTs ? { thread_ts: threadTs } : {}) },
+        json: {
+          files: ids.map((id) => ({ id })),
+          channel_id: channel,
+          ...(text ? { initial_comment: text } : {}),
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+        },
       });
       const shared = await findShare(ctx, token, ids[0], channel, completed.files ?? []);
       // The message is out; only its timestamp is not known yet. Keep the file id so the post is not sent again.
@@ -235,7 +260,9 @@ export const slack: Provider = {
         let cursor: string | undefined;
         // Ten pages of 200 cover any workspace a person picks from by hand.
         for (let page = 0; page < 10; page++) {
-          const answer = await api<SlackAnswer & { channels: { id: string; name: string; is_archived?: boolean }[]; response_metadata?: { next_cursor?: string } }>(ctx, accessToken, 'conversations.list', {
+          const answer = await api<
+            SlackAnswer & { channels: { id: string; name: string; is_archived?: boolean }[]; response_metadata?: { next_cursor?: string } }
+          >(ctx, accessToken, 'conversations.list', {
             query: { types: 'public_channel,private_channel', exclude_archived: 'true', limit: 200, cursor },
           });
           for (const c of answer.channels) if (!c.is_archived) channels.push({ id: c.id, name: c.name });

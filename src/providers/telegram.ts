@@ -77,7 +77,11 @@ function readAnswer({ body, ok }: NetworkAnswer): Verdict | undefined {
   if (seconds !== undefined) verdict.retryAfterMs = seconds * 1000;
   const migrated = answer.parameters?.migrate_to_chat_id;
   if (migrated !== undefined) {
-    return { ...verdict, kind: 'refused', detail: `${verdict.detail}. The group became a supergroup with id ${migrated}: connect the channel again with that id.` };
+    return {
+      ...verdict,
+      kind: 'refused',
+      detail: `${verdict.detail}. The group became a supergroup with id ${migrated}: connect the channel again with that id.`,
+    };
   }
   return verdict;
 }
@@ -124,7 +128,13 @@ function replyParameters(messageId: number | undefined): Record<string, unknown>
 }
 
 /** Sends the media (one message or an album) and returns the first message. */
-async function sendMedia(ctx: PublishContext, config: TelegramConfig, media: MediaRef[], caption: string | undefined, replyTo: number | undefined): Promise<Message> {
+async function sendMedia(
+  ctx: PublishContext,
+  config: TelegramConfig,
+  media: MediaRef[],
+  caption: string | undefined,
+  replyTo: number | undefined,
+): Promise<Message> {
   const form = new FormData();
   form.append('chat_id', config.chatId);
   const reply = replyParameters(replyTo);
@@ -155,7 +165,8 @@ async function sendMedia(ctx: PublishContext, config: TelegramConfig, media: Med
  * limit, then the post fails saying what was published.
  */
 async function sendFollowUp(ctx: PublishContext, config: TelegramConfig, text: string, mediaMessageId: number): Promise<void> {
-  const send = () => call<Message>(ctx, config.botToken, 'sendMessage', { json: { chat_id: config.chatId, text, reply_parameters: replyParameters(mediaMessageId) } });
+  const send = () =>
+    call<Message>(ctx, config.botToken, 'sendMessage', { json: { chat_id: config.chatId, text, reply_parameters: replyParameters(mediaMessageId) } });
   try {
     await send();
   } catch (err) {
@@ -216,11 +227,14 @@ export const telegram: Provider = {
     const config = ctx.channel.config as unknown as TelegramConfig;
     const { content, media } = ctx.item;
     const replyTo = ctx.replyTo ? Number(ctx.replyTo.releaseId) : undefined;
-    if (replyTo !== undefined && !Number.isSafeInteger(replyTo)) throw new PublishError('refused', `cannot reply to "${ctx.replyTo!.releaseId}": not a Telegram message id`);
+    if (replyTo !== undefined && !Number.isSafeInteger(replyTo))
+      throw new PublishError('refused', `cannot reply to "${ctx.replyTo!.releaseId}": not a Telegram message id`);
 
     let first: Message;
     if (media.length === 0) {
-      first = await call<Message>(ctx, config.botToken, 'sendMessage', { json: { chat_id: config.chatId, text: content, reply_parameters: replyParameters(replyTo) } });
+      first = await call<Message>(ctx, config.botToken, 'sendMessage', {
+        json: { chat_id: config.chatId, text: content, reply_parameters: replyParameters(replyTo) },
+      });
     } else {
       checkSizes(media);
       const fits = utf16Length(content) <= MAX_CAPTION;

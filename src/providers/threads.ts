@@ -96,11 +96,21 @@ async function publish(ctx: PublishContext): Promise<PublishResult> {
     id = await container(ctx, api, { media_type: 'TEXT', text, reply_to_id: replyTo });
   } else if (media.length === 1) {
     const m = media[0];
-    id = await container(ctx, api, isVideo(m) ? { media_type: 'VIDEO', video_url: m.url, text, reply_to_id: replyTo } : { media_type: 'IMAGE', image_url: m.url, text, reply_to_id: replyTo });
+    id = await container(
+      ctx,
+      api,
+      isVideo(m)
+        ? { media_type: 'VIDEO', video_url: m.url, text, reply_to_id: replyTo }
+        : { media_type: 'IMAGE', image_url: m.url, text, reply_to_id: replyTo },
+    );
   } else {
     const children: string[] = [];
     for (const m of media) {
-      const child = await container(ctx, api, isVideo(m) ? { media_type: 'VIDEO', video_url: m.url, is_carousel_item: true } : { media_type: 'IMAGE', image_url: m.url, is_carousel_item: true });
+      const child = await container(
+        ctx,
+        api,
+        isVideo(m) ? { media_type: 'VIDEO', video_url: m.url, is_carousel_item: true } : { media_type: 'IMAGE', image_url: m.url, is_carousel_item: true },
+      );
       await waitForContainer(api, child, POLL, ctx.signal);
       children.push(child);
     }
@@ -149,7 +159,15 @@ export const threads: Provider = {
 
   oauth: {
     async start(ctx) {
-      return { url: authorizationUrl(`${ctx.urls.login}/oauth/authorize`, { clientId: ctx.app.CLIENT_ID, redirectUri: ctx.redirectUri, state: ctx.state, scopes: SCOPES, scopeSeparator: ',' }) };
+      return {
+        url: authorizationUrl(`${ctx.urls.login}/oauth/authorize`, {
+          clientId: ctx.app.CLIENT_ID,
+          redirectUri: ctx.redirectUri,
+          state: ctx.state,
+          scopes: SCOPES,
+          scopeSeparator: ',',
+        }),
+      };
     },
     async finish(ctx) {
       const token = await connectToken(ctx, flow(ctx), authorizationCode(ctx.query, NAME), ctx.redirectUri);

@@ -59,7 +59,8 @@ function readAnswer({ body }: NetworkAnswer): Verdict | undefined {
   const detail = `${code}${body.error.message ? `: ${body.error.message}` : ''}`;
   if (code === 'access_token_invalid') return { kind: 'auth', detail, code };
   // A scope the user unticked: a refresh cannot add it, so the channel ends up needing a reconnect.
-  if (code === 'scope_not_authorized' || code === 'scope_permission_missed') return { kind: 'auth', detail: `${detail} (connect the channel again and grant every permission Herald asks for)`, code };
+  if (code === 'scope_not_authorized' || code === 'scope_permission_missed')
+    return { kind: 'auth', detail: `${detail} (connect the channel again and grant every permission Herald asks for)`, code };
   if (code === 'rate_limit_exceeded') return { kind: 'retryable', detail, code };
   if (code === 'internal_error') return { kind: 'server', detail, code };
   return { detail, code };
@@ -69,7 +70,14 @@ function readAnswer({ body }: NetworkAnswer): Verdict | undefined {
  * Calls that read, or open an upload that publishes nothing until its bytes
  * arrive: safe to repeat after a server error. A photo post's init publishes.
  */
-const REPEATABLE = new Set(['/v2/post/publish/status/fetch/', '/v2/post/publish/creator_info/query/', '/v2/user/info/', '/v2/video/query/', '/v2/post/publish/video/init/', '/v2/post/publish/inbox/video/init/']);
+const REPEATABLE = new Set([
+  '/v2/post/publish/status/fetch/',
+  '/v2/post/publish/creator_info/query/',
+  '/v2/user/info/',
+  '/v2/video/query/',
+  '/v2/post/publish/video/init/',
+  '/v2/post/publish/inbox/video/init/',
+]);
 
 function isRepeatable(path: string): boolean {
   return REPEATABLE.has(path.split('?')[0]);
@@ -87,7 +95,11 @@ async function tiktokCall<T = any>(ctx: NetworkContext, token: string | undefine
     ...(body === undefined ? {} : { json: body }),
     repeatable: isRepeatable(path),
   });
-  if (!answer.isJson) throw new PublishError(isRepeatable(path) ? 'retryable' : 'unknown', `TikTok answered ${answer.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`);
+  if (!answer.isJson)
+    throw new PublishError(
+      isRepeatable(path) ? 'retryable' : 'unknown',
+      `TikTok answered ${answer.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`,
+    );
   return JSON.parse(bigIntsAsStrings(answer.raw)).data as T;
 }
 
@@ -153,7 +165,11 @@ function standing(status: Status, username: string | undefined, releaseId: strin
   if (status.status === 'PUBLISH_COMPLETE' && postId !== undefined) {
     const id = String(postId);
     // Photo posts have publish ids of their own kind (p_pub_…) and /photo/ addresses.
-    return { state: 'done', releaseId: id, releaseUrl: username ? `https://www.tiktok.com/@${username}/${releaseId.startsWith('p_') ? 'photo' : 'video'}/${id}` : null };
+    return {
+      state: 'done',
+      releaseId: id,
+      releaseUrl: username ? `https://www.tiktok.com/@${username}/${releaseId.startsWith('p_') ? 'photo' : 'video'}/${id}` : null,
+    };
   }
   // Live but not yet public (moderation gives the public id later), or still processing.
   return { state: 'waiting', checkAfterMs: status.status === 'PUBLISH_COMPLETE' ? MODERATION_CHECK_MS : PROCESSING_CHECK_MS };
@@ -167,7 +183,12 @@ function fetchStatus(ctx: NetworkContext, token: string | undefined, publishId: 
  * Follows the publish for a while (most finish within seconds) until TikTok has
  * made it live or failed it; what is still processing then is followed in the background.
  */
-async function waitForPublish(ctx: PublishContext, token: string | undefined, publishId: string, username: string | undefined): Promise<{ live: boolean; state: FollowUpState }> {
+async function waitForPublish(
+  ctx: PublishContext,
+  token: string | undefined,
+  publishId: string,
+  username: string | undefined,
+): Promise<{ live: boolean; state: FollowUpState }> {
   const waitMs = Number(ctx.app.STATUS_WAIT_SECONDS || DEFAULT_STATUS_WAIT_S) * 1000;
   const deadline = Date.now() + waitMs;
   for (;;) {
@@ -205,7 +226,16 @@ export const tiktok: Provider = {
     // The web flow authenticates with the client secret; TikTok documents PKCE only for desktop and mobile apps.
     pkce: false,
     async start({ urls, app, state, redirectUri }) {
-      return { url: authorizationUrl(`${urls.auth}/v2/auth/authorize/`, { clientId: app.CLIENT_KEY, clientIdParam: 'client_key', redirectUri, state, scopes: SCOPES, scopeSeparator: ',' }) };
+      return {
+        url: authorizationUrl(`${urls.auth}/v2/auth/authorize/`, {
+          clientId: app.CLIENT_KEY,
+          clientIdParam: 'client_key',
+          redirectUri,
+          state,
+          scopes: SCOPES,
+          scopeSeparator: ',',
+        }),
+      };
     },
 
     async finish(ctx) {
@@ -249,21 +279,30 @@ export const tiktok: Provider = {
     const direct = s.content_posting_method !== 'UPLOAD';
     const videos = ctx.item.media.filter((m) => m.mimeType.startsWith('video/'));
     const photos = ctx.item.media.filter((m) => m.mimeType.startsWith('image/'));
-    if (videos.length > 0 && (videos.length > 1 || photos.length > 0)) throw new PublishError('refused', 'TikTok posts are one video or photos only, never both');
+    if (videos.length > 0 && (videos.length > 1 || photos.length > 0))
+      throw new PublishError('refused', 'TikTok posts are one video or photos only, never both');
     if (videos.length === 0 && photos.length === 0) throw new PublishError('refused', 'TikTok posts need a video or photos');
 
     // TikTok's posting rules: ask the creator's current options before every direct post.
-    const creator = await tiktokCall<{ privacy_level_options?: string[]; comment_disabled?: boolean; duet_disabled?: boolean; stitch_disabled?: boolean; max_video_post_duration_sec?: number }>(
-      ctx,
-      token,
-      '/v2/post/publish/creator_info/query/',
-    );
+    const creator = await tiktokCall<{
+      privacy_level_options?: string[];
+      comment_disabled?: boolean;
+      duet_disabled?: boolean;
+      stitch_disabled?: boolean;
+      max_video_post_duration_sec?: number;
+    }>(ctx, token, '/v2/post/publish/creator_info/query/');
     if (direct && creator.privacy_level_options && !creator.privacy_level_options.includes(s.privacy_level)) {
-      throw new PublishError('refused', `privacy_level ${s.privacy_level} is not allowed for this TikTok account; it allows ${creator.privacy_level_options.join(', ')}`);
+      throw new PublishError(
+        'refused',
+        `privacy_level ${s.privacy_level} is not allowed for this TikTok account; it allows ${creator.privacy_level_options.join(', ')}`,
+      );
     }
     const video = videos[0];
     if (video?.duration && creator.max_video_post_duration_sec && video.duration > creator.max_video_post_duration_sec) {
-      throw new PublishError('refused', `the video is ${Math.round(video.duration)} s long, but this TikTok account can post at most ${creator.max_video_post_duration_sec} s`);
+      throw new PublishError(
+        'refused',
+        `the video is ${Math.round(video.duration)} s long, but this TikTok account can post at most ${creator.max_video_post_duration_sec} s`,
+      );
     }
 
     let publishId: string;
@@ -341,15 +380,15 @@ export const tiktok: Provider = {
     async post(ctx) {
       // Until TikTok names the public post (processing, moderation, or an inbox upload finished in the app) Herald holds only a publish id.
       if (!/^\d+$/.test(ctx.releaseId)) {
-        throw new PublishError('refused', `TikTok has not given this post its public id yet (it still has the publish id ${ctx.releaseId}: processing, in moderation, or sent to the TikTok inbox), so it has no figures yet`);
+        throw new PublishError(
+          'refused',
+          `TikTok has not given this post its public id yet (it still has the publish id ${ctx.releaseId}: processing, in moderation, or sent to the TikTok inbox), so it has no figures yet`,
+        );
       }
       const config = ctx.channel.config as unknown as Config;
-      const answer = await tiktokCall<{ videos?: { id: string | number; like_count?: number; comment_count?: number; share_count?: number; view_count?: number }[] }>(
-        ctx,
-        config.accessToken,
-        '/v2/video/query/?fields=id,like_count,comment_count,share_count,view_count',
-        { filters: { video_ids: [ctx.releaseId] } },
-      );
+      const answer = await tiktokCall<{
+        videos?: { id: string | number; like_count?: number; comment_count?: number; share_count?: number; view_count?: number }[];
+      }>(ctx, config.accessToken, '/v2/video/query/?fields=id,like_count,comment_count,share_count,view_count', { filters: { video_ids: [ctx.releaseId] } });
       // TikTok lists only the account's own videos that it still has.
       const video = answer.videos?.find((v) => String(v.id) === ctx.releaseId);
       if (!video) throw new PublishError('refused', `TikTok does not list post ${ctx.releaseId} among this account's videos (deleted, or not a video)`);

@@ -217,7 +217,9 @@ export interface OAuthFlow {
    * the accounts the user may connect. Several results mean the user picks one
    * (a page, a board, a channel).
    */
-  finish(ctx: NetworkContext & { query: Record<string, string>; redirectUri: string; codeVerifier?: string; stash: Record<string, unknown> }): Promise<ConnectResult[]>;
+  finish(
+    ctx: NetworkContext & { query: Record<string, string>; redirectUri: string; codeVerifier?: string; stash: Record<string, unknown> },
+  ): Promise<ConnectResult[]>;
 }
 
 export interface ProviderTool {

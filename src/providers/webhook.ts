@@ -72,7 +72,15 @@ export const webhook: Provider = {
     const secret = newWebhookSecret();
     const host = new URL(url).host;
     // The same URL again is the same channel: its receiver keeps verifying with the secret it has.
-    return { externalId: url, name: host, profile: host, config: { url, secret }, revealOnce: { signingSecret: secret }, keepOnReconnect: ['secret'], externalIdIsSecret: true };
+    return {
+      externalId: url,
+      name: host,
+      profile: host,
+      config: { url, secret },
+      revealOnce: { signingSecret: secret },
+      keepOnReconnect: ['secret'],
+      externalIdIsSecret: true,
+    };
   },
 
   // Receivers drop a repeated webhook-id (the post item's id), as the README tells them to.
@@ -84,7 +92,12 @@ export const webhook: Provider = {
     if (response.status < 200 || response.status >= 300) {
       const detail = await readDetail(response);
       // Receivers drop a repeat (repeatDropped), so a server error is sent again rather than left unknown.
-      throw classifyAnswer('The webhook receiver', { status: response.status, headers: new Headers({ 'retry-after': response.header('retry-after') ?? '' }), body: detail, detail }, {}, true);
+      throw classifyAnswer(
+        'The webhook receiver',
+        { status: response.status, headers: new Headers({ 'retry-after': response.header('retry-after') ?? '' }), body: detail, detail },
+        {},
+        true,
+      );
     }
     let parsed: unknown = {};
     try {

@@ -9,7 +9,16 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { errorMessage, type NetworkAnswer, type Verdict } from './http-failures.ts';
 import type { NetworkRequest } from './network-http.ts';
-import { PublishError, type AnalyticsSeries, type ConnectResult, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type TokenConfig } from './types.ts';
+import {
+  PublishError,
+  type AnalyticsSeries,
+  type ConnectResult,
+  type NetworkContext,
+  type Provider,
+  type PublishChannel,
+  type PublishContext,
+  type TokenConfig,
+} from './types.ts';
 import { authorizationUrl } from './oauth2-tokens.ts';
 import { dailySeries, day, period } from './analytics-series.ts';
 
@@ -21,14 +30,23 @@ const SCOPES = [
   'https://www.googleapis.com/auth/yt-analytics.readonly',
 ];
 /** Uploading is the one permission Herald cannot work without (users can untick scopes). */
-const UPLOAD_SCOPES = ['https://www.googleapis.com/auth/youtube.upload', 'https://www.googleapis.com/auth/youtube', 'https://www.googleapis.com/auth/youtube.force-ssl'];
+const UPLOAD_SCOPES = [
+  'https://www.googleapis.com/auth/youtube.upload',
+  'https://www.googleapis.com/auth/youtube',
+  'https://www.googleapis.com/auth/youtube.force-ssl',
+];
 /** People & Blogs: the category YouTube's own examples use when none is chosen. */
 const DEFAULT_CATEGORY = '22';
 /** How many times an interrupted upload is resumed within one publish. */
 const RESUMES = 3;
 
 const settings = z.object({
-  title: z.string().min(2).max(100).refine((t) => !/[<>]/.test(t), 'must not contain < or >').describe('Video title'),
+  title: z
+    .string()
+    .min(2)
+    .max(100)
+    .refine((t) => !/[<>]/.test(t), 'must not contain < or >')
+    .describe('Video title'),
   type: z.enum(['public', 'private', 'unlisted']).describe('Privacy of the video'),
   selfDeclaredMadeForKids: z.enum(['yes', 'no']).optional().describe('Whether the video is made for kids'),
   thumbnail: z.object({ id: z.string().optional(), path: z.string() }).optional().describe('Uploaded image to use as the thumbnail'),
@@ -64,9 +82,11 @@ function readAnswer({ ok, body }: NetworkAnswer): Verdict | undefined {
   const detail = `(${reason}) ${errorMessage(body) ?? ''}`.trim();
   if (reason === 'youtubeSignupRequired') return { kind: 'refused', detail: `${detail}. The Google account has no YouTube channel.`, code: reason };
   if (reason === 'rateLimitExceeded' || reason === 'userRateLimitExceeded') return { kind: 'retryable', detail, code: reason };
-  if (reason === 'quotaExceeded') return { kind: 'refused', detail: `${detail}. The project's daily YouTube quota is used up; it resets at midnight Pacific time.`, code: reason };
+  if (reason === 'quotaExceeded')
+    return { kind: 'refused', detail: `${detail}. The project's daily YouTube quota is used up; it resets at midnight Pacific time.`, code: reason };
   // A scope the user unticked at consent: only connecting again can grant it.
-  if (reason === 'insufficientPermissions') return { kind: 'refused', detail: `${detail}. Connect the channel again and allow every permission Herald asks for.`, code: reason };
+  if (reason === 'insufficientPermissions')
+    return { kind: 'refused', detail: `${detail}. Connect the channel again and allow every permission Herald asks for.`, code: reason };
   return { detail, code: reason };
 }
 
@@ -87,12 +107,24 @@ const VIDEO_METRICS = { views: 'Views', estimatedMinutesWatched: 'Minutes watche
  * channel is named by its id rather than channel==MINE: a Google account can
  * hold several channels and the user picked one of them.
  */
-async function dailyReport(ctx: NetworkContext & { channel: PublishChannel; days: number }, metrics: Record<string, string>, filters?: string): Promise<AnalyticsSeries[]> {
+async function dailyReport(
+  ctx: NetworkContext & { channel: PublishChannel; days: number },
+  metrics: Record<string, string>,
+  filters?: string,
+): Promise<AnalyticsSeries[]> {
   const config = ctx.channel.config as unknown as Config;
   const { since, until } = period(ctx.days);
   const report = await ctx.http.json<Report>(`${ctx.urls.analytics}/v2/reports`, {
     headers: bearer(config.accessToken),
-    query: { ids: `channel==${config.channelId}`, startDate: day(since), endDate: day(until), metrics: Object.keys(metrics).join(','), dimensions: 'day', sort: 'day', filters },
+    query: {
+      ids: `channel==${config.channelId}`,
+      startDate: day(since),
+      endDate: day(until),
+      metrics: Object.keys(metrics).join(','),
+      dimensions: 'day',
+      sort: 'day',
+      filters,
+    },
   });
   // Google asks clients to find columns by their header, not by position.
   const columns = (report.columnHeaders ?? []).map((c) => c.name);
@@ -100,7 +132,10 @@ async function dailyReport(ctx: NetworkContext & { channel: PublishChannel; days
   const rows = dayColumn < 0 ? [] : (report.rows ?? []);
   return Object.entries(metrics).map(([metric, label]) => {
     const column = columns.indexOf(metric);
-    return dailySeries(label, rows.map((row) => ({ date: String(row[dayColumn]), total: column < 0 ? Number.NaN : Number(row[column]) })));
+    return dailySeries(
+      label,
+      rows.map((row) => ({ date: String(row[dayColumn]), total: column < 0 ? Number.NaN : Number(row[column]) })),
+    );
   });
 }
 
@@ -212,7 +247,12 @@ export const youtube: Provider = {
   name: 'YouTube',
   readAnswer,
   auth: 'oauth2',
-  urls: { auth: 'https://accounts.google.com', token: 'https://oauth2.googleapis.com', api: 'https://www.googleapis.com', analytics: 'https://youtubeanalytics.googleapis.com' },
+  urls: {
+    auth: 'https://accounts.google.com',
+    token: 'https://oauth2.googleapis.com',
+    api: 'https://www.googleapis.com',
+    analytics: 'https://youtubeanalytics.googleapis.com',
+  },
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
   settings,
   rules: {
@@ -244,7 +284,12 @@ export const youtube: Provider = {
     },
 
     async finish(ctx) {
-      const answer = await tokenRequest(ctx, { grant_type: 'authorization_code', code: ctx.query.code, redirect_uri: ctx.redirectUri, code_verifier: ctx.codeVerifier });
+      const answer = await tokenRequest(ctx, {
+        grant_type: 'authorization_code',
+        code: ctx.query.code,
+        redirect_uri: ctx.redirectUri,
+        code_verifier: ctx.codeVerifier,
+      });
       const granted = (answer.scope ?? '').split(' ');
       if (answer.scope !== undefined && !UPLOAD_SCOPES.some((s) => granted.includes(s))) {
         throw new PublishError('refused', 'the permission to upload videos was not granted; connect again and leave "Manage your YouTube videos" ticked');
@@ -318,7 +363,12 @@ export const youtube: Provider = {
       description: 'The YouTube channels of the connected Google account (id, title, handle, picture).',
       async run(ctx) {
         const channels = await myChannels(ctx, (ctx.channel.config as unknown as Config).accessToken);
-        return channels.map((c) => ({ id: c.id, name: c.snippet?.title ?? c.id, handle: c.snippet?.customUrl ?? null, picture: c.snippet?.thumbnails?.default?.url ?? null }));
+        return channels.map((c) => ({
+          id: c.id,
+          name: c.snippet?.title ?? c.id,
+          handle: c.snippet?.customUrl ?? null,
+          picture: c.snippet?.thumbnails?.default?.url ?? null,
+        }));
       },
     },
   },

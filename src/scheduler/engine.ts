@@ -10,7 +10,15 @@ import type { Services } from '../app.ts';
 import type { ChannelRow, PostRow } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
 import { deadline } from '../lib/deadline.ts';
-import { PublishError, type FailureKind, type MediaRef, type Provider, type PublishChannel, type PublishContext, type PublishResult } from '../providers/types.ts';
+import {
+  PublishError,
+  type FailureKind,
+  type MediaRef,
+  type Provider,
+  type PublishChannel,
+  type PublishContext,
+  type PublishResult,
+} from '../providers/types.ts';
 import { publishRefs } from '../media/refs.ts';
 import { postEventData } from '../domain/events.ts';
 import { claimDue, nextWakeUp } from './claim.ts';
@@ -48,8 +56,7 @@ export interface EngineOptions {
 /** Longest a look on the network for a post of unknown fate may take. */
 const FIND_TIMEOUT_MS = 60_000;
 
-export const UNKNOWN_OUTCOME =
-  'Herald stopped while this post was being sent, so it may have been published. Check the channel before retrying.';
+export const UNKNOWN_OUTCOME = 'Herald stopped while this post was being sent, so it may have been published. Check the channel before retrying.';
 
 /** Exponential backoff with full jitter: 2 s, 4 s, 8 s ... capped at 5 minutes. */
 export function backoffMs(attempt: number, random = Math.random): number {
@@ -63,7 +70,15 @@ export function backoffMs(attempt: number, random = Math.random): number {
  * (published, retryable, refused, unknown, auth) with the network's reason.
  */
 function logOutcome(job: Job, startedAt: number, outcome: 'published' | FailureKind, reason?: string): void {
-  const fields = { post: job.item.id, channel: job.channel.id, network: job.provider.identifier, attempt: job.item.attempts, ms: Date.now() - startedAt, outcome, ...(reason ? { reason } : {}) };
+  const fields = {
+    post: job.item.id,
+    channel: job.channel.id,
+    network: job.provider.identifier,
+    attempt: job.item.attempts,
+    ms: Date.now() - startedAt,
+    outcome,
+    ...(reason ? { reason } : {}),
+  };
   if (outcome === 'published') log.info(fields, 'post published');
   else log.warn(fields, outcome === 'retryable' ? 'post not published yet; it is tried again' : 'post not published');
 }
@@ -203,7 +218,11 @@ export class Engine {
     const [unsettled] = item.attempts > 1 ? await this.queries.unsettledAttempt({ post: item.id, since: item.updated_at }) : [];
     if (unsettled) {
       if (unsettled.outcome === 'sending') {
-        await db.updateTable('post_attempts').set({ outcome: 'unknown', finished_at: Date.now(), detail: 'worker stopped while sending' }).where('id', '=', unsettled.id).execute();
+        await db
+          .updateTable('post_attempts')
+          .set({ outcome: 'unknown', finished_at: Date.now(), detail: 'worker stopped while sending' })
+          .where('id', '=', unsettled.id)
+          .execute();
       }
       if (!this.mayRepeat(provider, unsettled.started_at)) return this.afterUnknown(job, UNKNOWN_OUTCOME);
       // The network drops a repeat: look first where it can tell, else send the same request again below.
@@ -320,7 +339,9 @@ export class Engine {
     const inserted = await sql`
       INSERT INTO post_attempts (id, post_id, worker, started_at, finished_at, outcome, detail)
       SELECT ${id}, ${item.id}, ${this.worker}, ${Date.now()}, NULL, 'sending', NULL
-      WHERE EXISTS (SELECT 1 FROM posts WHERE id = ${item.id} AND version = ${item.version} AND deleted_at IS NULL AND lease_owner = ${item.lease_owner})`.execute(db);
+      WHERE EXISTS (SELECT 1 FROM posts WHERE id = ${item.id} AND version = ${item.version} AND deleted_at IS NULL AND lease_owner = ${item.lease_owner})`.execute(
+      db,
+    );
     if (Number(inserted.numAffectedRows ?? 0) === 0) return undefined;
     return Object.assign(
       async (outcome: string, detail: string | null) => {
@@ -390,7 +411,10 @@ export class Engine {
     const { store, events } = this.services;
     const now = Date.now();
     const next = thread.find((p) => p.parent_id === item.id);
-    const published = postEventData({ ...item, state: 'PUBLISHED', release_id: result.releaseId, release_url: result.releaseUrl ?? null, error: null }, channel);
+    const published = postEventData(
+      { ...item, state: 'PUBLISHED', release_id: result.releaseId, release_url: result.releaseUrl ?? null, error: null },
+      channel,
+    );
     // The network has the post: a store that is down for a moment must not turn that into "outcome unknown".
     await this.untilStored(item, () =>
       store.db.transaction().execute(async (tx) => {
@@ -400,7 +424,11 @@ export class Engine {
         await events.record(tx, item.account_id, [{ type: 'post.published', data: published }]);
         // The network finishes it later: followed until it says how it ended.
         if (result.followUp) {
-          await tx.insertInto('post_follow_ups').values({ post_id: item.id, next_at: now + result.followUp.afterMs, until_at: now + FOLLOW_FOR_MS }).onConflict((oc) => oc.column('post_id').doNothing()).execute();
+          await tx
+            .insertInto('post_follow_ups')
+            .values({ post_id: item.id, next_at: now + result.followUp.afterMs, until_at: now + FOLLOW_FOR_MS })
+            .onConflict((oc) => oc.column('post_id').doNothing())
+            .execute();
         }
       }),
     );
@@ -461,7 +489,8 @@ export class Engine {
     const channel = options.channel ?? (await this.queries.channel({ id: item.channel_id }))[0];
     await store.db.transaction().execute(async (tx) => {
       await failWithThread(tx, item, reason, now);
-      if (channel) await events.record(tx, item.account_id, [{ type: 'post.failed', data: postEventData({ ...item, state: 'ERROR', error: reason }, channel) }]);
+      if (channel)
+        await events.record(tx, item.account_id, [{ type: 'post.failed', data: postEventData({ ...item, state: 'ERROR', error: reason }, channel) }]);
     });
     events.announce();
     const root = item.root_id ?? item.id;

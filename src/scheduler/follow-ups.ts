@@ -46,7 +46,12 @@ export class FollowUps extends Periodic {
   /** Takes the follow-up (another worker may have), asks the network; true when the post's fate is now known. */
   private async follow(row: PostFollowUpRow, now: number): Promise<boolean> {
     const { db } = this.services.store;
-    const taken = await db.updateTable('post_follow_ups').set({ next_at: now + CLAIM_MS }).where('post_id', '=', row.post_id).where('next_at', '=', row.next_at).executeTakeFirst();
+    const taken = await db
+      .updateTable('post_follow_ups')
+      .set({ next_at: now + CLAIM_MS })
+      .where('post_id', '=', row.post_id)
+      .where('next_at', '=', row.next_at)
+      .executeTakeFirst();
     if (Number(taken.numUpdatedRows) === 0) return false;
     const done = () => db.deleteFrom('post_follow_ups').where('post_id', '=', row.post_id).execute();
     const post = await db.selectFrom('posts').selectAll().where('id', '=', row.post_id).where('deleted_at', 'is', null).executeTakeFirst();
@@ -66,14 +71,23 @@ export class FollowUps extends Periodic {
     }
     if (state.state === 'waiting') {
       if (now >= row.until_at) await done();
-      else await db.updateTable('post_follow_ups').set({ next_at: now + (state.checkAfterMs ?? DEFAULT_CHECK_MS) }).where('post_id', '=', row.post_id).execute();
+      else
+        await db
+          .updateTable('post_follow_ups')
+          .set({ next_at: now + (state.checkAfterMs ?? DEFAULT_CHECK_MS) })
+          .where('post_id', '=', row.post_id)
+          .execute();
       return false;
     }
     const { events, notifications } = this.services;
     if (state.state === 'done') {
       await db.transaction().execute(async (tx) => {
         if (state.releaseId) {
-          await tx.updateTable('posts').set({ release_id: state.releaseId, release_url: state.releaseUrl ?? null, updated_at: Date.now() }).where('id', '=', post.id).execute();
+          await tx
+            .updateTable('posts')
+            .set({ release_id: state.releaseId, release_url: state.releaseUrl ?? null, updated_at: Date.now() })
+            .where('id', '=', post.id)
+            .execute();
         }
         await tx.deleteFrom('post_follow_ups').where('post_id', '=', post.id).execute();
       });
@@ -81,7 +95,12 @@ export class FollowUps extends Periodic {
     }
     const reason = `${provider.name} took the post but then failed it: ${state.reason}`;
     await db.transaction().execute(async (tx) => {
-      await tx.updateTable('posts').set({ state: 'ERROR', error: reason, updated_at: Date.now() }).where('id', '=', post.id).where('state', '=', 'PUBLISHED').execute();
+      await tx
+        .updateTable('posts')
+        .set({ state: 'ERROR', error: reason, updated_at: Date.now() })
+        .where('id', '=', post.id)
+        .where('state', '=', 'PUBLISHED')
+        .execute();
       await tx.deleteFrom('post_follow_ups').where('post_id', '=', post.id).execute();
       await events.record(tx, post.account_id, [{ type: 'post.failed', data: postEventData({ ...post, state: 'ERROR', error: reason }, channel) }]);
     });

@@ -48,7 +48,11 @@ export class Pacing {
         await release();
         if (!(err instanceof ApiError)) throw err;
         const retryAt = now + Number(err.headers['Retry-After'] ?? 1) * 1000;
-        return { granted: false, retryAt, reason: `${w.what} allows ${w.count} posts per ${describeWindow(w.windowMs)}; the limit is reached until ${new Date(retryAt).toISOString()}` };
+        return {
+          granted: false,
+          retryAt,
+          reason: `${w.what} allows ${w.count} posts per ${describeWindow(w.windowMs)}; the limit is reached until ${new Date(retryAt).toISOString()}`,
+        };
       }
     }
     return { granted: true, release };
@@ -70,7 +74,13 @@ export class Pacing {
     const slot = taken.rows[0]?.slot;
     if (slot === undefined) return undefined;
     return async () => {
-      await this.store.db.updateTable('network_slots').set({ holder: null, held_until: 0 }).where('name', '=', key).where('slot', '=', slot).where('holder', '=', holder).execute();
+      await this.store.db
+        .updateTable('network_slots')
+        .set({ holder: null, held_until: 0 })
+        .where('name', '=', key)
+        .where('slot', '=', slot)
+        .where('holder', '=', holder)
+        .execute();
     };
   }
 

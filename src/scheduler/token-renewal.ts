@@ -84,7 +84,11 @@ export class TokenRenewal extends Periodic {
         return false;
       }
       const wait = err instanceof PublishError ? Math.max(err.retryAfterMs ?? 0, AGAIN_AFTER_MS) : AGAIN_AFTER_MS;
-      await db.updateTable('channels').set({ renew_at: now + wait }).where('id', '=', row.id).execute();
+      await db
+        .updateTable('channels')
+        .set({ renew_at: now + wait })
+        .where('id', '=', row.id)
+        .execute();
       return false;
     }
   }

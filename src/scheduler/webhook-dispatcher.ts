@@ -69,7 +69,8 @@ export async function nextDeliveryDue(store: Store): Promise<number | undefined>
 }
 
 function describeFailure(err: unknown, timeoutMs: number): string {
-  if (err instanceof OutboundRefused) return `refused: ${err.reason}${err.reason === 'too many redirects' ? ' (webhook deliveries do not follow redirects)' : ''}`;
+  if (err instanceof OutboundRefused)
+    return `refused: ${err.reason}${err.reason === 'too many redirects' ? ' (webhook deliveries do not follow redirects)' : ''}`;
   const name = (err as Error)?.name;
   if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${Math.round(timeoutMs / 1000)} s`;
   const e = err as { code?: string; cause?: { code?: string; message?: string } };

@@ -66,10 +66,13 @@ export class WorkLoop<T> {
     if (this.stopped || at >= this.timerAt) return;
     clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timerAt = Infinity;
-      void this.tick();
-    }, Math.max(0, at - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timerAt = Infinity;
+        void this.tick();
+      },
+      Math.max(0, at - Date.now()),
+    );
     this.timer.unref?.();
   }
 

@@ -255,7 +255,13 @@ export class Herald<const O extends HeraldOptions = {}> {
     return this.send<T>(method, this.url(route, options.query), body, 'application/json', options.idempotencyKey);
   }
 
-  private async send<T>(method: string, target: string, body: BodyInit | AsyncIterable<Uint8Array> | undefined, contentType: string, idempotencyKey?: string): Promise<Result<T, O>> {
+  private async send<T>(
+    method: string,
+    target: string,
+    body: BodyInit | AsyncIterable<Uint8Array> | undefined,
+    contentType: string,
+    idempotencyKey?: string,
+  ): Promise<Result<T, O>> {
     const headers: Record<string, string> = { 'content-type': contentType };
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
     const response = await this.fetchRaw(method, target, headers, body);

@@ -53,7 +53,9 @@ export interface MultipartBody {
 export async function fileForm(file: UploadSource, filename: string | undefined, onProgress?: ProgressListener): Promise<MultipartBody> {
   const source = await open(file, filename);
   const boundary = `----herald${randomBytes(12).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=${quoted(source.filename)}\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=${quoted(source.filename)}\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   async function* body(): AsyncGenerator<Uint8Array> {
     yield head;

@@ -43,7 +43,11 @@ for (const store of await testStores()) {
     before(async () => {
       database = store === 'postgres' ? await createTestDatabase() : undefined;
       port = await freePort();
-      env = cliEnv({ HERALD_DATA_DIR: dataDir, HERALD_SECRET: 'cli-secret-8e1a3c5f7b9d2f4a6c8e0b3d5f7a9c1e', ...(database ? { HERALD_DATABASE_URL: database.url } : {}) });
+      env = cliEnv({
+        HERALD_DATA_DIR: dataDir,
+        HERALD_SECRET: 'cli-secret-8e1a3c5f7b9d2f4a6c8e0b3d5f7a9c1e',
+        ...(database ? { HERALD_DATABASE_URL: database.url } : {}),
+      });
     });
     after(async () => {
       await stop?.();
@@ -60,13 +64,19 @@ for (const store of await testStores()) {
 
     it('apps create registers the client; auth-server runs with it and starts device flows', async () => {
       const authUrl = `http://127.0.0.1:${port}`;
-      const created = await herald(['apps', 'create', '--name', 'Device login', '--redirect-uri', `${authUrl}/device/callback`, '--token-lifetime', '7776000', '--json'], env);
+      const created = await herald(
+        ['apps', 'create', '--name', 'Device login', '--redirect-uri', `${authUrl}/device/callback`, '--token-lifetime', '7776000', '--json'],
+        env,
+      );
       assert.equal(created.code, 0, created.stderr);
       const app = JSON.parse(created.stdout);
       assert.match(app.clientSecret, /^hcs_/);
       assert.equal(app.tokenLifetime, 7776000);
       const listed = await herald(['apps', 'list', '--json'], env);
-      assert.deepEqual(JSON.parse(listed.stdout).map((a: any) => a.clientId), [app.clientId]);
+      assert.deepEqual(
+        JSON.parse(listed.stdout).map((a: any) => a.clientId),
+        [app.clientId],
+      );
       assert.ok(!listed.stdout.includes(app.clientSecret), '!listed.stdout.includes(app.clientSecret)');
 
       const child = spawn(process.execPath, [BIN, 'auth-server'], {
@@ -109,7 +119,12 @@ for (const store of await testStores()) {
       assert.equal(body.verification_uri, `${authUrl}/device/verify`);
       assert.equal(body.interval, 5);
       // The code leads to Herald's consent page for this client, with PKCE.
-      const entered = await fetch(`${authUrl}/device/verify`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `code=${body.user_code}`, redirect: 'manual' });
+      const entered = await fetch(`${authUrl}/device/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `code=${body.user_code}`,
+        redirect: 'manual',
+      });
       assert.equal(entered.status, 303);
       const target = new URL(entered.headers.get('location')!);
       assert.equal(target.origin + target.pathname, 'http://127.0.0.1:5999/oauth/authorize');

@@ -50,7 +50,12 @@ function postiz(args: string[], home = fs.mkdtempSync(path.join(os.tmpdir(), 'po
   return {
     home,
     done,
-    openedUrl: () => eventually(async () => (fs.existsSync(file) && fs.readFileSync(file, 'utf8') ? new URL(fs.readFileSync(file, 'utf8')) : undefined), 20_000, 'the CLI to open the browser'),
+    openedUrl: () =>
+      eventually(
+        async () => (fs.existsSync(file) && fs.readFileSync(file, 'utf8') ? new URL(fs.readFileSync(file, 'utf8')) : undefined),
+        20_000,
+        'the CLI to open the browser',
+      ),
   };
 }
 
@@ -85,7 +90,10 @@ for (const store of await testStores()) {
       const consent = await owner.request('GET', toHerald.toString());
       assert.equal(consent.status, 200, consent.text);
       const approval = formOf(consent.text);
-      const back = location(await owner.request('POST', new URL(approval.action, herald.url).toString(), { form: { ...approval.fields, decision } }), herald.url);
+      const back = location(
+        await owner.request('POST', new URL(approval.action, herald.url).toString(), { form: { ...approval.fields, decision } }),
+        herald.url,
+      );
       assert.equal(back.origin + back.pathname, `${auth.url}/device/callback`);
       return owner.request('GET', back.toString());
     }
@@ -102,7 +110,11 @@ for (const store of await testStores()) {
       channelId = (await addWebhookChannel({ id: accountId, key, call: caller(herald.api, key) }, { name: 'My hook' })).id;
       const port = await freePort();
       const authUrl = `http://127.0.0.1:${port}`;
-      const registered = await owner.app('POST', '/oauth/apps', { name: 'Herald device login', redirectUris: [`${authUrl}/device/callback`], tokenLifetime: 90 * 86_400 });
+      const registered = await owner.app('POST', '/oauth/apps', {
+        name: 'Herald device login',
+        redirectUris: [`${authUrl}/device/callback`],
+        tokenLifetime: 90 * 86_400,
+      });
       assert.equal(registered.status, 201);
       const config = loadAuthServerConfig({
         PORT: String(port),
@@ -154,10 +166,16 @@ for (const store of await testStores()) {
       // No POSTIZ_API_KEY anywhere: the stored token is what authenticates.
       const listed = await postiz(['integrations:list'], login.home).done;
       assert.equal(listed.code, 0, describeRun(listed));
-      assert.deepEqual(printedJson(listed).map((c: any) => c.id), [channelId]);
+      assert.deepEqual(
+        printedJson(listed).map((c: any) => c.id),
+        [channelId],
+      );
       // The grant shows in the account's settings, where it can be revoked.
       const grants = await owner.app('GET', '/oauth/authorizations');
-      assert.ok(grants.body.some((g: any) => g.app.name === 'Herald device login'), 'grants.body.some((g: any) => g.app.name === \'Herald device login\')');
+      assert.ok(
+        grants.body.some((g: any) => g.app.name === 'Herald device login'),
+        "grants.body.some((g: any) => g.app.name === 'Herald device login')",
+      );
     });
 
     it('a denied request: the CLI is told access_denied and stores nothing', async () => {
@@ -175,7 +193,10 @@ for (const store of await testStores()) {
       const login = await device(['auth:login', '--auth-server', auth.url]);
       const opened = await login.openedUrl();
       // Fifteen minutes pass.
-      await herald.services.store.db.updateTable('device_requests').set({ expires_at: Date.now() - 1 }).execute();
+      await herald.services.store.db
+        .updateTable('device_requests')
+        .set({ expires_at: Date.now() - 1 })
+        .execute();
       const result = await login.done;
       assert.equal(result.code, 1, describeRun(result));
       assert.match(result.stderr, /expired/i);
@@ -220,7 +241,12 @@ for (const store of await testStores()) {
       assert.equal(missing.status, 400);
       assert.equal(missing.body.error, 'invalid_request');
       assert.equal((await post('/device/token', { device_code: 'hdc_nope' })).body.error, 'invalid_grant');
-      const entered = await fetch(`${auth.url}/device/verify`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'code=BCDF-GHJK', redirect: 'manual' });
+      const entered = await fetch(`${auth.url}/device/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'code=BCDF-GHJK',
+        redirect: 'manual',
+      });
       assert.equal(entered.status, 400);
       const stray = await fetch(`${auth.url}/device/callback?code=x&state=unknown`);
       assert.equal(stray.status, 400);

@@ -70,7 +70,10 @@ for (const store of await testStores()) {
     it('registering shows the secret once; the list never shows it', async () => {
       assert.match(app.clientSecret, /^hcs_/);
       const listed = await owner.app('GET', '/oauth/apps');
-      assert.deepEqual(listed.body.map((a: any) => a.clientId), [app.clientId]);
+      assert.deepEqual(
+        listed.body.map((a: any) => a.clientId),
+        [app.clientId],
+      );
       assert.ok(!JSON.stringify(listed.body).includes(app.clientSecret), '!JSON.stringify(listed.body).includes(app.clientSecret)');
       const bad = await owner.app('POST', '/oauth/apps', { name: 'Bad', redirectUris: ['not a url'] });
       assert.equal(bad.status, 400);
@@ -85,7 +88,10 @@ for (const store of await testStores()) {
       const loginPage = await browser.request('GET', toLogin.pathname + toLogin.search);
       assert.equal(loginPage.status, 200);
       const form = formOf(loginPage.text);
-      const back = location(await browser.request('POST', form.action, { form: { ...form.fields, email: 'owner@example.com', password: 'correct horse battery' } }), herald.url);
+      const back = location(
+        await browser.request('POST', form.action, { form: { ...form.fields, email: 'owner@example.com', password: 'correct horse battery' } }),
+        herald.url,
+      );
       assert.equal(back.pathname + back.search, `/oauth/authorize?${query}`);
       const page = await browser.request('GET', back.pathname + back.search);
       assert.equal(page.status, 200);
@@ -100,13 +106,17 @@ for (const store of await testStores()) {
         const loginPage = await browser.request('GET', `/oauth/login?next=${encodeURIComponent(next)}`);
         assert.equal(loginPage.status, 200, `login page for next=${JSON.stringify(next)}`);
         const form = formOf(loginPage.text);
-        const answer = await browser.request('POST', form.action, { form: { ...form.fields, next, email: 'owner@example.com', password: 'correct horse battery' } });
+        const answer = await browser.request('POST', form.action, {
+          form: { ...form.fields, next, email: 'owner@example.com', password: 'correct horse battery' },
+        });
         assert.equal(answer.status, 303, `next=${JSON.stringify(next)} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
         assert.equal(answer.headers.get('location'), '/', `next=${JSON.stringify(next)} is not followed`);
       }
       const browser = new WebClient(herald.url);
       const form = formOf((await browser.request('GET', '/oauth/login')).text);
-      const kept = await browser.request('POST', form.action, { form: { ...form.fields, next: '/oauth/authorize?client_id=x&state=%2F%2F', email: 'owner@example.com', password: 'correct horse battery' } });
+      const kept = await browser.request('POST', form.action, {
+        form: { ...form.fields, next: '/oauth/authorize?client_id=x&state=%2F%2F', email: 'owner@example.com', password: 'correct horse battery' },
+      });
       assert.equal(kept.headers.get('location'), '/oauth/authorize?client_id=x&state=%2F%2F', 'a path of this server is followed');
     });
 
@@ -115,13 +125,23 @@ for (const store of await testStores()) {
       const viaToken = await token({ grant_type: 'authorization_code', code: 'hac_x' }, { headers: { authorization: basic } });
       assert.equal(viaToken.status, 401, JSON.stringify(viaToken.body));
       assert.equal(viaToken.body.error, 'invalid_client');
-      const viaRevoke = await fetch(`${herald.url}/api/oauth/revoke`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=hat_x' });
+      const viaRevoke = await fetch(`${herald.url}/api/oauth/revoke`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'token=hat_x',
+      });
       assert.equal(viaRevoke.status, 401);
       assert.equal(((await viaRevoke.json()) as any).error, 'invalid_client');
     });
 
     it('without PKCE: the code and the client secret give a token that works in the raw Authorization header', async () => {
-      const answer = await token({ grant_type: 'authorization_code', code: await code(), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const answer = await token({
+        grant_type: 'authorization_code',
+        code: await code(),
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: REDIRECT,
+      });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       assert.equal(answer.headers.get('cache-control'), 'no-store');
       assert.equal(answer.body.token_type, 'bearer');
@@ -155,7 +175,10 @@ for (const store of await testStores()) {
     it('with PKCE (S256): the verifier alone exchanges the code (JSON body, as the contract shows)', async () => {
       const { verifier, challenge } = pkce();
       const c = await code({ code_challenge: challenge, code_challenge_method: 'S256' });
-      const answer = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, code_verifier: verifier, redirect_uri: REDIRECT }, { json: true });
+      const answer = await token(
+        { grant_type: 'authorization_code', code: c, client_id: app.clientId, code_verifier: verifier, redirect_uri: REDIRECT },
+        { json: true },
+      );
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       assert.equal((await caller(herald.api, answer.body.access_token)('GET', '/integrations')).status, 200);
     });
@@ -167,10 +190,23 @@ for (const store of await testStores()) {
       assert.equal(wrong.status, 400);
       assert.equal(wrong.body.error, 'invalid_grant');
       assert.match(wrong.body.error_description, /code_verifier/);
-      const missing = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const missing = await token({
+        grant_type: 'authorization_code',
+        code: c,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: REDIRECT,
+      });
       assert.equal(missing.body.error, 'invalid_grant');
       // A verifier for a code without a challenge is refused too (no downgrade).
-      const plain = await token({ grant_type: 'authorization_code', code: await code(), client_id: app.clientId, client_secret: app.clientSecret, code_verifier: verifier, redirect_uri: REDIRECT });
+      const plain = await token({
+        grant_type: 'authorization_code',
+        code: await code(),
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT,
+      });
       assert.equal(plain.body.error, 'invalid_grant');
       // "plain" challenges are not accepted at all.
       const refused = await consentRedirectError({ code_challenge: verifier, code_challenge_method: 'plain' });
@@ -197,7 +233,12 @@ for (const store of await testStores()) {
       assert.equal(second.status, 400);
       assert.equal(second.body.error, 'invalid_grant');
       assert.equal((await api('GET', '/integrations')).status, 401);
-      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret });
+      const refreshed = await token({
+        grant_type: 'refresh_token',
+        refresh_token: first.body.refresh_token,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+      });
       assert.equal(refreshed.body.error, 'invalid_grant');
     });
 
@@ -208,18 +249,30 @@ for (const store of await testStores()) {
       assert.equal(page.headers.get('location'), null);
       assert.match(page.text, /not registered/);
       // Posting the consent form with a swapped redirect_uri is refused the same way.
-      const form = formOf((await owner.request('GET', `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT })}`)).text);
+      const form = formOf(
+        (await owner.request('GET', `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT })}`))
+          .text,
+      );
       const swapped = await owner.request('POST', form.action, { form: { ...form.fields, redirect_uri: 'https://evil.example/steal', decision: 'approve' } });
       assert.equal(swapped.status, 400);
       assert.equal(swapped.headers.get('location'), null);
 
       const c = await code();
-      const other = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: OTHER_REDIRECT });
+      const other = await token({
+        grant_type: 'authorization_code',
+        code: c,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: OTHER_REDIRECT,
+      });
       assert.equal(other.body.error, 'invalid_grant');
       const omitted = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, client_secret: app.clientSecret });
       assert.equal(omitted.body.error, 'invalid_grant');
       // An unknown client is shown an error page, not redirected.
-      const unknownClient = await owner.request('GET', `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'nope', redirect_uri: REDIRECT })}`);
+      const unknownClient = await owner.request(
+        'GET',
+        `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'nope', redirect_uri: REDIRECT })}`,
+      );
       assert.equal(unknownClient.status, 400);
       assert.equal(unknownClient.headers.get('location'), null);
     });
@@ -227,17 +280,39 @@ for (const store of await testStores()) {
     it('an expired code is invalid_grant', async () => {
       const c = await code();
       // Ten minutes pass.
-      await herald.services.store.db.updateTable('oauth_codes').set({ expires_at: Date.now() - 1 }).where('used_at', 'is', null).execute();
-      const answer = await token({ grant_type: 'authorization_code', code: c, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      await herald.services.store.db
+        .updateTable('oauth_codes')
+        .set({ expires_at: Date.now() - 1 })
+        .where('used_at', 'is', null)
+        .execute();
+      const answer = await token({
+        grant_type: 'authorization_code',
+        code: c,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: REDIRECT,
+      });
       assert.equal(answer.status, 400);
       assert.equal(answer.body.error, 'invalid_grant');
       assert.match(answer.body.error_description, /expired/);
     });
 
     it('refresh gives a new pair; the old access and refresh tokens stop working; scopes may narrow, not widen', async () => {
-      const first = await token({ grant_type: 'authorization_code', code: await code({ scope: 'posts:read channels:read' }), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const first = await token({
+        grant_type: 'authorization_code',
+        code: await code({ scope: 'posts:read channels:read' }),
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: REDIRECT,
+      });
       assert.equal(first.body.scope, 'channels:read posts:read');
-      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret, scope: 'channels:read' });
+      const refreshed = await token({
+        grant_type: 'refresh_token',
+        refresh_token: first.body.refresh_token,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        scope: 'channels:read',
+      });
       assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
       assert.equal(refreshed.body.scope, 'channels:read');
       assert.notEqual(refreshed.body.access_token, first.body.access_token);
@@ -246,40 +321,89 @@ for (const store of await testStores()) {
       assert.equal((await fresh('GET', '/integrations')).status, 200);
       const start = new Date().toISOString();
       assert.equal((await fresh('GET', `/posts?startDate=${start}&endDate=${start}`)).status, 403);
-      const reused = await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret });
+      const reused = await token({
+        grant_type: 'refresh_token',
+        refresh_token: first.body.refresh_token,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+      });
       assert.equal(reused.body.error, 'invalid_grant');
-      const widen = await token({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret, scope: 'posts:write' });
+      const widen = await token({
+        grant_type: 'refresh_token',
+        refresh_token: refreshed.body.refresh_token,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        scope: 'posts:write',
+      });
       assert.equal(widen.body.error, 'invalid_scope');
     });
 
     it('access tokens expire', async () => {
-      const answer = await token({ grant_type: 'authorization_code', code: await code(), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const answer = await token({
+        grant_type: 'authorization_code',
+        code: await code(),
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: REDIRECT,
+      });
       const api = caller(herald.api, answer.body.access_token);
       assert.equal((await api('GET', '/integrations')).status, 200);
       // An hour passes.
-      await herald.services.store.db.updateTable('oauth_tokens').set({ access_expires_at: Date.now() - 1 }).where('revoked_at', 'is', null).execute();
+      await herald.services.store.db
+        .updateTable('oauth_tokens')
+        .set({ access_expires_at: Date.now() - 1 })
+        .where('revoked_at', 'is', null)
+        .execute();
       assert.equal((await api('GET', '/integrations')).status, 401);
       // The refresh token still gets a new one.
-      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: answer.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret });
+      const refreshed = await token({
+        grant_type: 'refresh_token',
+        refresh_token: answer.body.refresh_token,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+      });
       assert.equal((await caller(herald.api, refreshed.body.access_token)('GET', '/integrations')).status, 200);
     });
 
     it("a token revoked from the account's settings is refused at once, and so is its refresh token", async () => {
-      const answer = await token({ grant_type: 'authorization_code', code: await code(), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const answer = await token({
+        grant_type: 'authorization_code',
+        code: await code(),
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: REDIRECT,
+      });
       const api = caller(herald.api, answer.body.access_token);
       assert.equal((await api('GET', '/integrations')).status, 200);
       const grants = await owner.app('GET', '/oauth/authorizations');
-      assert.ok(grants.body.every((g: any) => g.app.name === 'Scheduler Pro' && g.grantedBy === 'owner@example.com'), 'grants.body.every((g: any) => g.app.name === \'Scheduler Pro\' && g.grantedBy === \'owner@example.com\')');
+      assert.ok(
+        grants.body.every((g: any) => g.app.name === 'Scheduler Pro' && g.grantedBy === 'owner@example.com'),
+        "grants.body.every((g: any) => g.app.name === 'Scheduler Pro' && g.grantedBy === 'owner@example.com')",
+      );
       const newest = grants.body.at(-1);
       assert.equal((await owner.app('DELETE', `/oauth/authorizations/${newest.id}`)).status, 200);
       assert.equal((await api('GET', '/integrations')).status, 401);
-      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: answer.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret });
+      const refreshed = await token({
+        grant_type: 'refresh_token',
+        refresh_token: answer.body.refresh_token,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+      });
       assert.equal(refreshed.body.error, 'invalid_grant');
-      assert.ok(!(await owner.app('GET', '/oauth/authorizations')).body.some((g: any) => g.id === newest.id), '!(await owner.app(\'GET\', \'/oauth/authorizations\')).body.some((g: any) => g.id === newest.id)');
+      assert.ok(
+        !(await owner.app('GET', '/oauth/authorizations')).body.some((g: any) => g.id === newest.id),
+        "!(await owner.app('GET', '/oauth/authorizations')).body.some((g: any) => g.id === newest.id)",
+      );
     });
 
     it('the application may revoke its own token (RFC 7009)', async () => {
-      const answer = await token({ grant_type: 'authorization_code', code: await code(), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const answer = await token({
+        grant_type: 'authorization_code',
+        code: await code(),
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: REDIRECT,
+      });
       const revoked = await fetch(`${herald.url}/api/oauth/revoke`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -290,7 +414,13 @@ for (const store of await testStores()) {
     });
 
     it('a token carries the scopes the person approved: posts:read cannot create posts', async () => {
-      const answer = await token({ grant_type: 'authorization_code', code: await code({ scope: 'posts:read' }), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const answer = await token({
+        grant_type: 'authorization_code',
+        code: await code({ scope: 'posts:read' }),
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: REDIRECT,
+      });
       const api = caller(herald.api, answer.body.access_token);
       const start = new Date().toISOString();
       const end = new Date(Date.now() + 86_400_000 * 7).toISOString();
@@ -311,7 +441,10 @@ for (const store of await testStores()) {
     });
 
     it('the consent form refuses a post without the session CSRF token', async () => {
-      const page = await owner.request('GET', `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT })}`);
+      const page = await owner.request(
+        'GET',
+        `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT })}`,
+      );
       const form = formOf(page.text);
       const { csrf, ...withoutCsrf } = form.fields;
       assert.ok(csrf, 'csrf');
@@ -352,16 +485,33 @@ for (const store of await testStores()) {
       return answer.searchParams.get('code')!;
     }
 
-    it("removing a person revokes what they granted: an unused code, a token and its refresh", async () => {
+    it('removing a person revokes what they granted: an unused code, a token and its refresh', async () => {
       const { browser, id } = await invited('leaving@example.com', 'admin');
       const unused = await codeFrom(browser);
-      const used = await token({ grant_type: 'authorization_code', code: await codeFrom(browser), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const used = await token({
+        grant_type: 'authorization_code',
+        code: await codeFrom(browser),
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: REDIRECT,
+      });
       assert.equal(used.status, 200, JSON.stringify(used.body));
       assert.equal((await owner.app('DELETE', `/people/${id}`)).status, 200);
 
-      const late = await token({ grant_type: 'authorization_code', code: unused, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const late = await token({
+        grant_type: 'authorization_code',
+        code: unused,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: REDIRECT,
+      });
       assert.equal(late.body.error, 'invalid_grant', "a removed person's code gives no token");
-      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: used.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret });
+      const refreshed = await token({
+        grant_type: 'refresh_token',
+        refresh_token: used.body.refresh_token,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+      });
       assert.equal(refreshed.body.error, 'invalid_grant', "a removed person's refresh token is refused");
       const read = await fetch(`${herald.api}/integrations`, { headers: { authorization: `Bearer ${used.body.access_token}` } });
       assert.equal(read.status, 401, "a removed person's access token is refused");
@@ -369,11 +519,19 @@ for (const store of await testStores()) {
 
     it('a member never grants full access: the token carries the named scopes, never "*"', async () => {
       const { browser } = await invited('member@example.com', 'member');
-      const granted = await token({ grant_type: 'authorization_code', code: await codeFrom(browser), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+      const granted = await token({
+        grant_type: 'authorization_code',
+        code: await codeFrom(browser),
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: REDIRECT,
+      });
       assert.equal(granted.status, 200, JSON.stringify(granted.body));
       assert.notEqual(granted.body.scope, '*', 'not full access');
       assert.deepEqual(granted.body.scope.split(' ').sort(), Object.keys(SCOPES).sort(), 'every named scope');
-      const posts = await fetch(`${herald.api}/posts?startDate=2030-01-01T00:00:00Z&endDate=2030-01-02T00:00:00Z`, { headers: { authorization: `Bearer ${granted.body.access_token}` } });
+      const posts = await fetch(`${herald.api}/posts?startDate=2030-01-01T00:00:00Z&endDate=2030-01-02T00:00:00Z`, {
+        headers: { authorization: `Bearer ${granted.body.access_token}` },
+      });
       assert.equal(posts.status, 200, 'a member still uses the account');
     });
 
@@ -382,7 +540,8 @@ for (const store of await testStores()) {
       const c = location(
         await owner.request('POST', '/oauth/authorize', {
           form: {
-            ...formOf((await owner.request('GET', `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: other.body.clientId })}`)).text).fields,
+            ...formOf((await owner.request('GET', `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: other.body.clientId })}`)).text)
+              .fields,
             decision: 'approve',
           },
         }),

@@ -19,7 +19,9 @@ describe('scopes of the public API', () => {
 
   it('every documented public endpoint needs a known scope (or none, for the credential check)', async () => {
     const doc = (await (await fetch(`${herald.url}/api/docs/json`)).json()) as { paths: Record<string, Record<string, unknown>> };
-    const routes = Object.entries(doc.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => [m.toUpperCase(), p.replace(/\{(\w+)\}/g, ':$1')] as const));
+    const routes = Object.entries(doc.paths).flatMap(([p, methods]) =>
+      Object.keys(methods).map((m) => [m.toUpperCase(), p.replace(/\{(\w+)\}/g, ':$1')] as const),
+    );
     const publicRoutes = routes.filter(([, p]) => p.startsWith('/api/public/v1/'));
     assert.ok(publicRoutes.length >= 20, `found only ${publicRoutes.length} public routes`);
     const unmapped = publicRoutes.filter(([m, p]) => {

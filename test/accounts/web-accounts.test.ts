@@ -76,7 +76,11 @@ for (const store of await testStores()) {
         assert.equal(joined.body.user.role, 'member');
         assert.equal(joined.body.account.id, ownerAccountId);
         // An invitation works once.
-        const again = await new WebClient(herald.url).app('POST', '/auth/signup', { email: 'member@example.com', password: PASSWORD, invitation: invited.body.token });
+        const again = await new WebClient(herald.url).app('POST', '/auth/signup', {
+          email: 'member@example.com',
+          password: PASSWORD,
+          invitation: invited.body.token,
+        });
         assert.equal(again.status, 400);
 
         const people = await owner.app('GET', '/people');
@@ -102,7 +106,7 @@ for (const store of await testStores()) {
         for (let i = 0; i < 10; i++) assert.equal((await client.logIn('limited@example.com', 'wrong password')).status, 401);
         const blocked = await client.logIn('limited@example.com');
         assert.equal(blocked.status, 429);
-        assert.ok(Number(blocked.headers.get('retry-after')) > 0, 'Number(blocked.headers.get(\'retry-after\')) > 0');
+        assert.ok(Number(blocked.headers.get('retry-after')) > 0, "Number(blocked.headers.get('retry-after')) > 0");
         // Another person's sign-in is not affected.
         assert.equal((await new WebClient(herald.url).logIn('owner@example.com')).status, 200);
       });
@@ -241,28 +245,43 @@ for (const store of await testStores()) {
         assert.deepEqual(assigned.body.channels, [a.id]);
 
         const groups = await api('GET', '/groups');
-        assert.ok(groups.body.some((g: any) => g.id === id && g.name === 'Acme Ltd'), 'groups.body.some((g: any) => g.id === id && g.name === \'Acme Ltd\')');
+        assert.ok(
+          groups.body.some((g: any) => g.id === id && g.name === 'Acme Ltd'),
+          "groups.body.some((g: any) => g.id === id && g.name === 'Acme Ltd')",
+        );
         const inGroup = await api('GET', `/integrations?group=${id}`);
-        assert.deepEqual(inGroup.body.map((c: any) => c.id), [a.id]);
+        assert.deepEqual(
+          inGroup.body.map((c: any) => c.id),
+          [a.id],
+        );
         assert.deepEqual(inGroup.body[0].customer, { id, name: 'Acme Ltd' });
         await api('POST', '/posts', scheduledPost(a.id, 'for Acme'));
         await api('POST', '/posts', scheduledPost(b.id, 'for nobody'));
         const start = new Date().toISOString();
         const end = new Date(Date.now() + 7 * 86_400_000).toISOString();
         const filtered = await api('GET', `/posts?startDate=${start}&endDate=${end}&customer=${id}`);
-        assert.deepEqual(filtered.body.posts.map((p: any) => p.content), ['for Acme']);
+        assert.deepEqual(
+          filtered.body.posts.map((p: any) => p.content),
+          ['for Acme'],
+        );
 
         const unknown = await owner.app('PUT', `/customers/${id}/channels`, { channels: [a.id, 'no-such-channel'] });
         assert.equal(unknown.status, 404);
         assert.equal(unknown.body.errors[0].path, 'channels.1');
         // Reassigning makes the list exact: b in, a out.
         assert.deepEqual((await owner.app('PUT', `/customers/${id}/channels`, { channels: [b.id] })).body.channels, [b.id]);
-        assert.deepEqual((await api('GET', `/integrations?group=${id}`)).body.map((c: any) => c.id), [b.id]);
+        assert.deepEqual(
+          (await api('GET', `/integrations?group=${id}`)).body.map((c: any) => c.id),
+          [b.id],
+        );
 
         assert.equal((await owner.app('DELETE', `/customers/${id}`)).status, 200);
-        assert.ok(!(await api('GET', '/groups')).body.some((g: any) => g.id === id), '!(await api(\'GET\', \'/groups\')).body.some((g: any) => g.id === id)');
+        assert.ok(!(await api('GET', '/groups')).body.some((g: any) => g.id === id), "!(await api('GET', '/groups')).body.some((g: any) => g.id === id)");
         const channels = await api('GET', '/integrations');
-        assert.ok(channels.body.every((c: any) => c.customer === null), 'channels.body.every((c: any) => c.customer === null)');
+        assert.ok(
+          channels.body.every((c: any) => c.customer === null),
+          'channels.body.every((c: any) => c.customer === null)',
+        );
         assert.equal((await owner.app('DELETE', `/customers/${id}`)).status, 404);
       });
 
@@ -270,7 +289,10 @@ for (const store of await testStores()) {
         const other = await herald.newAccount('Other');
         const theirs = await other.call('POST', '/groups', { name: 'Theirs' });
         assert.equal((await owner.app('PATCH', `/customers/${theirs.body.id}`, { name: 'Mine now' })).status, 404);
-        assert.ok(!(await owner.app('GET', '/customers')).body.some((c: any) => c.id === theirs.body.id), '!(await owner.app(\'GET\', \'/customers\')).body.some((c: any) => c.id === theirs.body.id)');
+        assert.ok(
+          !(await owner.app('GET', '/customers')).body.some((c: any) => c.id === theirs.body.id),
+          "!(await owner.app('GET', '/customers')).body.some((c: any) => c.id === theirs.body.id)",
+        );
       });
     });
   });
@@ -281,11 +303,17 @@ for (const store of await testStores()) {
     it('ten people at once: exactly one owner, the others are told sign-up is closed; never a 500', async () => {
       const herald = await startHerald(store);
       try {
-        const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => new WebClient(herald.url).app('POST', '/auth/signup', { email: `first${i}@example.com`, password: PASSWORD })));
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => new WebClient(herald.url).app('POST', '/auth/signup', { email: `first${i}@example.com`, password: PASSWORD })),
+        );
         const statuses = answers.map((a) => a.status).sort();
         assert.deepEqual(statuses, [201, ...Array(9).fill(403)], JSON.stringify(answers.map((a) => a.body)));
         const owners = await herald.services.store.db.selectFrom('users').select(['account_id', 'role']).execute();
-        assert.deepEqual(owners.map((o) => o.role), ['owner'], 'one person, the owner');
+        assert.deepEqual(
+          owners.map((o) => o.role),
+          ['owner'],
+          'one person, the owner',
+        );
         assert.equal(await herald.services.accounts.ownerAccount(), owners[0]!.account_id, "the installation's owner account is the owner's");
       } finally {
         await herald.close();
@@ -295,10 +323,13 @@ for (const store of await testStores()) {
     it('one address signed up ten times at once: one person, the others get 409 email_taken', async () => {
       const herald = await startHerald(store);
       try {
-        const answers = await Promise.all(Array.from({ length: 10 }, () => new WebClient(herald.url).app('POST', '/auth/signup', { email: 'same@example.com', password: PASSWORD })));
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, () => new WebClient(herald.url).app('POST', '/auth/signup', { email: 'same@example.com', password: PASSWORD })),
+        );
         const winners = answers.filter((a) => a.status === 201);
         assert.equal(winners.length, 1, JSON.stringify(answers.map((a) => [a.status, a.body?.code])));
-        for (const a of answers.filter((x) => x.status !== 201)) assert.ok(a.status === 409 || a.status === 403, `answered ${a.status} ${JSON.stringify(a.body)}`);
+        for (const a of answers.filter((x) => x.status !== 201))
+          assert.ok(a.status === 409 || a.status === 403, `answered ${a.status} ${JSON.stringify(a.body)}`);
         const count = await herald.services.store.db.selectFrom('users').select('id').execute();
         assert.equal(count.length, 1, 'one person');
       } finally {

@@ -58,7 +58,11 @@ export class WebClient {
     return this.jar.get('herald_csrf');
   }
 
-  async request(method: string, url: string, options: { json?: unknown; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<WebAnswer> {
+  async request(
+    method: string,
+    url: string,
+    options: { json?: unknown; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<WebAnswer> {
     const full = url.startsWith('http') ? url : this.origin + url;
     const headers: Record<string, string> = { ...this.cookieHeader(full), ...options.headers };
     let body: string | undefined;

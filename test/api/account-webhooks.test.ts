@@ -102,17 +102,24 @@ for (const store of await testStores()) {
       assert.equal(updated.json.data.post.content, 'second words');
       assert.equal(new Set([created, updated, gone].map((d) => d.headers['webhook-id'])).size, 3, 'each event has its own webhook-id');
 
-      const log = await eventually(async () => {
-        const list = await deliveriesOf(a, hook.id);
-        return list.filter((x) => x.payload.data.post?.id === postId).every((x) => x.state === 'delivered') ? list : undefined;
-      }, 10_000, 'deliveries marked delivered');
+      const log = await eventually(
+        async () => {
+          const list = await deliveriesOf(a, hook.id);
+          return list.filter((x) => x.payload.data.post?.id === postId).every((x) => x.state === 'delivered') ? list : undefined;
+        },
+        10_000,
+        'deliveries marked delivered',
+      );
       const mine = log.filter((x) => x.payload.data.post?.id === postId);
       assert.deepEqual(mine.map((x) => x.event).sort(), ['post.created', 'post.deleted', 'post.updated']);
       for (const x of mine) {
         assert.equal(x.attempts, 1);
         assert.equal(x.lastStatus, 200);
         assert.equal(x.lastError, null);
-        assert.deepEqual(x.attemptLog.map((l: any) => l.status), [200]);
+        assert.deepEqual(
+          x.attemptLog.map((l: any) => l.status),
+          [200],
+        );
         assert.ok(x.deliveredAt, 'x.deliveredAt');
       }
     });
@@ -122,7 +129,11 @@ for (const store of await testStores()) {
       const first = await schedulePost(a, doomed.id, 'waiting one');
       const second = await schedulePost(a, doomed.id, 'waiting two');
       // A worker holds the first one right now.
-      await herald.services.store.db.updateTable('posts').set({ lease_owner: 'a worker', lease_until: Date.now() + 60_000 }).where('id', '=', first).execute();
+      await herald.services.store.db
+        .updateTable('posts')
+        .set({ lease_owner: 'a worker', lease_until: Date.now() + 60_000 })
+        .where('id', '=', first)
+        .execute();
       const busy = await a.call('DELETE', `/integrations/${doomed.id}`);
       assert.equal(busy.status, 409, JSON.stringify(busy.body));
       assert.equal(busy.body.code, 'publishing');
@@ -130,10 +141,14 @@ for (const store of await testStores()) {
 
       await herald.services.store.db.updateTable('posts').set({ lease_owner: null, lease_until: null }).where('id', '=', first).execute();
       assert.equal((await a.call('DELETE', `/integrations/${doomed.id}`)).status, 200);
-      const told = await eventually(async () => {
-        const ids = ofType(receiver, 'post.deleted').map((d) => d.json.data.post.id);
-        return ids.includes(first) && ids.includes(second) ? ids : undefined;
-      }, 10_000, 'post.deleted for both waiting posts');
+      const told = await eventually(
+        async () => {
+          const ids = ofType(receiver, 'post.deleted').map((d) => d.json.data.post.id);
+          return ids.includes(first) && ids.includes(second) ? ids : undefined;
+        },
+        10_000,
+        'post.deleted for both waiting posts',
+      );
       assert.equal(told.filter((id) => id === first || id === second).length, 2, 'one event each');
     });
 
@@ -144,14 +159,21 @@ for (const store of await testStores()) {
         const added = await a.call('POST', '/webhooks', { url: flaky.url, events: ['post.created'] });
         assert.equal(added.status, 201);
         const postId = await schedulePost(a, channel.id, 'try again');
-        const [delivery] = await eventually(async () => {
-          const list = await deliveriesOf(a, added.body.id);
-          return list.length === 1 && list[0].state !== 'pending' ? list : undefined;
-        }, 15_000, 'the flaky delivery to settle');
+        const [delivery] = await eventually(
+          async () => {
+            const list = await deliveriesOf(a, added.body.id);
+            return list.length === 1 && list[0].state !== 'pending' ? list : undefined;
+          },
+          15_000,
+          'the flaky delivery to settle',
+        );
 
         assert.equal(delivery.state, 'delivered');
         assert.equal(delivery.attempts, 3);
-        assert.deepEqual(delivery.attemptLog.map((l: any) => l.status), [500, 500, 200]);
+        assert.deepEqual(
+          delivery.attemptLog.map((l: any) => l.status),
+          [500, 500, 200],
+        );
         assert.match(delivery.attemptLog[0].error, /answered 500.*down 0/);
         assert.equal(delivery.lastStatus, 200);
         assert.equal(flaky.deliveries.length, 3);
@@ -171,10 +193,14 @@ for (const store of await testStores()) {
         broken.respond(() => ({ status: 503, body: { error: 'maintenance' } }));
         const added = await a.call('POST', '/webhooks', { url: broken.url, events: ['post.created'] });
         await schedulePost(a, channel.id, 'nobody listens');
-        const [delivery] = await eventually(async () => {
-          const list = await deliveriesOf(a, added.body.id);
-          return list.length === 1 && list[0].state === 'failed' ? list : undefined;
-        }, 15_000, 'the delivery to fail');
+        const [delivery] = await eventually(
+          async () => {
+            const list = await deliveriesOf(a, added.body.id);
+            return list.length === 1 && list[0].state === 'failed' ? list : undefined;
+          },
+          15_000,
+          'the delivery to fail',
+        );
         // One first attempt and one retry per configured wait.
         assert.equal(delivery.attempts, 4);
         assert.equal(broken.deliveries.length, 4);
@@ -193,10 +219,14 @@ for (const store of await testStores()) {
       await closed.close();
       const added = await a.call('POST', '/webhooks', { url, events: ['post.created'] });
       await schedulePost(a, channel.id, 'into the void');
-      const [delivery] = await eventually(async () => {
-        const list = await deliveriesOf(a, added.body.id);
-        return list[0]?.state === 'failed' ? list : undefined;
-      }, 15_000, 'the unreachable delivery to fail');
+      const [delivery] = await eventually(
+        async () => {
+          const list = await deliveriesOf(a, added.body.id);
+          return list[0]?.state === 'failed' ? list : undefined;
+        },
+        15_000,
+        'the unreachable delivery to fail',
+      );
       assert.equal(delivery.lastStatus, null);
       assert.match(delivery.attemptLog[0].error, /could not be reached/);
       await a.call('DELETE', `/webhooks/${added.body.id}`);
@@ -210,10 +240,14 @@ for (const store of await testStores()) {
       assert.equal(again.status, 202, JSON.stringify(again.body));
       assert.notEqual(again.body.id, recorded.id);
       assert.equal(again.body.messageId, recorded.messageId);
-      const copies = await eventually(async () => {
-        const found = receiver.deliveries.filter((d) => d.headers['webhook-id'] === first.headers['webhook-id']);
-        return found.length === 2 ? found : undefined;
-      }, 10_000, 'the redelivery');
+      const copies = await eventually(
+        async () => {
+          const found = receiver.deliveries.filter((d) => d.headers['webhook-id'] === first.headers['webhook-id']);
+          return found.length === 2 ? found : undefined;
+        },
+        10_000,
+        'the redelivery',
+      );
       assert.equal(copies[1].body, copies[0].body);
       assert.ok(verifiesAsReceiver(hook.secret, copies[1]), 'verifiesAsReceiver(hook.secret, copies[1])');
     });
@@ -241,7 +275,11 @@ for (const store of await testStores()) {
         const postId = await schedulePost(a, channel.id, 'heard');
         const d = await eventually(async () => other.deliveries[0], 10_000, 'delivery after enabling');
         assert.equal(d.json.data.post.id, postId);
-        assert.deepEqual((await deliveriesOf(a, added.body.id)).map((x) => x.payload.data.post.content), ['heard'], 'nothing was recorded while disabled');
+        assert.deepEqual(
+          (await deliveriesOf(a, added.body.id)).map((x) => x.payload.data.post.content),
+          ['heard'],
+          'nothing was recorded while disabled',
+        );
       } finally {
         await a.call('DELETE', `/webhooks/${added.body.id}`);
         await other.close();
@@ -249,8 +287,18 @@ for (const store of await testStores()) {
     });
 
     it('refuses private addresses for the URL', async () => {
-      for (const url of ['http://10.0.0.5/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:8080/x', 'http://127.0.0.2/hook', 'http://192.168.1.10/hook']) {
-        assertError(await a.call('POST', '/webhooks', { url, events: ['post.created'] }), 400, { code: 'url_refused', path: 'url', message: /private or reserved/ });
+      for (const url of [
+        'http://10.0.0.5/hook',
+        'http://169.254.169.254/latest/meta-data',
+        'http://[::1]:8080/x',
+        'http://127.0.0.2/hook',
+        'http://192.168.1.10/hook',
+      ]) {
+        assertError(await a.call('POST', '/webhooks', { url, events: ['post.created'] }), 400, {
+          code: 'url_refused',
+          path: 'url',
+          message: /private or reserved/,
+        });
       }
       assertError(await a.call('PATCH', `/webhooks/${hook.id}`, { url: 'http://10.1.2.3/' }), 400, { code: 'url_refused', path: 'url' });
       assert.equal((await a.call('GET', '/webhooks')).body.find((w: any) => w.id === hook.id).url, receiver.url, 'a refused change changes nothing');
@@ -306,7 +354,10 @@ for (const store of await testStores()) {
         const added = await a.call('POST', '/webhooks', { url: temp.url, events: ['post.created'] });
         const removed = await a.call('DELETE', `/webhooks/${added.body.id}`);
         assert.deepEqual(removed.body, { deleted: true, id: added.body.id });
-        assert.equal((await a.call('GET', '/webhooks')).body.some((w: any) => w.id === added.body.id), false);
+        assert.equal(
+          (await a.call('GET', '/webhooks')).body.some((w: any) => w.id === added.body.id),
+          false,
+        );
         assertError(await a.call('DELETE', `/webhooks/${added.body.id}`), 404);
         const postId = await schedulePost(a, channel.id, 'after removal');
         // The still-registered webhook hears it, so the event was emitted; the removed one must not.
@@ -353,17 +404,21 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
         ),
       );
       events.announce();
-      const settled = await eventually(async () => {
-        const list = await deliveriesOf(account, added.body.id);
-        return list.length === count && list.every((d) => d.state === 'delivered') ? list : undefined;
-      }, 20_000, 'all deliveries');
+      const settled = await eventually(
+        async () => {
+          const list = await deliveriesOf(account, added.body.id);
+          return list.length === count && list.every((d) => d.state === 'delivered') ? list : undefined;
+        },
+        20_000,
+        'all deliveries',
+      );
       assert.equal(receiver.deliveries.length, count, 'no event was sent twice');
       assert.equal(new Set(receiver.deliveries.map((d) => d.headers['webhook-id'])).size, count);
-      assert.deepEqual(
-        receiver.deliveries.map((d) => d.json.data.channel.id).sort(),
-        Array.from({ length: count }, (_, i) => `c${i}`).sort(),
+      assert.deepEqual(receiver.deliveries.map((d) => d.json.data.channel.id).sort(), Array.from({ length: count }, (_, i) => `c${i}`).sort());
+      assert.ok(
+        settled.every((d) => d.attempts === 1),
+        'settled.every((d) => d.attempts === 1)',
       );
-      assert.ok(settled.every((d) => d.attempts === 1), 'settled.every((d) => d.attempts === 1)');
       for (const d of receiver.deliveries) assert.ok(verifiesAsReceiver(added.body.secret, d), 'verifiesAsReceiver(added.body.secret, d)');
     });
   });

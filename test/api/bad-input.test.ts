@@ -73,7 +73,15 @@ function postBody(fx: Fixtures, change?: (body: any) => void): any {
     date: FUTURE,
     shortLink: false,
     tags: [],
-    posts: [{ integration: { id: fx.channel }, value: [{ content: 'Hello', image: [] }, { content: 'first reply', image: [], delay: 5 }] }],
+    posts: [
+      {
+        integration: { id: fx.channel },
+        value: [
+          { content: 'Hello', image: [] },
+          { content: 'first reply', image: [], delay: 5 },
+        ],
+      },
+    ],
   };
   change?.(body);
   return body;
@@ -157,7 +165,11 @@ const endpoints: Endpoint[] = [
     route: 'GET /short-links/{code}',
     sample: (fx) => `/short-links/${fx.shortLink}`,
     cases: [
-      ...idCases('short link', (code) => `/short-links/${code}`, (o) => o.shortLink),
+      ...idCases(
+        'short link',
+        (code) => `/short-links/${code}`,
+        (o) => o.shortLink,
+      ),
       bad('code longer than 64 characters', 400, 'code', () => ({ path: `/short-links/${'s'.repeat(65)}` })),
       bad('code with a NUL character', 400, 'code', () => ({ path: '/short-links/a%00b' })),
     ],
@@ -181,11 +193,21 @@ const endpoints: Endpoint[] = [
       bad('credentials: "x"', 400, 'credentials', () => ({ json: { identifier: 'webhook', credentials: 'x' } })),
       bad('credentials without url', 400, 'credentials.url', () => ({ json: { identifier: 'webhook', credentials: {} } })),
       bad('an ftp:// webhook url', 400, 'credentials.url', () => ({ json: { identifier: 'webhook', credentials: { url: 'ftp://127.0.0.1/x' } } })),
-      bad('a link-local (metadata) webhook url', 400, 'credentials.url', () => ({ json: { identifier: 'webhook', credentials: { url: 'http://169.254.169.254/latest' } } })),
-      bad('an unknown time zone', 400, 'timeZone', () => ({ json: { identifier: 'webhook', credentials: { url: 'http://127.0.0.1:9/tz' }, timeZone: 'Mars/Olympus' } })),
-      bad('posting time 25:00', 400, 'postingTimes.0', () => ({ json: { identifier: 'webhook', credentials: { url: 'http://127.0.0.1:9/t' }, postingTimes: ['25:00'] } })),
-      bad('an unknown customer', 404, 'customer', () => ({ json: { identifier: 'webhook', credentials: { url: 'http://127.0.0.1:9/c' }, customer: 'no-such-customer' } })),
-      bad("another account's customer", 404, 'customer', (fx) => ({ json: { identifier: 'webhook', credentials: { url: 'http://127.0.0.1:9/c' }, customer: fx.foreign.customer } })),
+      bad('a link-local (metadata) webhook url', 400, 'credentials.url', () => ({
+        json: { identifier: 'webhook', credentials: { url: 'http://169.254.169.254/latest' } },
+      })),
+      bad('an unknown time zone', 400, 'timeZone', () => ({
+        json: { identifier: 'webhook', credentials: { url: 'http://127.0.0.1:9/tz' }, timeZone: 'Mars/Olympus' },
+      })),
+      bad('posting time 25:00', 400, 'postingTimes.0', () => ({
+        json: { identifier: 'webhook', credentials: { url: 'http://127.0.0.1:9/t' }, postingTimes: ['25:00'] },
+      })),
+      bad('an unknown customer', 404, 'customer', () => ({
+        json: { identifier: 'webhook', credentials: { url: 'http://127.0.0.1:9/c' }, customer: 'no-such-customer' },
+      })),
+      bad("another account's customer", 404, 'customer', (fx) => ({
+        json: { identifier: 'webhook', credentials: { url: 'http://127.0.0.1:9/c' }, customer: fx.foreign.customer },
+      })),
     ],
   },
   {
@@ -310,7 +332,13 @@ const endpoints: Endpoint[] = [
   {
     route: 'DELETE /media/{id}',
     sample: (fx) => `/media/${fx.media.id}`,
-    cases: [...idCases('media', (id) => `/media/${id}`, (o) => o.media.id)],
+    cases: [
+      ...idCases(
+        'media',
+        (id) => `/media/${id}`,
+        (o) => o.media.id,
+      ),
+    ],
   },
   {
     route: 'GET /posts',
@@ -323,7 +351,9 @@ const endpoints: Endpoint[] = [
       ),
       bad('endDate before startDate', 400, 'endDate', () => ({ path: '/posts?startDate=2030-12-31T00:00:00Z&endDate=2030-01-01T00:00:00Z' })),
       bad('startDate given twice', 400, 'startDate', () => ({ path: '/posts?startDate=2030-01-01&startDate=2030-02-01&endDate=2030-12-31' })),
-      bad('customer longer than 200 characters', 400, 'customer', () => ({ path: `/posts?startDate=2030-01-01&endDate=2030-12-31&customer=${'c'.repeat(201)}` })),
+      bad('customer longer than 200 characters', 400, 'customer', () => ({
+        path: `/posts?startDate=2030-01-01&endDate=2030-12-31&customer=${'c'.repeat(201)}`,
+      })),
     ],
   },
   {
@@ -354,8 +384,16 @@ const endpoints: Endpoint[] = [
       postCase('image: "x"', 'posts.0.value.0.image', (b) => (b.posts[0].value[0].image = 'x')),
       postCase('image: [5]', 'posts.0.value.0.image.0', (b) => (b.posts[0].value[0].image = [5])),
       postCase('image without path', 'posts.0.value.0.image.0.path', (b) => (b.posts[0].value[0].image = [{ id: 'x' }])),
-      postCase('image on a foreign host', 'posts.0.value.0.image.0.path', (b) => (b.posts[0].value[0].image = [{ id: '', path: 'https://example.com/cat.png' }])),
-      postCase('image as base64', 'posts.0.value.0.image.0.path', (b) => (b.posts[0].value[0].image = [{ path: `data:image/png;base64,${PNG_1x1.toString('base64')}` }])),
+      postCase(
+        'image on a foreign host',
+        'posts.0.value.0.image.0.path',
+        (b) => (b.posts[0].value[0].image = [{ id: '', path: 'https://example.com/cat.png' }]),
+      ),
+      postCase(
+        'image as base64',
+        'posts.0.value.0.image.0.path',
+        (b) => (b.posts[0].value[0].image = [{ path: `data:image/png;base64,${PNG_1x1.toString('base64')}` }]),
+      ),
       postCase('image on the upload host that does not exist', 'posts.0.value.0.image.0.path', (b, fx) => {
         b.posts[0].value[0].image = [{ path: `${fx.herald.services.config.uploadUrl}/2030/01/missing.png` }];
       }),
@@ -380,8 +418,15 @@ const endpoints: Endpoint[] = [
       postCase('type "schedule" without date', 'date', (b) => delete b.date),
       postCase('an unknown channel', 'posts.0.integration.id', (b) => (b.posts[0].integration.id = 'no-such-channel'), 404),
       postCase("another account's channel", 'posts.0.integration.id', (b, fx) => (b.posts[0].integration.id = fx.foreign.channel), 404),
-      postCase('a valid entry, then an unknown channel', 'posts.1.integration.id', (b) => b.posts.push({ integration: { id: 'nope' }, value: [{ content: 'x' }] }), 404),
-      postCase('a valid entry, then a bad one', 'posts.1.value.0.content', (b, fx) => b.posts.push({ integration: { id: fx.channel }, value: [{ content: '' }] })),
+      postCase(
+        'a valid entry, then an unknown channel',
+        'posts.1.integration.id',
+        (b) => b.posts.push({ integration: { id: 'nope' }, value: [{ content: 'x' }] }),
+        404,
+      ),
+      postCase('a valid entry, then a bad one', 'posts.1.value.0.content', (b, fx) =>
+        b.posts.push({ integration: { id: fx.channel }, value: [{ content: '' }] }),
+      ),
       postCase('update without group or value[0].id', 'posts.0.group', (b) => (b.type = 'update')),
       postCase("update of another account's group", 'posts.0.group', (b, fx) => {
         b.type = 'update';
@@ -416,7 +461,13 @@ const endpoints: Endpoint[] = [
   {
     route: 'DELETE /posts/group/{group}',
     sample: (fx) => `/posts/group/${fx.group}`,
-    cases: [...idCases('post group', (id) => `/posts/group/${id}`, (o) => o.group)],
+    cases: [
+      ...idCases(
+        'post group',
+        (id) => `/posts/group/${id}`,
+        (o) => o.group,
+      ),
+    ],
   },
   {
     route: 'PUT /posts/{id}/status',
@@ -460,10 +511,7 @@ const endpoints: Endpoint[] = [
   {
     route: 'POST /posts/{id}/retry',
     sample: (fx) => `/posts/${fx.post}/retry`,
-    cases: [
-      ...idCases('post', (id) => `/posts/${id}/retry`, postOf),
-      bad('a post with no failed item', 409, byMessage('no failed item')),
-    ],
+    cases: [...idCases('post', (id) => `/posts/${id}/retry`, postOf), bad('a post with no failed item', 409, byMessage('no failed item'))],
   },
   { route: 'GET /webhooks', sample: () => '/webhooks', cases: [] },
   {
@@ -487,7 +535,12 @@ const endpoints: Endpoint[] = [
     sample: (fx) => `/webhooks/${fx.webhook}`,
     cases: [
       ...jsonBodyBasics(),
-      ...idCases('webhook', (id) => `/webhooks/${id}`, (o) => o.webhook, { name: 'renamed' }),
+      ...idCases(
+        'webhook',
+        (id) => `/webhooks/${id}`,
+        (o) => o.webhook,
+        { name: 'renamed' },
+      ),
       bad('events: []', 400, 'events', () => ({ json: { events: [] } })),
       bad('disabled: "yes"', 400, 'disabled', () => ({ json: { disabled: 'yes' } })),
       bad('a private url', 400, 'url', () => ({ json: { url: 'http://192.168.0.1/x' } })),
@@ -496,13 +549,23 @@ const endpoints: Endpoint[] = [
   {
     route: 'DELETE /webhooks/{id}',
     sample: (fx) => `/webhooks/${fx.webhook}`,
-    cases: [...idCases('webhook', (id) => `/webhooks/${id}`, (o) => o.webhook)],
+    cases: [
+      ...idCases(
+        'webhook',
+        (id) => `/webhooks/${id}`,
+        (o) => o.webhook,
+      ),
+    ],
   },
   {
     route: 'GET /webhooks/{id}/deliveries',
     sample: (fx) => `/webhooks/${fx.webhook}/deliveries`,
     cases: [
-      ...idCases('webhook', (id) => `/webhooks/${id}/deliveries`, (o) => o.webhook),
+      ...idCases(
+        'webhook',
+        (id) => `/webhooks/${id}/deliveries`,
+        (o) => o.webhook,
+      ),
       bad('page=-1', 400, 'page', (fx) => ({ path: `/webhooks/${fx.webhook}/deliveries?page=-1` })),
     ],
   },
@@ -510,15 +573,29 @@ const endpoints: Endpoint[] = [
     route: 'POST /webhooks/{id}/deliveries/{deliveryId}/redeliver',
     sample: (fx) => `/webhooks/${fx.webhook}/deliveries/${fx.delivery}/redeliver`,
     cases: [
-      ...idCases('webhook', (id) => `/webhooks/${id}/deliveries/no-such-delivery/redeliver`, (o) => o.webhook),
-      bad('unknown delivery id', 404, byMessage('"no-such-id-0000" does not exist in this account'), (fx) => ({ path: `/webhooks/${fx.webhook}/deliveries/no-such-id-0000/redeliver` })),
-      bad('delivery of another account', 404, byMessage('does not exist in this account'), (fx) => ({ path: `/webhooks/${fx.webhook}/deliveries/${fx.foreign.delivery}/redeliver` })),
+      ...idCases(
+        'webhook',
+        (id) => `/webhooks/${id}/deliveries/no-such-delivery/redeliver`,
+        (o) => o.webhook,
+      ),
+      bad('unknown delivery id', 404, byMessage('"no-such-id-0000" does not exist in this account'), (fx) => ({
+        path: `/webhooks/${fx.webhook}/deliveries/no-such-id-0000/redeliver`,
+      })),
+      bad('delivery of another account', 404, byMessage('does not exist in this account'), (fx) => ({
+        path: `/webhooks/${fx.webhook}/deliveries/${fx.foreign.delivery}/redeliver`,
+      })),
     ],
   },
   {
     route: 'POST /webhooks/{id}/test',
     sample: (fx) => `/webhooks/${fx.webhook}/test`,
-    cases: [...idCases('webhook', (id) => `/webhooks/${id}/test`, (o) => o.webhook)],
+    cases: [
+      ...idCases(
+        'webhook',
+        (id) => `/webhooks/${id}/test`,
+        (o) => o.webhook,
+      ),
+    ],
   },
 ];
 
@@ -545,7 +622,11 @@ function namedExpectation(named: Named): { field?: string | RegExp; message?: st
 }
 
 async function createOwned(herald: TestHerald, account: TestAccount, label: string): Promise<Owned> {
-  const channel = await account.call('POST', '/integrations', { identifier: 'webhook', name: `${label} hook`, credentials: { url: `http://127.0.0.1:9/${label}` } });
+  const channel = await account.call('POST', '/integrations', {
+    identifier: 'webhook',
+    name: `${label} hook`,
+    credentials: { url: `http://127.0.0.1:9/${label}` },
+  });
   assert.equal(channel.status, 201, JSON.stringify(channel.body));
   const media = await upload(account, herald.api, PNG_1x1, `${label}.png`);
   assert.equal(media.status, 201, JSON.stringify(media.body));
@@ -556,7 +637,12 @@ async function createOwned(herald: TestHerald, account: TestAccount, label: stri
     date: FUTURE,
     tags: [],
     shortLink: true,
-    posts: [{ integration: { id: channel.body.id }, value: [{ content: `${label} draft https://example.com/${label}`, image: [{ id: media.body.id, path: media.body.path }] }] }],
+    posts: [
+      {
+        integration: { id: channel.body.id },
+        value: [{ content: `${label} draft https://example.com/${label}`, image: [{ id: media.body.id, path: media.body.path }] }],
+      },
+    ],
   });
   assert.equal(post.status, 201, JSON.stringify(post.body));
   const detail = await account.call('GET', `/posts/${post.body[0].postId}`);
@@ -654,9 +740,16 @@ for (const store of await testStores()) {
     });
 
     it('control: the valid body the POST /posts cases break is accepted', async () => {
-      const answer = await send(herald.api, fx.account.key, { method: 'POST', path: '/posts', json: postBody(fx, (b) => (b.posts[0].value[0].image = [fx.media])) });
+      const answer = await send(herald.api, fx.account.key, {
+        method: 'POST',
+        path: '/posts',
+        json: postBody(fx, (b) => (b.posts[0].value[0].image = [fx.media])),
+      });
       assert.equal(answer.status, 201, answer.text);
-      assert.deepEqual(answer.body.map((r: { integration: string }) => r.integration), [fx.channel]);
+      assert.deepEqual(
+        answer.body.map((r: { integration: string }) => r.integration),
+        [fx.channel],
+      );
     });
   });
 }

@@ -64,13 +64,25 @@ const goodText = fc.oneof(
 const badText = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('', '   ', 'x'.repeat(100_001)), junk);
 
 const date = mostly(
-  fc.oneof(fc.constant(FUTURE), fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString())),
+  fc.oneof(
+    fc.constant(FUTURE),
+    fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
+  ),
   fc.oneof(
     fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
     fc.string({ unit: 'binary', maxLength: 30 }),
     fc.constantFrom(
-      '2026-13-01', 'tomorrow', '2026-02-30T00:00:00Z', '2026-06-01', '2026-06-01 10:00', '2026-06-01T10:00:00+14:00',
-      '2026-06-01T10:00:00+99:00', '0000-01-01T00:00:00Z', '0099-01-01T00:00:00Z', '9999-12-31T23:59:59.999999999Z', '2026-06-01T24:00:00Z',
+      '2026-13-01',
+      'tomorrow',
+      '2026-02-30T00:00:00Z',
+      '2026-06-01',
+      '2026-06-01 10:00',
+      '2026-06-01T10:00:00+14:00',
+      '2026-06-01T10:00:00+99:00',
+      '0000-01-01T00:00:00Z',
+      '0099-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999999999Z',
+      '2026-06-01T24:00:00Z',
     ),
     fc.integer(),
     fc.double(),
@@ -80,7 +92,12 @@ const date = mostly(
 
 const delay = mostly(
   fc.integer({ min: 0, max: 120 }),
-  fc.oneof(fc.integer({ min: -1_000_000, max: 1_000_000_000 }), fc.double(), fc.constantFrom(1e308, -0, 2 ** 53, '5', '0x10', '', null, true, [], [7], {}), junk),
+  fc.oneof(
+    fc.integer({ min: -1_000_000, max: 1_000_000_000 }),
+    fc.double(),
+    fc.constantFrom(1e308, -0, 2 ** 53, '5', '0x10', '', null, true, [], [7], {}),
+    junk,
+  ),
 );
 
 const tagText = fc.oneof(fc.string({ maxLength: 20 }), nasty);
@@ -99,7 +116,10 @@ function postArbitrary(w: World): fc.Arbitrary<Record<string, unknown>> {
     fc.constant({ id: w.channel }),
     fc.oneof(fc.constant({ id: w.foreignChannel }), fc.record({ id: fc.oneof(nasty, fc.string({ unit: 'binary', maxLength: 30 })) }), junk),
   );
-  const settings = mostly(fc.constantFrom(undefined, { __type: 'webhook' }), fc.oneof(fc.dictionary(fc.string({ unit: 'binary', maxLength: 10 }), junk, { maxKeys: 3 }), junk));
+  const settings = mostly(
+    fc.constantFrom(undefined, { __type: 'webhook' }),
+    fc.oneof(fc.dictionary(fc.string({ unit: 'binary', maxLength: 10 }), junk, { maxKeys: 3 }), junk),
+  );
   const group = mostly(fc.constantFrom('', w.group), fc.oneof(fc.string({ maxLength: 20 }), nasty, junk));
   const entry = dropSome(fc.record({ integration, value: mostly(fc.array(mostly(item), { minLength: 1, maxLength: 3 })), settings, group }), [
     'integration',
@@ -128,7 +148,13 @@ function requestArbitrary(w: World): fc.Arbitrary<{ text: string }> {
   return fc.oneof(
     { weight: 6, arbitrary: nearValid.map((b) => ({ text: JSON.stringify(b) })) },
     { weight: 1, arbitrary: junk.map((v) => ({ text: JSON.stringify(v) })) },
-    { weight: 1, arbitrary: fc.tuple(nearValid, fc.nat()).map(([b, n]) => { const t = JSON.stringify(b); return { text: t.slice(0, n % t.length) }; }) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(nearValid, fc.nat()).map(([b, n]) => {
+        const t = JSON.stringify(b);
+        return { text: t.slice(0, n % t.length) };
+      }),
+    },
   );
 }
 
@@ -151,7 +177,13 @@ async function makeWorld(herald: TestHerald): Promise<World> {
     return { id: stored.body.id as string, path: stored.body.path as string };
   };
   const channel = await addChannel(account, 'fuzzed');
-  const draft = await account.call('POST', '/posts', { type: 'draft', date: FUTURE, shortLink: false, tags: [], posts: [{ integration: { id: channel }, value: [{ content: 'draft to update' }] }] });
+  const draft = await account.call('POST', '/posts', {
+    type: 'draft',
+    date: FUTURE,
+    shortLink: false,
+    tags: [],
+    posts: [{ integration: { id: channel }, value: [{ content: 'draft to update' }] }],
+  });
   assert.equal(draft.status, 201, JSON.stringify(draft.body));
   const detail = await account.call('GET', `/posts/${draft.body[0].postId}`);
   return {

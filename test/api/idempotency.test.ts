@@ -63,7 +63,10 @@ for (const store of await testStores()) {
       const { date: _date, ...noDate } = good;
       const badRule = await alice.call('POST', '/posts', noDate, key);
       assert.equal(badRule.status, 400, 'schedule without date is refused');
-      assert.deepEqual(badRule.body.errors.map((e: any) => e.path), ['date']);
+      assert.deepEqual(
+        badRule.body.errors.map((e: any) => e.path),
+        ['date'],
+      );
 
       const fixed = await alice.call('POST', '/posts', good, key);
       assert.equal(fixed.status, 201, JSON.stringify(fixed.body));

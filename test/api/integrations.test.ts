@@ -67,10 +67,18 @@ for (const store of await testStores()) {
       assert.equal(list.status, 200);
       const listed = list.body.find((c: any) => c.id === added.body.id);
       assert.deepEqual(
-        { id: listed.id, name: listed.name, identifier: listed.identifier, disabled: listed.disabled, customer: listed.customer, timeZone: listed.timeZone, postingTimes: listed.postingTimes },
+        {
+          id: listed.id,
+          name: listed.name,
+          identifier: listed.identifier,
+          disabled: listed.disabled,
+          customer: listed.customer,
+          timeZone: listed.timeZone,
+          postingTimes: listed.postingTimes,
+        },
         { id: added.body.id, name: 'Zapier', identifier: 'webhook', disabled: false, customer: null, timeZone: 'Europe/Berlin', postingTimes: ['08:30'] },
       );
-      assert.ok('picture' in listed && 'profile' in listed, '\'picture\' in listed && \'profile\' in listed');
+      assert.ok('picture' in listed && 'profile' in listed, "'picture' in listed && 'profile' in listed");
       assert.equal(listed.secrets, undefined, 'the signing secret is shown only once');
     });
 
@@ -80,7 +88,10 @@ for (const store of await testStores()) {
       const second = await addWebhookChannel(account, { name: 'Second name' }, url);
       assert.equal(second.id, first.id);
       const list = await account.call('GET', '/integrations');
-      assert.deepEqual(list.body.filter((c: any) => c.id === first.id).map((c: any) => c.name), ['Second name']);
+      assert.deepEqual(
+        list.body.filter((c: any) => c.id === first.id).map((c: any) => c.name),
+        ['Second name'],
+      );
     });
 
     it('refuses bad POST /integrations bodies with 400 naming the field, and adds nothing', async () => {
@@ -109,9 +120,15 @@ for (const store of await testStores()) {
       assert.deepEqual(inGroup.customer, { id: customer.body.id, name: 'Acme' });
       const grouped = await account.call('GET', `/integrations?group=${customer.body.id}`);
       assert.equal(grouped.status, 200);
-      assert.deepEqual(grouped.body.map((c: any) => c.id), [inGroup.id]);
+      assert.deepEqual(
+        grouped.body.map((c: any) => c.id),
+        [inGroup.id],
+      );
       const all = await account.call('GET', '/integrations');
-      assert.ok(all.body.some((c: any) => c.id === outside.id) && all.body.some((c: any) => c.id === inGroup.id), 'all.body.some((c: any) => c.id === outside.id) && all.body.some((c: any) => c.id === inGroup.id)');
+      assert.ok(
+        all.body.some((c: any) => c.id === outside.id) && all.body.some((c: any) => c.id === inGroup.id),
+        'all.body.some((c: any) => c.id === outside.id) && all.body.some((c: any) => c.id === inGroup.id)',
+      );
 
       const moved = await account.call('PATCH', `/integrations/${inGroup.id}`, { customer: null });
       assert.equal(moved.status, 200);
@@ -121,7 +138,12 @@ for (const store of await testStores()) {
 
     it('PATCH changes name, time zone, posting times and the disabled flag', async () => {
       const channel = await addWebhookChannel(account);
-      const patched = await account.call('PATCH', `/integrations/${channel.id}`, { name: 'Renamed', timeZone: 'Asia/Tokyo', postingTimes: ['07:15', '19:45'], disabled: true });
+      const patched = await account.call('PATCH', `/integrations/${channel.id}`, {
+        name: 'Renamed',
+        timeZone: 'Asia/Tokyo',
+        postingTimes: ['07:15', '19:45'],
+        disabled: true,
+      });
       assert.equal(patched.status, 200, JSON.stringify(patched.body));
       assert.deepEqual(
         { name: patched.body.name, timeZone: patched.body.timeZone, postingTimes: patched.body.postingTimes, disabled: patched.body.disabled },
@@ -176,7 +198,10 @@ for (const store of await testStores()) {
       assert.equal(removed.status, 200);
       assert.deepEqual(removed.body, { deleted: true, id: channel.id });
 
-      assert.ok(!(await account.call('GET', '/integrations')).body.some((c: any) => c.id === channel.id), '!(await account.call(\'GET\', \'/integrations\')).body.some((c: any) => c.id === channel.id)');
+      assert.ok(
+        !(await account.call('GET', '/integrations')).body.some((c: any) => c.id === channel.id),
+        "!(await account.call('GET', '/integrations')).body.some((c: any) => c.id === channel.id)",
+      );
       for (const id of [queued.postId, replyId, draft.postId]) assertError(await account.call('GET', `/posts/${id}`), 404);
       const kept = await account.call('GET', `/posts/${published}`);
       assert.equal(kept.status, 200);
@@ -189,7 +214,10 @@ for (const store of await testStores()) {
     it('find-slot honours the time zone: America/New_York 09:00 is 13:00Z in summer, 14:00Z in winter', async () => {
       const channel = await addWebhookChannel(account, { timeZone: 'America/New_York', postingTimes: ['09:00'] });
       const at = await assertSlot(account, channel.id, 'America/New_York', ['09:00']);
-      assert.ok([13, 14].includes(new Date(at).getUTCHours()) && new Date(at).getUTCMinutes() === 0, '[13, 14].includes(new Date(at).getUTCHours()) && new Date(at).getUTCMinutes() === 0');
+      assert.ok(
+        [13, 14].includes(new Date(at).getUTCHours()) && new Date(at).getUTCMinutes() === 0,
+        '[13, 14].includes(new Date(at).getUTCHours()) && new Date(at).getUTCMinutes() === 0',
+      );
       const summerOffset = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', timeZoneName: 'short' }).format(at).endsWith('EDT');
       assert.equal(new Date(at).getUTCHours(), summerOffset ? 13 : 14);
     });
@@ -231,10 +259,15 @@ for (const store of await testStores()) {
       assert.ok(output.rules.length > 0, 'output.rules.length > 0');
       assert.equal(typeof output.maxLength, 'number');
       assert.equal(output.settings.type, 'object', 'settings is a JSON schema');
-      assert.ok(output.tools.some((t: any) => t.methodName === 'sendTest' && typeof t.description === 'string'), 'output.tools.some((t: any) => t.methodName === \'sendTest\' && typeof t.description === \'string\')');
+      assert.ok(
+        output.tools.some((t: any) => t.methodName === 'sendTest' && typeof t.description === 'string'),
+        "output.tools.some((t: any) => t.methodName === 'sendTest' && typeof t.description === 'string')",
+      );
 
       // maxLength is the limit POST /posts applies.
-      assertError(await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['x'.repeat(output.maxLength + 1)])])), 400, { path: 'posts.0.value.0.content' });
+      assertError(await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['x'.repeat(output.maxLength + 1)])])), 400, {
+        path: 'posts.0.value.0.content',
+      });
       await schedulePost(account, channel.id, 'x'.repeat(output.maxLength));
     });
 

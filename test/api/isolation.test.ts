@@ -40,7 +40,15 @@ for (const store of await testStores()) {
       aChannel = await addWebhookChannel(a, { name: 'A hook', customer: aCustomer.id }, `${receiver.url}?a`);
       bChannel = await addWebhookChannel(b, { name: 'B hook' });
       aMedia = (await upload(a, herald.api, PNG_1x1, 'a.png')).body;
-      const [queued] = await createPosts(a, postBody('schedule', [entry(aChannel.id, [{ content: 'A root', image: [{ id: aMedia.id, path: aMedia.path }] }, { content: 'A reply', delay: 5 }])]));
+      const [queued] = await createPosts(
+        a,
+        postBody('schedule', [
+          entry(aChannel.id, [
+            { content: 'A root', image: [{ id: aMedia.id, path: aMedia.path }] },
+            { content: 'A reply', delay: 5 },
+          ]),
+        ]),
+      );
       const [draft] = await createPosts(a, postBody('draft', [entry(aChannel.id, ['A draft'])]));
       aQueued = queued.postId;
       aDraft = draft.postId;
@@ -55,9 +63,15 @@ for (const store of await testStores()) {
     });
 
     it("B's lists never show A's channels, posts, customers or notifications", async () => {
-      assert.deepEqual((await b.call('GET', '/integrations')).body.map((c: any) => c.id), [bChannel.id]);
+      assert.deepEqual(
+        (await b.call('GET', '/integrations')).body.map((c: any) => c.id),
+        [bChannel.id],
+      );
       assert.deepEqual((await b.call('GET', `/integrations?group=${aCustomer.id}`)).body, []);
-      assert.deepEqual((await listPosts(b)).map((p) => p.integration.id), [bChannel.id]);
+      assert.deepEqual(
+        (await listPosts(b)).map((p) => p.integration.id),
+        [bChannel.id],
+      );
       assert.deepEqual(await listPosts(b, `&customer=${aCustomer.id}`), []);
       assert.deepEqual((await b.call('GET', '/groups')).body, []);
       assert.equal((await b.call('GET', '/notifications')).body.total, 0);
@@ -77,10 +91,16 @@ for (const store of await testStores()) {
 
     it("B cannot post to A's channel, use A's media, or update A's posts", async () => {
       assertError(await b.call('POST', '/posts', postBody('schedule', [entry(aChannel.id, ['intruder'])])), 404, { path: 'posts.0.integration.id' });
-      assertError(await b.call('POST', '/posts', postBody('draft', [entry(bChannel.id, ['ok']), entry(aChannel.id, ['intruder'])])), 404, { path: 'posts.1.integration.id' });
-      assertError(await b.call('POST', '/posts', postBody('schedule', [entry(bChannel.id, [{ content: 'borrowed', image: [{ id: aMedia.id, path: aMedia.path }] }])])), 400, {
-        path: 'posts.0.value.0.image.0.path',
+      assertError(await b.call('POST', '/posts', postBody('draft', [entry(bChannel.id, ['ok']), entry(aChannel.id, ['intruder'])])), 404, {
+        path: 'posts.1.integration.id',
       });
+      assertError(
+        await b.call('POST', '/posts', postBody('schedule', [entry(bChannel.id, [{ content: 'borrowed', image: [{ id: aMedia.id, path: aMedia.path }] }])])),
+        400,
+        {
+          path: 'posts.0.value.0.image.0.path',
+        },
+      );
       // Naming A's post in an update answers exactly as for a post that does not exist.
       for (const target of [{ group: aGroup }, { group: 'no-such-group' }]) {
         assertError(await b.call('POST', '/posts', postBody('update', [entry(bChannel.id, ['hijack'], target)])), 400, { path: 'posts.0.group' });
@@ -88,7 +108,10 @@ for (const store of await testStores()) {
       for (const id of [aQueued, 'no-such-post']) {
         assertError(await b.call('POST', '/posts', postBody('update', [entry(bChannel.id, [{ id, content: 'hijack' }])])), 400, { path: 'posts.0.value.0.id' });
       }
-      assert.deepEqual((await listPosts(b)).map((p) => p.content), ['B post']);
+      assert.deepEqual(
+        (await listPosts(b)).map((p) => p.content),
+        ['B post'],
+      );
     });
 
     it("an Idempotency-Key A used is B's own: B never gets A's stored answer", async () => {
@@ -105,7 +128,9 @@ for (const store of await testStores()) {
 
     it("B cannot attach A's customer, and adding A's webhook URL gives B its own channel", async () => {
       assertError(await b.call('PATCH', `/integrations/${bChannel.id}`, { customer: aCustomer.id }), 404, { path: 'customer' });
-      assertError(await b.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: `${receiver.url}?b2` }, customer: aCustomer.id }), 404, { path: 'customer' });
+      assertError(await b.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: `${receiver.url}?b2` }, customer: aCustomer.id }), 404, {
+        path: 'customer',
+      });
       const same = await addWebhookChannel(b, { name: 'B copy' }, `${receiver.url}?a`);
       assert.notEqual(same.id, aChannel.id);
       assert.equal(same.customer, null);

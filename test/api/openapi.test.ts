@@ -45,7 +45,10 @@ describe('OpenAPI document and docs UI', () => {
     assert.match(doc.openapi, /^3\./);
     assert.equal(typeof doc.info.title, 'string');
     // Relative first: "Try it out" works on whatever host the page was opened on.
-    assert.deepEqual(doc.servers.map((s: { url: string }) => s.url), ['/', herald.url]);
+    assert.deepEqual(
+      doc.servers.map((s: { url: string }) => s.url),
+      ['/', herald.url],
+    );
     assert.ok(!/<[^>]*>/.test(doc.info.description), 'no angle brackets for the docs page to swallow');
     assert.match(doc.info.description, /Authorization: YOUR_API_KEY/);
     assert.deepEqual(doc.components.securitySchemes.apiKey, { type: 'apiKey', in: 'header', name: 'Authorization' });
@@ -62,10 +65,28 @@ describe('OpenAPI document and docs UI', () => {
 
   it('documents the routes the contract names', () => {
     const contract = [
-      'GET /integrations', 'GET /find-slot/{id}', 'POST /upload', 'POST /upload-from-url', 'GET /posts', 'POST /posts', 'DELETE /posts/{id}',
-      'GET /is-connected', 'GET /groups', 'DELETE /posts/group/{group}', 'PUT /posts/{id}/status', 'PUT /posts/{id}/settings',
-      'PUT /posts/{id}/release-id', 'GET /posts/{id}/missing', 'GET /integration-settings/{id}', 'POST /integration-trigger/{id}',
-      'GET /notifications', 'GET /social/{provider}', 'DELETE /integrations/{id}', 'GET /analytics/{id}', 'GET /analytics/post/{id}', 'GET /posts/{id}',
+      'GET /integrations',
+      'GET /find-slot/{id}',
+      'POST /upload',
+      'POST /upload-from-url',
+      'GET /posts',
+      'POST /posts',
+      'DELETE /posts/{id}',
+      'GET /is-connected',
+      'GET /groups',
+      'DELETE /posts/group/{group}',
+      'PUT /posts/{id}/status',
+      'PUT /posts/{id}/settings',
+      'PUT /posts/{id}/release-id',
+      'GET /posts/{id}/missing',
+      'GET /integration-settings/{id}',
+      'POST /integration-trigger/{id}',
+      'GET /notifications',
+      'GET /social/{provider}',
+      'DELETE /integrations/{id}',
+      'GET /analytics/{id}',
+      'GET /analytics/post/{id}',
+      'GET /posts/{id}',
     ];
     for (const route of contract) {
       const [method, path] = route.split(' ');
@@ -81,7 +102,10 @@ describe('OpenAPI document and docs UI', () => {
     assert.equal(body.properties.shortLink.type, 'boolean');
     const entry = body.properties.posts.items;
     assert.equal(body.properties.posts.minItems, 1);
-    assert.ok(entry.required.includes('integration') && entry.required.includes('value'), 'entry.required.includes(\'integration\') && entry.required.includes(\'value\')');
+    assert.ok(
+      entry.required.includes('integration') && entry.required.includes('value'),
+      "entry.required.includes('integration') && entry.required.includes('value')",
+    );
     assert.ok(create.responses['201'] && create.responses['400'] && create.responses['429'], 'answers are documented');
 
     const list = doc.paths[`${PREFIX}/posts`].get.parameters;

@@ -32,19 +32,41 @@ for (const store of await testStores()) {
 
     it('every field matches for awkward texts, millisecond dates, tags, settings and every state', async () => {
       const channel = await addWebhookChannel(account, { name: 'Hook "one" ü' });
-      const dates = ['2032-01-01T00:00:00.000Z', '2032-02-29T23:59:59.999Z', '2032-06-15T12:34:56.001Z', '2032-12-31T23:59:59.999Z', '2032-07-04T04:05:06.789Z', '2032-03-10T10:10:10.500Z'];
+      const dates = [
+        '2032-01-01T00:00:00.000Z',
+        '2032-02-29T23:59:59.999Z',
+        '2032-06-15T12:34:56.001Z',
+        '2032-12-31T23:59:59.999Z',
+        '2032-07-04T04:05:06.789Z',
+        '2032-03-10T10:10:10.500Z',
+      ];
       const ids: string[] = [];
       for (const [i, text] of AWKWARD_TEXTS.entries()) {
         const type = i % 2 === 0 ? 'schedule' : 'draft';
         const tags = i % 3 === 0 ? [] : ['launch', { value: 'q"3', label: 'Q3 ü' }];
-        const [created] = await createPosts(account, postBody(type, [entry(channel.id, [text, `${text} (reply)`], { settings: { __type: 'webhook' } })], { date: dates[i], tags }));
+        const [created] = await createPosts(
+          account,
+          postBody(type, [entry(channel.id, [text, `${text} (reply)`], { settings: { __type: 'webhook' } })], { date: dates[i], tags }),
+        );
         ids.push(created.postId);
       }
       // States and fields the API cannot set: as the engine leaves them.
       const db = herald.services.store.db;
-      await db.updateTable('posts').set({ state: 'PUBLISHED', release_id: '12345', release_url: 'https://example.com/p/1?a=1&b="2"' }).where('id', '=', ids[0]).execute();
-      await db.updateTable('posts').set({ state: 'ERROR', error: 'The network said: "no" ✋', warning: 'only the first item\nwas published' }).where('id', '=', ids[2]).execute();
-      await db.updateTable('posts').set({ settings: JSON.stringify({ __type: 'webhook', nested: { list: [1, 2.5, null, true, 'x'], empty: {} } }) }).where('id', '=', ids[4]).execute();
+      await db
+        .updateTable('posts')
+        .set({ state: 'PUBLISHED', release_id: '12345', release_url: 'https://example.com/p/1?a=1&b="2"' })
+        .where('id', '=', ids[0])
+        .execute();
+      await db
+        .updateTable('posts')
+        .set({ state: 'ERROR', error: 'The network said: "no" ✋', warning: 'only the first item\nwas published' })
+        .where('id', '=', ids[2])
+        .execute();
+      await db
+        .updateTable('posts')
+        .set({ settings: JSON.stringify({ __type: 'webhook', nested: { list: [1, 2.5, null, true, 'x'], empty: {} } }) })
+        .where('id', '=', ids[4])
+        .execute();
       await db.updateTable('channels').set({ picture: 'https://example.com/pic.png' }).where('id', '=', channel.id).execute();
 
       const listed = await account.call('GET', `/posts?startDate=${range.start}&endDate=${range.end}`);
@@ -66,7 +88,10 @@ for (const store of await testStores()) {
       assert.equal(first.releaseURL, 'https://example.com/p/1?a=1&b="2"');
       assert.deepEqual(first.integration, { id: channel.id, providerIdentifier: 'webhook', name: 'Hook "one" ü', picture: 'https://example.com/pic.png' });
       assert.deepEqual(posts.find((p) => p.id === ids[4])!.settings, { __type: 'webhook', nested: { list: [1, 2.5, null, true, 'x'], empty: {} } });
-      assert.deepEqual(posts.find((p) => p.id === ids[1])!.tags, [{ value: 'launch', label: 'launch' }, { value: 'q"3', label: 'Q3 ü' }]);
+      assert.deepEqual(posts.find((p) => p.id === ids[1])!.tags, [
+        { value: 'launch', label: 'launch' },
+        { value: 'q"3', label: 'Q3 ü' },
+      ]);
       for (const [i, text] of AWKWARD_TEXTS.entries()) assert.equal(posts.find((p) => p.id === ids[i])!.content, text);
     });
 

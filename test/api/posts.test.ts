@@ -66,7 +66,10 @@ for (const store of await testStores()) {
     it('several channels in one call give one {postId, integration} per entry, in order', async () => {
       const second = await addWebhookChannel(account, { name: 'Second hook' });
       const created = await createPosts(account, postBody('schedule', [entry(second.id, ['to two']), entry(channel.id, ['to one'])]));
-      assert.deepEqual(created.map((c) => c.integration), [second.id, channel.id]);
+      assert.deepEqual(
+        created.map((c) => c.integration),
+        [second.id, channel.id],
+      );
       assert.notEqual(created[0].postId, created[1].postId);
       assert.equal((await detail(created[0].postId)).integration.id, second.id);
       assert.equal((await detail(created[1].postId)).content, 'to one');
@@ -75,7 +78,11 @@ for (const store of await testStores()) {
     it('thread items follow the first after their delays; GET /posts lists only the first; GET /posts/:id has the whole thread', async () => {
       const [created] = await createPosts(
         account,
-        postBody('schedule', [entry(channel.id, ['root', { content: 'reply one', delay: 5 }, { content: 'reply two', delay: 10, image: [{ id: media.id, path: media.path }] }])], { date: FUTURE }),
+        postBody(
+          'schedule',
+          [entry(channel.id, ['root', { content: 'reply one', delay: 5 }, { content: 'reply two', delay: 10, image: [{ id: media.id, path: media.path }] }])],
+          { date: FUTURE },
+        ),
       );
       const post = await detail(created.postId);
       assert.deepEqual(
@@ -86,7 +93,10 @@ for (const store of await testStores()) {
           ['reply two', 10, new Date(Date.parse(FUTURE) + 15 * MINUTE).toISOString(), 'QUEUE', null, []],
         ],
       );
-      assert.deepEqual(post.thread[2].image.map((m: any) => m.path), [media.path]);
+      assert.deepEqual(
+        post.thread[2].image.map((m: any) => m.path),
+        [media.path],
+      );
       assert.equal(post.thread[0].id, created.postId);
       const listedIds = (await listPosts(account)).map((p) => p.id);
       assert.ok(listedIds.includes(created.postId), 'listedIds.includes(created.postId)');
@@ -95,7 +105,10 @@ for (const store of await testStores()) {
     });
 
     it('tags may be strings or {value, label}', async () => {
-      const [created] = await createPosts(account, postBody('schedule', [entry(channel.id, ['tagged'])], { tags: ['news', { value: 'promo', label: 'Promo' }, { value: 'bare' }] }));
+      const [created] = await createPosts(
+        account,
+        postBody('schedule', [entry(channel.id, ['tagged'])], { tags: ['news', { value: 'promo', label: 'Promo' }, { value: 'bare' }] }),
+      );
       assert.deepEqual((await detail(created.postId)).tags, [
         { value: 'news', label: 'news' },
         { value: 'promo', label: 'Promo' },
@@ -118,7 +131,10 @@ for (const store of await testStores()) {
       const stored = (await detail(created.postId)).content as string;
       const short = [...stored.matchAll(/(http:\/\/127\.0\.0\.1:\d+)\/s\/([A-Za-z0-9_-]+)/g)];
       assert.equal(short.length, 2, stored);
-      assert.ok(short.every((m) => m[1] === herald.url), 'short links are on the public URL');
+      assert.ok(
+        short.every((m) => m[1] === herald.url),
+        'short links are on the public URL',
+      );
       assert.ok(!stored.includes('example.com') && stored.endsWith('.'), stored);
 
       const follow = (code: string) => fetch(`${herald.url}/s/${code}`, { redirect: 'manual' });
@@ -127,8 +143,19 @@ for (const store of await testStores()) {
       assert.equal(first.headers.get('location'), 'https://example.com/article?id=1');
       assert.equal((await follow(short[1][2])).headers.get('location'), 'http://example.org/x');
       await follow(short[0][2]);
-      const clicks = await herald.services.store.db.selectFrom('short_links').select(['url', 'clicks']).where('code', 'in', [short[0][2], short[1][2]]).orderBy('url').execute();
-      assert.deepEqual(clicks.map((c) => [c.url, Number(c.clicks)]), [['http://example.org/x', 1], ['https://example.com/article?id=1', 2]]);
+      const clicks = await herald.services.store.db
+        .selectFrom('short_links')
+        .select(['url', 'clicks'])
+        .where('code', 'in', [short[0][2], short[1][2]])
+        .orderBy('url')
+        .execute();
+      assert.deepEqual(
+        clicks.map((c) => [c.url, Number(c.clicks)]),
+        [
+          ['http://example.org/x', 1],
+          ['https://example.com/article?id=1', 2],
+        ],
+      );
 
       const unknown = await follow('nope-not-a-code');
       assert.equal(unknown.status, 404);
@@ -141,15 +168,25 @@ for (const store of await testStores()) {
     it('settings: __type is filled in from the channel, kept when it matches, 400 when it names another provider', async () => {
       const [bare] = await createPosts(account, postBody('schedule', [entry(channel.id, ['no settings'])]));
       assert.equal((await detail(bare.postId)).settings.__type, 'webhook');
-      const [given] = await createPosts(account, postBody('schedule', [entry(channel.id, ['with settings'], { settings: { __type: 'webhook', topic: 'sales' } })]));
+      const [given] = await createPosts(
+        account,
+        postBody('schedule', [entry(channel.id, ['with settings'], { settings: { __type: 'webhook', topic: 'sales' } })]),
+      );
       assert.deepEqual((await detail(given.postId)).settings, { __type: 'webhook', topic: 'sales' });
-      assertError(await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['x'], { settings: { __type: 'x', who_can_reply_post: 'everyone' } })])), 400, {
-        path: 'posts.0.settings.__type',
-      });
+      assertError(
+        await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['x'], { settings: { __type: 'x', who_can_reply_post: 'everyone' } })])),
+        400,
+        {
+          path: 'posts.0.settings.__type',
+        },
+      );
     });
 
     it('media must be uploaded to this service: foreign URLs, data URLs and unknown upload paths are 400', async () => {
-      const [withMedia] = await createPosts(account, postBody('schedule', [entry(channel.id, [{ content: 'pic', image: [{ id: media.id, path: media.path }] }])]));
+      const [withMedia] = await createPosts(
+        account,
+        postBody('schedule', [entry(channel.id, [{ content: 'pic', image: [{ id: media.id, path: media.path }] }])]),
+      );
       assert.deepEqual((await detail(withMedia.postId)).image, [{ id: media.id, path: media.path }]);
       const bad = [
         'https://images.example.net/cat.png',
@@ -161,7 +198,9 @@ for (const store of await testStores()) {
           path: 'posts.0.value.1.image.0.path',
         });
       }
-      assertError(await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, [{ content: 'raw', image: 'file.png' as never }])])), 400, { path: 'posts.0.value.0.image' });
+      assertError(await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, [{ content: 'raw', image: 'file.png' as never }])])), 400, {
+        path: 'posts.0.value.0.image',
+      });
     });
 
     it('content rules: text or media is needed, and a channel takes a limited number of media', async () => {
@@ -172,12 +211,20 @@ for (const store of await testStores()) {
       assert.ok(maxMedia > 0, settings.body.output.rules);
       const images = (n: number) => Array.from({ length: n }, () => ({ path: media.path }));
       await createPosts(account, postBody('schedule', [entry(channel.id, [{ content: 'full', image: images(maxMedia) }])]));
-      assertError(await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, [{ content: 'too many', image: images(maxMedia + 1) }])])), 400, { path: 'posts.0.value.0.image' });
+      assertError(
+        await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, [{ content: 'too many', image: images(maxMedia + 1) }])])),
+        400,
+        { path: 'posts.0.value.0.image' },
+      );
     });
 
     it('every problem of a body is reported at once, with its path, and nothing is stored', async () => {
       const before = await listPosts(account);
-      const answer = await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['']), entry(channel.id, ['fine', { content: 'x', image: [{ path: 'https://elsewhere.example/a.png' }] }])]));
+      const answer = await account.call(
+        'POST',
+        '/posts',
+        postBody('schedule', [entry(channel.id, ['']), entry(channel.id, ['fine', { content: 'x', image: [{ path: 'https://elsewhere.example/a.png' }] }])]),
+      );
       assertError(answer, 400, { path: 'posts.0.value.0.content' });
       assertError(answer, 400, { path: 'posts.1.value.1.image.0.path' });
       const cases: [unknown, string, number?][] = [
@@ -210,14 +257,22 @@ for (const store of await testStores()) {
 
     it('type "update" names a post by value[0].id as well; without a date it keeps the scheduled time', async () => {
       const postId = await schedulePost(account, channel.id, 'before', '2031-08-01T08:00:00.000Z');
-      const { date: _date, ...withoutDate } = postBody('update', [entry(channel.id, [{ id: postId, content: 'after' }, { content: 'new reply', delay: 2 }])]);
+      const { date: _date, ...withoutDate } = postBody('update', [
+        entry(channel.id, [
+          { id: postId, content: 'after' },
+          { content: 'new reply', delay: 2 },
+        ]),
+      ]);
       await createPosts(account, withoutDate);
       const post = await detail(postId);
       assert.deepEqual([post.content, post.state, post.publishDate], ['after', 'QUEUE', '2031-08-01T08:00:00.000Z']);
-      assert.deepEqual(post.thread.map((t: any) => [t.content, t.publishDate]), [
-        ['after', '2031-08-01T08:00:00.000Z'],
-        ['new reply', '2031-08-01T08:02:00.000Z'],
-      ]);
+      assert.deepEqual(
+        post.thread.map((t: any) => [t.content, t.publishDate]),
+        [
+          ['after', '2031-08-01T08:00:00.000Z'],
+          ['new reply', '2031-08-01T08:02:00.000Z'],
+        ],
+      );
     });
 
     it('type "update" without a target, with an unknown one or one of another channel is 400 and changes nothing', async () => {
@@ -243,16 +298,30 @@ for (const store of await testStores()) {
 
       const range = await account.call('GET', '/posts?startDate=2033-02-01T00:00:00.000Z&endDate=2033-02-28T23:59:59.999Z');
       assert.equal(range.status, 200);
-      assert.deepEqual(range.body.posts.map((p: any) => p.id), [inRange, otherChannel]);
+      assert.deepEqual(
+        range.body.posts.map((p: any) => p.id),
+        [inRange, otherChannel],
+      );
       assert.ok(!range.body.posts.some((p: any) => p.id === outOfRange), '!range.body.posts.some((p: any) => p.id === outOfRange)');
       const byCustomer = await account.call('GET', `/posts?startDate=2033-01-01T00:00:00Z&endDate=2033-12-31T00:00:00Z&customer=${customer.id}`);
-      assert.deepEqual(byCustomer.body.posts.map((p: any) => p.id), [inRange, outOfRange]);
+      assert.deepEqual(
+        byCustomer.body.posts.map((p: any) => p.id),
+        [inRange, outOfRange],
+      );
 
       const post = range.body.posts[0];
-      for (const key of ['id', 'content', 'publishDate', 'releaseURL', 'releaseId', 'state', 'group', 'creationMethod', 'settings', 'tags', 'integration']) assert.ok(key in post, `posts[] has ${key}`);
+      for (const key of ['id', 'content', 'publishDate', 'releaseURL', 'releaseId', 'state', 'group', 'creationMethod', 'settings', 'tags', 'integration'])
+        assert.ok(key in post, `posts[] has ${key}`);
       assert.deepEqual(
         [post.content, post.publishDate, post.releaseURL, post.releaseId, post.state, post.integration],
-        ['in range', '2033-02-10T10:00:00.000Z', null, null, 'QUEUE', { id: customerChannel.id, providerIdentifier: 'webhook', name: 'Customer hook', picture: null }],
+        [
+          'in range',
+          '2033-02-10T10:00:00.000Z',
+          null,
+          null,
+          'QUEUE',
+          { id: customerChannel.id, providerIdentifier: 'webhook', name: 'Customer hook', picture: null },
+        ],
       );
 
       assertError(await account.call('GET', '/posts?endDate=2033-02-28T00:00:00Z'), 400, { path: 'startDate' });
@@ -319,7 +388,9 @@ for (const store of await testStores()) {
       assertError(await account.call('PUT', `/posts/${postId}/status`, { status: 'draft' }), 409);
       assertError(await account.call('PUT', `/posts/${postId}/settings`, { settings: { topic: 'late' } }), 409);
       assertError(await account.call('POST', `/posts/${postId}/retry`), 409);
-      assertError(await account.call('POST', '/posts', postBody('update', [entry(channel.id, ['rewrite'], { group: post.group })])), 400, { path: 'posts.0.group' });
+      assertError(await account.call('POST', '/posts', postBody('update', [entry(channel.id, ['rewrite'], { group: post.group })])), 400, {
+        path: 'posts.0.group',
+      });
       assert.deepEqual(await detail(postId), post);
     });
 
@@ -346,10 +417,14 @@ for (const store of await testStores()) {
     let account: TestAccount;
 
     const settled = (id: string, done: (post: any) => boolean, what: string) =>
-      eventually(async () => {
-        const r = await account.call('GET', `/posts/${id}`);
-        return done(r.body) ? r.body : undefined;
-      }, 10_000, what);
+      eventually(
+        async () => {
+          const r = await account.call('GET', `/posts/${id}`);
+          return done(r.body) ? r.body : undefined;
+        },
+        10_000,
+        what,
+      );
 
     before(async () => {
       herald = await startHerald(store, { env, engine: true });
@@ -364,7 +439,10 @@ for (const store of await testStores()) {
     it('publishes one call to several channels, each getting its own delivery with short links', async () => {
       const a = await addWebhookChannel(account, { name: 'A' }, `${receiver.url}?a`);
       const b = await addWebhookChannel(account, { name: 'B' }, `${receiver.url}?b`);
-      const created = await createPosts(account, postBody('now', [entry(a.id, ['go https://example.com/launch']), entry(b.id, ['go https://example.com/launch'])], { shortLink: true }));
+      const created = await createPosts(
+        account,
+        postBody('now', [entry(a.id, ['go https://example.com/launch']), entry(b.id, ['go https://example.com/launch'])], { shortLink: true }),
+      );
       for (const c of created) await settled(c.postId, (p) => p.state === 'PUBLISHED', `post on ${c.integration} published`);
       const byPath = new Map(receiver.deliveries.map((d) => [d.path, d.json]));
       assert.deepEqual([...byPath.keys()].sort(), ['/hook?a', '/hook?b']);
@@ -377,18 +455,34 @@ for (const store of await testStores()) {
       const [created] = await createPosts(account, postBody('now', [entry(channel.id, ['try me', { content: 'and me', delay: 0 }])]));
       const failed = await settled(created.postId, (p) => p.thread.every((t: any) => t.state === 'ERROR'), 'thread failed');
       assert.match(failed.error, /not today/);
-      assert.deepEqual(failed.thread[0].attempts.map((a: any) => a.outcome), ['failed']);
+      assert.deepEqual(
+        failed.thread[0].attempts.map((a: any) => a.outcome),
+        ['failed'],
+      );
       assert.ok(failed.thread[1].error, 'the reply says why it was not published');
-      assert.equal((await account.call('GET', '/posts?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z')).body.posts.find((p: any) => p.id === created.postId).state, 'ERROR');
+      assert.equal(
+        (await account.call('GET', '/posts?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z')).body.posts.find((p: any) => p.id === created.postId)
+          .state,
+        'ERROR',
+      );
 
       receiver.respond((d) => ({ body: { id: `ok-${d.json.post.threadIndex}` } }));
       const retried = await account.call('POST', `/posts/${created.postId}/retry`);
       assert.equal(retried.status, 200, JSON.stringify(retried.body));
       assert.equal(retried.body.id, created.postId);
-      assert.ok(retried.body.thread.every((t: any) => t.state !== 'ERROR' && t.error === null), 'retry clears the failure');
+      assert.ok(
+        retried.body.thread.every((t: any) => t.state !== 'ERROR' && t.error === null),
+        'retry clears the failure',
+      );
       const published = await settled(created.postId, (p) => p.thread.every((t: any) => t.state === 'PUBLISHED'), 'thread published after retry');
-      assert.deepEqual(published.thread[0].attempts.map((a: any) => a.outcome), ['failed', 'published']);
-      assert.deepEqual(published.thread.map((t: any) => t.releaseId), ['ok-0', 'ok-1']);
+      assert.deepEqual(
+        published.thread[0].attempts.map((a: any) => a.outcome),
+        ['failed', 'published'],
+      );
+      assert.deepEqual(
+        published.thread.map((t: any) => t.releaseId),
+        ['ok-0', 'ok-1'],
+      );
       assertError(await account.call('POST', `/posts/${created.postId}/retry`), 409);
     });
   });

@@ -15,7 +15,7 @@ for (const store of await testStores()) {
     });
     after(() => herald.close());
 
-    it("one process sees what another counted once that one has synced", async () => {
+    it('one process sees what another counted once that one has synced', async () => {
       // Two limiters on one database stand for two server processes.
       const first = new RateLimiter(herald.services.store.db);
       const second = new RateLimiter(herald.services.store.db);

@@ -34,7 +34,10 @@ function assertLimited(r: CallResult, limit: number, windowSeconds: number): voi
   assert.equal(r.body.code, 'rate_limited');
   assert.equal(r.body.msg, r.body.message);
   const retryAfter = Number(r.headers.get('retry-after'));
-  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= windowSeconds, `Retry-After is whole seconds within the window: ${r.headers.get('retry-after')}`);
+  assert.ok(
+    Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= windowSeconds,
+    `Retry-After is whole seconds within the window: ${r.headers.get('retry-after')}`,
+  );
   const headers = limitHeaders(r);
   assert.equal(headers.limit, limit);
   assert.equal(headers.remaining, 0);
@@ -132,7 +135,9 @@ for (const store of await testStores()) {
           const carolChannel = (await addWebhookChannel(carol)).id;
           const carolThere = caller(second.api, carol.key);
           const burst = await Promise.all(
-            Array.from({ length: POSTS_PER_HOUR * 2 }, (_, i) => (i % 2 ? carolThere : carol.call)('POST', '/posts', scheduledPost(carolChannel, `burst ${i}`))),
+            Array.from({ length: POSTS_PER_HOUR * 2 }, (_, i) =>
+              (i % 2 ? carolThere : carol.call)('POST', '/posts', scheduledPost(carolChannel, `burst ${i}`)),
+            ),
           );
           assert.deepEqual(burst.map((r) => r.status).sort(), [...Array(POSTS_PER_HOUR).fill(201), ...Array(POSTS_PER_HOUR).fill(429)]);
           assert.equal(await countRows(herald, 'posts', carol.id), POSTS_PER_HOUR);
@@ -164,14 +169,17 @@ for (const store of await testStores()) {
         await alice.call('GET', '/posts/no-such-post'),
         await alice.call('POST', '/posts', { type: 'draft' }),
       ];
-      assert.deepEqual(allowed.map((r) => r.status), [200, 200, 200, 404, 400]);
+      assert.deepEqual(
+        allowed.map((r) => r.status),
+        [200, 200, 200, 404, 400],
+      );
       assertLimited(await alice.call('GET', '/integrations'), PER_MINUTE, 60);
       assertLimited(await alice.call('GET', '/is-connected'), PER_MINUTE, 60);
       assertLimited(await alice.call('POST', '/upload-from-url', { url: 'http://127.0.0.1:9/x.png' }), PER_MINUTE, 60);
 
       const secondKey = await herald.services.accounts.createKey(alice.id, 'second');
       const other = await fetch(`${herald.api}/is-connected`, { headers: { authorization: secondKey.key } });
-      assert.equal(other.status, 200, "another key of the same account has its own allowance");
+      assert.equal(other.status, 200, 'another key of the same account has its own allowance');
       const stranger = await herald.newAccount('Stranger');
       assert.equal((await stranger.call('GET', '/integrations')).status, 200);
     });

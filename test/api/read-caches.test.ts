@@ -36,10 +36,14 @@ for (const store of await testStores()) {
         assert.ok(expected(value), `${what}: got ${JSON.stringify(value)}`);
         return value;
       }
-      return eventually(async () => {
-        const value = await read();
-        return expected(value) ? value : undefined;
-      }, 2000, what);
+      return eventually(
+        async () => {
+          const value = await read();
+          return expected(value) ? value : undefined;
+        },
+        2000,
+        what,
+      );
     }
 
     it('a key revoked through one server is refused by the other', async () => {
@@ -50,7 +54,11 @@ for (const store of await testStores()) {
       assert.equal((await onSecond('GET', '/integrations')).status, 200);
 
       await first.services.accounts.revokeKey(accountId, summary.id);
-      const refused = await seenOnSecond(() => onSecond('GET', '/integrations'), (r) => r.status === 401, 'the revoked key refused');
+      const refused = await seenOnSecond(
+        () => onSecond('GET', '/integrations'),
+        (r) => r.status === 401,
+        'the revoked key refused',
+      );
       assert.equal(refused.body.code, 'invalid_api_key');
     });
 
@@ -58,7 +66,11 @@ for (const store of await testStores()) {
       const { key, summary } = await first.services.accounts.createKey(accountId, 'rotated');
       assert.equal((await caller(second.api, key)('GET', '/is-connected')).status, 200);
       const rotated = await first.services.accounts.rotateKey(accountId, summary.id);
-      await seenOnSecond(() => caller(second.api, key)('GET', '/is-connected'), (r) => r.status === 401, 'the old value refused');
+      await seenOnSecond(
+        () => caller(second.api, key)('GET', '/is-connected'),
+        (r) => r.status === 401,
+        'the old value refused',
+      );
       assert.equal((await caller(second.api, rotated.key)('GET', '/is-connected')).status, 200);
     });
 
@@ -66,7 +78,8 @@ for (const store of await testStores()) {
       const { key } = await first.services.accounts.createKey(accountId, 'channels');
       const onFirst = caller(first.api, key);
       const onSecond = caller(second.api, key);
-      const names = async () => ((await onSecond('GET', '/integrations')).body as { name: string; disabled: boolean }[]).map((c) => `${c.name}${c.disabled ? ' (off)' : ''}`);
+      const names = async () =>
+        ((await onSecond('GET', '/integrations')).body as { name: string; disabled: boolean }[]).map((c) => `${c.name}${c.disabled ? ' (off)' : ''}`);
       assert.deepEqual(await names(), []);
 
       const added = await onFirst('POST', '/integrations', { identifier: 'webhook', name: 'Hook', credentials: { url: 'https://hooks.example.com/a' } });
@@ -84,11 +97,20 @@ for (const store of await testStores()) {
       const { key } = await first.services.accounts.createKey(accountId, 'posts');
       const onFirst = caller(first.api, key);
       const onSecond = caller(second.api, key);
-      const channel = await onFirst('POST', '/integrations', { identifier: 'webhook', name: 'Posts hook', credentials: { url: 'https://hooks.example.com/posts' } });
+      const channel = await onFirst('POST', '/integrations', {
+        identifier: 'webhook',
+        name: 'Posts hook',
+        credentials: { url: 'https://hooks.example.com/posts' },
+      });
       const listed = async () => {
-        const answer = await onSecond('GET', `/posts?startDate=${encodeURIComponent('2031-01-01T00:00:00.000Z')}&endDate=${encodeURIComponent('2031-12-31T00:00:00.000Z')}`);
+        const answer = await onSecond(
+          'GET',
+          `/posts?startDate=${encodeURIComponent('2031-01-01T00:00:00.000Z')}&endDate=${encodeURIComponent('2031-12-31T00:00:00.000Z')}`,
+        );
         assert.equal(answer.status, 200);
-        return (answer.body.posts as { id: string; content: string; state: string; error: string | null; integration: { name: string } }[]).map((p) => `${p.content}|${p.state}|${p.error ?? ''}|${p.integration.name}`);
+        return (answer.body.posts as { id: string; content: string; state: string; error: string | null; integration: { name: string } }[]).map(
+          (p) => `${p.content}|${p.state}|${p.error ?? ''}|${p.integration.name}`,
+        );
       };
       // Twice, so the second answer comes from memory.
       assert.deepEqual(await listed(), []);
@@ -108,39 +130,60 @@ for (const store of await testStores()) {
       await seenOnSecond(listed, (l) => l.length === 1 && l[0]!.startsWith('Second|QUEUE'), 'the updated post listed');
 
       assert.equal((await onFirst('PATCH', `/integrations/${channel.body.id}`, { name: 'Renamed hook' })).status, 200);
-      await seenOnSecond(listed, (l) => l.length === 1 && l[0]!.endsWith('|Renamed hook'), 'the channel\'s new name listed');
+      await seenOnSecond(listed, (l) => l.length === 1 && l[0]!.endsWith('|Renamed hook'), "the channel's new name listed");
 
       assert.equal((await onFirst('DELETE', `/posts/group/${group}`)).status, 200);
       await seenOnSecond(listed, (l) => l.length === 0, 'the deleted post gone');
     });
 
-    if (store === 'postgres') it('every watched table has its NOTIFY trigger (migration 007)', async () => {
-      const { rows } = await sql<{ table: string }>`SELECT c.relname AS table FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname = c.relname || '_changes'`.execute(first.services.store.db);
-      assert.deepEqual(rows.map((r) => r.table).sort(), [...WATCHED_TABLES].sort());
-    });
+    if (store === 'postgres')
+      it('every watched table has its NOTIFY trigger (migration 007)', async () => {
+        const { rows } = await sql<{
+          table: string;
+        }>`SELECT c.relname AS table FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname = c.relname || '_changes'`.execute(
+          first.services.store.db,
+        );
+        assert.deepEqual(rows.map((r) => r.table).sort(), [...WATCHED_TABLES].sort());
+      });
 
     // On SQLite only Herald's own writes are signalled; PostgreSQL's triggers see every write.
-    if (store === 'postgres') it('a change made with SQL outside Herald shows too', async () => {
-      const { key } = await first.services.accounts.createKey(accountId, 'outside');
-      const onSecond = caller(second.api, key);
-      const added = await caller(first.api, key)('POST', '/integrations', { identifier: 'webhook', name: 'Before', credentials: { url: 'https://hooks.example.com/b' } });
-      await seenOnSecond(async () => (await onSecond('GET', '/integrations')).body.map((c: { name: string }) => c.name), (n) => n.includes('Before'), 'listed');
-      const client = new pg.Client({ connectionString: first.services.config.databaseUrl });
-      await client.connect();
-      try {
-        await client.query('UPDATE channels SET name = $1 WHERE id = $2', ['Edited by hand', added.body.id]);
-      } finally {
-        await client.end();
-      }
-      await seenOnSecond(async () => (await onSecond('GET', '/integrations')).body.map((c: { name: string }) => c.name), (n) => n.includes('Edited by hand'), 'the hand edit listed');
-    });
+    if (store === 'postgres')
+      it('a change made with SQL outside Herald shows too', async () => {
+        const { key } = await first.services.accounts.createKey(accountId, 'outside');
+        const onSecond = caller(second.api, key);
+        const added = await caller(first.api, key)('POST', '/integrations', {
+          identifier: 'webhook',
+          name: 'Before',
+          credentials: { url: 'https://hooks.example.com/b' },
+        });
+        await seenOnSecond(
+          async () => (await onSecond('GET', '/integrations')).body.map((c: { name: string }) => c.name),
+          (n) => n.includes('Before'),
+          'listed',
+        );
+        const client = new pg.Client({ connectionString: first.services.config.databaseUrl });
+        await client.connect();
+        try {
+          await client.query('UPDATE channels SET name = $1 WHERE id = $2', ['Edited by hand', added.body.id]);
+        } finally {
+          await client.end();
+        }
+        await seenOnSecond(
+          async () => (await onSecond('GET', '/integrations')).body.map((c: { name: string }) => c.name),
+          (n) => n.includes('Edited by hand'),
+          'the hand edit listed',
+        );
+      });
 
     it('the writing server itself answers its own change at once', async () => {
       const { key } = await first.services.accounts.createKey(accountId, 'own');
       const call = caller(second.api, key);
       const before = (await call('GET', '/integrations')).body.length;
       for (let i = 0; i < 5; i++) {
-        assert.equal((await call('POST', '/integrations', { identifier: 'webhook', name: `Own ${i}`, credentials: { url: `https://hooks.example.com/own/${i}` } })).status, 201);
+        assert.equal(
+          (await call('POST', '/integrations', { identifier: 'webhook', name: `Own ${i}`, credentials: { url: `https://hooks.example.com/own/${i}` } })).status,
+          201,
+        );
         assert.equal((await call('GET', '/integrations')).body.length, before + i + 1);
       }
     });
@@ -157,11 +200,19 @@ describe('in-memory reads on PostgreSQL while changes cannot be heard', async ()
     try {
       const accountId = await first.services.accounts.create('Unheard');
       const { key } = await first.services.accounts.createKey(accountId, 'k');
-      const added = await caller(first.api, key)('POST', '/integrations', { identifier: 'webhook', name: 'One', credentials: { url: 'https://hooks.example.com/one' } });
+      const added = await caller(first.api, key)('POST', '/integrations', {
+        identifier: 'webhook',
+        name: 'One',
+        credentials: { url: 'https://hooks.example.com/one' },
+      });
       const names = async () => (await caller(second.api, key)('GET', '/integrations')).body.map((c: { name: string }) => c.name).join();
       await eventually(async () => ((await names()) === 'One' ? true : undefined), 2000, 'listed on the second server');
       // The second server listens once it first reads; from then on its list is kept in memory.
-      await eventually(async () => (second.services.store.changes.generation(tables('channels')) !== undefined ? true : undefined), 5000, 'the second server to listen');
+      await eventually(
+        async () => (second.services.store.changes.generation(tables('channels')) !== undefined ? true : undefined),
+        5000,
+        'the second server to listen',
+      );
       assert.equal(await names(), 'One');
       // Writes in this session fire no trigger, so nobody is told of them (as with a NOTIFY that was lost).
       await admin.query("SET session_replication_role = 'replica'");

@@ -92,7 +92,7 @@ for (const store of await testStores()) {
       assert.equal(unknown.status, 404);
       assert.equal(unknown.body.statusCode, 404);
       assert.equal(typeof unknown.body.message, 'string');
-      assert.equal((await linkRow('NoSuchCode')), undefined, 'following an unknown code creates nothing');
+      assert.equal(await linkRow('NoSuchCode'), undefined, 'following an unknown code creates nothing');
     });
 
     it('shortLink:false leaves the content as written and stores no link', async () => {

@@ -32,7 +32,7 @@ for (const store of await testStores()) {
         list.body.map((c: any) => ({ id: c.id, name: c.name, identifier: c.identifier, disabled: c.disabled })),
         [{ id: channel.id, name: 'My hook', identifier: 'webhook', disabled: false }],
       );
-      assert.ok('picture' in list.body[0] && 'profile' in list.body[0], '\'picture\' in list.body[0] && \'profile\' in list.body[0]');
+      assert.ok('picture' in list.body[0] && 'profile' in list.body[0], "'picture' in list.body[0] && 'profile' in list.body[0]");
       assert.match(channel.secrets.signingSecret, /^whsec_/);
     });
 
@@ -57,10 +57,14 @@ for (const store of await testStores()) {
       });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const postId = created.body[0].postId;
-      const detail = await eventually(async () => {
-        const r = await account.call('GET', `/posts/${postId}`);
-        return r.body.thread.every((t: any) => t.state === 'PUBLISHED') ? r.body : undefined;
-      }, 10_000, 'thread published');
+      const detail = await eventually(
+        async () => {
+          const r = await account.call('GET', `/posts/${postId}`);
+          return r.body.thread.every((t: any) => t.state === 'PUBLISHED') ? r.body : undefined;
+        },
+        10_000,
+        'thread published',
+      );
 
       assert.equal(receiver.deliveries.length, 2);
       const [first, second] = receiver.deliveries;
@@ -69,7 +73,10 @@ for (const store of await testStores()) {
         assert.equal(verifiedByStandardWebhooks('whsec_' + Buffer.from('wrong').toString('base64'), d.headers, d.body), false);
       }
       assert.equal(first.json.post.content, 'first');
-      assert.deepEqual(first.json.post.media.map((m: any) => m.url), [media.body.path]);
+      assert.deepEqual(
+        first.json.post.media.map((m: any) => m.url),
+        [media.body.path],
+      );
       assert.equal(first.json.thread.length, 2);
       assert.equal(first.json.channel.id, channel.id);
       assert.equal(second.json.post.content, 'second');
@@ -81,21 +88,31 @@ for (const store of await testStores()) {
       assert.equal(detail.thread[0].attempts[0].outcome, 'published');
     });
 
-    it('ends in ERROR with the receiver\'s own message when it refuses the post', async () => {
+    it("ends in ERROR with the receiver's own message when it refuses the post", async () => {
       receiver.respond(() => ({ status: 422, body: { error: 'content not allowed here' } }));
       const created = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
         posts: [{ integration: { id: channel.id }, value: [{ content: 'refused one', image: [] }] }],
       });
       assert.equal(created.status, 201);
-      const detail = await eventually(async () => {
-        const r = await account.call('GET', `/posts/${created.body[0].postId}`);
-        return r.body.state === 'ERROR' ? r.body : undefined;
-      }, 10_000, 'post failed');
+      const detail = await eventually(
+        async () => {
+          const r = await account.call('GET', `/posts/${created.body[0].postId}`);
+          return r.body.state === 'ERROR' ? r.body : undefined;
+        },
+        10_000,
+        'post failed',
+      );
       assert.match(detail.error, /422/);
       assert.match(detail.error, /content not allowed here/);
       const notes = await account.call('GET', '/notifications');
-      assert.ok(notes.body.notifications.some((n: any) => /content not allowed here/.test(n.content)), 'notes.body.notifications.some((n: any) => /content not allowed here/.test(n.content))');
+      assert.ok(
+        notes.body.notifications.some((n: any) => /content not allowed here/.test(n.content)),
+        'notes.body.notifications.some((n: any) => /content not allowed here/.test(n.content))',
+      );
     });
   });
 }

@@ -121,8 +121,29 @@ for (const store of await testStores()) {
 
       it('posts create: two channels, a thread with media and a delay, settings from flags, at a local time', async () => {
         const run = await cli(
-          ['posts', 'create', '-i', `${channel.id},${second.id}`, '-c', 'Launch day', '-m', files[0], '-c', 'and a reply', '--delay', '5',
-            '--at', '2031-03-04 19:00', '--setting', 'note=hello', '--setting', 'count=3', '--tag', 'launch', '--json'],
+          [
+            'posts',
+            'create',
+            '-i',
+            `${channel.id},${second.id}`,
+            '-c',
+            'Launch day',
+            '-m',
+            files[0],
+            '-c',
+            'and a reply',
+            '--delay',
+            '5',
+            '--at',
+            '2031-03-04 19:00',
+            '--setting',
+            'note=hello',
+            '--setting',
+            'count=3',
+            '--tag',
+            'launch',
+            '--json',
+          ],
           { TZ: 'Asia/Tokyo' },
         );
         const created = printed(run);
@@ -130,7 +151,13 @@ for (const store of await testStores()) {
         const post = (await account.call('GET', `/posts/${created[0].postId}`)).body;
         assert.equal(post.state, 'QUEUE');
         assert.equal(post.publishDate, '2031-03-04T10:00:00.000Z', '19:00 in Tokyo is 10:00 UTC');
-        assert.deepEqual(post.thread.map((t: any) => [t.content, t.delay, t.image.length]), [['Launch day', 0, 1], ['and a reply', 5, 0]]);
+        assert.deepEqual(
+          post.thread.map((t: any) => [t.content, t.delay, t.image.length]),
+          [
+            ['Launch day', 0, 1],
+            ['and a reply', 5, 0],
+          ],
+        );
         assert.ok(post.thread[0].image[0].path.startsWith(`${herald.url}/uploads/`), 'post.thread[0].image[0].path.startsWith(`${herald.url}/uploads/`)');
         assert.equal(post.settings.note, 'hello');
         assert.equal(post.settings.count, 3);
@@ -157,14 +184,19 @@ for (const store of await testStores()) {
         const listed = printed(await cli(['posts', 'list', ...range, '--json']));
         const api = (await account.call('GET', '/posts?startDate=2031-06-01T00:00:00Z&endDate=2031-06-02T00:00:00Z')).body;
         assert.deepEqual(listed, api);
-        assert.deepEqual(listed.posts.map((p: any) => p.id), [made.postId]);
+        assert.deepEqual(
+          listed.posts.map((p: any) => p.id),
+          [made.postId],
+        );
         const run = await cli(['posts', 'list', ...range]);
         assert.equal(run.code, 0, describeRun(run));
         assert.match(run.stdout, new RegExp(`${made.postId}\\s+2031-06-01 12:00 \\(UTC\\+00:00\\)\\s+QUEUE\\s+Second hook\\s+Listed in range`));
       });
 
       it('posts get: the thread as text and as JSON', async () => {
-        const [made] = printed(await cli(['posts', 'create', '-i', channel.id, '-c', 'Head of thread', '-c', 'tail of thread', '--delay', '2', '--draft', '--json']));
+        const [made] = printed(
+          await cli(['posts', 'create', '-i', channel.id, '-c', 'Head of thread', '-c', 'tail of thread', '--delay', '2', '--draft', '--json']),
+        );
         assert.deepEqual(printed(await cli(['posts', 'get', made.postId, '--json'])), (await account.call('GET', `/posts/${made.postId}`)).body);
         const run = await cli(['posts', 'get', made.postId]);
         assert.equal(run.code, 0, describeRun(run));
@@ -184,14 +216,22 @@ for (const store of await testStores()) {
         receiver.respond(() => (++calls === 1 ? { status: 400, body: { error: 'not today' } } : { status: 200, body: { id: 'r-1' } }));
         const flaky = await addWebhookChannel(account, { name: 'Flaky' }, receiver.url);
         const [made] = printed(await cli(['posts', 'create', '-i', flaky.id, '-c', 'Try again', '--now', '--json']));
-        await eventually(async () => ((await account.call('GET', `/posts/${made.postId}`)).body.state === 'ERROR' ? true : undefined), 30_000, 'the post to fail');
+        await eventually(
+          async () => ((await account.call('GET', `/posts/${made.postId}`)).body.state === 'ERROR' ? true : undefined),
+          30_000,
+          'the post to fail',
+        );
         const retried = printed(await cli(['posts', 'retry', made.postId, '--json']));
         assert.equal(retried.id, made.postId);
         assert.notEqual(retried.state, 'ERROR');
-        const published = await eventually(async () => {
-          const post = (await account.call('GET', `/posts/${made.postId}`)).body;
-          return post.state === 'PUBLISHED' ? post : undefined;
-        }, 30_000, 'the retried post to publish');
+        const published = await eventually(
+          async () => {
+            const post = (await account.call('GET', `/posts/${made.postId}`)).body;
+            return post.state === 'PUBLISHED' ? post : undefined;
+          },
+          30_000,
+          'the retried post to publish',
+        );
         assert.equal(published.releaseId, 'r-1');
       });
 
@@ -210,10 +250,16 @@ for (const store of await testStores()) {
         assert.match(listed.stdout, new RegExp(`${hook.id}\\s+CLI hook\\s+${receiver.url.replace(/[.]/g, '\\.')}\\s+post\\.published,post\\.failed`));
         const ping = printed(await cli(['webhooks', 'test', hook.id, '--json']));
         const deliveries = printed(await cli(['webhooks', 'deliveries', hook.id, '--json']));
-        assert.ok(deliveries.deliveries.some((d: any) => d.id === ping.id), JSON.stringify(deliveries));
+        assert.ok(
+          deliveries.deliveries.some((d: any) => d.id === ping.id),
+          JSON.stringify(deliveries),
+        );
         const removed = await cli(['webhooks', 'delete', hook.id]);
         assert.equal(removed.code, 0, describeRun(removed));
-        assert.ok(!(await account.call('GET', '/webhooks')).body.some((h: any) => h.id === hook.id), '!(await account.call(\'GET\', \'/webhooks\')).body.some((h: any) => h.id === hook.id)');
+        assert.ok(
+          !(await account.call('GET', '/webhooks')).body.some((h: any) => h.id === hook.id),
+          "!(await account.call('GET', '/webhooks')).body.some((h: any) => h.id === hook.id)",
+        );
       });
 
       it('api: any route, the JSON answer on stdout', async () => {
@@ -234,7 +280,10 @@ for (const store of await testStores()) {
     describe('on failure', () => {
       it('a 4xx: exit 1, nothing on stdout, the server message on stderr (also with --json)', async () => {
         const api = (await account.call('GET', '/posts/no-such-post')).body;
-        for (const args of [['posts', 'get', 'no-such-post'], ['posts', 'get', 'no-such-post', '--json']]) {
+        for (const args of [
+          ['posts', 'get', 'no-such-post'],
+          ['posts', 'get', 'no-such-post', '--json'],
+        ]) {
           const run = await cli(args);
           assert.equal(run.code, 1, describeRun(run));
           assert.equal(run.stdout, '');
@@ -305,16 +354,21 @@ for (const store of await testStores()) {
         try {
           // What "herald login" writes: the token and the API URL it belongs to.
           fs.mkdirSync(home.configDir, { recursive: true });
-          fs.writeFileSync(path.join(home.configDir, 'credentials.json'), JSON.stringify({ accessToken: other.key, apiUrl: `${herald.url}/api` }), { mode: 0o600 });
+          fs.writeFileSync(path.join(home.configDir, 'credentials.json'), JSON.stringify({ accessToken: other.key, apiUrl: `${herald.url}/api` }), {
+            mode: 0o600,
+          });
           const withBoth = { ...env, HOME: home.home };
-          assert.deepEqual(printed(await runHerald(['channels', 'list', '--json'], withBoth)).map((c: any) => c.id), [otherChannel.id]);
+          assert.deepEqual(
+            printed(await runHerald(['channels', 'list', '--json'], withBoth)).map((c: any) => c.id),
+            [otherChannel.id],
+          );
           const who = printed(await runHerald(['whoami', '--json'], withBoth));
           assert.equal(who.source, 'login');
           assert.equal(who.origin, path.join(home.configDir, 'credentials.json'));
 
           const out = await runHerald(['logout'], withBoth);
           assert.equal(out.code, 0, describeRun(out));
-          assert.ok(!fs.existsSync(path.join(home.configDir, 'credentials.json')), '!fs.existsSync(path.join(home.configDir, \'credentials.json\'))');
+          assert.ok(!fs.existsSync(path.join(home.configDir, 'credentials.json')), "!fs.existsSync(path.join(home.configDir, 'credentials.json'))");
           const ids = printed(await runHerald(['channels', 'list', '--json'], withBoth)).map((c: any) => c.id);
           assert.ok(ids.includes(channel.id) && !ids.includes(otherChannel.id), 'ids.includes(channel.id) && !ids.includes(otherChannel.id)');
         } finally {

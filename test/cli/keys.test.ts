@@ -100,7 +100,15 @@ describe('herald command: help and migrate (sqlite)', () => {
   });
 
   it('every command answers --help with its own usage', async () => {
-    for (const [command, says] of [['start', /API server and the publishing engine/], ['serve', /API server only/], ['worker', /publishing engine only/], ['migrate', /schema up to date/], ['keys', /keys create/], ['apps', /apps create/], ['auth-server', /Device-flow auth server/]] as const) {
+    for (const [command, says] of [
+      ['start', /API server and the publishing engine/],
+      ['serve', /API server only/],
+      ['worker', /publishing engine only/],
+      ['migrate', /schema up to date/],
+      ['keys', /keys create/],
+      ['apps', /apps create/],
+      ['auth-server', /Device-flow auth server/],
+    ] as const) {
       const run = await herald([command, '--help'], env);
       assert.equal(run.code, 0, `${command} --help: ${run.stderr}`);
       assert.match(run.stdout, says, command);
@@ -118,7 +126,7 @@ describe('herald command: help and migrate (sqlite)', () => {
     const first = await herald(['migrate'], env);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /Applied: 001_initial/);
-    assert.ok(fs.existsSync(path.join(dataDir, 'herald.db')), 'fs.existsSync(path.join(dataDir, \'herald.db\'))');
+    assert.ok(fs.existsSync(path.join(dataDir, 'herald.db')), "fs.existsSync(path.join(dataDir, 'herald.db'))");
     const again = await herald(['migrate'], env);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /up to date/);
@@ -149,7 +157,7 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
       process.chdir(elsewhere);
       // The default is Herald's own folder, not the folder the command runs in.
       assert.equal(loadConfig({}).dataDir, path.join(ROOT, 'data'));
-      assert.equal(loadConfig({ HERALD_DATA_DIR: 'mine' }).dataDir, path.join(elsewhere, 'mine'), 'a relative folder given is the user\'s');
+      assert.equal(loadConfig({ HERALD_DATA_DIR: 'mine' }).dataDir, path.join(elsewhere, 'mine'), "a relative folder given is the user's");
     } finally {
       process.chdir(cwd);
       fs.rmSync(elsewhere, { recursive: true, force: true });
@@ -176,16 +184,29 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
   });
 
   it('the keys work on the running server and reach the same account', async () => {
-    const added = await caller(served.api, ci.key)('POST', '/integrations', { identifier: 'webhook', name: 'From ci', credentials: { url: 'https://hooks.example.com/herald' } });
+    const added = await caller(served.api, ci.key)('POST', '/integrations', {
+      identifier: 'webhook',
+      name: 'From ci',
+      credentials: { url: 'https://hooks.example.com/herald' },
+    });
     assert.equal(added.status, 201, JSON.stringify(added.body));
     const seen = await caller(served.api, `Bearer ${deploy.key}`)('GET', '/integrations');
     assert.equal(seen.status, 200);
-    assert.deepEqual(seen.body.map((c: { name: string }) => c.name), ['From ci']);
+    assert.deepEqual(
+      seen.body.map((c: { name: string }) => c.name),
+      ['From ci'],
+    );
   });
 
   it('keys list shows ids, names and hints, never the values', async () => {
     const listed = await heraldJson(['keys', 'list'], env);
-    assert.deepEqual(listed.map((k: any) => [k.id, k.name, k.revoked]), [[ci.id, 'ci', false], [deploy.id, 'deploy', false]]);
+    assert.deepEqual(
+      listed.map((k: any) => [k.id, k.name, k.revoked]),
+      [
+        [ci.id, 'ci', false],
+        [deploy.id, 'deploy', false],
+      ],
+    );
     assert.equal(listed[0].hint, `hk_…${ci.key.slice(-4)}`);
     for (const key of listed) assert.ok(Date.parse(key.lastUsedAt) > Date.parse(key.createdAt), `${key.name} records its last use`);
     const text = await herald(['keys', 'list'], env);
@@ -194,7 +215,10 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
       assert.ok(!JSON.stringify(listed).includes(key), 'JSON list holds no key value');
       assert.ok(!text.stdout.includes(key), 'text list holds no key value');
     }
-    assert.ok(text.stdout.includes(ci.id) && text.stdout.includes('deploy') && text.stdout.includes(listed[1].hint), 'text.stdout.includes(ci.id) && text.stdout.includes(\'deploy\') && text.stdout.includes(listed[1].h...');
+    assert.ok(
+      text.stdout.includes(ci.id) && text.stdout.includes('deploy') && text.stdout.includes(listed[1].hint),
+      "text.stdout.includes(ci.id) && text.stdout.includes('deploy') && text.stdout.includes(listed[1].h...",
+    );
   });
 
   it('keys reveal prints the same value', async () => {
@@ -242,7 +266,7 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
     await served.stop();
     const log = served.output();
     assert.match(log, /"msg":"request"/, 'the request log was captured');
-    assert.ok(log.includes('/api/public/v1/posts'), 'log.includes(\'/api/public/v1/posts\')');
+    assert.ok(log.includes('/api/public/v1/posts'), "log.includes('/api/public/v1/posts')");
     for (const key of everyKey) assert.ok(!log.includes(key), `the log holds no key value (${key.slice(0, 6)}...)`);
   });
 });
@@ -285,7 +309,7 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
         await admin.connect();
         await admin.query(`DROP DATABASE IF EXISTS "${missing.pathname.slice(1)}" WITH (FORCE)`);
         await admin.query('DROP ROLE IF EXISTS herald_nocreate');
-        await admin.query("CREATE ROLE herald_nocreate LOGIN");
+        await admin.query('CREATE ROLE herald_nocreate LOGIN');
         await admin.end();
       }
       const noRight = new URL(missing.toString());

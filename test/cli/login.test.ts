@@ -39,10 +39,15 @@ function startLogin(env: Record<string, string>): Login {
   });
   return {
     done,
-    link: () => eventually(async () => {
-      const match = /\(or open (\S+)\)/.exec(stderr);
-      return match ? new URL(match[1]) : undefined;
-    }, 30_000, 'the client to print the link'),
+    link: () =>
+      eventually(
+        async () => {
+          const match = /\(or open (\S+)\)/.exec(stderr);
+          return match ? new URL(match[1]) : undefined;
+        },
+        30_000,
+        'the client to print the link',
+      ),
   };
 }
 
@@ -71,7 +76,10 @@ for (const store of await testStores()) {
       const consent = await owner.request('GET', toHerald.toString());
       assert.equal(consent.status, 200, consent.text);
       const approval = formOf(consent.text);
-      const back = location(await owner.request('POST', new URL(approval.action, herald.url).toString(), { form: { ...approval.fields, decision } }), herald.url);
+      const back = location(
+        await owner.request('POST', new URL(approval.action, herald.url).toString(), { form: { ...approval.fields, decision } }),
+        herald.url,
+      );
       return (await owner.request('GET', back.toString())).text;
     }
 
@@ -127,7 +135,10 @@ for (const store of await testStores()) {
       assert.equal(stored.apiUrl, `${herald.url}/api`);
       assert.equal(stored.organizationId, accountId);
 
-      assert.deepEqual(printed(await runHerald(['channels', 'list', '--json'], env)).map((c: any) => c.id), [channelId]);
+      assert.deepEqual(
+        printed(await runHerald(['channels', 'list', '--json'], env)).map((c: any) => c.id),
+        [channelId],
+      );
       const who = printed(await runHerald(['whoami', '--json'], env));
       assert.equal(who.source, 'login');
       assert.equal(who.organizationId, accountId);

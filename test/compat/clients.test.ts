@@ -111,7 +111,7 @@ for (const store of await testStores()) {
         assert.equal(first.status, 201, JSON.stringify(first.body));
         const second = await poster.call('POST', '/posts', { ...body, posts: [entry(channelId, ['one too many'])] });
         assertError(second, 429);
-        assert.ok(Number(second.headers.get('retry-after')) > 0, 'Number(second.headers.get(\'retry-after\')) > 0');
+        assert.ok(Number(second.headers.get('retry-after')) > 0, "Number(second.headers.get('retry-after')) > 0");
         assert.equal(second.headers.get('x-ratelimit-limit'), '1');
         assert.equal(second.headers.get('ratelimit-remaining'), '0');
       });
@@ -139,13 +139,22 @@ for (const store of await testStores()) {
         assert.equal(post.creationMethod, 'n8n');
         assert.equal(post.settings.__type, 'webhook');
         assert.ok(post.group, 'an empty group means "new group"');
-        assert.deepEqual(post.thread.map((t: any) => [t.content, t.delay]), [['from n8n', 0], ['a reply', 5]]);
+        assert.deepEqual(
+          post.thread.map((t: any) => [t.content, t.delay]),
+          [
+            ['from n8n', 0],
+            ['a reply', 5],
+          ],
+        );
       });
 
       it('accepts tags as {value, label} objects and as plain strings', async () => {
         const { account, channelId } = await accountWithChannel();
         const post = await createAndRead(account, postBody('draft', [entry(channelId, ['tagged'])], { tags: [{ value: 'launch', label: 'Launch' }, 'news'] }));
-        assert.deepEqual(post.tags, [{ value: 'launch', label: 'Launch' }, { value: 'news', label: 'news' }]);
+        assert.deepEqual(post.tags, [
+          { value: 'launch', label: 'Launch' },
+          { value: 'news', label: 'news' },
+        ]);
       });
 
       it('takes a date without an offset as UTC', async () => {
@@ -177,13 +186,19 @@ for (const store of await testStores()) {
       it('accepts "Authorization: Bearer <key>"', async () => {
         const answer = await caller(herald.api, `Bearer ${account.key}`)('GET', '/integrations');
         assert.equal(answer.status, 200);
-        assert.deepEqual(answer.body.map((c: any) => c.id), [channelId]);
+        assert.deepEqual(
+          answer.body.map((c: any) => c.id),
+          [channelId],
+        );
       });
 
       it('merges duplicate slashes (/api//public/v1/integrations)', async () => {
         const answer = await caller(`${herald.url}/api//public/v1`, account.key)('GET', '/integrations');
         assert.equal(answer.status, 200);
-        assert.deepEqual(answer.body.map((c: any) => c.id), [channelId]);
+        assert.deepEqual(
+          answer.body.map((c: any) => c.id),
+          [channelId],
+        );
       });
 
       it('accepts Content-Type: application/json with no body on GET and DELETE', async () => {
@@ -195,7 +210,10 @@ for (const store of await testStores()) {
         for (const [i, extra] of variants.entries()) {
           const listed = await rawRequest(`${herald.api}/integrations`, 'GET', { ...headers, ...extra });
           assert.equal(listed.status, 200, listed.text);
-          assert.deepEqual(JSON.parse(listed.text).map((c: any) => c.id), [channelId]);
+          assert.deepEqual(
+            JSON.parse(listed.text).map((c: any) => c.id),
+            [channelId],
+          );
           const deleted = await rawRequest(`${herald.api}/posts/${created[i].postId}`, 'DELETE', { ...headers, ...extra });
           assert.equal(deleted.status, 200, deleted.text);
           assert.equal(JSON.parse(deleted.text).deleted, true);

@@ -50,7 +50,10 @@ for (const store of await testStores()) {
       assert.equal(result.code, 0, describeRun(result));
       const listed = printedJson(result);
       assert.deepEqual(listed.map((c: any) => c.id).sort(), [...channelIds].sort());
-      assert.ok(listed.every((c: any) => c.identifier === 'webhook' && c.disabled === false), 'listed.every((c: any) => c.identifier === \'webhook\' && c.disabled === false)');
+      assert.ok(
+        listed.every((c: any) => c.identifier === 'webhook' && c.disabled === false),
+        "listed.every((c: any) => c.identifier === 'webhook' && c.disabled === false)",
+      );
     });
 
     describe('upload, create, list, delete', () => {
@@ -97,7 +100,10 @@ for (const store of await testStores()) {
         const ours = posts.filter((p: any) => p.content === text);
         assert.deepEqual(ours.map((p: any) => p.integration.id).sort(), [...channelIds].sort());
         assert.deepEqual(ours.map((p: any) => p.id).sort(), created.map((c) => c.postId).sort());
-        assert.ok(ours.every((p: any) => p.state === 'QUEUE' && p.publishDate === publishAt), 'ours.every((p: any) => p.state === \'QUEUE\' && p.publishDate === publishAt)');
+        assert.ok(
+          ours.every((p: any) => p.state === 'QUEUE' && p.publishDate === publishAt),
+          "ours.every((p: any) => p.state === 'QUEUE' && p.publishDate === publishAt)",
+        );
       });
 
       it('posts:delete removes the post', async () => {
@@ -132,7 +138,10 @@ for (const store of await testStores()) {
       assert.equal(typeof output.rules, 'string');
       assert.equal(typeof output.maxLength, 'number');
       assert.equal(output.settings.type, 'object');
-      assert.ok(output.tools.some((t: any) => t.methodName === 'sendTest'), 'output.tools.some((t: any) => t.methodName === \'sendTest\')');
+      assert.ok(
+        output.tools.some((t: any) => t.methodName === 'sendTest'),
+        "output.tools.some((t: any) => t.methodName === 'sendTest')",
+      );
 
       const unknown = await postz(['integrations:settings', 'no-such-channel']);
       assert.notEqual(unknown.code, 0, describeRun(unknown));
@@ -162,7 +171,12 @@ for (const store of await testStores()) {
       const withSlash = `${apiUrl}/`;
       const listed = await postz(['integrations:list'], { apiUrl: withSlash });
       assert.equal(listed.code, 0, describeRun(listed));
-      assert.deepEqual(printedJson(listed).map((c: any) => c.id).sort(), [...channelIds].sort());
+      assert.deepEqual(
+        printedJson(listed)
+          .map((c: any) => c.id)
+          .sort(),
+        [...channelIds].sort(),
+      );
 
       const file = path.join(cli.home, 'again.png');
       fs.writeFileSync(file, PNG_1x1);

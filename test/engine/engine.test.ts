@@ -47,10 +47,14 @@ for (const store of await testStores()) {
 
     const detail = async (id: string) => (await account.call('GET', `/posts/${id}`)).body;
     const settled = (id: string, what = 'the post to settle') =>
-      eventually(async () => {
-        const post = await detail(id);
-        return post.thread.every((t: any) => t.state === 'PUBLISHED' || t.state === 'ERROR') ? post : undefined;
-      }, 20_000, what);
+      eventually(
+        async () => {
+          const post = await detail(id);
+          return post.thread.every((t: any) => t.state === 'PUBLISHED' || t.state === 'ERROR') ? post : undefined;
+        },
+        20_000,
+        what,
+      );
     const publishes = (text: string) => [...net.posts.values()].filter((p) => p.text === text);
     const requestsFor = (text: string) => net.calls('POST /posts').filter((r) => r.json?.text === text);
 
@@ -76,11 +80,18 @@ for (const store of await testStores()) {
 
     it('publishes a thread in order, each reply answering the previous item, the next one due its delay later', async () => {
       const c = await channel();
-      const [created] = await createPosts(account, postBody('now', [entry(c.id, ['t-first', { content: 't-second', delay: 0 }, { content: 't-third', delay: 5 }])]));
-      const post = await eventually(async () => {
-        const p = await detail(created.postId);
-        return p.thread[1].state === 'PUBLISHED' ? p : undefined;
-      }, 10_000, 'the first reply');
+      const [created] = await createPosts(
+        account,
+        postBody('now', [entry(c.id, ['t-first', { content: 't-second', delay: 0 }, { content: 't-third', delay: 5 }])]),
+      );
+      const post = await eventually(
+        async () => {
+          const p = await detail(created.postId);
+          return p.thread[1].state === 'PUBLISHED' ? p : undefined;
+        },
+        10_000,
+        'the first reply',
+      );
       const [first, second] = [publishes('t-first')[0], publishes('t-second')[0]];
       assert.equal(first.replyTo, null);
       assert.equal(second.replyTo, first.id, 'the reply names the first item on the network');
@@ -100,7 +111,10 @@ for (const store of await testStores()) {
       const [created] = await createPosts(account, postBody('now', [entry(c.id, ['after a 503'])]));
       const post = await settled(created.postId);
       assert.equal(post.state, 'PUBLISHED');
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
       assert.equal(publishes('after a 503').length, 1);
     });
 
@@ -136,7 +150,10 @@ for (const store of await testStores()) {
         const post = await settled(created.postId);
         assert.equal(post.state, 'PUBLISHED');
         assert.equal(post.thread[0].releaseId, publishes('slow answer')[0].id, 'the id the network gave, found by the idempotency key');
-        assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['unknown']);
+        assert.deepEqual(
+          post.thread[0].attempts.map((a: any) => a.outcome),
+          ['unknown'],
+        );
         assert.equal(requestsFor('slow answer').length, 1, 'never sent again');
       } finally {
         net.answerAfterStoreMs = 0;
@@ -163,13 +180,19 @@ for (const store of await testStores()) {
         const [created] = await createPosts(account, postBody('now', [entry(c.id, ['after a 401'])]));
         const post = await settled(created.postId);
         assert.equal(post.state, 'PUBLISHED');
-        assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['failed', 'published']);
+        assert.deepEqual(
+          post.thread[0].attempts.map((a: any) => a.outcome),
+          ['failed', 'published'],
+        );
         // Revoke the access token again: the refresh must still send the original refresh token.
         net.validToken = `token-${Number(net.validToken.split('-')[1]) + 10}`;
         const [again] = await createPosts(account, postBody('now', [entry(c.id, ['after a second 401'])]));
         assert.equal((await settled(again.postId)).state, 'PUBLISHED');
         const refreshes = net.calls('POST /oauth/token').slice(-2);
-        assert.deepEqual(refreshes.map((r) => r.form?.refresh_token), [stored, stored]);
+        assert.deepEqual(
+          refreshes.map((r) => r.form?.refresh_token),
+          [stored, stored],
+        );
       } finally {
         net.rotate = true;
       }
@@ -181,7 +204,10 @@ for (const store of await testStores()) {
         createPosts(account, postBody('schedule', [entry(c.id, ['due one'])], { date: new Date(Date.now() + 300).toISOString() })),
         createPosts(account, postBody('schedule', [entry(c.id, ['due two'])], { date: new Date(Date.now() + 300).toISOString() })),
       ]);
-      const later = await createPosts(account, postBody('schedule', [entry(c.id, ['next week'])], { date: new Date(Date.now() + 7 * 86_400_000).toISOString() }));
+      const later = await createPosts(
+        account,
+        postBody('schedule', [entry(c.id, ['next week'])], { date: new Date(Date.now() + 7 * 86_400_000).toISOString() }),
+      );
       for (const [created] of [first, second]) {
         const post = await settled(created.postId);
         assert.equal(post.state, 'ERROR');
@@ -200,7 +226,13 @@ for (const store of await testStores()) {
       net.latencyMs = 150;
       net.maxInFlight = 0;
       try {
-        const created = await createPosts(account, postBody('now', Array.from({ length: 8 }, (_, i) => entry(c.id, [`paced ${i}`]))));
+        const created = await createPosts(
+          account,
+          postBody(
+            'now',
+            Array.from({ length: 8 }, (_, i) => entry(c.id, [`paced ${i}`])),
+          ),
+        );
         for (const { postId } of created) assert.equal((await settled(postId)).state, 'PUBLISHED');
         assert.equal(net.maxInFlight, 2, 'at most 2 at once, and the limit was reached');
       } finally {
@@ -210,7 +242,13 @@ for (const store of await testStores()) {
 
     it('a channel’s daily quota: posts beyond it fail at once saying so, rather than going out a day late', async () => {
       const c = await channel();
-      const created = await createPosts(account, postBody('now', Array.from({ length: 12 }, (_, i) => entry(c.id, [`quota ${i}`]))));
+      const created = await createPosts(
+        account,
+        postBody(
+          'now',
+          Array.from({ length: 12 }, (_, i) => entry(c.id, [`quota ${i}`])),
+        ),
+      );
       const posts = await Promise.all(created.map(({ postId }) => settled(postId)));
       const failed = posts.filter((p) => p.state === 'ERROR');
       assert.equal(posts.filter((p) => p.state === 'PUBLISHED').length, 10);
@@ -243,11 +281,15 @@ for (const store of await testStores()) {
       const c = await channel();
       const created = await createPosts(account, postBody('now', [entry(c.id, ['batch a']), entry(c.id, ['batch b']), entry(c.id, ['batch c'])]));
       for (const { postId } of created) await settled(postId);
-      const notes = await eventually(async () => {
-        const list = (await account.call('GET', '/notifications')).body;
-        const text = JSON.stringify(list);
-        return /posts were published/.test(text) ? text : undefined;
-      }, 5_000, 'the digest');
+      const notes = await eventually(
+        async () => {
+          const list = (await account.call('GET', '/notifications')).body;
+          const text = JSON.stringify(list);
+          return /posts were published/.test(text) ? text : undefined;
+        },
+        5_000,
+        'the digest',
+      );
       assert.match(notes, /\d+ posts were published/);
     });
   });
@@ -258,7 +300,10 @@ for (const store of await testStores()) {
     let account: TestAccount;
     before(async () => {
       receiver = await startWebhookReceiver();
-      herald = await startHerald(store, { env: { HERALD_POSTS_PER_HOUR: '100000' }, engine: { pollMs: 100, leaseMs: 3_000, retryDeadlineMs: 4_000, publishTimeoutMs: 1_500 } });
+      herald = await startHerald(store, {
+        env: { HERALD_POSTS_PER_HOUR: '100000' },
+        engine: { pollMs: 100, leaseMs: 3_000, retryDeadlineMs: 4_000, publishTimeoutMs: 1_500 },
+      });
       account = await herald.newAccount();
     });
     after(async () => {
@@ -270,28 +315,42 @@ for (const store of await testStores()) {
       const c = await addWebhookChannel(account, {}, `${receiver.url}?hang`);
       receiver.respond(() => ({ delayMs: 60_000 }));
       const [created] = await createPosts(account, postBody('now', [entry(c.id, ['maybe published'])]));
-      const post = await eventually(async () => {
-        const p = (await account.call('GET', `/posts/${created.postId}`)).body;
-        return p.state === 'ERROR' ? p : undefined;
-      }, 30_000, 'the unknown outcome');
+      const post = await eventually(
+        async () => {
+          const p = (await account.call('GET', `/posts/${created.postId}`)).body;
+          return p.state === 'ERROR' ? p : undefined;
+        },
+        30_000,
+        'the unknown outcome',
+      );
       assert.match(post.error, /may have been published.*[Cc]heck.*gave up/);
       const sent = receiver.deliveries.filter((d) => d.path.endsWith('?hang'));
       assert.ok(sent.length >= 2, `sent again (${sent.length})`);
       assert.deepEqual([...new Set(sent.map((d) => d.headers['webhook-id']))], [created.postId], 'always as the same delivery');
-      assert.ok(post.thread[0].attempts.every((a: any) => a.outcome === 'unknown'), 'each attempt of unknown outcome');
+      assert.ok(
+        post.thread[0].attempts.every((a: any) => a.outcome === 'unknown'),
+        'each attempt of unknown outcome',
+      );
     });
 
     it('a receiver that is always unavailable: retried until the deadline, then ERROR saying so', async () => {
       receiver.respond(() => ({ status: 503, body: { error: 'maintenance' } }));
       const c = await addWebhookChannel(account, {}, `${receiver.url}?down`);
       const [created] = await createPosts(account, postBody('now', [entry(c.id, ['never up'])]));
-      const post = await eventually(async () => {
-        const p = (await account.call('GET', `/posts/${created.postId}`)).body;
-        return p.state === 'ERROR' ? p : undefined;
-      }, 20_000, 'giving up');
+      const post = await eventually(
+        async () => {
+          const p = (await account.call('GET', `/posts/${created.postId}`)).body;
+          return p.state === 'ERROR' ? p : undefined;
+        },
+        20_000,
+        'giving up',
+      );
       assert.match(post.error, /503.*gave up/);
       assert.ok(post.thread[0].attempts.length >= 2, 'retried before giving up');
-      assert.ok(post.thread[0].attempts.every((a: any) => a.outcome === 'retry' || a.outcome === 'failed'), 'post.thread[0].attempts.every((a: any) => a.outcome === \'retry\' || a.outcome === \'failed\')');
+      assert.ok(
+        post.thread[0].attempts.every((a: any) => a.outcome === 'retry' || a.outcome === 'failed'),
+        "post.thread[0].attempts.every((a: any) => a.outcome === 'retry' || a.outcome === 'failed')",
+      );
     });
   });
 
@@ -321,7 +380,11 @@ for (const store of await testStores()) {
         const account = await api.newAccount();
         const channel = await addWebhookChannel(account, {}, `${receiver.url}?notify`);
         const [created] = await createPosts(account, postBody('now', [entry(channel.id, ['announced'])]));
-        await eventually(async () => (receiver.deliveries.some((d) => d.headers['webhook-id'] === created.postId) ? true : undefined), 15_000, 'the announced post');
+        await eventually(
+          async () => (receiver.deliveries.some((d) => d.headers['webhook-id'] === created.postId) ? true : undefined),
+          15_000,
+          'the announced post',
+        );
       });
     });
   }

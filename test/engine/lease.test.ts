@@ -36,13 +36,21 @@ for (const store of await testStores()) {
       receiver.respond(() => ({ delayMs: 4 * LEASE_MS }));
       const channel = await addWebhookChannel(account, {}, `${receiver.url}?slow`);
       const [created] = await createPosts(account, postBody('now', [entry(channel.id, ['takes its time'])]));
-      const post = await eventually(async () => {
-        const p = (await account.call('GET', `/posts/${created.postId}`)).body;
-        return p.state === 'PUBLISHED' || p.state === 'ERROR' ? p : undefined;
-      }, 30_000, 'the slow publish to end');
+      const post = await eventually(
+        async () => {
+          const p = (await account.call('GET', `/posts/${created.postId}`)).body;
+          return p.state === 'PUBLISHED' || p.state === 'ERROR' ? p : undefined;
+        },
+        30_000,
+        'the slow publish to end',
+      );
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.equal(receiver.deliveries.filter((d) => d.path.endsWith('?slow')).length, 1, 'delivered once: no second worker took the post');
-      assert.deepEqual(post.thread[0].attempts.map((a: { outcome: string }) => a.outcome), ['published'], 'one attempt');
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: { outcome: string }) => a.outcome),
+        ['published'],
+        'one attempt',
+      );
     });
   });
 }

@@ -44,7 +44,10 @@ for (const store of await testStores()) {
       const worker = await startWorker(herald);
       workers.push(worker);
       await worker.running;
-      const [created] = await createPosts(account, postBody('schedule', [entry(channel.id, ['queued after the worker started'])], { date: new Date(Date.now() + 1_500).toISOString() }));
+      const [created] = await createPosts(
+        account,
+        postBody('schedule', [entry(channel.id, ['queued after the worker started'])], { date: new Date(Date.now() + 1_500).toISOString() }),
+      );
       await eventually(async () => (receiver.deliveries.some((d) => d.headers['webhook-id'] === created.postId) ? true : undefined), 20_000, 'the later post');
       assert.ok(worker.alive(), 'the worker is still running');
       await worker.stop();
@@ -65,34 +68,54 @@ for (const store of await testStores()) {
       assert.ok(deliveredBeforeKill < 2_000, 'killed in the middle');
 
       workers.push(await startWorker(herald));
-      const final = await eventually(async () => {
-        const now = await states(herald, ids);
-        return [...now.values()].some((s) => s.state === 'QUEUE') ? undefined : now;
-      }, 120_000, 'every post to leave the queue');
+      const final = await eventually(
+        async () => {
+          const now = await states(herald, ids);
+          return [...now.values()].some((s) => s.state === 'QUEUE') ? undefined : now;
+        },
+        120_000,
+        'every post to leave the queue',
+      );
 
       const counts = deliveriesById(receiver);
       const published = ids.filter((id) => final.get(id)!.state === 'PUBLISHED');
       // A webhook receiver drops a repeated webhook-id, so what the killed worker had in flight is
       // sent again rather than left "in doubt": every post is published, and reaches the receiver.
-      assert.deepEqual(ids.filter((id) => final.get(id)!.state !== 'PUBLISHED').map((id) => final.get(id)), [], 'every post published');
+      assert.deepEqual(
+        ids.filter((id) => final.get(id)!.state !== 'PUBLISHED').map((id) => final.get(id)),
+        [],
+        'every post published',
+      );
       for (const id of ids) assert.ok((counts.get(id) ?? 0) >= 1, `post ${id} reached the receiver`);
       const repeated = await assertRepeatsFollowUnknown(herald, counts, ids);
       assert.ok(repeated <= herald.services.config.workerConcurrency, `${repeated} sent again, at most what the killed worker had in flight`);
       const byWorker = await herald.services.store.db.selectFrom('post_attempts').select('worker').distinct().where('post_id', 'in', ids).execute();
       assert.equal(byWorker.length, 2, 'both workers published some');
 
-      const recorded = await herald.services.store.db.selectFrom('webhook_deliveries').select(['payload', 'message_id']).where('webhook_id', '=', hook.body.id).execute();
+      const recorded = await herald.services.store.db
+        .selectFrom('webhook_deliveries')
+        .select(['payload', 'message_id'])
+        .where('webhook_id', '=', hook.body.id)
+        .execute();
       const eventsPerPost = new Map<string, number>();
       for (const r of recorded) {
         const id = JSON.parse(r.payload).data.post.id as string;
         eventsPerPost.set(id, (eventsPerPost.get(id) ?? 0) + 1);
       }
-      assert.deepEqual(published.filter((id) => eventsPerPost.get(id) !== 1), [], 'every published post has exactly one post.published event');
+      assert.deepEqual(
+        published.filter((id) => eventsPerPost.get(id) !== 1),
+        [],
+        'every published post has exactly one post.published event',
+      );
       assert.equal(eventsPerPost.size, published.length, 'no event for a post that was not published');
-      const heard = await eventually(async () => {
-        const messages = new Set(receiver.deliveries.filter((d) => d.path.endsWith('?events')).map((d) => d.headers['webhook-id']));
-        return messages.size >= published.length ? messages : undefined;
-      }, 60_000, 'every post.published event to be delivered');
+      const heard = await eventually(
+        async () => {
+          const messages = new Set(receiver.deliveries.filter((d) => d.path.endsWith('?events')).map((d) => d.headers['webhook-id']));
+          return messages.size >= published.length ? messages : undefined;
+        },
+        60_000,
+        'every post.published event to be delivered',
+      );
       assert.equal(heard.size, published.length, 'each event delivered under one webhook-id');
     });
 
@@ -104,10 +127,14 @@ for (const store of await testStores()) {
         const ids = await queuePosts(account, channel.id, 5_000, 'three');
         const toChannel = () => receiver.deliveries.filter((d) => d.path.endsWith('?three')).length;
         for (let i = 0; i < 3; i++) workers.push(await startWorker(herald));
-        const final = await eventually(async () => {
-          const now = await states(herald, ids);
-          return [...now.values()].every((s) => s.state === 'PUBLISHED' || s.state === 'ERROR') ? now : undefined;
-        }, 180_000, 'all 5,000 posts to be published');
+        const final = await eventually(
+          async () => {
+            const now = await states(herald, ids);
+            return [...now.values()].every((s) => s.state === 'PUBLISHED' || s.state === 'ERROR') ? now : undefined;
+          },
+          180_000,
+          'all 5,000 posts to be published',
+        );
         assert.deepEqual(
           ids.filter((id) => final.get(id)!.state !== 'PUBLISHED'),
           [],

@@ -96,7 +96,11 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
       refreshJwt,
       handle: HANDLE,
       did: DID,
-      didDoc: { '@context': ['https://www.w3.org/ns/did/v1'], id: DID, service: [{ id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: fake.url }] },
+      didDoc: {
+        '@context': ['https://www.w3.org/ns/did/v1'],
+        id: DID,
+        service: [{ id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: fake.url }],
+      },
       active: true,
     };
   };
@@ -111,7 +115,8 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
   fake.route({
     'POST /xrpc/com.atproto.server.createSession': (request) => {
       const { identifier, password } = request.json ?? {};
-      if ((identifier !== HANDLE && identifier !== DID) || password !== APP_PASSWORD) return xrpcError(401, 'AuthenticationRequired', 'Invalid identifier or password');
+      if ((identifier !== HANDLE && identifier !== DID) || password !== APP_PASSWORD)
+        return xrpcError(401, 'AuthenticationRequired', 'Invalid identifier or password');
       return { body: session() };
     },
 
@@ -125,7 +130,17 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
     'GET /xrpc/app.bsky.actor.getProfile': (request) =>
       denied(request) ??
       (request.query.actor === DID
-        ? { body: { did: DID, handle: HANDLE, displayName: 'Herald on Bluesky', avatar: 'https://cdn.bsky.example/avatar.jpg', followersCount: fake.followers, followsCount: 12, postsCount: fake.records.length } }
+        ? {
+            body: {
+              did: DID,
+              handle: HANDLE,
+              displayName: 'Herald on Bluesky',
+              avatar: 'https://cdn.bsky.example/avatar.jpg',
+              followersCount: fake.followers,
+              followsCount: 12,
+              postsCount: fake.records.length,
+            },
+          }
         : xrpcError(400, 'InvalidRequest', 'Profile not found')),
 
     // The AppView's view of posts (getPosts answers only the ones it knows; a deleted one is left out).
@@ -135,7 +150,14 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
       const uris = ([] as string[]).concat(request.query.uris ?? []);
       const posts = fake.records
         .filter((r) => uris.includes(r.uri))
-        .map((r) => ({ uri: r.uri, cid: r.cid, author: { did: DID, handle: HANDLE }, record: r.value, indexedAt: r.value.createdAt, ...(fake.counts.get(r.uri) ?? { likeCount: 0, repostCount: 0, replyCount: 0, quoteCount: 0 }) }));
+        .map((r) => ({
+          uri: r.uri,
+          cid: r.cid,
+          author: { did: DID, handle: HANDLE },
+          record: r.value,
+          indexedAt: r.value.createdAt,
+          ...(fake.counts.get(r.uri) ?? { likeCount: 0, repostCount: 0, replyCount: 0, quoteCount: 0 }),
+        }));
       return { body: { posts } };
     },
 
@@ -144,7 +166,11 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
       if (repo !== DID) return xrpcError(400, 'InvalidRequest', 'Could not find repo');
       const limit = Math.min(Number(request.query.limit ?? 50), 100);
       // Newest first unless reverse=true.
-      const records = fake.records.filter((r) => collection === 'app.bsky.feed.post').slice().reverse().slice(0, limit);
+      const records = fake.records
+        .filter((r) => collection === 'app.bsky.feed.post')
+        .slice()
+        .reverse()
+        .slice(0, limit);
       return { body: { records: records.map((r) => ({ uri: r.uri, cid: r.cid, value: r.value })) } };
     },
 
@@ -166,10 +192,14 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
       const { repo, collection, rkey, record } = request.json ?? {};
       if (repo !== DID) return xrpcError(400, 'InvalidRequest', 'Could not find repo');
       if (collection !== 'app.bsky.feed.post' || record?.$type !== 'app.bsky.feed.post') return xrpcError(400, 'InvalidRequest', 'Invalid collection');
-      if (typeof record.text !== 'string' || !record.createdAt) return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record must have the property "text"');
-      if ([...segmenter.segment(record.text)].length > 300) return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record/text must not be longer than 300 graphemes');
-      if (Buffer.byteLength(record.text, 'utf8') > 3000) return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record/text must not be longer than 3000 characters');
-      if (record.langs !== undefined && (!Array.isArray(record.langs) || record.langs.length > 3)) return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record/langs must not have more than 3 elements');
+      if (typeof record.text !== 'string' || !record.createdAt)
+        return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record must have the property "text"');
+      if ([...segmenter.segment(record.text)].length > 300)
+        return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record/text must not be longer than 300 graphemes');
+      if (Buffer.byteLength(record.text, 'utf8') > 3000)
+        return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record/text must not be longer than 3000 characters');
+      if (record.langs !== undefined && (!Array.isArray(record.langs) || record.langs.length > 3))
+        return xrpcError(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record/langs must not have more than 3 elements');
       const embed = record.embed;
       const embedProblem =
         embed?.$type === 'app.bsky.embed.external'
@@ -182,7 +212,8 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
               ? embed.images.map((i: any) => blobProblem(i.image, /^image\//, 1_000_000)).find(Boolean)
               : undefined;
       if (embedProblem) return xrpcError(400, 'InvalidRequest', `Invalid app.bsky.feed.post record: ${embedProblem}`);
-      if (rkey !== undefined && !/^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/.test(rkey)) return xrpcError(400, 'InvalidRequest', 'Invalid record key');
+      if (rkey !== undefined && !/^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/.test(rkey))
+        return xrpcError(400, 'InvalidRequest', 'Invalid record key');
       const key = rkey ?? crypto.randomBytes(8).toString('hex');
       if (fake.records.some((r) => r.rkey === key)) return xrpcError(400, 'InvalidRequest', 'Record already exists');
       const uri = `at://${DID}/app.bsky.feed.post/${key}`;
@@ -211,10 +242,17 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
     'POST /xrpc/app.bsky.video.uploadVideo': (request) => {
       const grant = serviceTokens.get(bearer(request) ?? '');
       if (!grant || grant.exp < Date.now() / 1000) return xrpcError(401, 'AuthMissing', 'Authentication Required');
-      if (grant.lxm !== 'com.atproto.repo.uploadBlob' || grant.aud !== `did:web:${new URL(fake.url).hostname}`) return xrpcError(401, 'BadJwtAudience', 'jwt audience does not match service did');
+      if (grant.lxm !== 'com.atproto.repo.uploadBlob' || grant.aud !== `did:web:${new URL(fake.url).hostname}`)
+        return xrpcError(401, 'BadJwtAudience', 'jwt audience does not match service did');
       if (request.query.did !== DID) return xrpcError(400, 'InvalidRequest', 'did does not match the token');
       const jobId = crypto.randomUUID();
-      fake.videoJobs.set(jobId, { did: DID, bytes: request.raw, mimeType: String(request.headers['content-type']), readyAt: Date.now() + fake.videoProcessingMs, error: fake.failNextVideo });
+      fake.videoJobs.set(jobId, {
+        did: DID,
+        bytes: request.raw,
+        mimeType: String(request.headers['content-type']),
+        readyAt: Date.now() + fake.videoProcessingMs,
+        error: fake.failNextVideo,
+      });
       fake.failNextVideo = undefined;
       return { body: { jobId, did: DID, state: 'JOB_STATE_CREATED' } };
     },

@@ -11,7 +11,7 @@ export interface FakeGuild {
   id: string;
   name: string;
   icon: string | null;
-  channels: { id: string; name: string; type: number; position: number; /** The channel's permissions hide it from the bot. */ hidden?: boolean }[];
+  channels: { id: string; name: string; type: number; position: number /** The channel's permissions hide it from the bot. */; hidden?: boolean }[];
   /** The bot was removed from the server (kicked, or the server owner took it out). */
   botRemoved?: boolean;
 }
@@ -37,7 +37,10 @@ export interface DiscordFake extends NetworkFake {
   resetBotToken(): string;
 }
 
-const error = (status: number, code: number, message: string, errors?: unknown): FakeAnswer => ({ status, body: { code, message, ...(errors ? { errors } : {}) } });
+const error = (status: number, code: number, message: string, errors?: unknown): FakeAnswer => ({
+  status,
+  body: { code, message, ...(errors ? { errors } : {}) },
+});
 
 let snowflake = 1_200_000_000_000_000_000n;
 const nextId = () => String(snowflake++);
@@ -68,7 +71,12 @@ export async function startDiscordFake(): Promise<DiscordFake> {
       const code = `code-${nextId()}`;
       codes.set(code, { guildId: (f as DiscordFake).installInto, redirectUri: req.query.redirect_uri });
       const target = new URL(req.query.redirect_uri);
-      target.search = new URLSearchParams({ code, state: req.query.state, guild_id: (f as DiscordFake).installInto, permissions: req.query.permissions }).toString();
+      target.search = new URLSearchParams({
+        code,
+        state: req.query.state,
+        guild_id: (f as DiscordFake).installInto,
+        permissions: req.query.permissions,
+      }).toString();
       return { status: 302, headers: { location: target.toString() } };
     },
     'POST /api/v10/oauth2/token': (req) => {
@@ -81,7 +89,16 @@ export async function startDiscordFake(): Promise<DiscordFake> {
       }
       codes.delete(req.form.code);
       const guild = guilds.find((g) => g.id === grant.guildId)!;
-      return { body: { access_token: 'user-access', token_type: 'Bearer', expires_in: 604800, refresh_token: 'user-refresh', scope: 'bot', guild: { id: guild.id, name: guild.name, icon: guild.icon } } };
+      return {
+        body: {
+          access_token: 'user-access',
+          token_type: 'Bearer',
+          expires_in: 604800,
+          refresh_token: 'user-refresh',
+          scope: 'bot',
+          guild: { id: guild.id, name: guild.name, icon: guild.icon },
+        },
+      };
     },
     'GET /api/v10/guilds/:id': (req) => {
       if (!isBot(req)) return unauthorized;
@@ -114,11 +131,16 @@ export async function startDiscordFake(): Promise<DiscordFake> {
       const payload = req.multipart ? JSON.parse(payloadPart ?? '{}') : req.json;
       if (!payload) return error(400, 50109, 'The request body contains invalid JSON.');
       const content = String(payload.content ?? '');
-      if (content.length > 2000) return error(400, 50035, 'Invalid Form Body', { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } });
+      if (content.length > 2000)
+        return error(400, 50035, 'Invalid Form Body', {
+          content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] },
+        });
       if (!content && files.length === 0) return error(400, 50006, 'Cannot send an empty message');
       const reference = payload.message_reference?.message_id;
       if (reference && !messages.some((m) => m.id === reference && m.channel_id === channel.id)) {
-        return error(400, 50035, 'Invalid Form Body', { message_reference: { _errors: [{ code: 'MESSAGE_REFERENCE_UNKNOWN_MESSAGE', message: 'Unknown message' }] } });
+        return error(400, 50035, 'Invalid Form Body', {
+          message_reference: { _errors: [{ code: 'MESSAGE_REFERENCE_UNKNOWN_MESSAGE', message: 'Unknown message' }] },
+        });
       }
       if (payload.enforce_nonce && payload.nonce) {
         const repeat = messages.find((m) => m.nonce === payload.nonce);
@@ -128,7 +150,8 @@ export async function startDiscordFake(): Promise<DiscordFake> {
         const file = files.find((f) => f.name === `files[${a.id}]`);
         return file && { id: nextId(), filename: a.filename, data: file.data, content_type: file.type };
       });
-      if (attachments.some((a: unknown) => !a) || attachments.length !== files.length) return error(400, 50035, 'Invalid Form Body', { attachments: { _errors: [{ code: 'ATTACHMENT_NOT_FOUND', message: 'Attachment not found' }] } });
+      if (attachments.some((a: unknown) => !a) || attachments.length !== files.length)
+        return error(400, 50035, 'Invalid Form Body', { attachments: { _errors: [{ code: 'ATTACHMENT_NOT_FOUND', message: 'Attachment not found' }] } });
       // Without allowed_mentions Discord notifies whoever the text names, @everyone included; with it, only the kinds in parse.
       const everyoneAllowed = payload.allowed_mentions === undefined || (payload.allowed_mentions.parse ?? []).includes('everyone');
       const mentionEveryone = /@(everyone|here)\b/.test(content) && everyoneAllowed;
@@ -146,7 +169,13 @@ export async function startDiscordFake(): Promise<DiscordFake> {
       type: m.reference ? 19 : 0,
       mention_everyone: m.mentionEveryone,
       timestamp: new Date().toISOString(),
-      attachments: m.attachments.map((a) => ({ id: a.id, filename: a.filename, size: a.data.length, content_type: a.content_type, url: `https://cdn.discordapp.com/attachments/${m.channel_id}/${a.id}/${a.filename}` })),
+      attachments: m.attachments.map((a) => ({
+        id: a.id,
+        filename: a.filename,
+        size: a.data.length,
+        content_type: a.content_type,
+        url: `https://cdn.discordapp.com/attachments/${m.channel_id}/${a.id}/${a.filename}`,
+      })),
       ...(m.reference ? { message_reference: { message_id: m.reference, channel_id: m.channel_id } } : {}),
       ...(m.nonce ? { nonce: m.nonce } : {}),
     };

@@ -54,7 +54,16 @@ export interface FacebookFake extends NetworkFake {
 }
 
 /** Page metrics with daily values (Page Insights reference), and the post and video lifetime metrics. */
-const PAGE_METRICS = ['page_media_view', 'page_total_media_view_unique', 'page_post_engagements', 'page_daily_follows_unique', 'page_daily_unfollows_unique', 'page_views_total', 'page_follows', 'page_video_views'];
+const PAGE_METRICS = [
+  'page_media_view',
+  'page_total_media_view_unique',
+  'page_post_engagements',
+  'page_daily_follows_unique',
+  'page_daily_unfollows_unique',
+  'page_views_total',
+  'page_follows',
+  'page_video_views',
+];
 const POST_METRICS = ['post_media_view', 'post_total_media_view_unique', 'post_reactions_by_type_total', 'post_clicks', 'post_video_views'];
 const VIDEO_METRICS = ['total_video_views', 'total_video_views_unique', 'total_video_avg_time_watched'];
 const PERIOD_DAYS: Record<string, number> = { day: 1, week: 7, days_28: 28 };
@@ -91,11 +100,20 @@ export async function startFacebookFake(): Promise<FacebookFake> {
     const days = rangeDays(range.since, range.until);
     const sum = (metric: string, last: string) => {
       let total = 0;
-      for (let i = 0; i < span; i++) total += dailyFigure(fake, page, metric, new Date(Date.parse(`${last}T00:00:00Z`) - i * 86_400_000).toISOString().slice(0, 10));
+      for (let i = 0; i < span; i++)
+        total += dailyFigure(fake, page, metric, new Date(Date.parse(`${last}T00:00:00Z`) - i * 86_400_000).toISOString().slice(0, 10));
       return total;
     };
     const data = metrics.map((name) => insightEntry(page, name, period, { values: days.map((d) => dailyValue(d, sum(name, d))) }));
-    return { body: { data, paging: { previous: `${fake.url}${request.path}?since=${range.since - (range.until - range.since)}&until=${range.since}`, next: `${fake.url}${request.path}?since=${range.until}&until=${range.until + (range.until - range.since)}` } } };
+    return {
+      body: {
+        data,
+        paging: {
+          previous: `${fake.url}${request.path}?since=${range.since - (range.until - range.since)}&until=${range.since}`,
+          next: `${fake.url}${request.path}?since=${range.until}&until=${range.until + (range.until - range.since)}`,
+        },
+      },
+    };
   };
 
   /** GET /{post-id}/insights: lifetime values; a video is not a post and has no such edge. */
@@ -106,15 +124,21 @@ export async function startFacebookFake(): Promise<FacebookFake> {
     return { body: { data: metrics.map((name) => insightEntry(post.id, name, 'lifetime', { values: [{ value: lifetimeFigure(fake, post.id, name) }] })) } };
   };
   /** Page endpoints act as the Page whose token came. */
-  const asPage = (request: RecordedRequest, actor: string) => (actor === request.params.page ? undefined : graphError(200, '(#200) The user has not authorized the application to perform this action', { type: 'OAuthException' }));
+  const asPage = (request: RecordedRequest, actor: string) =>
+    actor === request.params.page
+      ? undefined
+      : graphError(200, '(#200) The user has not authorized the application to perform this action', { type: 'OAuthException' });
 
   fake.route({
     'GET /:version/dialog/oauth': consentAllows(FB_CODE),
     'GET /:version/oauth/access_token': (request) => {
       const q = request.query;
-      if (q.client_id !== FB_APP.id || q.client_secret !== FB_APP.secret) return graphError(101, 'Error validating application. Invalid application ID.', { type: 'OAuthException' });
+      if (q.client_id !== FB_APP.id || q.client_secret !== FB_APP.secret)
+        return graphError(101, 'Error validating application. Invalid application ID.', { type: 'OAuthException' });
       if (q.grant_type === 'fb_exchange_token') {
-        return q.fb_exchange_token === SHORT ? { body: { access_token: LONG, token_type: 'bearer', expires_in: 5_184_000 } } : graphError(190, 'Invalid OAuth access token.');
+        return q.fb_exchange_token === SHORT
+          ? { body: { access_token: LONG, token_type: 'bearer', expires_in: 5_184_000 } }
+          : graphError(190, 'Invalid OAuth access token.');
       }
       if (q.code !== FB_CODE || q.redirect_uri !== fake.state.authorize?.redirect_uri) {
         return graphError(100, 'Invalid verification code format.', { type: 'OAuthException' });
@@ -126,10 +150,21 @@ export async function startFacebookFake(): Promise<FacebookFake> {
       const index = request.query.after === 'cursor-1' ? 1 : 0;
       const page = FB_PAGES[index];
       const fields = request.query.fields ?? '';
-      const entry: Record<string, unknown> = { id: page.id, name: page.name, username: page.username, picture: { data: { url: `https://pics.example/${page.id}.jpg` } } };
+      const entry: Record<string, unknown> = {
+        id: page.id,
+        name: page.name,
+        username: page.username,
+        picture: { data: { url: `https://pics.example/${page.id}.jpg` } },
+      };
       if (fields.includes('access_token')) entry.access_token = page.token;
       return {
-        body: { data: [entry], paging: { cursors: { before: `cursor-${index}`, after: `cursor-${index + 1}` }, ...(index === 0 ? { next: `${fake.url}/${request.params.version}/me/accounts?after=cursor-1` } : {}) } },
+        body: {
+          data: [entry],
+          paging: {
+            cursors: { before: `cursor-${index}`, after: `cursor-${index + 1}` },
+            ...(index === 0 ? { next: `${fake.url}/${request.params.version}/me/accounts?after=cursor-1` } : {}),
+          },
+        },
       };
     }),
     'POST /:version/:page/feed': authed(fake, (request, actor) => {
@@ -189,7 +224,8 @@ export async function startFacebookFake(): Promise<FacebookFake> {
       const token = String(request.headers.authorization ?? '').replace(/^OAuth /, '');
       if (!tokenBook(fake).valid.has(token)) return graphError(190, 'Invalid OAuth access token.');
       const upload = fake.state.storyUploads?.[request.params.video];
-      if (!upload || !request.headers.file_url) return { status: 400, body: { debug_info: { type: 'ProcessingFailedError', message: 'Request processing failed' } } };
+      if (!upload || !request.headers.file_url)
+        return { status: 400, body: { debug_info: { type: 'ProcessingFailedError', message: 'Request processing failed' } } };
       upload.uploaded = true;
       return { body: { success: true } };
     },
@@ -215,7 +251,10 @@ export async function startFacebookFake(): Promise<FacebookFake> {
     'GET /:version/:object/insights': authed(fake, (request, actor) => {
       const id = request.params.object;
       if (!granted(fake, 'read_insights')) return NO_INSIGHTS();
-      if (isPage(id)) return actor === id ? pageInsights(request, id) : graphError(200, '(#200) The user has not authorized the application to perform this action', { type: 'OAuthException' });
+      if (isPage(id))
+        return actor === id
+          ? pageInsights(request, id)
+          : graphError(200, '(#200) The user has not authorized the application to perform this action', { type: 'OAuthException' });
       const post = fake.posts.find((p) => p.id === id);
       return post ? postInsights(request, post) : graphError(100, `(#100) Object with ID '${id}' does not exist`);
     }),
@@ -226,7 +265,13 @@ export async function startFacebookFake(): Promise<FacebookFake> {
       if (!granted(fake, 'read_insights')) return NO_INSIGHTS();
       const metrics = paramsOf(request).metric ? requestedMetrics(request, VIDEO_METRICS) : VIDEO_METRICS;
       if (!Array.isArray(metrics)) return metrics;
-      return { body: { data: metrics.map((name) => insightEntry(video.id, name, 'lifetime', { values: [{ value: lifetimeFigure(fake, video.id, name) }] }, 'video_insights')) } };
+      return {
+        body: {
+          data: metrics.map((name) =>
+            insightEntry(video.id, name, 'lifetime', { values: [{ value: lifetimeFigure(fake, video.id, name) }] }, 'video_insights'),
+          ),
+        },
+      };
     }),
     'GET /:version/:object': authed(fake, (request) => {
       const id = request.params.object;
@@ -234,7 +279,8 @@ export async function startFacebookFake(): Promise<FacebookFake> {
       if (page) return { body: pick(request, { id, name: page.name, username: page.username, followers_count: fake.followers.get(id) ?? 0 }) };
       const found = fake.posts.find((p) => p.id === id);
       if (!found) return graphError(100, `(#100) Object with ID '${id}' does not exist`);
-      const permalink = found.kind === 'video' ? `/${found.page}/videos/${found.id}/` : `https://www.facebook.com/${found.page}/posts/${found.id.split('_').pop()}`;
+      const permalink =
+        found.kind === 'video' ? `/${found.page}/videos/${found.id}/` : `https://www.facebook.com/${found.page}/posts/${found.id.split('_').pop()}`;
       const comments = fake.posts.filter((p) => p.kind === 'comment' && p.parent === id).length;
       const shares = fake.shares.get(id) ?? 0;
       return {

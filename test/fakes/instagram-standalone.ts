@@ -37,22 +37,36 @@ export async function startInstagramStandaloneFake(): Promise<InstagramStandalon
     'GET /oauth/authorize': consentAllows(`${IGS_CODE}#_`),
     'POST /oauth/access_token': (request) => {
       const f = request.form ?? {};
-      if (f.client_id !== IGS_APP.id || f.client_secret !== IGS_APP.secret) return { status: 400, body: { error_type: 'OAuthException', code: 400, error_message: 'Invalid platform app' } };
+      if (f.client_id !== IGS_APP.id || f.client_secret !== IGS_APP.secret)
+        return { status: 400, body: { error_type: 'OAuthException', code: 400, error_message: 'Invalid platform app' } };
       if (f.grant_type !== 'authorization_code' || f.code !== IGS_CODE || f.redirect_uri !== fake.state.authorize?.redirect_uri) {
-        return { status: 400, body: { error_type: 'OAuthException', code: 400, error_message: 'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request' } };
+        return {
+          status: 400,
+          body: {
+            error_type: 'OAuthException',
+            code: 400,
+            error_message:
+              'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
+          },
+        };
       }
       book.valid.set('igs-short', IGS_USER.user_id);
       // As Instagram sends it: user_id as a bare number.
-      return { headers: { 'content-type': 'application/json' }, body: `{"access_token":"igs-short","user_id":${IGS_USER.user_id},"permissions":["instagram_business_basic","instagram_business_content_publish"]}` };
+      return {
+        headers: { 'content-type': 'application/json' },
+        body: `{"access_token":"igs-short","user_id":${IGS_USER.user_id},"permissions":["instagram_business_basic","instagram_business_content_publish"]}`,
+      };
     },
     'GET /access_token': (request) => {
       const q = request.query;
-      if (q.grant_type !== 'ig_exchange_token' || q.client_secret !== IGS_APP.secret || q.access_token !== 'igs-short') return graphError(190, 'Invalid OAuth access token - Cannot parse access token');
+      if (q.grant_type !== 'ig_exchange_token' || q.client_secret !== IGS_APP.secret || q.access_token !== 'igs-short')
+        return graphError(190, 'Invalid OAuth access token - Cannot parse access token');
       return longLived();
     },
     'GET /refresh_access_token': (request) => {
       const token = request.query.access_token;
-      if (request.query.grant_type !== 'ig_refresh_token' || !book.valid.has(token) || book.revoked.has(token)) return graphError(190, 'Error validating access token: Session has expired.', { subcode: 463 });
+      if (request.query.grant_type !== 'ig_refresh_token' || !book.valid.has(token) || book.revoked.has(token))
+        return graphError(190, 'Error validating access token: Session has expired.', { subcode: 463 });
       return longLived();
     },
     'GET /:version/me': authed(fake, (request) => ({

@@ -64,7 +64,19 @@ const CAPTION_MAX = 2200;
 
 /** Account metrics: reach and follower_count also come by day (time_series); the others only as a total over the range. */
 const ACCOUNT_SERIES = ['reach', 'follower_count'];
-const ACCOUNT_TOTALS = ['views', 'accounts_engaged', 'total_interactions', 'likes', 'comments', 'shares', 'saves', 'replies', 'reposts', 'profile_links_taps', 'follows_and_unfollows'];
+const ACCOUNT_TOTALS = [
+  'views',
+  'accounts_engaged',
+  'total_interactions',
+  'likes',
+  'comments',
+  'shares',
+  'saves',
+  'replies',
+  'reposts',
+  'profile_links_taps',
+  'follows_and_unfollows',
+];
 /** Account Insights take at most 30 days between since and until. */
 const ACCOUNT_RANGE_DAYS = 30;
 /** Media metrics by media product type. */
@@ -97,7 +109,8 @@ export function instagramContentRoutes(fake: InstagramFake, insightsPermission: 
     if (p.period !== 'day') return graphError(100, `(#100) Incompatible period ${p.period} for the metrics requested`);
     const type = p.metric_type ?? 'time_series';
     const totalsOnly = metrics.filter((m) => ACCOUNT_TOTALS.includes(m));
-    if (type === 'time_series' && totalsOnly.length > 0) return graphError(100, `(#100) The following metrics (${totalsOnly.join(', ')}) should be specified with parameter metric_type=total_value`);
+    if (type === 'time_series' && totalsOnly.length > 0)
+      return graphError(100, `(#100) The following metrics (${totalsOnly.join(', ')}) should be specified with parameter metric_type=total_value`);
     const range = insightsRange(request, ACCOUNT_RANGE_DAYS);
     if (!('since' in range)) return range;
     const days = rangeDays(range.since, range.until);
@@ -106,7 +119,15 @@ export function instagramContentRoutes(fake: InstagramFake, insightsPermission: 
         ? insightEntry(user, name, 'day', { total_value: { value: days.reduce((sum, d) => sum + dailyFigure(fake, user, name, d), 0) } })
         : insightEntry(user, name, 'day', { values: days.map((d) => dailyValue(d, dailyFigure(fake, user, name, d))) }),
     );
-    return { body: { data, paging: { previous: `${fake.url}${request.path}?since=${range.since - (range.until - range.since)}&until=${range.since}`, next: `${fake.url}${request.path}?since=${range.until}&until=${range.until + (range.until - range.since)}` } } };
+    return {
+      body: {
+        data,
+        paging: {
+          previous: `${fake.url}${request.path}?since=${range.since - (range.until - range.since)}&until=${range.since}`,
+          next: `${fake.url}${request.path}?since=${range.until}&until=${range.until + (range.until - range.since)}`,
+        },
+      },
+    };
   };
 
   /** GET /{ig-media-id}/insights: lifetime values of the metrics its product type has. */
@@ -118,7 +139,8 @@ export function instagramContentRoutes(fake: InstagramFake, insightsPermission: 
     if (unsupported) return graphError(100, `(#100) The Media Insights API does not support the ${unsupported} metric for this media product type.`);
     const set = insightsBook(fake).lifetime.get(media.id) ?? {};
     // Comments are the ones made, unless a test set the figure.
-    const value = (name: string) => (name === 'comments' && !('comments' in set) ? fake.comments.filter((c) => c.media === media.id).length : lifetimeFigure(fake, media.id, name));
+    const value = (name: string) =>
+      name === 'comments' && !('comments' in set) ? fake.comments.filter((c) => c.media === media.id).length : lifetimeFigure(fake, media.id, name);
     return { body: { data: metrics.map((name) => insightEntry(media.id, name, 'lifetime', { values: [{ value: value(name) }] })) } };
   };
 
@@ -148,10 +170,22 @@ export function instagramContentRoutes(fake: InstagramFake, insightsPermission: 
       if (denied) return denied;
       const container = store.containers.get(paramsOf(request).creation_id);
       if (!container) return graphError(100, '(#100) Invalid creation_id');
-      if (lookAt(container) !== 'FINISHED') return graphError(9007, 'Media ID is not available', { subcode: 2207027, userMessage: 'The media is not ready for publishing, please wait for a moment' });
+      if (lookAt(container) !== 'FINISHED')
+        return graphError(9007, 'Media ID is not available', {
+          subcode: 2207027,
+          userMessage: 'The media is not ready for publishing, please wait for a moment',
+        });
       container.state = 'PUBLISHED';
       const id = newId(fake);
-      fake.media.push({ id, owner: actor, container: container.id, caption: container.params.caption, type: container.params.media_type ?? 'IMAGE', children: (container.params.children ?? '').split(',').filter(Boolean), at: Date.now() });
+      fake.media.push({
+        id,
+        owner: actor,
+        container: container.id,
+        caption: container.params.caption,
+        type: container.params.media_type ?? 'IMAGE',
+        children: (container.params.children ?? '').split(',').filter(Boolean),
+        at: Date.now(),
+      });
       return { body: { id } };
     }),
     'POST /:version/:media/comments': authed(fake, (request) => {
@@ -182,14 +216,24 @@ export function instagramContentRoutes(fake: InstagramFake, insightsPermission: 
       return notMine(actor, media.owner) ?? mediaInsights(request, media);
     }),
     'GET /:version/:media/comments': authed(fake, (request) => ({
-      body: { data: fake.comments.filter((c) => c.media === request.params.media).map((c) => ({ id: c.id, text: c.text, timestamp: new Date().toISOString().replace(/\.\d+Z$/, '+0000') })) },
+      body: {
+        data: fake.comments
+          .filter((c) => c.media === request.params.media)
+          .map((c) => ({ id: c.id, text: c.text, timestamp: new Date().toISOString().replace(/\.\d+Z$/, '+0000') })),
+      },
     })),
     'GET /:version/:id': authed(fake, (request) => {
       const id = request.params.id;
       const container = store.containers.get(id);
       if (container) {
         const state = lookAt(container);
-        return { body: { id, status_code: state, status: container.error ?? (state === 'FINISHED' ? 'Finished: Media has been uploaded and it is ready to be published.' : state) } };
+        return {
+          body: {
+            id,
+            status_code: state,
+            status: container.error ?? (state === 'FINISHED' ? 'Finished: Media has been uploaded and it is ready to be published.' : state),
+          },
+        };
       }
       const media = fake.media.find((m) => m.id === id);
       if (media) {
@@ -208,7 +252,14 @@ export function instagramContentRoutes(fake: InstagramFake, insightsPermission: 
       }
       const comment = fake.comments.find((c) => c.id === id);
       if (comment) return { body: { id, media: { id: comment.media } } };
-      if (isAccount(id)) return { body: pick(request, { id, followers_count: fake.followers.get(id) ?? 0, media_count: fake.media.filter((m) => m.owner === id && m.type !== 'STORIES').length }) };
+      if (isAccount(id))
+        return {
+          body: pick(request, {
+            id,
+            followers_count: fake.followers.get(id) ?? 0,
+            media_count: fake.media.filter((m) => m.owner === id && m.type !== 'STORIES').length,
+          }),
+        };
       return graphError(100, `(#100) Object with ID '${id}' does not exist`);
     }),
   };
@@ -229,9 +280,14 @@ export async function startInstagramFake(): Promise<InstagramFake> {
     'GET /:version/dialog/oauth': consentAllows('ig-fb-code'),
     'GET /:version/oauth/access_token': (request) => {
       const q = request.query;
-      if (q.client_id !== IG_APP.id || q.client_secret !== IG_APP.secret) return graphError(101, 'Error validating application. Invalid application ID.', { type: 'OAuthException' });
-      if (q.grant_type === 'fb_exchange_token') return q.fb_exchange_token === 'ig-user-short' ? { body: { access_token: 'ig-user-long', token_type: 'bearer', expires_in: 5_184_000 } } : graphError(190, 'Invalid OAuth access token.');
-      if (q.code !== 'ig-fb-code' || q.redirect_uri !== fake.state.authorize?.redirect_uri) return graphError(100, 'Invalid verification code format.', { type: 'OAuthException' });
+      if (q.client_id !== IG_APP.id || q.client_secret !== IG_APP.secret)
+        return graphError(101, 'Error validating application. Invalid application ID.', { type: 'OAuthException' });
+      if (q.grant_type === 'fb_exchange_token')
+        return q.fb_exchange_token === 'ig-user-short'
+          ? { body: { access_token: 'ig-user-long', token_type: 'bearer', expires_in: 5_184_000 } }
+          : graphError(190, 'Invalid OAuth access token.');
+      if (q.code !== 'ig-fb-code' || q.redirect_uri !== fake.state.authorize?.redirect_uri)
+        return graphError(100, 'Invalid verification code format.', { type: 'OAuthException' });
       return { body: { access_token: 'ig-user-short', token_type: 'bearer', expires_in: 5400 } };
     },
     'GET /:version/me/accounts': authed(fake, (request) => {

@@ -30,7 +30,15 @@ export interface ShareStatisticsData {
   engagement: number;
 }
 
-const NO_SHARE_STATISTICS: ShareStatisticsData = { impressionCount: 0, uniqueImpressionsCount: 0, clickCount: 0, likeCount: 0, commentCount: 0, shareCount: 0, engagement: 0 };
+const NO_SHARE_STATISTICS: ShareStatisticsData = {
+  impressionCount: 0,
+  uniqueImpressionsCount: 0,
+  clickCount: 0,
+  likeCount: 0,
+  commentCount: 0,
+  shareCount: 0,
+  engagement: 0,
+};
 
 export interface LinkedInFake extends NetworkFake {
   /** Access tokens the fake accepts now. */
@@ -50,7 +58,10 @@ export interface LinkedInFake extends NetworkFake {
   postStatistics: Map<string, Partial<ShareStatisticsData>>;
 }
 
-const error = (status: number, code: string, message: string, extra: Record<string, unknown> = {}): FakeAnswer => ({ status, body: { status, code, message, ...extra } });
+const error = (status: number, code: string, message: string, extra: Record<string, unknown> = {}): FakeAnswer => ({
+  status,
+  body: { status, code, message, ...extra },
+});
 
 export async function startLinkedInFake(): Promise<LinkedInFake> {
   let next = 100;
@@ -66,7 +77,10 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
     dailyFollowerGains: new Map(),
     postStatistics: new Map(),
   });
-  const uploads = new Map<string, { kind: 'image' | 'video'; owner: string; size?: number; parts: Buffer[]; etags: string[]; finalized?: boolean; looks: number; uploadedAt?: number }>();
+  const uploads = new Map<
+    string,
+    { kind: 'image' | 'video'; owner: string; size?: number; parts: Buffer[]; etags: string[]; finalized?: boolean; looks: number; uploadedAt?: number }
+  >();
   /** An image is WAITING_UPLOAD until its bytes arrive, then PROCESSING for a while, then AVAILABLE. */
   const imageStatus = (upload: { parts: Buffer[]; uploadedAt?: number }) =>
     upload.uploadedAt === undefined ? 'WAITING_UPLOAD' : Date.now() - upload.uploadedAt < fake.imageProcessingMs ? 'PROCESSING' : 'AVAILABLE';
@@ -76,7 +90,16 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
     const refresh = `AQX-refresh-${next++}`;
     fake.tokens.add(access);
     fake.refreshTokens.add(refresh);
-    return { status: 200, body: { access_token: access, expires_in: 5_184_000, refresh_token: refresh, refresh_token_expires_in: 31_536_000, scope: fake.state.authorize?.scope ?? '' } };
+    return {
+      status: 200,
+      body: {
+        access_token: access,
+        expires_in: 5_184_000,
+        refresh_token: refresh,
+        refresh_token_expires_in: 31_536_000,
+        scope: fake.state.authorize?.scope ?? '',
+      },
+    };
   };
 
   const bearer = (request: RecordedRequest): FakeAnswer | undefined => {
@@ -110,7 +133,9 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
       const org = LINKEDIN_ORGS.find((o) => `urn:li:organization:${o.id}` === organization);
       if (!org) return error(400, 'ILLEGAL_ARGUMENT', `Invalid organizationalEntity: ${organization}`);
       if (org.role !== 'ADMINISTRATOR') {
-        return error(403, 'ACCESS_DENIED', `Not enough permissions to access: ${resource}.GET.${String(request.headers['linkedin-version'])}01`, { serviceErrorCode: 100 });
+        return error(403, 'ACCESS_DENIED', `Not enough permissions to access: ${resource}.GET.${String(request.headers['linkedin-version'])}01`, {
+          serviceErrorCode: 100,
+        });
       }
       let intervals: TimeRange[] | undefined;
       if (request.query.timeIntervals !== undefined) {
@@ -140,21 +165,33 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
     'GET /oauth/v2/authorization': consentAllows('li-code-1'),
     'POST /oauth/v2/accessToken': (request) => {
       const f = request.form ?? {};
-      if (f.client_id !== LINKEDIN_APP.id || f.client_secret !== LINKEDIN_APP.secret) return { status: 401, body: { error: 'invalid_client', error_description: 'Client authentication failed' } };
+      if (f.client_id !== LINKEDIN_APP.id || f.client_secret !== LINKEDIN_APP.secret)
+        return { status: 401, body: { error: 'invalid_client', error_description: 'Client authentication failed' } };
       if (f.grant_type === 'authorization_code') {
-        if (f.code !== 'li-code-1' || f.redirect_uri !== fake.state.authorize?.redirect_uri) return { status: 400, body: { error: 'invalid_request', error_description: 'Unable to retrieve access token: authorization code not found' } };
+        if (f.code !== 'li-code-1' || f.redirect_uri !== fake.state.authorize?.redirect_uri)
+          return { status: 400, body: { error: 'invalid_request', error_description: 'Unable to retrieve access token: authorization code not found' } };
         return issue();
       }
       if (f.grant_type === 'refresh_token') {
-        if (!fake.refreshTokens.has(f.refresh_token)) return { status: 400, body: { error: 'invalid_request', error_description: 'The provided refresh token is invalid' } };
+        if (!fake.refreshTokens.has(f.refresh_token))
+          return { status: 400, body: { error: 'invalid_request', error_description: 'The provided refresh token is invalid' } };
         return issue();
       }
       return { status: 400, body: { error: 'unsupported_grant_type' } };
     },
-    'GET /v2/userinfo': (request) => bearer(request) ?? { status: 200, body: { sub: LINKEDIN_MEMBER.sub, name: LINKEDIN_MEMBER.name, picture: 'https://media.licdn.com/p/1.jpg', locale: { country: 'US', language: 'en' } } },
+    'GET /v2/userinfo': (request) =>
+      bearer(request) ?? {
+        status: 200,
+        body: { sub: LINKEDIN_MEMBER.sub, name: LINKEDIN_MEMBER.name, picture: 'https://media.licdn.com/p/1.jpg', locale: { country: 'US', language: 'en' } },
+      },
     'GET /rest/organizationAcls': rest((request) => {
       if (request.query.q !== 'roleAssignee') return error(400, 'ILLEGAL_ARGUMENT', 'q=roleAssignee is required');
-      const elements = LINKEDIN_ORGS.map((o) => ({ organization: `urn:li:organization:${o.id}`, role: o.role, state: 'APPROVED', roleAssignee: `urn:li:person:${LINKEDIN_MEMBER.sub}` }));
+      const elements = LINKEDIN_ORGS.map((o) => ({
+        organization: `urn:li:organization:${o.id}`,
+        role: o.role,
+        state: 'APPROVED',
+        roleAssignee: `urn:li:person:${LINKEDIN_MEMBER.sub}`,
+      }));
       return { status: 200, body: { elements, paging: { start: 0, count: 100, total: elements.length } } };
     }),
     'GET /rest/organizations/:id': rest((request) => {
@@ -166,7 +203,10 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
       if (request.query.action !== 'initializeUpload' || !owner) return error(400, 'ILLEGAL_ARGUMENT', 'initializeUploadRequest.owner is required');
       const id = `C4E10AQ${next++}`;
       uploads.set(id, { kind: 'image', owner, parts: [], etags: [], looks: 0 });
-      return { status: 200, body: { value: { uploadUrlExpiresAt: Date.now() + 3_600_000, uploadUrl: `${fake.url}/dms-uploads/image/${id}`, image: `urn:li:image:${id}` } } };
+      return {
+        status: 200,
+        body: { value: { uploadUrlExpiresAt: Date.now() + 3_600_000, uploadUrl: `${fake.url}/dms-uploads/image/${id}`, image: `urn:li:image:${id}` } },
+      };
     }),
     'PUT /dms-uploads/image/:id': (request) => {
       const denied = bearer(request);
@@ -184,15 +224,25 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
         uploads.set(id, { kind: 'video', owner: init.owner, size: init.fileSizeBytes, parts: [], etags: [], looks: 0 });
         const uploadInstructions = [];
         for (let first = 0, n = 0; first < init.fileSizeBytes; first += PART, n++) {
-          uploadInstructions.push({ uploadUrl: `${fake.url}/dms-uploads/video/${id}/${n}`, firstByte: first, lastByte: Math.min(first + PART, init.fileSizeBytes) - 1 });
+          uploadInstructions.push({
+            uploadUrl: `${fake.url}/dms-uploads/video/${id}/${n}`,
+            firstByte: first,
+            lastByte: Math.min(first + PART, init.fileSizeBytes) - 1,
+          });
         }
-        return { status: 200, body: { value: { uploadUrlsExpireAt: Date.now() + 3_600_000, video: `urn:li:video:${id}`, uploadInstructions, uploadToken: `token-${id}` } } };
+        return {
+          status: 200,
+          body: { value: { uploadUrlsExpireAt: Date.now() + 3_600_000, video: `urn:li:video:${id}`, uploadInstructions, uploadToken: `token-${id}` } },
+        };
       }
       if (request.query.action === 'finalizeUpload') {
         const f = request.json?.finalizeUploadRequest ?? {};
-        const id = String(f.video ?? '').split(':').pop()!;
+        const id = String(f.video ?? '')
+          .split(':')
+          .pop()!;
         const upload = uploads.get(id);
-        if (!upload || f.uploadToken !== `token-${id}` || JSON.stringify(f.uploadedPartIds) !== JSON.stringify(upload.etags)) return error(400, 'ILLEGAL_ARGUMENT', 'uploadedPartIds do not match the parts uploaded');
+        if (!upload || f.uploadToken !== `token-${id}` || JSON.stringify(f.uploadedPartIds) !== JSON.stringify(upload.etags))
+          return error(400, 'ILLEGAL_ARGUMENT', 'uploadedPartIds do not match the parts uploaded');
         upload.finalized = true;
         return { status: 200, body: {} };
       }
@@ -222,12 +272,17 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
     }),
     'POST /rest/posts': rest((request) => {
       const body = request.json ?? {};
-      if (!body.author || body.lifecycleState !== 'PUBLISHED' || !body.distribution) return error(422, 'UNPROCESSABLE_ENTITY', 'author, distribution and lifecycleState are required');
+      if (!body.author || body.lifecycleState !== 'PUBLISHED' || !body.distribution)
+        return error(422, 'UNPROCESSABLE_ENTITY', 'author, distribution and lifecycleState are required');
       const dup = fake.posts.find((p) => p.body.author === body.author && p.body.commentary === body.commentary);
-      if (dup) return error(422, 'UNPROCESSABLE_ENTITY', `ERROR :: /commentary :: Content is a duplicate of ${dup.urn}`, { errorDetails: { inputErrors: [{ code: 'DUPLICATE_POST' }] } });
+      if (dup)
+        return error(422, 'UNPROCESSABLE_ENTITY', `ERROR :: /commentary :: Content is a duplicate of ${dup.urn}`, {
+          errorDetails: { inputErrors: [{ code: 'DUPLICATE_POST' }] },
+        });
       for (const id of [body.content?.media?.id, ...(body.content?.multiImage?.images ?? []).map((i: { id: string }) => i.id)].filter(Boolean)) {
         const upload = uploads.get(String(id).split(':').pop()!);
-        if (!upload || upload.parts.length === 0 || upload.owner !== body.author) return error(400, 'ILLEGAL_ARGUMENT', `media ${id} was not uploaded by ${body.author}`);
+        if (!upload || upload.parts.length === 0 || upload.owner !== body.author)
+          return error(400, 'ILLEGAL_ARGUMENT', `media ${id} was not uploaded by ${body.author}`);
         // A post may use an image only once LinkedIn has processed it.
         if (upload.kind === 'image' && imageStatus(upload) !== 'AVAILABLE') return error(400, 'ILLEGAL_ARGUMENT', `media ${id} is not AVAILABLE yet`);
       }
@@ -239,7 +294,8 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
     'POST /rest/socialActions/:urn/comments': rest((request) => {
       const on = request.params.urn;
       const body = request.json ?? {};
-      if (body.object !== on || !body.actor || !body.message?.text) return error(400, 'ILLEGAL_ARGUMENT', 'actor, object (the URN in the path) and message.text are required');
+      if (body.object !== on || !body.actor || !body.message?.text)
+        return error(400, 'ILLEGAL_ARGUMENT', 'actor, object (the URN in the path) and message.text are required');
       // Comments are made on the post (its share or ugcPost URN), as the Comments API documents; an activity is not a post.
       const target = fake.posts.find((p) => p.urn === on);
       if (!target) return error(404, 'NOT_FOUND', `${on} does not exist`);
@@ -259,20 +315,58 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
           const asked = [...(shares ?? []).map((urn) => ({ urn, field: 'share' })), ...(ugcPosts ?? []).map((urn) => ({ urn, field: 'ugcPost' }))];
           const elements = asked
             .filter(({ urn }) => fake.posts.some((p) => p.urn === urn && p.body.author === organization))
-            .map(({ urn, field }) => ({ [field]: urn, organizationalEntity: organization, totalShareStatistics: { ...NO_SHARE_STATISTICS, ...fake.postStatistics.get(urn) } }));
+            .map(({ urn, field }) => ({
+              [field]: urn,
+              organizationalEntity: organization,
+              totalShareStatistics: { ...NO_SHARE_STATISTICS, ...fake.postStatistics.get(urn) },
+            }));
           return { status: 200, body: { paging: { start: 0, count: 10, links: [] }, elements } };
         }
-        if (!intervals) return { status: 200, body: { paging: { start: 0, count: 10, links: [] }, elements: [{ organizationalEntity: organization, totalShareStatistics: pageShareStatistics(organization, Date.now() - 365 * DAY_MS, Date.now()) }] } };
-        const elements = intervals.map((timeRange) => ({ organizationalEntity: organization, timeRange, totalShareStatistics: pageShareStatistics(organization, timeRange.start, timeRange.end) }));
+        if (!intervals)
+          return {
+            status: 200,
+            body: {
+              paging: { start: 0, count: 10, links: [] },
+              elements: [
+                { organizationalEntity: organization, totalShareStatistics: pageShareStatistics(organization, Date.now() - 365 * DAY_MS, Date.now()) },
+              ],
+            },
+          };
+        const elements = intervals.map((timeRange) => ({
+          organizationalEntity: organization,
+          timeRange,
+          totalShareStatistics: pageShareStatistics(organization, timeRange.start, timeRange.end),
+        }));
         return { status: 200, body: { paging: { start: 0, count: 10, links: [] }, elements } };
       }),
     ),
     'GET /rest/organizationalEntityFollowerStatistics': rest(
       statistics('organizationalEntityFollowerStatistics', (organization, intervals) => {
         // Lifetime statistics are demographic facets (left empty here); gains come only by time interval.
-        if (!intervals) return { status: 200, body: { paging: { start: 0, count: 10, links: [] }, elements: [{ organizationalEntity: organization, followerCountsByFunction: [], followerCountsBySeniority: [], followerCountsByIndustry: [], followerCountsByGeoCountry: [], followerCountsByStaffCountRange: [], followerCountsByAssociationType: [] }] } };
+        if (!intervals)
+          return {
+            status: 200,
+            body: {
+              paging: { start: 0, count: 10, links: [] },
+              elements: [
+                {
+                  organizationalEntity: organization,
+                  followerCountsByFunction: [],
+                  followerCountsBySeniority: [],
+                  followerCountsByIndustry: [],
+                  followerCountsByGeoCountry: [],
+                  followerCountsByStaffCountRange: [],
+                  followerCountsByAssociationType: [],
+                },
+              ],
+            },
+          };
         const zero = { organicFollowerGain: 0, paidFollowerGain: 0 };
-        const elements = intervals.map((timeRange) => ({ organizationalEntity: organization, timeRange, followerGains: sumDays(fake.dailyFollowerGains, organization, zero, timeRange.start, timeRange.end) }));
+        const elements = intervals.map((timeRange) => ({
+          organizationalEntity: organization,
+          timeRange,
+          followerGains: sumDays(fake.dailyFollowerGains, organization, zero, timeRange.start, timeRange.end),
+        }));
         return { status: 200, body: { paging: { start: 0, count: 10, links: [] }, elements } };
       }),
     ),

@@ -28,7 +28,17 @@ export interface MastodonFake extends NetworkFake {
   media: Map<string, { type: string; bytes: Buffer; filename: string; readyAt: number; description: string | null }>;
   /** How long the instance takes to process a video (wall-clock; images are ready at once). */
   videoProcessingMs: number;
-  account: { id: string; username: string; acct: string; display_name: string; avatar: string; url: string; followers_count: number; following_count: number; statuses_count: number };
+  account: {
+    id: string;
+    username: string;
+    acct: string;
+    display_name: string;
+    avatar: string;
+    url: string;
+    followers_count: number;
+    following_count: number;
+    statuses_count: number;
+  };
   /** What people did with a status (0 when not set), as the Status entity reports it. */
   reactions: Map<string, { favourites_count: number; reblogs_count: number; replies_count: number; quotes_count: number }>;
   /** The next status is created, but the answer is not JSON (the outcome looks unknown to the client). */
@@ -64,7 +74,17 @@ export async function startMastodonFake(): Promise<MastodonFake> {
   fake.statuses = [];
   fake.media = new Map();
   fake.videoProcessingMs = 300;
-  fake.account = { id: '109876', username: 'herald', acct: 'herald', display_name: 'Herald Test', avatar: `${fake.url}/avatars/herald.png`, url: `${fake.url}/@herald`, followers_count: 0, following_count: 0, statuses_count: 0 };
+  fake.account = {
+    id: '109876',
+    username: 'herald',
+    acct: 'herald',
+    display_name: 'Herald Test',
+    avatar: `${fake.url}/avatars/herald.png`,
+    url: `${fake.url}/@herald`,
+    followers_count: 0,
+    following_count: 0,
+    statuses_count: 0,
+  };
   fake.reactions = new Map();
   const codes = new Map<string, { client_id: string; redirect_uri: string; challenge?: string }>();
 
@@ -79,9 +99,26 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       const p = params(request);
       if (!p.client_name) return { status: 422, body: { error: "Validation failed: Application name can't be blank" } };
       if (!p.redirect_uris) return { status: 422, body: { error: "Validation failed: Redirect URI can't be blank" } };
-      const app = { client_id: crypto.randomBytes(16).toString('hex'), client_secret: crypto.randomBytes(16).toString('hex'), redirect_uris: p.redirect_uris, scopes: p.scopes ?? 'read' };
+      const app = {
+        client_id: crypto.randomBytes(16).toString('hex'),
+        client_secret: crypto.randomBytes(16).toString('hex'),
+        redirect_uris: p.redirect_uris,
+        scopes: p.scopes ?? 'read',
+      };
       fake.apps.push(app);
-      return { body: { id: String(fake.apps.length), name: p.client_name, website: p.website ?? null, scopes: app.scopes.split(' '), redirect_uris: [app.redirect_uris], redirect_uri: app.redirect_uris, client_id: app.client_id, client_secret: app.client_secret, client_secret_expires_at: 0 } };
+      return {
+        body: {
+          id: String(fake.apps.length),
+          name: p.client_name,
+          website: p.website ?? null,
+          scopes: app.scopes.split(' '),
+          redirect_uris: [app.redirect_uris],
+          redirect_uri: app.redirect_uris,
+          client_id: app.client_id,
+          client_secret: app.client_secret,
+          client_secret_expires_at: 0,
+        },
+      };
     },
 
     // The consent screen, where the user clicks "Authorize".
@@ -106,9 +143,21 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       const app = fake.apps.find((a) => a.client_id === p.client_id && a.client_secret === p.client_secret);
       if (!app) return { status: 401, body: { error: 'invalid_client', error_description: 'Client authentication failed due to unknown client.' } };
       const grant = codes.get(p.code);
-      const verified = grant?.challenge ? crypto.createHash('sha256').update(p.code_verifier ?? '').digest('base64url') === grant.challenge : true;
+      const verified = grant?.challenge
+        ? crypto
+            .createHash('sha256')
+            .update(p.code_verifier ?? '')
+            .digest('base64url') === grant.challenge
+        : true;
       if (!grant || grant.client_id !== p.client_id || grant.redirect_uri !== p.redirect_uri || !verified) {
-        return { status: 400, body: { error: 'invalid_grant', error_description: 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.' } };
+        return {
+          status: 400,
+          body: {
+            error: 'invalid_grant',
+            error_description:
+              'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+          },
+        };
       }
       codes.delete(p.code);
       const token = crypto.randomBytes(16).toString('base64url');
@@ -116,7 +165,8 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       return { body: { access_token: token, token_type: 'Bearer', scope: p.scope ?? 'read', created_at: Math.floor(Date.now() / 1000) } };
     },
 
-    'GET /api/v1/accounts/verify_credentials': (request) => (authed(request) ? { body: { ...fake.account, statuses_count: fake.statuses.length } } : unauthorized),
+    'GET /api/v1/accounts/verify_credentials': (request) =>
+      authed(request) ? { body: { ...fake.account, statuses_count: fake.statuses.length } } : unauthorized,
 
     'POST /api/v2/media': (request) => {
       if (!authed(request)) return unauthorized;
@@ -127,8 +177,15 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       const video = file.type.startsWith('video/');
       // Mastodon keeps the optional description (alt text), at most 1,500 characters.
       const description = request.multipart?.fields.description ?? null;
-      if (description !== null && [...description].length > 1500) return { status: 422, body: { error: 'Validation failed: Description is too long (maximum is 1500 characters)' } };
-      fake.media.set(id, { type: file.type, bytes: file.data, filename: file.filename, readyAt: Date.now() + (video ? fake.videoProcessingMs : 0), description });
+      if (description !== null && [...description].length > 1500)
+        return { status: 422, body: { error: 'Validation failed: Description is too long (maximum is 1500 characters)' } };
+      fake.media.set(id, {
+        type: file.type,
+        bytes: file.data,
+        filename: file.filename,
+        readyAt: Date.now() + (video ? fake.videoProcessingMs : 0),
+        description,
+      });
       const attachment = { id, type: video ? 'video' : 'image', url: video ? null : `${fake.url}/media/${id}`, preview_url: null, description };
       return { status: video ? 202 : 200, body: attachment };
     },
@@ -146,7 +203,17 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       if (!authed(request)) return unauthorized;
       const key = request.headers['idempotency-key'] as string | undefined;
       const existing = key ? fake.statuses.find((s) => s.idempotencyKey === key) : undefined;
-      const view = (s: FakeStatus) => ({ id: s.id, uri: `${fake.url}/users/herald/statuses/${s.id}`, url: s.url, created_at: s.created_at, content: s.content, in_reply_to_id: s.in_reply_to_id, visibility: 'public', media_attachments: s.media_ids.map((id) => ({ id })), account: fake.account });
+      const view = (s: FakeStatus) => ({
+        id: s.id,
+        uri: `${fake.url}/users/herald/statuses/${s.id}`,
+        url: s.url,
+        created_at: s.created_at,
+        content: s.content,
+        in_reply_to_id: s.in_reply_to_id,
+        visibility: 'public',
+        media_attachments: s.media_ids.map((id) => ({ id })),
+        account: fake.account,
+      });
       if (existing) return { body: view(existing) };
       const p = params(request);
       const text: string = p.status ?? '';
@@ -156,11 +223,21 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       for (const id of mediaIds) {
         const media = fake.media.get(id);
         if (!media) return { status: 422, body: { error: 'Validation failed: Media not found' } };
-        if (Date.now() < media.readyAt) return { status: 422, body: { error: 'Cannot attach files that have not finished processing. Try again in a moment!' } };
+        if (Date.now() < media.readyAt)
+          return { status: 422, body: { error: 'Cannot attach files that have not finished processing. Try again in a moment!' } };
       }
       if (p.in_reply_to_id && !fake.statuses.some((s) => s.id === p.in_reply_to_id)) return { status: 404, body: { error: 'Record not found' } };
       const id = nextId();
-      const status: FakeStatus = { id, url: `${fake.url}/@herald/${id}`, content: render(text), text, in_reply_to_id: p.in_reply_to_id ?? null, media_ids: mediaIds, created_at: new Date().toISOString(), idempotencyKey: key };
+      const status: FakeStatus = {
+        id,
+        url: `${fake.url}/@herald/${id}`,
+        content: render(text),
+        text,
+        in_reply_to_id: p.in_reply_to_id ?? null,
+        media_ids: mediaIds,
+        created_at: new Date().toISOString(),
+        idempotencyKey: key,
+      };
       fake.statuses.push(status);
       if (fake.garbleNextStatusAnswer) {
         fake.garbleNextStatusAnswer = false;
@@ -174,7 +251,17 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       const status = fake.statuses.find((s) => s.id === request.params.id);
       if (!status) return { status: 404, body: { error: 'Record not found' } };
       const counts = fake.reactions.get(status.id) ?? { favourites_count: 0, reblogs_count: 0, replies_count: 0, quotes_count: 0 };
-      return { body: { id: status.id, url: status.url, created_at: status.created_at, content: status.content, in_reply_to_id: status.in_reply_to_id, account: fake.account, ...counts } };
+      return {
+        body: {
+          id: status.id,
+          url: status.url,
+          created_at: status.created_at,
+          content: status.content,
+          in_reply_to_id: status.in_reply_to_id,
+          account: fake.account,
+          ...counts,
+        },
+      };
     },
 
     'GET /api/v1/accounts/:id/statuses': (request) => {
@@ -182,7 +269,16 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       if (request.params.id !== fake.account.id) return { status: 404, body: { error: 'Record not found' } };
       const limit = Math.min(Number(request.query.limit ?? 20), 40);
       const list = [...fake.statuses].reverse().slice(0, limit);
-      return { body: list.map((s) => ({ id: s.id, url: s.url, created_at: s.created_at, content: s.content, in_reply_to_id: s.in_reply_to_id, media_attachments: s.media_ids.map((id) => ({ id })) })) };
+      return {
+        body: list.map((s) => ({
+          id: s.id,
+          url: s.url,
+          created_at: s.created_at,
+          content: s.content,
+          in_reply_to_id: s.in_reply_to_id,
+          media_attachments: s.media_ids.map((id) => ({ id })),
+        })),
+      };
     },
   });
   return fake;

@@ -11,7 +11,11 @@ import type { FakeAnswer, NetworkFake, RecordedRequest } from './network-fake.ts
 let trace = 0;
 
 /** Graph's error body: {"error":{"message","type","code","error_subcode","fbtrace_id"}}, HTTP 400 unless told. */
-export function graphError(code: number, message: string, more: { subcode?: number; type?: string; status?: number; headers?: Record<string, string>; userMessage?: string } = {}): FakeAnswer {
+export function graphError(
+  code: number,
+  message: string,
+  more: { subcode?: number; type?: string; status?: number; headers?: Record<string, string>; userMessage?: string } = {},
+): FakeAnswer {
   return {
     status: more.status ?? 400,
     headers: more.headers,
@@ -191,7 +195,13 @@ export function dailyValue(day: string, value: number): { value: number; end_tim
 }
 
 /** One metric as an insights answer lists it. */
-export function insightEntry(objectId: string, name: string, period: string, figures: { values: unknown[] } | { total_value: { value: unknown } }, edge = 'insights') {
+export function insightEntry(
+  objectId: string,
+  name: string,
+  period: string,
+  figures: { values: unknown[] } | { total_value: { value: unknown } },
+  edge = 'insights',
+) {
   const title = name.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
   return { name, period, ...figures, title, description: `${title} (${period})`, id: `${objectId}/${edge}/${name}/${period}` };
 }
@@ -207,7 +217,8 @@ export function insightsRange(request: RecordedRequest, maxDays: number): { sinc
   const until = p.until ? Number(p.until) : now;
   const since = p.since ? Number(p.since) : until - 86_400;
   if (!Number.isFinite(since) || !Number.isFinite(until) || since >= until) return graphError(100, '(#100) The since parameter must be before until');
-  if (until - since > maxDays * 86_400) return graphError(100, `(#100) There cannot be more than ${maxDays} days (${maxDays * 86_400} s) between since and until`);
+  if (until - since > maxDays * 86_400)
+    return graphError(100, `(#100) There cannot be more than ${maxDays} days (${maxDays * 86_400} s) between since and until`);
   return { since, until };
 }
 
@@ -233,7 +244,10 @@ export function granted(fake: NetworkFake, permission: string): boolean {
 
 /** The fields a Graph read asks for (`fields=a,b.limit(0)` → a, b). */
 export function fieldsOf(request: RecordedRequest): string[] {
-  return (paramsOf(request).fields ?? '').split(',').map((f) => f.split(/[.{(]/)[0]).filter(Boolean);
+  return (paramsOf(request).fields ?? '')
+    .split(',')
+    .map((f) => f.split(/[.{(]/)[0])
+    .filter(Boolean);
 }
 
 /** `object` with only the fields asked for, and its id, as Graph answers a read. */

@@ -131,7 +131,15 @@ export async function startNetworkFake(routes: Routes = {}): Promise<NetworkFake
       const raw = Buffer.concat(chunks);
       const url = new URL(req.url ?? '/', 'http://fake');
       const type = req.headers['content-type'] ?? '';
-      const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, raw, params: {}, at: Date.now() };
+      const recorded: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers: req.headers,
+        raw,
+        params: {},
+        at: Date.now(),
+      };
       if (type.includes('json')) {
         try {
           recorded.json = JSON.parse(raw.toString('utf8'));

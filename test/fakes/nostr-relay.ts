@@ -8,7 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import type { Event } from 'nostr-tools/pure';
 import { NostrRelay } from '@nostr-relay/core';
-import { createOutgoingNoticeMessage, createOutgoingOkMessage, EventType, EventUtils, type HandleMessagePlugin, type BroadcastPlugin } from '@nostr-relay/common';
+import {
+  createOutgoingNoticeMessage,
+  createOutgoingOkMessage,
+  EventType,
+  EventUtils,
+  type HandleMessagePlugin,
+  type BroadcastPlugin,
+} from '@nostr-relay/common';
 import { EventRepositorySqlite } from '@nostr-relay/event-repository-sqlite';
 import { Validator } from '@nostr-relay/validator';
 

@@ -31,7 +31,17 @@ export interface PinterestFake extends NetworkFake {
 }
 
 const DAY_MS = 86_400_000;
-const ACCOUNT_METRIC_TYPES = ['IMPRESSION', 'SAVE', 'PIN_CLICK', 'OUTBOUND_CLICK', 'ENGAGEMENT', 'SAVE_RATE', 'PIN_CLICK_RATE', 'OUTBOUND_CLICK_RATE', 'ENGAGEMENT_RATE'];
+const ACCOUNT_METRIC_TYPES = [
+  'IMPRESSION',
+  'SAVE',
+  'PIN_CLICK',
+  'OUTBOUND_CLICK',
+  'ENGAGEMENT',
+  'SAVE_RATE',
+  'PIN_CLICK_RATE',
+  'OUTBOUND_CLICK_RATE',
+  'ENGAGEMENT_RATE',
+];
 const PIN_METRIC_TYPES = ['IMPRESSION', 'SAVE', 'PIN_CLICK', 'OUTBOUND_CLICK', 'TOTAL_COMMENTS', 'TOTAL_REACTIONS'];
 
 /** "2020-01-01T20:10:40-00:00", as Pinterest writes date-times. */
@@ -94,13 +104,23 @@ export async function startPinterestFake(): Promise<PinterestFake> {
     fake.refreshTokens.set(refresh, fake.clock());
     return {
       status: 200,
-      body: { access_token: access, refresh_token: refresh, response_type: 'authorization_code', token_type: 'bearer', expires_in: 2_592_000, refresh_token_expires_in: 5_184_000, scope: 'boards:read,pins:write' },
+      body: {
+        access_token: access,
+        refresh_token: refresh,
+        response_type: 'authorization_code',
+        token_type: 'bearer',
+        expires_in: 2_592_000,
+        refresh_token_expires_in: 5_184_000,
+        scope: 'boards:read,pins:write',
+      },
     };
   };
   const authed =
     (handler: (request: RecordedRequest) => FakeAnswer) =>
     (request: RecordedRequest): FakeAnswer =>
-      fake.tokens.has(String(request.headers.authorization ?? '').replace(/^Bearer /, '')) ? handler(request) : { status: 401, body: { code: 2, message: 'Authentication failed.' } };
+      fake.tokens.has(String(request.headers.authorization ?? '').replace(/^Bearer /, ''))
+        ? handler(request)
+        : { status: 401, body: { code: 2, message: 'Authentication failed.' } };
 
   fake.route({
     'GET /oauth/': consentAllows('pin-code-1'),
@@ -116,7 +136,16 @@ export async function startPinterestFake(): Promise<PinterestFake> {
       }
       return { status: 400, body: { code: 1, message: 'Invalid grant' } };
     },
-    'GET /v5/user_account': authed(() => ({ status: 200, body: { id: PINTEREST_USER.id, username: PINTEREST_USER.username, account_type: 'BUSINESS', business_name: 'Herald Pins', profile_image: 'https://i.pinimg.com/p.jpg' } })),
+    'GET /v5/user_account': authed(() => ({
+      status: 200,
+      body: {
+        id: PINTEREST_USER.id,
+        username: PINTEREST_USER.username,
+        account_type: 'BUSINESS',
+        business_name: 'Herald Pins',
+        profile_image: 'https://i.pinimg.com/p.jpg',
+      },
+    })),
     'GET /v5/boards': authed((request) => {
       const start = request.query.bookmark ? Number(request.query.bookmark) : 0;
       const items = PINTEREST_BOARDS.slice(start, start + 2).map((b) => ({ ...b, owner: { username: PINTEREST_USER.username } }));
@@ -128,13 +157,19 @@ export async function startPinterestFake(): Promise<PinterestFake> {
       media.set(id, { uploaded: false, looks: 0 });
       return {
         status: 201,
-        body: { media_id: id, media_type: 'video', upload_url: `${fake.url}/s3-upload/`, upload_parameters: { key: `uploads/${id}.mp4`, 'x-amz-signature': `sig-${id}`, policy: 'cG9saWN5' } },
+        body: {
+          media_id: id,
+          media_type: 'video',
+          upload_url: `${fake.url}/s3-upload/`,
+          upload_parameters: { key: `uploads/${id}.mp4`, 'x-amz-signature': `sig-${id}`, policy: 'cG9saWN5' },
+        },
       };
     }),
     'POST /s3-upload/': (request) => {
       const id = /uploads\/(\d+)\.mp4/.exec(request.multipart?.fields.key ?? '')?.[1];
       const file = request.multipart?.files.find((f) => f.name === 'file');
-      if (!id || !media.has(id) || !file || request.multipart?.fields['x-amz-signature'] !== `sig-${id}`) return { status: 403, body: '<Error><Code>AccessDenied</Code></Error>' };
+      if (!id || !media.has(id) || !file || request.multipart?.fields['x-amz-signature'] !== `sig-${id}`)
+        return { status: 403, body: '<Error><Code>AccessDenied</Code></Error>' };
       media.get(id)!.uploaded = true;
       return { status: 204 };
     },
@@ -150,7 +185,8 @@ export async function startPinterestFake(): Promise<PinterestFake> {
       if (!PINTEREST_BOARDS.some((b) => b.id === body.board_id)) return { status: 404, body: { code: 40, message: 'Board not found.' } };
       const source = body.media_source ?? {};
       if (source.source_type === 'video_id' && media.get(source.media_id)?.looks === 0) return { status: 400, body: { code: 1, message: 'media not ready' } };
-      if (source.source_type === 'multiple_image_urls' && (source.items?.length ?? 0) > 5) return { status: 400, body: { code: 1, message: 'constraint: maxItems=5' } };
+      if (source.source_type === 'multiple_image_urls' && (source.items?.length ?? 0) > 5)
+        return { status: 400, body: { code: 1, message: 'constraint: maxItems=5' } };
       const id = String(8_000_000_000_000 + next++);
       const created_at = pinterestTime(Date.now());
       fake.pins.push({ id, body, created_at });
@@ -189,10 +225,16 @@ export async function startPinterestFake(): Promise<PinterestFake> {
       if (!Array.isArray(days)) return days;
       // metric_types is required here.
       const types = request.query.metric_types ? metricTypes(request.query.metric_types, PIN_METRIC_TYPES) : undefined;
-      if (!types) return { status: 400, body: { code: 1, message: 'metric_types: is required and takes IMPRESSION, SAVE, PIN_CLICK, OUTBOUND_CLICK, TOTAL_COMMENTS, TOTAL_REACTIONS' } };
+      if (!types)
+        return {
+          status: 400,
+          body: { code: 1, message: 'metric_types: is required and takes IMPRESSION, SAVE, PIN_CLICK, OUTBOUND_CLICK, TOTAL_COMMENTS, TOTAL_REACTIONS' },
+        };
       const created = pin.created_at.slice(0, 10);
       const all = metricsResponse(days, types, (d) => (d < created ? undefined : (fake.pinMetrics.get(`${pin.id} ${d}`) ?? {})));
-      const lifetime = Object.fromEntries(types.map((t) => [t, [...fake.pinMetrics].filter(([k]) => k.startsWith(`${pin.id} `)).reduce((sum, [, m]) => sum + (m[t] ?? 0), 0)]));
+      const lifetime = Object.fromEntries(
+        types.map((t) => [t, [...fake.pinMetrics].filter(([k]) => k.startsWith(`${pin.id} `)).reduce((sum, [, m]) => sum + (m[t] ?? 0), 0)]),
+      );
       return { status: 200, body: { all: { ...all, lifetime_metrics: lifetime } } };
     }),
   });

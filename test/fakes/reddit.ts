@@ -41,7 +41,10 @@ export async function startRedditFake(): Promise<RedditFake> {
     fake.refreshTokens.add(refresh);
     fake.scopes.set(access, scopes);
     fake.scopes.set(refresh, scopes);
-    return { status: 200, body: { access_token: access, token_type: 'bearer', expires_in: 3600, scope: scopes.join(' '), ...(withRefresh ? { refresh_token: refresh } : {}) } };
+    return {
+      status: 200,
+      body: { access_token: access, token_type: 'bearer', expires_in: 3600, scope: scopes.join(' '), ...(withRefresh ? { refresh_token: refresh } : {}) },
+    };
   };
   /** Reddit's answer to a token without the scope an endpoint needs. */
   const scoped =
@@ -49,7 +52,11 @@ export async function startRedditFake(): Promise<RedditFake> {
     (request: RecordedRequest): FakeAnswer => {
       const token = String(request.headers.authorization ?? '').replace(/^bearer /, '');
       if (fake.tokens.has(token) && !fake.scopes.get(token)?.includes(scope)) {
-        return { status: 403, headers: { 'www-authenticate': 'Bearer realm="reddit", error="insufficient_scope"' }, body: { message: 'Forbidden', error: 403 } };
+        return {
+          status: 403,
+          headers: { 'www-authenticate': 'Bearer realm="reddit", error="insufficient_scope"' },
+          body: { message: 'Forbidden', error: 403 },
+        };
       }
       return handler(request);
     };
@@ -58,43 +65,70 @@ export async function startRedditFake(): Promise<RedditFake> {
     (request: RecordedRequest): FakeAnswer => {
       // Reddit's rule: "<platform>:<app ID>:<version string> (by /u/<reddit username>)"; generic agents are throttled.
       if (!REDDIT_USER_AGENT.test(String(request.headers['user-agent']))) return { status: 429, body: { message: 'Too Many Requests', error: 429 } };
-      return fake.tokens.has(String(request.headers.authorization ?? '').replace(/^bearer /, '')) ? handler(request) : { status: 401, body: { message: 'Unauthorized', error: 401 } };
+      return fake.tokens.has(String(request.headers.authorization ?? '').replace(/^bearer /, ''))
+        ? handler(request)
+        : { status: 401, body: { message: 'Unauthorized', error: 401 } };
     };
   const errors = (...list: [string, string, string][]): FakeAnswer => ({ status: 200, body: { json: { errors: list } } });
 
   fake.route({
     'GET /api/v1/authorize': consentAllows('rd-code-1'),
     'POST /api/v1/access_token': (request) => {
-      if (request.headers.authorization !== `Basic ${Buffer.from(`${REDDIT_APP.id}:${REDDIT_APP.secret}`).toString('base64')}`) return { status: 401, body: { message: 'Unauthorized', error: 401 } };
+      if (request.headers.authorization !== `Basic ${Buffer.from(`${REDDIT_APP.id}:${REDDIT_APP.secret}`).toString('base64')}`)
+        return { status: 401, body: { message: 'Unauthorized', error: 401 } };
       const f = request.form ?? {};
       if (f.grant_type === 'authorization_code') {
         // Reddit says 200 with an error field for a bad code.
         if (f.code !== 'rd-code-1' || f.redirect_uri !== fake.state.authorize?.redirect_uri) return { status: 200, body: { error: 'invalid_grant' } };
-        return issue(fake.state.authorize?.duration === 'permanent', String(fake.state.authorize?.scope ?? '').split(' ').filter(Boolean));
+        return issue(
+          fake.state.authorize?.duration === 'permanent',
+          String(fake.state.authorize?.scope ?? '')
+            .split(' ')
+            .filter(Boolean),
+        );
       }
       if (f.grant_type === 'refresh_token' && fake.refreshTokens.has(f.refresh_token)) return issue(true, fake.scopes.get(f.refresh_token) ?? []);
       return { status: 400, body: { error: 'invalid_grant' } };
     },
-    'GET /api/v1/me': authed(() => ({ status: 200, body: { id: REDDIT_USER.id, name: REDDIT_USER.name, icon_img: 'https://styles.redditmedia.com/a.png?width=256&amp;s=abc' } })),
+    'GET /api/v1/me': authed(() => ({
+      status: 200,
+      body: { id: REDDIT_USER.id, name: REDDIT_USER.name, icon_img: 'https://styles.redditmedia.com/a.png?width=256&amp;s=abc' },
+    })),
     'POST /api/submit': authed((request) => {
       const f = request.form ?? {};
       if (f.api_type !== 'json') return { status: 400, body: { message: 'api_type=json expected' } };
       if (!KNOWN.includes(f.sr)) return errors(['SUBREDDIT_NOEXIST', "that subreddit doesn't exist", 'sr']);
       if ((f.title ?? '').length > 300) return errors(['TOO_LONG', 'this is too long (max: 300)', 'title']);
-      if (fake.submissions.some((s) => s.sr === f.sr && s.title === f.title && s.form.text === f.text)) return errors(['ALREADY_SUB', 'that link has already been submitted', 'url']);
+      if (fake.submissions.some((s) => s.sr === f.sr && s.title === f.title && s.form.text === f.text))
+        return errors(['ALREADY_SUB', 'that link has already been submitted', 'url']);
       const id = base36();
       fake.submissions.push({ id, sr: f.sr, title: f.title, form: f, created: Math.floor(Date.now() / 1000) });
       if (f.kind === 'image' || f.kind === 'video') {
         if (!uploaded.has(f.url)) return errors(['BAD_URL', 'media was not uploaded', 'url']);
-        return { status: 200, body: { json: { errors: [], data: { user_submitted_page: `https://www.reddit.com/user/${REDDIT_USER.name}/submitted/`, websocket_url: 'wss://ws.example/rte' } } } };
+        return {
+          status: 200,
+          body: {
+            json: {
+              errors: [],
+              data: { user_submitted_page: `https://www.reddit.com/user/${REDDIT_USER.name}/submitted/`, websocket_url: 'wss://ws.example/rte' },
+            },
+          },
+        };
       }
-      return { status: 200, body: { json: { errors: [], data: { url: `https://www.reddit.com/r/${f.sr}/comments/${id}/slug/`, drafts_count: 0, id, name: `t3_${id}` } } } };
+      return {
+        status: 200,
+        body: { json: { errors: [], data: { url: `https://www.reddit.com/r/${f.sr}/comments/${id}/slug/`, drafts_count: 0, id, name: `t3_${id}` } } },
+      };
     }),
     'GET /user/:name/submitted': authed(
       scoped('history', (request) => {
         const limit = Math.min(Math.max(Number(request.query.limit ?? 25) || 25, 1), 100);
         const listed = fake.submissions
-          .filter((s) => request.params.name === REDDIT_USER.name && (s.form.kind !== 'image' && s.form.kind !== 'video' ? true : Date.now() >= s.created * 1000 + fake.listingDelayMs))
+          .filter(
+            (s) =>
+              request.params.name === REDDIT_USER.name &&
+              (s.form.kind !== 'image' && s.form.kind !== 'video' ? true : Date.now() >= s.created * 1000 + fake.listingDelayMs),
+          )
           .slice()
           .reverse();
         const children = listed.slice(0, limit).map((s) => ({
@@ -112,7 +146,10 @@ export async function startRedditFake(): Promise<RedditFake> {
             permalink: `/r/${s.sr}/comments/${s.id}/slug/`,
           },
         }));
-        return { status: 200, body: { kind: 'Listing', data: { after: listed.length > limit ? children.at(-1)!.data.name : null, before: null, dist: children.length, children } } };
+        return {
+          status: 200,
+          body: { kind: 'Listing', data: { after: listed.length > limit ? children.at(-1)!.data.name : null, before: null, dist: children.length, children } },
+        };
       }),
     ),
     'POST /api/comment': authed((request) => {
@@ -122,7 +159,15 @@ export async function startRedditFake(): Promise<RedditFake> {
       if (!exists) return errors(['NO_THING_ID', 'id not specified', 'parent']);
       const id = base36();
       fake.comments.push({ id, parent, text: f.text });
-      return { status: 200, body: { json: { errors: [], data: { things: [{ kind: 't1', data: { id, name: `t1_${id}`, parent_id: parent, permalink: `/r/herald/comments/x/slug/${id}/` } }] } } } };
+      return {
+        status: 200,
+        body: {
+          json: {
+            errors: [],
+            data: { things: [{ kind: 't1', data: { id, name: `t1_${id}`, parent_id: parent, permalink: `/r/herald/comments/x/slug/${id}/` } }] },
+          },
+        },
+      };
     }),
     'POST /api/media/asset.json': authed((request) => {
       const f = request.form ?? {};
@@ -131,7 +176,14 @@ export async function startRedditFake(): Promise<RedditFake> {
       return {
         status: 200,
         body: {
-          args: { action: `//${new URL(fake.url).host}/media-bucket`, fields: [{ name: 'acl', value: 'public-read' }, { name: 'key', value: key }, { name: 'Content-Type', value: f.mimetype }] },
+          args: {
+            action: `//${new URL(fake.url).host}/media-bucket`,
+            fields: [
+              { name: 'acl', value: 'public-read' },
+              { name: 'key', value: key },
+              { name: 'Content-Type', value: f.mimetype },
+            ],
+          },
           asset: { asset_id: key.split('/')[1], websocket_url: 'wss://ws.example/asset' },
         },
       };
@@ -142,13 +194,28 @@ export async function startRedditFake(): Promise<RedditFake> {
       if (!key || !file) return { status: 400, body: '<Error><Code>InvalidArgument</Code></Error>' };
       const location = `${fake.url}/media-bucket/${key}`;
       uploaded.set(location, key);
-      return { status: 201, headers: { 'content-type': 'application/xml' }, body: `<?xml version="1.0" encoding="UTF-8"?><PostResponse><Location>${encodeURIComponent(location).replace(/%2F/g, '/').replace(/%3A/g, ':')}</Location><Key>${key}</Key></PostResponse>` };
+      return {
+        status: 201,
+        headers: { 'content-type': 'application/xml' },
+        body: `<?xml version="1.0" encoding="UTF-8"?><PostResponse><Location>${encodeURIComponent(location).replace(/%2F/g, '/').replace(/%3A/g, ':')}</Location><Key>${key}</Key></PostResponse>`,
+      };
     },
     'GET /subreddits/search': authed((request) => ({
       status: 200,
-      body: { kind: 'Listing', data: { children: KNOWN.filter((n) => n.includes(request.query.q ?? '')).map((n) => ({ kind: 't5', data: { display_name: n, title: `About ${n}`, subscribers: 10, submission_type: 'any' } })) } },
+      body: {
+        kind: 'Listing',
+        data: {
+          children: KNOWN.filter((n) => n.includes(request.query.q ?? '')).map((n) => ({
+            kind: 't5',
+            data: { display_name: n, title: `About ${n}`, subscribers: 10, submission_type: 'any' },
+          })),
+        },
+      },
     })),
-    'GET /r/:sr/about': authed((request) => ({ status: 200, body: { kind: 't5', data: { display_name: request.params.sr, submission_type: 'any', allow_images: true, allow_videos: false } } })),
+    'GET /r/:sr/about': authed((request) => ({
+      status: 200,
+      body: { kind: 't5', data: { display_name: request.params.sr, submission_type: 'any', allow_images: true, allow_videos: false } },
+    })),
     'GET /api/v1/:sr/post_requirements': authed(() => ({ status: 200, body: { is_flair_required: true, title_text_max_length: 300 } })),
     'GET /r/:sr/api/link_flair_v2': authed(() => ({ status: 200, body: [{ id: 'f1a2', text: 'News', text_editable: false }] })),
   });

@@ -60,7 +60,20 @@ export async function startSlackFake(): Promise<SlackFake> {
     access = `xoxe.xoxb-1-gen${generation}`;
     refresh = `xoxe-1-refresh-gen${generation}`;
     expired = false;
-    return { ok: true, access_token: access, token_type: 'bot', scope: 'chat:write,files:write', bot_user_id: 'U0BOT', app_id: 'A0HERALD', team, enterprise: null, is_enterprise_install: false, refresh_token: refresh, expires_in: 43200, authed_user: { id: 'U0PERSON' } };
+    return {
+      ok: true,
+      access_token: access,
+      token_type: 'bot',
+      scope: 'chat:write,files:write',
+      bot_user_id: 'U0BOT',
+      app_id: 'A0HERALD',
+      team,
+      enterprise: null,
+      is_enterprise_install: false,
+      refresh_token: refresh,
+      expires_in: 43200,
+      authed_user: { id: 'U0PERSON' },
+    };
   };
   const channelFor = (id: string) => channels.find((c) => c.id === id);
 
@@ -80,7 +93,10 @@ export async function startSlackFake(): Promise<SlackFake> {
       }
       return slackError('invalid_grant_type');
     },
-    'POST /api/auth.test': (req) => tokenProblem(req) ?? { body: { ok: true, url: 'https://herald-team.slack.com/', team: team.name, user: 'herald', team_id: team.id, user_id: 'U0BOT', bot_id: 'B0BOT' } },
+    'POST /api/auth.test': (req) =>
+      tokenProblem(req) ?? {
+        body: { ok: true, url: 'https://herald-team.slack.com/', team: team.name, user: 'herald', team_id: team.id, user_id: 'U0BOT', bot_id: 'B0BOT' },
+      },
     'GET /api/conversations.list': (req) => {
       const problem = tokenProblem(req);
       if (problem) return problem;
@@ -103,7 +119,14 @@ export async function startSlackFake(): Promise<SlackFake> {
       if (a.thread_ts && !messages.some((m) => m.channel === channel.id && m.ts === a.thread_ts && !m.thread_ts)) return slackError('thread_not_found');
       const message: SlackMessage = { ts: nextTs(), channel: channel.id, text: a.text, thread_ts: a.thread_ts, files: [] };
       messages.push(message);
-      return { body: { ok: true, channel: channel.id, ts: message.ts, message: { type: 'message', text: message.text, ts: message.ts, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) } } };
+      return {
+        body: {
+          ok: true,
+          channel: channel.id,
+          ts: message.ts,
+          message: { type: 'message', text: message.text, ts: message.ts, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) },
+        },
+      };
     },
     // Joining needs the channels:join scope; private channels cannot be joined, only invited to.
     'POST /api/conversations.join': (req, f) => {
@@ -161,7 +184,8 @@ export async function startSlackFake(): Promise<SlackFake> {
       const upload = uploads.get(req.query.file);
       if (!upload) return slackError('file_not_found');
       const shares: Record<string, { ts: string; thread_ts?: string }[]> = {};
-      for (const m of messages.filter((msg) => msg.files.includes(req.query.file))) (shares[m.channel] ??= []).push({ ts: m.ts, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) });
+      for (const m of messages.filter((msg) => msg.files.includes(req.query.file)))
+        (shares[m.channel] ??= []).push({ ts: m.ts, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) });
       return { body: { ok: true, file: { id: req.query.file, name: upload.filename, size: upload.length, shares: { public: shares } } } };
     },
   })) as SlackFake;

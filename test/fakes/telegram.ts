@@ -64,10 +64,12 @@ export async function startTelegramFake(): Promise<TelegramFake> {
     if (!authorized(req)) return fail(401, 'Unauthorized');
     const chat = chatOf(p);
     if (!chat) return fail(400, 'Bad Request: chat not found');
-    if (chat.type === 'channel' && !(chat.bot.status === 'administrator' && chat.bot.can_post_messages)) return fail(400, 'Bad Request: need administrator rights in the channel chat');
+    if (chat.type === 'channel' && !(chat.bot.status === 'administrator' && chat.bot.can_post_messages))
+      return fail(400, 'Bad Request: need administrator rights in the channel chat');
     if (chat.bot.status === 'left' || chat.bot.status === 'kicked') return fail(403, `Forbidden: bot is not a member of the ${chat.type} chat`);
     const reply = p.reply_parameters?.message_id;
-    if (reply !== undefined && !messages.some((m) => m.chatId === chat.id && m.message_id === Number(reply))) return fail(400, 'Bad Request: message to be replied not found');
+    if (reply !== undefined && !messages.some((m) => m.chatId === chat.id && m.message_id === Number(reply)))
+      return fail(400, 'Bad Request: message to be replied not found');
     return undefined;
   }
 
@@ -104,7 +106,8 @@ export async function startTelegramFake(): Promise<TelegramFake> {
   };
 
   const fake = (await startNetworkFake({
-    'POST /bot:token/getMe': (req) => (authorized(req) ? ok({ id: bot.id, is_bot: true, first_name: 'Herald test', username: bot.username, can_join_groups: true }) : fail(401, 'Unauthorized')),
+    'POST /bot:token/getMe': (req) =>
+      authorized(req) ? ok({ id: bot.id, is_bot: true, first_name: 'Herald test', username: bot.username, can_join_groups: true }) : fail(401, 'Unauthorized'),
     'POST /bot:token/getChat': (req) => {
       if (!authorized(req)) return fail(401, 'Unauthorized');
       const chat = chatOf(params(req));
@@ -142,7 +145,15 @@ export async function startTelegramFake(): Promise<TelegramFake> {
         const file = name ? req.multipart?.files.find((f) => f.name === name) : undefined;
         if (name && !file) return fail(400, `Bad Request: file "${name}" must be uploaded`);
         if ((item.caption ?? '').length > 1024) return fail(400, 'Bad Request: message caption is too long');
-        stored.push({ message_id: 0, chatId: chatOf(p)!.id, caption: item.caption, kind: item.type === 'video' ? 'video' : 'photo', replyTo: p.reply_parameters?.message_id, media_group_id: group, data: file?.data });
+        stored.push({
+          message_id: 0,
+          chatId: chatOf(p)!.id,
+          caption: item.caption,
+          kind: item.type === 'video' ? 'video' : 'photo',
+          replyTo: p.reply_parameters?.message_id,
+          media_group_id: group,
+          data: file?.data,
+        });
       }
       return ok(stored.map((m) => view(store(m))));
     },

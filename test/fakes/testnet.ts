@@ -27,7 +27,9 @@ export const testnet: Provider = {
   },
 
   async refresh(ctx) {
-    const answer = await ctx.http.json(`${ctx.urls.api}/oauth/token`, { form: { grant_type: 'refresh_token', refresh_token: String(ctx.channel.config.refreshToken) } });
+    const answer = await ctx.http.json(`${ctx.urls.api}/oauth/token`, {
+      form: { grant_type: 'refresh_token', refresh_token: String(ctx.channel.config.refreshToken) },
+    });
     return { accessToken: answer.access_token, refreshToken: answer.refresh_token, expiresAt: Date.now() + answer.expires_in * 1000 };
   },
 
@@ -83,7 +85,8 @@ export async function startTestnet(): Promise<TestnetFake> {
   fake.answerAfterStoreMs = 0;
   fake.route({
     'POST /posts': async (req) => {
-      if (req.headers.authorization !== `Bearer ${fake.validToken}`) return { status: 401, body: { error: 'invalid_token', error_description: 'The access token expired' } };
+      if (req.headers.authorization !== `Bearer ${fake.validToken}`)
+        return { status: 401, body: { error: 'invalid_token', error_description: 'The access token expired' } };
       inFlight++;
       fake.maxInFlight = Math.max(fake.maxInFlight, inFlight);
       try {

@@ -51,7 +51,8 @@ export interface ThreadsFake extends NetworkFake {
 /** Threads' documented count: 500 characters, where an emoji counts as many as its UTF-8 bytes. */
 function documentedLength(text: string): number {
   let length = 0;
-  for (const char of text) length += /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}|\u200d|\ufe0f/u.test(char) ? Buffer.byteLength(char) : 1;
+  for (const char of text)
+    length += /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}|\u200d|\ufe0f/u.test(char) ? Buffer.byteLength(char) : 1;
   return length;
 }
 
@@ -75,14 +76,16 @@ export async function startThreadsFake(): Promise<ThreadsFake> {
     book.valid.set(token, TH_USER.id);
     return { body: { access_token: token, token_type: 'bearer', expires_in: fake.lifetime } };
   };
-  const mine = (actor: string, user: string) => (actor === user ? undefined : graphError(10, '(#10) The user has not authorized the application', { type: 'OAuthException' }));
+  const mine = (actor: string, user: string) =>
+    actor === user ? undefined : graphError(10, '(#10) The user has not authorized the application', { type: 'OAuthException' });
 
   /** GET /{user}/threads_insights: views per day, the others as totals over since/until, followers as they stand. */
   const userInsights = (request: RecordedRequest, user: string): FakeAnswer => {
     const metrics = requestedMetrics(request, USER_METRICS);
     if (!Array.isArray(metrics)) return metrics;
     const p = paramsOf(request);
-    if (metrics.includes('follower_demographics') && (p.since || p.until)) return graphError(100, 'follower_demographics is not compatible with the since and until parameters');
+    if (metrics.includes('follower_demographics') && (p.since || p.until))
+      return graphError(100, 'follower_demographics is not compatible with the since and until parameters');
     const range = insightsRange(request, 100_000);
     if (!('since' in range)) return range;
     if (range.since < EARLIEST) return graphError(100, `Param since must be on or after ${EARLIEST}`);
@@ -113,18 +116,21 @@ export async function startThreadsFake(): Promise<ThreadsFake> {
     'POST /oauth/access_token': (request) => {
       const f = request.form ?? {};
       if (f.client_id !== TH_APP.id || f.client_secret !== TH_APP.secret) return graphError(101, 'Error validating application.', { type: 'OAuthException' });
-      if (f.grant_type !== 'authorization_code' || f.code !== CODE || f.redirect_uri !== fake.state.authorize?.redirect_uri) return graphError(100, 'Invalid verification code format.', { type: 'OAuthException' });
+      if (f.grant_type !== 'authorization_code' || f.code !== CODE || f.redirect_uri !== fake.state.authorize?.redirect_uri)
+        return graphError(100, 'Invalid verification code format.', { type: 'OAuthException' });
       book.valid.set('th-short', TH_USER.id);
       return { headers: { 'content-type': 'application/json' }, body: `{"access_token":"th-short","user_id":${TH_USER.id}}` };
     },
     'GET /access_token': (request) => {
       const q = request.query;
-      if (q.grant_type !== 'th_exchange_token' || q.client_secret !== TH_APP.secret || q.access_token !== 'th-short') return graphError(190, 'Invalid OAuth access token.');
+      if (q.grant_type !== 'th_exchange_token' || q.client_secret !== TH_APP.secret || q.access_token !== 'th-short')
+        return graphError(190, 'Invalid OAuth access token.');
       return longLived();
     },
     'GET /refresh_access_token': (request) => {
       const token = request.query.access_token;
-      if (request.query.grant_type !== 'th_refresh_token' || !book.valid.has(token) || book.revoked.has(token)) return graphError(190, 'Error validating access token: Session has expired.', { subcode: 463 });
+      if (request.query.grant_type !== 'th_refresh_token' || !book.valid.has(token) || book.revoked.has(token))
+        return graphError(190, 'Error validating access token: Session has expired.', { subcode: 463 });
       return longLived();
     },
     'GET /:version/me': authed(fake, () => ({ body: { ...TH_USER, threads_profile_picture_url: 'https://pics.example/threads.jpg' } })),
@@ -139,7 +145,8 @@ export async function startThreadsFake(): Promise<ThreadsFake> {
       if (p.media_type === 'CAROUSEL') {
         const children = (p.children ?? '').split(',').filter(Boolean);
         if (children.length < 2 || children.length > 20) return graphError(100, 'A carousel needs 2 to 20 children');
-        if (children.some((c) => !store.containers.has(c) || lookAt(store.containers.get(c)!) !== 'FINISHED')) return graphError(100, 'A carousel item is not ready');
+        if (children.some((c) => !store.containers.has(c) || lookAt(store.containers.get(c)!) !== 'FINISHED'))
+          return graphError(100, 'A carousel item is not ready');
       }
       if (p.reply_to_id && !fake.posts.some((x) => x.id === p.reply_to_id)) return graphError(100, `Param reply_to_id: no post ${p.reply_to_id}`);
       const container = await createContainer(fake, actor, p, 'FAILED_DOWNLOADING_VIDEO');
@@ -150,10 +157,19 @@ export async function startThreadsFake(): Promise<ThreadsFake> {
       if (denied) return denied;
       const container = store.containers.get(paramsOf(request).creation_id);
       if (!container) return graphError(100, 'Param creation_id is invalid');
-      if (lookAt(container) !== 'FINISHED') return graphError(24, 'The requested resource does not exist', { subcode: 4279009, userMessage: 'Media not found or not ready' });
+      if (lookAt(container) !== 'FINISHED')
+        return graphError(24, 'The requested resource does not exist', { subcode: 4279009, userMessage: 'Media not found or not ready' });
       container.state = 'PUBLISHED';
       const id = newId(fake);
-      fake.posts.push({ id, container: container.id, text: container.params.text, replyTo: container.params.reply_to_id, type: container.params.media_type, children: (container.params.children ?? '').split(',').filter(Boolean), at: Date.now() });
+      fake.posts.push({
+        id,
+        container: container.id,
+        text: container.params.text,
+        replyTo: container.params.reply_to_id,
+        type: container.params.media_type,
+        children: (container.params.children ?? '').split(',').filter(Boolean),
+        at: Date.now(),
+      });
       return { body: { id } };
     }),
     // The profile's posts (not its replies), newest first, at most `limit`.
@@ -175,7 +191,13 @@ export async function startThreadsFake(): Promise<ThreadsFake> {
       const post = fake.posts.find((p) => p.id === request.params.media);
       return post ? mediaInsights(request, post) : graphError(100, `Object with ID '${request.params.media}' does not exist`);
     }),
-    'GET /:version/:media/replies': authed(fake, (request) => ({ body: { data: fake.posts.filter((p) => p.replyTo === request.params.media).map((p) => ({ id: p.id, text: p.text, timestamp: new Date().toISOString().replace(/\.\d+Z$/, '+0000') })) } })),
+    'GET /:version/:media/replies': authed(fake, (request) => ({
+      body: {
+        data: fake.posts
+          .filter((p) => p.replyTo === request.params.media)
+          .map((p) => ({ id: p.id, text: p.text, timestamp: new Date().toISOString().replace(/\.\d+Z$/, '+0000') })),
+      },
+    })),
     'GET /:version/:id': authed(fake, (request) => {
       const id = request.params.id;
       const container = store.containers.get(id);

@@ -37,7 +37,10 @@ export interface TikTokFake extends NetworkFake {
   videoStats: Map<string, Partial<TikTokVideoStats>>;
   privacyOptions: string[];
   /** Uploads by publish id. */
-  uploads: Map<string, { init: any; chunks: { range: string; bytes: Buffer }[]; complete: boolean; kind: 'video' | 'photo' | 'inbox'; readyAt?: number; failure?: string }>;
+  uploads: Map<
+    string,
+    { init: any; chunks: { range: string; bytes: Buffer }[]; complete: boolean; kind: 'video' | 'photo' | 'inbox'; readyAt?: number; failure?: string }
+  >;
   /** How long TikTok works on a publish once it has the media (wall-clock), answering PROCESSING_* meanwhile. */
   processingMs: number;
   /** Makes the next publish end FAILED with this reason once processed. */
@@ -71,7 +74,9 @@ export async function startTikTokFake(): Promise<TikTokFake> {
   const bearer = (request: RecordedRequest) => /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
   const denied = (request: RecordedRequest): FakeAnswer | undefined => {
     const token = bearer(request);
-    return token && fake.validTokens.has(token) ? undefined : tiktokError(401, 'access_token_invalid', 'The access token is invalid or not found in the request.');
+    return token && fake.validTokens.has(token)
+      ? undefined
+      : tiktokError(401, 'access_token_invalid', 'The access token is invalid or not found in the request.');
   };
   const granted = (request: RecordedRequest, scope: string) => fake.scopes.get(bearer(request) ?? '')?.has(scope) === true;
   const tokens = (scopes: Set<string>) => {
@@ -82,7 +87,15 @@ export async function startTikTokFake(): Promise<TikTokFake> {
     fake.refreshTokens.add(refresh);
     fake.scopes.set(access, scopes);
     fake.scopes.set(refresh, scopes);
-    return { open_id: 'open-id-42', scope: [...scopes].join(','), access_token: access, expires_in: 7200, refresh_token: refresh, refresh_expires_in: 15552000, token_type: 'Bearer' };
+    return {
+      open_id: 'open-id-42',
+      scope: [...scopes].join(','),
+      access_token: access,
+      expires_in: 7200,
+      refresh_token: refresh,
+      refresh_expires_in: 15552000,
+      token_type: 'Bearer',
+    };
   };
   /** TikTok has the media: it processes it for `processingMs`, then publishes or fails. */
   const mediaArrived = (upload: { complete: boolean; readyAt?: number; failure?: string }) => {
@@ -106,15 +119,20 @@ export async function startTikTokFake(): Promise<TikTokFake> {
 
     'POST /v2/oauth/token/': (request) => {
       const form = request.form ?? {};
-      if (form.client_key !== CLIENT_KEY || form.client_secret !== CLIENT_SECRET) return { status: 401, body: { error: 'invalid_client', error_description: 'Client key or secret is incorrect.', log_id: 'x' } };
+      if (form.client_key !== CLIENT_KEY || form.client_secret !== CLIENT_SECRET)
+        return { status: 401, body: { error: 'invalid_client', error_description: 'Client key or secret is incorrect.', log_id: 'x' } };
       if (form.grant_type === 'authorization_code') {
-        if (form.code !== 'tiktok-code' || form.redirect_uri !== fake.state.authorize?.redirect_uri) return { status: 400, body: { error: 'invalid_grant', error_description: 'Authorization code is expired.', log_id: 'x' } };
-        const asked = String(fake.state.authorize?.scope ?? '').split(',').filter(Boolean);
+        if (form.code !== 'tiktok-code' || form.redirect_uri !== fake.state.authorize?.redirect_uri)
+          return { status: 400, body: { error: 'invalid_grant', error_description: 'Authorization code is expired.', log_id: 'x' } };
+        const asked = String(fake.state.authorize?.scope ?? '')
+          .split(',')
+          .filter(Boolean);
         return { body: tokens(new Set(asked.filter((scope) => !fake.untickedScopes.has(scope)))) };
       }
       if (form.grant_type === 'refresh_token') {
         // Rotation: the used refresh token stops working.
-        if (!fake.refreshTokens.delete(form.refresh_token)) return { status: 400, body: { error: 'invalid_grant', error_description: 'Refresh token is invalid or expired.', log_id: 'x' } };
+        if (!fake.refreshTokens.delete(form.refresh_token))
+          return { status: 400, body: { error: 'invalid_grant', error_description: 'Refresh token is invalid or expired.', log_id: 'x' } };
         // A refresh keeps what the user allowed.
         return { body: tokens(fake.scopes.get(form.refresh_token) ?? new Set()) };
       }
@@ -125,7 +143,9 @@ export async function startTikTokFake(): Promise<TikTokFake> {
     'GET /v2/user/info/': (request) => {
       const no = denied(request);
       if (no) return no;
-      const fields = String(request.query.fields ?? '').split(',').filter(Boolean);
+      const fields = String(request.query.fields ?? '')
+        .split(',')
+        .filter(Boolean);
       if (fields.length === 0) return tiktokError(400, 'invalid_params', 'fields is required');
       const user: Record<string, { scope: string; value: unknown }> = {
         open_id: { scope: 'user.info.basic', value: 'open-id-42' },
@@ -146,7 +166,11 @@ export async function startTikTokFake(): Promise<TikTokFake> {
       const lacking = fields.filter((f) => !granted(request, user[f].scope));
       if (lacking.length > 0) {
         const scopes = [...new Set(lacking.map((f) => user[f].scope))];
-        return tiktokError(400, 'scope_permission_missed', `The fields ${lacking.join(',')} need the scope ${scopes.join(',')}, which the user did not authorize.`);
+        return tiktokError(
+          400,
+          'scope_permission_missed',
+          `The fields ${lacking.join(',')} need the scope ${scopes.join(',')}, which the user did not authorize.`,
+        );
       }
       return ok({ user: Object.fromEntries(fields.map((f) => [f, user[f].value])) });
     },
@@ -155,12 +179,33 @@ export async function startTikTokFake(): Promise<TikTokFake> {
     'POST /v2/video/query/': (request) => {
       const no = denied(request);
       if (no) return no;
-      if (!granted(request, 'video.list')) return tiktokError(401, 'scope_not_authorized', 'The user did not authorize the scope required for completing this request.');
-      const fields = String(request.query.fields ?? '').split(',').filter(Boolean);
-      const known = ['id', 'create_time', 'cover_image_url', 'share_url', 'video_description', 'duration', 'height', 'width', 'title', 'embed_html', 'embed_link', 'like_count', 'comment_count', 'share_count', 'view_count'];
-      if (fields.length === 0 || fields.some((f) => !known.includes(f))) return tiktokError(400, 'invalid_params', 'fields must be a comma-separated list of video object fields');
+      if (!granted(request, 'video.list'))
+        return tiktokError(401, 'scope_not_authorized', 'The user did not authorize the scope required for completing this request.');
+      const fields = String(request.query.fields ?? '')
+        .split(',')
+        .filter(Boolean);
+      const known = [
+        'id',
+        'create_time',
+        'cover_image_url',
+        'share_url',
+        'video_description',
+        'duration',
+        'height',
+        'width',
+        'title',
+        'embed_html',
+        'embed_link',
+        'like_count',
+        'comment_count',
+        'share_count',
+        'view_count',
+      ];
+      if (fields.length === 0 || fields.some((f) => !known.includes(f)))
+        return tiktokError(400, 'invalid_params', 'fields must be a comma-separated list of video object fields');
       const ids = request.json?.filters?.video_ids;
-      if (!Array.isArray(ids) || ids.length === 0 || ids.length > 20) return tiktokError(400, 'invalid_params', 'filters.video_ids must hold 1 to 20 video ids');
+      if (!Array.isArray(ids) || ids.length === 0 || ids.length > 20)
+        return tiktokError(400, 'invalid_params', 'filters.video_ids must hold 1 to 20 video ids');
       const videos = fake.published
         .filter((p) => ids.map(String).includes(p.postId) && fake.uploads.get(p.publishId)?.kind === 'video')
         .map((p) => {
@@ -185,14 +230,24 @@ export async function startTikTokFake(): Promise<TikTokFake> {
 
     'POST /v2/post/publish/creator_info/query/': (request) =>
       denied(request) ??
-      ok({ creator_username: 'heraldcreator', creator_nickname: 'Herald Creator', creator_avatar_url: 'https://p16.tiktokcdn.example/avatar.jpg', privacy_level_options: fake.privacyOptions, comment_disabled: false, duet_disabled: false, stitch_disabled: true, max_video_post_duration_sec: 600 }),
+      ok({
+        creator_username: 'heraldcreator',
+        creator_nickname: 'Herald Creator',
+        creator_avatar_url: 'https://p16.tiktokcdn.example/avatar.jpg',
+        privacy_level_options: fake.privacyOptions,
+        comment_disabled: false,
+        duet_disabled: false,
+        stitch_disabled: true,
+        max_video_post_duration_sec: 600,
+      }),
 
     'POST /v2/post/publish/video/init/': (request) => {
       const no = denied(request);
       if (no) return no;
       const body = request.json;
       if (body?.source_info?.source !== 'FILE_UPLOAD') return tiktokError(400, 'invalid_params', 'source must be FILE_UPLOAD here');
-      if (!fake.privacyOptions.includes(body.post_info?.privacy_level)) return tiktokError(400, 'privacy_level_option_mismatch', 'privacy_level is not one of the options');
+      if (!fake.privacyOptions.includes(body.post_info?.privacy_level))
+        return tiktokError(400, 'privacy_level_option_mismatch', 'privacy_level is not one of the options');
       const publishId = newPublish(body, 'video');
       return ok({ publish_id: publishId, upload_url: `${fake.url}/upload/?upload_id=${encodeURIComponent(publishId)}` });
     },
@@ -217,7 +272,8 @@ export async function startTikTokFake(): Promise<TikTokFake> {
       const range = String(request.headers['content-range'] ?? '');
       const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(range);
       const received = upload.chunks.reduce((n, c) => n + c.bytes.length, 0);
-      if (!match || Number(match[1]) !== received || Number(match[2]) - Number(match[1]) + 1 !== request.raw.length) return { status: 400, body: 'bad Content-Range' };
+      if (!match || Number(match[1]) !== received || Number(match[2]) - Number(match[1]) + 1 !== request.raw.length)
+        return { status: 400, body: 'bad Content-Range' };
       upload.chunks.push({ range, bytes: request.raw });
       const total = Number(match[3]);
       if (received + request.raw.length < total) return { status: 206 };
@@ -241,7 +297,10 @@ export async function startTikTokFake(): Promise<TikTokFake> {
         post = { publishId, postId: String(7450000000000000000n + BigInt(fake.published.length + 1)) };
         fake.published.push(post);
       }
-      return { body: `{"data":{"status":"PUBLISH_COMPLETE","publicaly_available_post_id":[${post.postId}],"uploaded_bytes":1},"error":{"code":"ok","message":"","log_id":"1"}}`, headers: { 'content-type': 'application/json' } };
+      return {
+        body: `{"data":{"status":"PUBLISH_COMPLETE","publicaly_available_post_id":[${post.postId}],"uploaded_bytes":1},"error":{"code":"ok","message":"","log_id":"1"}}`,
+        headers: { 'content-type': 'application/json' },
+      };
     },
   });
   return fake;

@@ -14,7 +14,10 @@ export interface Delivery {
   at: number;
 }
 
-export type Responder = (delivery: Delivery, index: number) => { status?: number; body?: unknown; headers?: Record<string, string>; delayMs?: number } | undefined;
+export type Responder = (
+  delivery: Delivery,
+  index: number,
+) => { status?: number; body?: unknown; headers?: Record<string, string>; delayMs?: number } | undefined;
 
 export interface WebhookReceiver {
   url: string;

@@ -61,14 +61,21 @@ function baseStringUri(scheme: string, hostHeader: string, path: string): string
 
 /** RFC 5849 3.4.1 and 3.4.2: the base string of what was received, signed with HMAC-SHA1. */
 function expectedSignature(request: RecordedRequest, oauth: Record<string, string>, tokenSecret: string): string {
-  const pairs: [string, string][] = [...Object.entries(oauth), ...Object.entries(request.query as Record<string, string>), ...Object.entries((request.form ?? {}) as Record<string, string>)];
+  const pairs: [string, string][] = [
+    ...Object.entries(oauth),
+    ...Object.entries(request.query as Record<string, string>),
+    ...Object.entries((request.form ?? {}) as Record<string, string>),
+  ];
   const normalized = pairs
     .map(([name, value]) => [rfc3986(name), rfc3986(value)])
     .sort(([an, av], [bn, bv]) => (an === bn ? (av! < bv! ? -1 : av! > bv! ? 1 : 0) : an! < bn! ? -1 : 1))
     .map(([name, value]) => `${name}=${value}`)
     .join('&');
   const base = [request.method.toUpperCase(), rfc3986(baseStringUri('http', String(request.headers.host), request.path)), rfc3986(normalized)].join('&');
-  return crypto.createHmac('sha1', `${rfc3986(X_CONSUMER.secret)}&${rfc3986(tokenSecret)}`).update(base).digest('base64');
+  return crypto
+    .createHmac('sha1', `${rfc3986(X_CONSUMER.secret)}&${rfc3986(tokenSecret)}`)
+    .update(base)
+    .digest('base64');
 }
 
 function signatureProblem(fake: XFake, request: RecordedRequest): string | undefined {
@@ -125,7 +132,22 @@ function notFound(type: 'tweet' | 'user', parameter: string, id: string): FakeAn
   };
 }
 
-const TWEET_FIELDS = ['attachments', 'author_id', 'conversation_id', 'created_at', 'edit_history_tweet_ids', 'entities', 'id', 'in_reply_to_user_id', 'lang', 'public_metrics', 'non_public_metrics', 'referenced_tweets', 'reply_settings', 'text'];
+const TWEET_FIELDS = [
+  'attachments',
+  'author_id',
+  'conversation_id',
+  'created_at',
+  'edit_history_tweet_ids',
+  'entities',
+  'id',
+  'in_reply_to_user_id',
+  'lang',
+  'public_metrics',
+  'non_public_metrics',
+  'referenced_tweets',
+  'reply_settings',
+  'text',
+];
 const USER_FIELDS = ['created_at', 'description', 'id', 'name', 'profile_image_url', 'protected', 'public_metrics', 'username', 'verified', 'verified_type'];
 
 export async function startXFake(): Promise<XFake> {
@@ -144,7 +166,15 @@ export async function startXFake(): Promise<XFake> {
     if (fields.includes('created_at')) out.created_at = tweet.created_at;
     if (fields.includes('author_id')) out.author_id = X_USER.id;
     if (fields.includes('public_metrics')) {
-      out.public_metrics = { retweet_count: 0, reply_count: 0, like_count: 0, quote_count: 0, bookmark_count: 0, impression_count: 0, ...fake.postMetrics.get(tweet.id) };
+      out.public_metrics = {
+        retweet_count: 0,
+        reply_count: 0,
+        like_count: 0,
+        quote_count: 0,
+        bookmark_count: 0,
+        impression_count: 0,
+        ...fake.postMetrics.get(tweet.id),
+      };
     }
     return out;
   };
@@ -168,7 +198,11 @@ export async function startXFake(): Promise<XFake> {
       const token = `req-${next++}`;
       fake.secrets.set(token, `req-secret-${next}`);
       fake.state.requestTokens = { ...fake.state.requestTokens, [token]: params.oauth_callback };
-      return { status: 200, headers: { 'content-type': 'text/html' }, body: `oauth_token=${token}&oauth_token_secret=${fake.secrets.get(token)}&oauth_callback_confirmed=true` };
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/html' },
+        body: `oauth_token=${token}&oauth_token_secret=${fake.secrets.get(token)}&oauth_callback_confirmed=true`,
+      };
     }, true),
     // The consent screen: the user clicks "Authorize app".
     'GET /oauth/authorize': (request) => {
@@ -185,7 +219,11 @@ export async function startXFake(): Promise<XFake> {
       fake.secrets.delete(token);
       const access = `${X_USER.id}-access${next++}`;
       fake.secrets.set(access, `access-secret-${next}`);
-      return { status: 200, headers: { 'content-type': 'text/html' }, body: `oauth_token=${access}&oauth_token_secret=${fake.secrets.get(access)}&user_id=${X_USER.id}&screen_name=${X_USER.username}` };
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/html' },
+        body: `oauth_token=${access}&oauth_token_secret=${fake.secrets.get(access)}&user_id=${X_USER.id}&screen_name=${X_USER.username}`,
+      };
     }),
     'GET /2/users/me': signed((request) => {
       const fields = requestedFields(request, 'user.fields', USER_FIELDS);
@@ -211,7 +249,11 @@ export async function startXFake(): Promise<XFake> {
       if (!Array.isArray(fields)) return fields;
       const max = request.query.max_results === undefined ? 10 : Number(request.query.max_results);
       if (!Number.isInteger(max) || max < 5 || max > 100) {
-        return invalidParameter('max_results', String(request.query.max_results), `The \`max_results\` query parameter value [${request.query.max_results}] is not between 5 and 100`);
+        return invalidParameter(
+          'max_results',
+          String(request.query.max_results),
+          `The \`max_results\` query parameter value [${request.query.max_results}] is not between 5 and 100`,
+        );
       }
       const exclude = (request.query.exclude ?? '').split(',').filter(Boolean);
       const odd = exclude.find((e) => e !== 'retweets' && e !== 'replies');
@@ -231,14 +273,16 @@ export async function startXFake(): Promise<XFake> {
     }),
     'POST /2/media/upload': signed((request) => {
       const file = request.multipart?.files.find((f) => f.name === 'media');
-      if (!file || !request.multipart?.fields.media_category) return { status: 400, body: { title: 'Invalid Request', detail: 'media and media_category are required', status: 400 } };
+      if (!file || !request.multipart?.fields.media_category)
+        return { status: 400, body: { title: 'Invalid Request', detail: 'media and media_category are required', status: 400 } };
       const id = String(next++);
       fake.state.media.set(id, { type: request.multipart.fields.media_type, bytes: file.data.length, segments: 1, state: 'succeeded' });
       return { status: 200, body: { data: { id, media_key: `3_${id}`, size: file.data.length, expires_after_secs: 86400 } } };
     }),
     'POST /2/media/upload/initialize': signed((request) => {
       const { media_type, total_bytes, media_category } = request.json ?? {};
-      if (!media_type || !total_bytes || !media_category) return { status: 400, body: { title: 'Invalid Request', detail: 'media_type, total_bytes and media_category are required', status: 400 } };
+      if (!media_type || !total_bytes || !media_category)
+        return { status: 400, body: { title: 'Invalid Request', detail: 'media_type, total_bytes and media_category are required', status: 400 } };
       const id = String(next++);
       fake.state.media.set(id, { type: media_type, bytes: 0, total: total_bytes, segments: 0, state: 'uploading' });
       return { status: 200, body: { data: { id, media_key: `7_${id}`, expires_after_secs: 86400 } } };
@@ -246,7 +290,8 @@ export async function startXFake(): Promise<XFake> {
     'POST /2/media/upload/:id/append': signed((request) => {
       const media = fake.state.media.get(request.params.id);
       const file = request.multipart?.files.find((f) => f.name === 'media');
-      if (!media || !file || Number(request.multipart?.fields.segment_index) !== media.segments) return { status: 400, body: { title: 'Invalid Request', detail: 'bad segment', status: 400 } };
+      if (!media || !file || Number(request.multipart?.fields.segment_index) !== media.segments)
+        return { status: 400, body: { title: 'Invalid Request', detail: 'bad segment', status: 400 } };
       media.segments++;
       media.bytes += file.data.length;
       return { status: 200, body: { data: { expires_at: 1_900_000_000 } } };
@@ -270,22 +315,30 @@ export async function startXFake(): Promise<XFake> {
       const media = fake.state.media.get(String(id));
       const text = metadata?.alt_text?.text;
       if (!media) return { status: 400, body: { title: 'Invalid Request', detail: `media ${id} not found`, status: 400 } };
-      if (typeof text !== 'string' || [...text].length > 1000) return { status: 400, body: { title: 'Invalid Request', detail: 'alt_text.text must be a string of at most 1000 characters', status: 400 } };
-      if (media.type?.startsWith('video/')) return { status: 400, body: { title: 'Invalid Request', detail: 'alt text is supported on images and GIFs', status: 400 } };
+      if (typeof text !== 'string' || [...text].length > 1000)
+        return { status: 400, body: { title: 'Invalid Request', detail: 'alt_text.text must be a string of at most 1000 characters', status: 400 } };
+      if (media.type?.startsWith('video/'))
+        return { status: 400, body: { title: 'Invalid Request', detail: 'alt text is supported on images and GIFs', status: 400 } };
       media.alt = text;
       return { status: 200, body: { data: { id: String(id), associated_metadata: { alt_text: { text } } } } };
     }),
     'POST /2/tweets': signed((request) => {
       const body = request.json ?? {};
-      if (typeof body.text !== 'string' && !body.media) return { status: 400, body: { title: 'Invalid Request', detail: 'text or media required', status: 400 } };
+      if (typeof body.text !== 'string' && !body.media)
+        return { status: 400, body: { title: 'Invalid Request', detail: 'text or media required', status: 400 } };
       if (fake.state.tweets.some((t: { text: string }) => t.text === body.text)) {
-        return { status: 403, body: { detail: 'You are not allowed to create a Tweet with duplicate content.', type: 'about:blank', title: 'Forbidden', status: 403 } };
+        return {
+          status: 403,
+          body: { detail: 'You are not allowed to create a Tweet with duplicate content.', type: 'about:blank', title: 'Forbidden', status: 403 },
+        };
       }
       for (const id of body.media?.media_ids ?? []) {
-        if (fake.state.media.get(id)?.state !== 'succeeded') return { status: 400, body: { title: 'Invalid Request', detail: `media ${id} is not ready`, status: 400 } };
+        if (fake.state.media.get(id)?.state !== 'succeeded')
+          return { status: 400, body: { title: 'Invalid Request', detail: `media ${id} is not ready`, status: 400 } };
       }
       const reply = body.reply?.in_reply_to_tweet_id;
-      if (reply && !fake.state.tweets.some((t: { id: string }) => t.id === reply)) return { status: 400, body: { title: 'Invalid Request', detail: 'reply target not found', status: 400 } };
+      if (reply && !fake.state.tweets.some((t: { id: string }) => t.id === reply))
+        return { status: 400, body: { title: 'Invalid Request', detail: 'reply target not found', status: 400 } };
       const id = String(1_800_000_000_000_000_000n + BigInt(next++));
       fake.state.tweets.push({ id, text: body.text, body, created_at: new Date().toISOString() });
       return { status: 201, body: { data: { id, text: body.text, edit_history_tweet_ids: [id] } } };

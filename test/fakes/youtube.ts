@@ -100,7 +100,10 @@ export async function startYouTubeFake(): Promise<YouTubeFake> {
     const id = crypto.randomBytes(8).toString('base64url').slice(0, 11);
     session.video = { id };
     fake.videos.push({ id, metadata: session.metadata, bytes: session.received });
-    return { status: 200, body: { kind: 'youtube#video', id, snippet: session.metadata.snippet, status: { uploadStatus: 'uploaded', ...session.metadata.status } } };
+    return {
+      status: 200,
+      body: { kind: 'youtube#video', id, snippet: session.metadata.snippet, status: { uploadStatus: 'uploaded', ...session.metadata.status } },
+    };
   };
 
   fake.route({
@@ -108,25 +111,30 @@ export async function startYouTubeFake(): Promise<YouTubeFake> {
 
     'POST /token': (request) => {
       const form = request.form ?? {};
-      if (form.client_id !== CLIENT_ID || form.client_secret !== CLIENT_SECRET) return { status: 401, body: { error: 'invalid_client', error_description: 'The OAuth client was not found.' } };
+      if (form.client_id !== CLIENT_ID || form.client_secret !== CLIENT_SECRET)
+        return { status: 401, body: { error: 'invalid_client', error_description: 'The OAuth client was not found.' } };
       if (form.grant_type === 'authorization_code') {
         const pending = fake.state.authorize;
         const challenge = form.code_verifier ? crypto.createHash('sha256').update(form.code_verifier).digest('base64url') : undefined;
         if (form.code !== 'google-code' || form.redirect_uri !== pending?.redirect_uri || challenge !== pending?.code_challenge) {
           return { status: 400, body: { error: 'invalid_grant', error_description: 'Bad Request' } };
         }
-        const asked = String(pending.scope ?? '').split(' ').filter(Boolean);
+        const asked = String(pending.scope ?? '')
+          .split(' ')
+          .filter(Boolean);
         return { body: issue(new Set(asked.filter((scope) => !fake.untickedScopes.has(scope))), true) };
       }
       if (form.grant_type === 'refresh_token') {
-        if (!fake.refreshTokens.has(form.refresh_token)) return { status: 400, body: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } };
+        if (!fake.refreshTokens.has(form.refresh_token))
+          return { status: 400, body: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } };
         // Google keeps the refresh token (and its scopes): the answer carries only a new access token.
         return { body: issue(fake.scopes.get(form.refresh_token) ?? new Set(), false) };
       }
       return { status: 400, body: { error: 'unsupported_grant_type' } };
     },
 
-    'GET /youtube/v3/channels': (request) => authorized(request) ?? { body: { kind: 'youtube#channelListResponse', items: request.query.mine === 'true' ? fake.channels : [] } },
+    'GET /youtube/v3/channels': (request) =>
+      authorized(request) ?? { body: { kind: 'youtube#channelListResponse', items: request.query.mine === 'true' ? fake.channels : [] } },
 
     'POST /upload/youtube/v3/videos': (request) => {
       const denied = authorized(request);
@@ -134,7 +142,13 @@ export async function startYouTubeFake(): Promise<YouTubeFake> {
       if (request.query.uploadType !== 'resumable') return googleError(400, 'badRequest', 'uploadType must be resumable here');
       if (!request.json?.snippet?.title) return googleError(400, 'invalidTitle', 'The request metadata specifies an invalid or empty video title.');
       const id = crypto.randomBytes(12).toString('hex');
-      fake.sessions.set(id, { id, metadata: request.json, total: Number(request.headers['x-upload-content-length']), type: String(request.headers['x-upload-content-type']), received: Buffer.alloc(0) });
+      fake.sessions.set(id, {
+        id,
+        metadata: request.json,
+        total: Number(request.headers['x-upload-content-length']),
+        type: String(request.headers['x-upload-content-type']),
+        received: Buffer.alloc(0),
+      });
       return { status: 200, headers: { location: `${fake.url}/upload/youtube/v3/videos?uploadType=resumable&upload_id=${id}` } };
     },
 
@@ -168,7 +182,10 @@ export async function startYouTubeFake(): Promise<YouTubeFake> {
       const denied = authorized(request);
       if (denied) return denied;
       const auth = 'https://www.googleapis.com/auth/';
-      if (!granted(request, `${auth}yt-analytics.readonly`, `${auth}yt-analytics-monetary.readonly`) || !granted(request, `${auth}youtube.readonly`, `${auth}youtube`)) {
+      if (
+        !granted(request, `${auth}yt-analytics.readonly`, `${auth}yt-analytics-monetary.readonly`) ||
+        !granted(request, `${auth}youtube.readonly`, `${auth}youtube`)
+      ) {
         return {
           status: 403,
           body: {
@@ -177,7 +194,14 @@ export async function startYouTubeFake(): Promise<YouTubeFake> {
               message: 'Request had insufficient authentication scopes.',
               errors: [{ message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' }],
               status: 'PERMISSION_DENIED',
-              details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', domain: 'googleapis.com', metadata: { service: 'youtubeanalytics.googleapis.com', method: 'youtube.analytics.v2.TargetedQueriesService.Query' } }],
+              details: [
+                {
+                  '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+                  reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT',
+                  domain: 'googleapis.com',
+                  metadata: { service: 'youtubeanalytics.googleapis.com', method: 'youtube.analytics.v2.TargetedQueriesService.Query' },
+                },
+              ],
             },
           },
         };
@@ -185,9 +209,12 @@ export async function startYouTubeFake(): Promise<YouTubeFake> {
       const q = request.query;
       for (const name of ['ids', 'startDate', 'endDate', 'metrics']) if (!q[name]) return reportError(400, 'required', `Required ${name}`);
       const owner = /^channel==(.+)$/.exec(q.ids)?.[1];
-      if (!owner) return reportError(400, 'invalid', `Invalid value '${q.ids}'. Values must match the following regular expression: '(channel|contentOwner)==[^,]+'`);
+      if (!owner)
+        return reportError(400, 'invalid', `Invalid value '${q.ids}'. Values must match the following regular expression: '(channel|contentOwner)==[^,]+'`);
       if (owner !== 'MINE' && !fake.channels.some((c) => c.id === owner)) return reportError(403, 'forbidden', 'Forbidden');
-      for (const name of ['startDate', 'endDate']) if (!/^\d{4}-\d{2}-\d{2}$/.test(q[name])) return reportError(400, 'invalid', `Invalid value '${q[name]}'. Values must match the following regular expression: '[0-9]{4}-[0-9]{2}-[0-9]{2}'`);
+      for (const name of ['startDate', 'endDate'])
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(q[name]))
+          return reportError(400, 'invalid', `Invalid value '${q[name]}'. Values must match the following regular expression: '[0-9]{4}-[0-9]{2}-[0-9]{2}'`);
       if (q.startDate > q.endDate) return reportError(400, 'badRequest', 'The start date must not be after the end date.');
       const metrics = q.metrics.split(',');
       const unknown = metrics.find((m) => !(REPORT_METRICS as readonly string[]).includes(m));
@@ -219,7 +246,8 @@ export async function startYouTubeFake(): Promise<YouTubeFake> {
       return { body: { kind: 'youtubeAnalytics#resultTable', columnHeaders, ...(rows.length > 0 ? { rows } : {}) } };
     },
 
-    'POST /upload/youtube/v3/thumbnails/set': (request) => authorized(request) ?? { body: { kind: 'youtube#thumbnailSetResponse', items: [{ default: { url: 'https://i.ytimg.com/x.jpg' } }] } },
+    'POST /upload/youtube/v3/thumbnails/set': (request) =>
+      authorized(request) ?? { body: { kind: 'youtube#thumbnailSetResponse', items: [{ default: { url: 'https://i.ytimg.com/x.jpg' } }] } },
   });
   return fake;
 }

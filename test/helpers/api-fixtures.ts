@@ -63,7 +63,9 @@ export function scheduledPost(channelId: string, texts: string | string[], more:
 
 /** Rows of `table` belonging to the account (every counted table has account_id). */
 export async function countRows(herald: TestHerald, table: 'posts' | 'media' | 'short_links' | 'idempotency_keys', accountId: string): Promise<number> {
-  const { rows } = await sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM ${sql.table(table)} WHERE account_id = ${accountId}`.execute(herald.services.store.db);
+  const { rows } = await sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM ${sql.table(table)} WHERE account_id = ${accountId}`.execute(
+    herald.services.store.db,
+  );
   return Number(rows[0].n);
 }
 
@@ -98,7 +100,11 @@ export function assertError(result: CallResult, status: number, expect: { code?:
     assert.ok(typeof e.path === 'string' && typeof e.message === 'string' && e.message.length > 0, `each problem states its rule: ${shown}`);
   }
   if (expect.code) assert.equal(body.code, expect.code);
-  if (expect.path) assert.ok(body.errors.some((e: { path: string }) => e.path === expect.path), `errors[] names ${expect.path}: ${JSON.stringify(body.errors)}`);
+  if (expect.path)
+    assert.ok(
+      body.errors.some((e: { path: string }) => e.path === expect.path),
+      `errors[] names ${expect.path}: ${JSON.stringify(body.errors)}`,
+    );
   if (expect.message) assert.match(body.message, expect.message);
 }
 

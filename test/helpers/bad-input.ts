@@ -133,11 +133,12 @@ export async function snapshotState(herald: TestHerald, exclude: string[] = COUN
   const tables = (await db.introspection.getTables()).map((t) => t.name).filter((name) => !exclude.includes(name));
   const state: StateSnapshot = {};
   for (const table of tables.sort()) {
-    const rows = await db.selectFrom(table as never).selectAll().execute();
+    const rows = await db
+      .selectFrom(table as never)
+      .selectAll()
+      .execute();
     const skip = BOOKKEEPING_COLUMNS[table] ?? [];
-    state[table] = rows
-      .map((row) => JSON.stringify(Object.fromEntries(Object.entries(row as object).filter(([column]) => !skip.includes(column)))))
-      .sort();
+    state[table] = rows.map((row) => JSON.stringify(Object.fromEntries(Object.entries(row as object).filter(([column]) => !skip.includes(column))))).sort();
   }
   state['(media files)'] = filesUnder(herald.services.storage.root).sort();
   return state;

@@ -31,7 +31,6 @@ export function deliveriesById(receiver: WebhookReceiver): Map<string, number> {
   return counts;
 }
 
-
 /**
  * Posts the receiver got more than once (the same webhook-id, which it drops):
  * each must follow an attempt of unknown outcome, the one case in which Herald
@@ -41,7 +40,10 @@ export async function assertRepeatsFollowUnknown(herald: TestHerald, counts: Map
   const repeated = [...counts].filter(([id, n]) => n > 1 && ids.includes(id)).map(([id]) => id);
   for (const id of repeated) {
     const attempts = await herald.services.store.db.selectFrom('post_attempts').select('outcome').where('post_id', '=', id).execute();
-    assert.ok(attempts.some((a) => a.outcome === 'unknown'), `post ${id} was sent again without an attempt of unknown outcome`);
+    assert.ok(
+      attempts.some((a) => a.outcome === 'unknown'),
+      `post ${id} was sent again without an attempt of unknown outcome`,
+    );
   }
   return repeated.length;
 }

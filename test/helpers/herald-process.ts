@@ -24,7 +24,11 @@ export interface HeraldProcess {
 }
 
 /** `store`: where the data lives (a test Herald's `services.config`, or a folder of its own). */
-export async function startHeraldProcess(store: { dataDir: string; databaseUrl?: string }, command: 'serve' | 'worker' | 'start', env: Record<string, string> = {}): Promise<HeraldProcess> {
+export async function startHeraldProcess(
+  store: { dataDir: string; databaseUrl?: string },
+  command: 'serve' | 'worker' | 'start',
+  env: Record<string, string> = {},
+): Promise<HeraldProcess> {
   const config = store;
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, command], {

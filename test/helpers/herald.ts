@@ -84,7 +84,14 @@ export async function startHerald(
    * databaseUrl, dataDir: share the PostgreSQL database or the data folder (and so the
    * SQLite file) of another test Herald, which creates and removes it.
    */
-  options: { env?: Record<string, string>; engine?: boolean | EngineOptions; webhooks?: boolean | WebhookDispatcherOptions; lookup?: Lookup; databaseUrl?: string; dataDir?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    engine?: boolean | EngineOptions;
+    webhooks?: boolean | WebhookDispatcherOptions;
+    lookup?: Lookup;
+    databaseUrl?: string;
+    dataDir?: string;
+  } = {},
 ): Promise<TestHerald> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'herald-test-'));
   const shared = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : undefined;

@@ -9,7 +9,11 @@ import { Webhook } from 'standardwebhooks';
 export function verifiedByStandardWebhooks(secret: string, headers: http.IncomingHttpHeaders, body: string): boolean {
   const only = (name: string) => String(headers[name] ?? '');
   try {
-    new Webhook(secret).verify(body, { 'webhook-id': only('webhook-id'), 'webhook-timestamp': only('webhook-timestamp'), 'webhook-signature': only('webhook-signature') });
+    new Webhook(secret).verify(body, {
+      'webhook-id': only('webhook-id'),
+      'webhook-timestamp': only('webhook-timestamp'),
+      'webhook-signature': only('webhook-signature'),
+    });
     return true;
   } catch {
     return false;

@@ -130,10 +130,13 @@ for (const store of await testStores()) {
       const direct = await fetchUrl(`http://files.test:${remote.port}/file.png`);
       assert.equal(direct.status, 201, JSON.stringify(direct.body));
       assert.deepEqual([direct.body.mimeType, direct.body.width, direct.body.height, direct.body.size], ['image/png', 40, 30, image.length]);
-      assert.ok(Buffer.from(await (await fetch(direct.body.path)).arrayBuffer()).equals(image), 'Buffer.from(await (await fetch(direct.body.path)).arrayBuffer()).equals(image)');
+      assert.ok(
+        Buffer.from(await (await fetch(direct.body.path)).arrayBuffer()).equals(image),
+        'Buffer.from(await (await fetch(direct.body.path)).arrayBuffer()).equals(image)',
+      );
       const redirected = await fetchUrl(`http://files.test:${remote.port}/redirect-ok`);
       assert.equal(redirected.status, 201, JSON.stringify(redirected.body));
-      assert.ok(remote.hits.includes('/file.png?via=ok'), 'remote.hits.includes(\'/file.png?via=ok\')');
+      assert.ok(remote.hits.includes('/file.png?via=ok'), "remote.hits.includes('/file.png?via=ok')");
     });
 
     it('refuses 127.0.0.1, ::1, 10.0.0.1, 169.254.169.254, CGNAT, multicast and IPv4-mapped literals, before connecting', async () => {
@@ -158,7 +161,12 @@ for (const store of await testStores()) {
     it('refuses names that resolve to loopback, metadata, CGNAT, link-local or IPv4-mapped addresses, or to any private one among several', async () => {
       const before = remote.hits.length;
       for (const name of ['loopback.test', 'metadata.test', 'mapped.test', 'cgnat.test', 'linklocal6.test', 'mixed.test']) {
-        await refused(`http://${name}:${remote.port}/file.png`, 400, 'url_refused', new RegExp(`${name.replace('.', '\\.')} resolves to a private or reserved address`));
+        await refused(
+          `http://${name}:${remote.port}/file.png`,
+          400,
+          'url_refused',
+          new RegExp(`${name.replace('.', '\\.')} resolves to a private or reserved address`),
+        );
       }
       await refused('http://no-such-host.test/file.png', 400, 'url_refused', /could not be resolved/);
       assert.equal(remote.hits.length, before, 'nothing reached the server');
@@ -203,7 +211,7 @@ for (const store of await testStores()) {
     it('a redirect loop ends with a refusal after a few hops', async () => {
       const before = remote.hits.filter((hit) => hit === '/loop').length;
       await refused(`http://files.test:${remote.port}/loop`, 400, 'url_refused', /too many redirects/);
-      assert.ok(remote.hits.filter((hit) => hit === '/loop').length - before <= 6, 'remote.hits.filter((hit) => hit === \'/loop\').length - before <= 6');
+      assert.ok(remote.hits.filter((hit) => hit === '/loop').length - before <= 6, "remote.hits.filter((hit) => hit === '/loop').length - before <= 6");
     });
   });
 }

@@ -24,7 +24,7 @@ for (const store of await testStores()) {
       return answer.body;
     };
 
-    it('lists the account\'s own media newest first, in pages', async () => {
+    it("lists the account's own media newest first, in pages", async () => {
       const uploaded = [];
       for (let i = 0; i < 5; i++) uploaded.push(await uploadAs(alice, `a${i}.png`));
       await uploadAs(bob, 'b.png');
@@ -33,7 +33,10 @@ for (const store of await testStores()) {
       assert.deepEqual([first.body.total, first.body.page, first.body.limit, first.body.hasMore], [5, 0, 2, true]);
       const all = [];
       for (let page = 0; page < 3; page++) all.push(...(await alice.call('GET', `/media?limit=2&page=${page}`)).body.media);
-      assert.deepEqual(all.map((m: any) => m.originalName), ['a4.png', 'a3.png', 'a2.png', 'a1.png', 'a0.png']);
+      assert.deepEqual(
+        all.map((m: any) => m.originalName),
+        ['a4.png', 'a3.png', 'a2.png', 'a1.png', 'a0.png'],
+      );
       assert.deepEqual(all[0], uploaded[4], 'the list shows the same media object the upload answered');
       assert.equal((await bob.call('GET', '/media')).body.media.length, 1);
       assert.equal((await alice.call('GET', '/media?page=-1')).status, 400);
@@ -50,8 +53,15 @@ for (const store of await testStores()) {
       assert.equal(storedFiles(herald).length, files.length - 2, 'file and thumbnail removed');
       assert.equal((await fetch(media.path)).status, 404);
       assert.equal((await fetch(media.thumbnail)).status, 404);
-      assert.ok(!(await alice.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === media.id), '!(await alice.call(\'GET\', \'/media?limit=200\')).body.media.some((m: any) => m.id === media.id)');
-      const reuse = await alice.call('POST', '/posts', postBody('schedule', [entry(channel.id, [{ content: 'x', image: [{ id: media.id, path: media.path }] }])]));
+      assert.ok(
+        !(await alice.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === media.id),
+        "!(await alice.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === media.id)",
+      );
+      const reuse = await alice.call(
+        'POST',
+        '/posts',
+        postBody('schedule', [entry(channel.id, [{ content: 'x', image: [{ id: media.id, path: media.path }] }])]),
+      );
       assert.equal(reuse.status, 400);
       assert.equal(reuse.body.errors[0].path, 'posts.0.value.0.image.0.path');
       assert.equal((await alice.call('DELETE', `/media/${media.id}`)).status, 404, 'a second delete finds nothing');
@@ -78,18 +88,28 @@ for (const store of await testStores()) {
       assert.equal(now.status, 200, JSON.stringify(now.body));
     });
 
-    it('one account cannot reference, list or delete another account\'s media', async () => {
+    it("one account cannot reference, list or delete another account's media", async () => {
       const mine = await uploadAs(alice, 'private.png');
       const bobChannel = await addWebhookChannel(bob);
-      const stolen = await bob.call('POST', '/posts', postBody('schedule', [entry(bobChannel.id, [{ content: 'mine now', image: [{ id: mine.id, path: mine.path }] }])]));
+      const stolen = await bob.call(
+        'POST',
+        '/posts',
+        postBody('schedule', [entry(bobChannel.id, [{ content: 'mine now', image: [{ id: mine.id, path: mine.path }] }])]),
+      );
       assert.equal(stolen.status, 400, JSON.stringify(stolen.body));
       assert.equal(stolen.body.errors[0].path, 'posts.0.value.0.image.0.path');
       const deleted = await bob.call('DELETE', `/media/${mine.id}`);
       assert.equal(deleted.status, 404);
-      assert.ok(!JSON.stringify(deleted.body).includes('private.png'), '!JSON.stringify(deleted.body).includes(\'private.png\')');
-      assert.ok(!(await bob.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === mine.id), '!(await bob.call(\'GET\', \'/media?limit=200\')).body.media.some((m: any) => m.id === mine.id)');
+      assert.ok(!JSON.stringify(deleted.body).includes('private.png'), "!JSON.stringify(deleted.body).includes('private.png')");
+      assert.ok(
+        !(await bob.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === mine.id),
+        "!(await bob.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === mine.id)",
+      );
       assert.equal((await fetch(mine.path)).status, 200, 'still there for its owner');
-      assert.ok((await alice.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === mine.id), '(await alice.call(\'GET\', \'/media?limit=200\')).body.media.some((m: any) => m.id === mine.id)');
+      assert.ok(
+        (await alice.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === mine.id),
+        "(await alice.call('GET', '/media?limit=200')).body.media.some((m: any) => m.id === mine.id)",
+      );
     });
   });
 }

@@ -60,7 +60,10 @@ for (const store of await testStores()) {
       assert.ok(Buffer.from(await served.arrayBuffer()).equals(bytes), 'Buffer.from(await served.arrayBuffer()).equals(bytes)');
       // The original is untouched.
       assert.ok((await bytesOf(ref)).equals(original), '(await bytesOf(ref)).equals(original)');
-      assert.ok(Buffer.from(await (await fetch(ref.url)).arrayBuffer()).equals(original), 'Buffer.from(await (await fetch(ref.url)).arrayBuffer()).equals(original)');
+      assert.ok(
+        Buffer.from(await (await fetch(ref.url)).arrayBuffer()).equals(original),
+        'Buffer.from(await (await fetch(ref.url)).arrayBuffer()).equals(original)',
+      );
 
       const files = storedFiles(herald);
       const again = await prepareForNetwork(herald.services, ref, needs);
@@ -74,7 +77,12 @@ for (const store of await testStores()) {
     });
 
     it('brings a file under a byte limit, keeping a type the network accepts', async () => {
-      const ref = await refOf(await sharp(await noisyPng(900, 900)).jpeg({ quality: 95 }).toBuffer(), 'heavy.jpg');
+      const ref = await refOf(
+        await sharp(await noisyPng(900, 900))
+          .jpeg({ quality: 95 })
+          .toBuffer(),
+        'heavy.jpg',
+      );
       const limit = Math.floor(ref.size / 4);
       const prepared = await prepareForNetwork(herald.services, ref, { imageTypes: ['image/jpeg', 'image/png'], maxImageBytes: limit });
       assert.equal(prepared.mimeType, 'image/jpeg');
@@ -94,7 +102,10 @@ for (const store of await testStores()) {
 
     it('refuses (PublishError "refused") what cannot be made to fit, and deleting media removes its copies', async () => {
       const ref = await refOf(await noisyPng(300, 300), 'noise.png');
-      await assert.rejects(prepareForNetwork(herald.services, ref, { imageTypes: ['image/heic'] }), (err: unknown) => err instanceof PublishError && err.kind === 'refused');
+      await assert.rejects(
+        prepareForNetwork(herald.services, ref, { imageTypes: ['image/heic'] }),
+        (err: unknown) => err instanceof PublishError && err.kind === 'refused',
+      );
       const prepared = await prepareForNetwork(herald.services, ref, { imageTypes: ['image/webp'], maxImageSide: 50 });
       assert.equal((await fetch(prepared.url)).status, 200);
       assert.equal((await account.call('DELETE', `/media/${ref.id}`)).status, 200);

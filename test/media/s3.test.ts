@@ -31,7 +31,14 @@ before(async () => {
   s3rver = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3Dir });
   const { port } = (await s3rver.run()) as { port: number };
   endpoint = `http://127.0.0.1:${port}`;
-  client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+  client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: CREDENTIALS,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
   await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
 });
 after(async () => {
@@ -117,7 +124,10 @@ for (const store of await testStores()) {
       assert.ok(served.equals(video), 'served.equals(video)');
       const late = await fetch(stored.body.path, { headers: { range: 'bytes=15000000-15000099' } });
       assert.equal(late.status, 206);
-      assert.ok(Buffer.from(await late.arrayBuffer()).equals(video.subarray(15_000_000, 15_000_100)), 'Buffer.from(await late.arrayBuffer()).equals(video.subarray(15_000_000, 15_000_100))');
+      assert.ok(
+        Buffer.from(await late.arrayBuffer()).equals(video.subarray(15_000_000, 15_000_100)),
+        'Buffer.from(await late.arrayBuffer()).equals(video.subarray(15_000_000, 15_000_100))',
+      );
     });
 
     it('a refused upload leaves no object; a conversion reads from and writes to the bucket', async () => {

@@ -16,12 +16,16 @@ import type { TestHerald } from '../helpers/herald.ts';
 export async function noisyPng(width: number, height: number): Promise<Buffer> {
   const pixels = Buffer.alloc(width * height * 3);
   for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 7919 + ((i * i) >> 3)) & 255;
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** A flat-coloured image of the given size and type. */
 export async function plainImage(width: number, height: number, format: 'png' | 'jpeg' | 'webp' | 'gif' = 'png'): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 30, g: 120, b: 200 } } })[format]().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r: 30, g: 120, b: 200 } } })
+    [format]()
+    .toBuffer();
 }
 
 /** An uncompressed 24-bit BMP, assembled by hand: each pixel's colour follows from its position. */
@@ -52,7 +56,7 @@ export function bmp24(width: number, height: number): Buffer {
 /** Whether ffmpeg is installed. In CI it must be (the video checks are never skipped there). */
 export async function haveFfmpeg(): Promise<boolean> {
   const works = await new Promise<boolean>((resolve) => execFile('ffmpeg', ['-version'], (err) => resolve(!err)));
-  if (!works && process.env.CI === 'true') throw new Error('CI=true requires ffmpeg (.ci/run installs Debian\'s ffmpeg package)');
+  if (!works && process.env.CI === 'true') throw new Error("CI=true requires ffmpeg (.ci/run installs Debian's ffmpeg package)");
   return works;
 }
 
@@ -60,8 +64,10 @@ export async function haveFfmpeg(): Promise<boolean> {
 export async function mp4Video(): Promise<Buffer> {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-video-')), 'clip.mp4');
   await new Promise<void>((resolve, reject) =>
-    execFile('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=10', '-t', '1', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-y', file], (err) =>
-      err ? reject(err) : resolve(),
+    execFile(
+      'ffmpeg',
+      ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=10', '-t', '1', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-y', file],
+      (err) => (err ? reject(err) : resolve()),
     ),
   );
   const bytes = fs.readFileSync(file);
@@ -81,7 +87,9 @@ export function storedFiles(herald: TestHerald): string[] {
   const root = herald.services.storage.root;
   const walk = (dir: string): string[] =>
     fs.existsSync(dir)
-      ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.relative(root, path.join(dir, e.name))]))
+      ? fs
+          .readdirSync(dir, { withFileTypes: true })
+          .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.relative(root, path.join(dir, e.name))]))
       : [];
   return walk(root).sort();
 }
@@ -111,18 +119,22 @@ export interface PostResult {
 /** POSTs raw bytes; the answer must be JSON. */
 export function postRaw(url: string, key: string, contentType: string, body: Buffer): Promise<PostResult> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', headers: { authorization: key, 'content-type': contentType, 'content-length': body.length } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (c) => chunks.push(c));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        try {
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: JSON.parse(text) });
-        } catch {
-          reject(new Error(`answer is not JSON: ${text.slice(0, 200)}`));
-        }
-      });
-    });
+    const request = http.request(
+      url,
+      { method: 'POST', headers: { authorization: key, 'content-type': contentType, 'content-length': body.length } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (c) => chunks.push(c));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          try {
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: JSON.parse(text) });
+          } catch {
+            reject(new Error(`answer is not JSON: ${text.slice(0, 200)}`));
+          }
+        });
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -131,7 +143,10 @@ export function postRaw(url: string, key: string, contentType: string, body: Buf
 export function assertRefused(answer: { status: number; body: any }, status: number, code: string, field = 'file'): void {
   assert.equal(answer.status, status, JSON.stringify(answer.body));
   assert.equal(answer.body.code, code, JSON.stringify(answer.body));
-  assert.ok(answer.body.errors.some((e: { path: string }) => e.path === field), `names ${field}: ${JSON.stringify(answer.body)}`);
+  assert.ok(
+    answer.body.errors.some((e: { path: string }) => e.path === field),
+    `names ${field}: ${JSON.stringify(answer.body)}`,
+  );
 }
 
 /** Checks the range forms players and networks send: first bytes, a middle slice, the tail, and past the end. */
@@ -143,12 +158,21 @@ export async function assertRanges(url: string, bytes: Buffer): Promise<void> {
   assert.ok(Buffer.from(await first.arrayBuffer()).equals(bytes.subarray(0, 10)), 'Buffer.from(await first.arrayBuffer()).equals(bytes.subarray(0, 10))');
   const middle = await get('bytes=100-199');
   assert.equal(middle.headers.get('content-length'), '100');
-  assert.ok(Buffer.from(await middle.arrayBuffer()).equals(bytes.subarray(100, 200)), 'Buffer.from(await middle.arrayBuffer()).equals(bytes.subarray(100, 200))');
+  assert.ok(
+    Buffer.from(await middle.arrayBuffer()).equals(bytes.subarray(100, 200)),
+    'Buffer.from(await middle.arrayBuffer()).equals(bytes.subarray(100, 200))',
+  );
   const tail = await get('bytes=-16');
   assert.equal(tail.headers.get('content-range'), `bytes ${bytes.length - 16}-${bytes.length - 1}/${bytes.length}`);
-  assert.ok(Buffer.from(await tail.arrayBuffer()).equals(bytes.subarray(bytes.length - 16)), 'Buffer.from(await tail.arrayBuffer()).equals(bytes.subarray(bytes.length - 16))');
+  assert.ok(
+    Buffer.from(await tail.arrayBuffer()).equals(bytes.subarray(bytes.length - 16)),
+    'Buffer.from(await tail.arrayBuffer()).equals(bytes.subarray(bytes.length - 16))',
+  );
   const open = await get(`bytes=${bytes.length - 5}-`);
-  assert.ok(Buffer.from(await open.arrayBuffer()).equals(bytes.subarray(bytes.length - 5)), 'Buffer.from(await open.arrayBuffer()).equals(bytes.subarray(bytes.length - 5))');
+  assert.ok(
+    Buffer.from(await open.arrayBuffer()).equals(bytes.subarray(bytes.length - 5)),
+    'Buffer.from(await open.arrayBuffer()).equals(bytes.subarray(bytes.length - 5))',
+  );
   const beyond = await get(`bytes=${bytes.length + 10}-`);
   assert.equal(beyond.status, 416);
   assert.equal(beyond.headers.get('content-range'), `bytes */${bytes.length}`);

@@ -7,7 +7,20 @@ import sharp from 'sharp';
 import { PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
-import { assertRanges, assertRefused, bmp24, haveFfmpeg, mediaRows, mp4Header, mp4Video, multipartBody, noisyPng, plainImage, postRaw, storedFiles } from './support.ts';
+import {
+  assertRanges,
+  assertRefused,
+  bmp24,
+  haveFfmpeg,
+  mediaRows,
+  mp4Header,
+  mp4Video,
+  multipartBody,
+  noisyPng,
+  plainImage,
+  postRaw,
+  storedFiles,
+} from './support.ts';
 
 const IMAGE_CAP = 256 * 1024;
 const VIDEO_CAP = 2 * 1024 * 1024;
@@ -56,7 +69,11 @@ for (const store of await testStores()) {
         // A PNG signature and nothing else is too little to be any image.
         assertRefused(await upload(account, herald.api, png.subarray(0, 8), 'tiny.png'), 415, 'unsupported_media_type');
         const { body, contentType } = multipartBody('form-data; name="file"; filename="cut.png"', png);
-        const cut = await postRaw(`${herald.api}/upload`, account.key, contentType, body.subarray(0, body.length - 40)).catch((err: Error) => ({ status: 0, headers: {}, body: err.message }));
+        const cut = await postRaw(`${herald.api}/upload`, account.key, contentType, body.subarray(0, body.length - 40)).catch((err: Error) => ({
+          status: 0,
+          headers: {},
+          body: err.message,
+        }));
         // The body ends before the closing boundary: either a 400 naming the body, or the declared length is not met.
         assert.ok(cut.status === 400 || cut.status === 0, JSON.stringify(cut.body));
         if (cut.status === 400) assert.equal(cut.body.errors[0].path.split('.')[0], cut.body.errors[0].path.includes('content-length') ? 'headers' : 'body');
@@ -137,7 +154,10 @@ for (const store of await testStores()) {
       const meta = await sharp(Buffer.from(await thumb.arrayBuffer())).metadata();
       assert.deepEqual([meta.format, meta.width, meta.height], ['jpeg', 400, 267]);
 
-      const turned = await sharp(await plainImage(300, 100, 'png')).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+      const turned = await sharp(await plainImage(300, 100, 'png'))
+        .jpeg()
+        .withMetadata({ orientation: 6 })
+        .toBuffer();
       const portrait = await upload(account, herald.api, turned, 'phone.jpg');
       assert.deepEqual([portrait.body.mimeType, portrait.body.width, portrait.body.height], ['image/jpeg', 100, 300]);
 
@@ -147,7 +167,11 @@ for (const store of await testStores()) {
       const bmpThumb = await sharp(Buffer.from(await (await fetch(bitmap.body.thumbnail)).arrayBuffer())).metadata();
       assert.deepEqual([bmpThumb.width, bmpThumb.height], [64, 48]);
 
-      for (const [bytes, type] of [[JPEG_1x1, 'image/jpeg'], [await plainImage(20, 10, 'gif'), 'image/gif'], [await plainImage(20, 10, 'webp'), 'image/webp']] as const) {
+      for (const [bytes, type] of [
+        [JPEG_1x1, 'image/jpeg'],
+        [await plainImage(20, 10, 'gif'), 'image/gif'],
+        [await plainImage(20, 10, 'webp'), 'image/webp'],
+      ] as const) {
         const answer = await upload(account, herald.api, bytes, 'no-extension');
         assert.equal(answer.status, 201, JSON.stringify(answer.body));
         assert.equal(answer.body.mimeType, type);

@@ -49,7 +49,9 @@ for (const store of await testStores()) {
       pages = http.createServer((req, res) => {
         if (req.url === '/article') {
           res.writeHead(200, { 'content-type': 'text/html' });
-          res.end('<html><head><meta property="og:title" content="A real card"><meta property="og:description" content="Built by Herald"><meta property="og:image" content="/cover.png"></head></html>');
+          res.end(
+            '<html><head><meta property="og:title" content="A real card"><meta property="og:description" content="Built by Herald"><meta property="og:image" content="/cover.png"></head></html>',
+          );
         } else if (req.url === '/cover.png') {
           res.writeHead(200, { 'content-type': 'image/png' });
           res.end(PNG_1x1);
@@ -81,7 +83,10 @@ for (const store of await testStores()) {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${session.accessJwt}` },
         body: JSON.stringify({ name: 'Herald' }),
       }).then((r) => r.json());
-      const connected = await account.call('POST', '/integrations', { identifier: 'bluesky', credentials: { identifier: 'alice.test', password: appPassword.password, service: network.pds.url } });
+      const connected = await account.call('POST', '/integrations', {
+        identifier: 'bluesky',
+        credentials: { identifier: 'alice.test', password: appPassword.password, service: network.pds.url },
+      });
       assert.equal(connected.status, 201, JSON.stringify(connected.body));
       channelId = connected.body.id;
       const channel = await listedChannel(account, channelId);
@@ -104,7 +109,10 @@ for (const store of await testStores()) {
       const bytes = Buffer.from(text, 'utf8');
       assert.equal(bytes.subarray(stored.value.facets[0].index.byteStart, stored.value.facets[0].index.byteEnd).toString(), '@bob.test');
       const external = stored.value.embed.external;
-      assert.deepEqual({ uri: external.uri, title: external.title, description: external.description }, { uri: `${pagesUrl}/article`, title: 'A real card', description: 'Built by Herald' });
+      assert.deepEqual(
+        { uri: external.uri, title: external.title, description: external.description },
+        { uri: `${pagesUrl}/article`, title: 'A real card', description: 'Built by Herald' },
+      );
       assert.deepEqual(await blobBytes(external.thumb.ref.$link ?? external.thumb.ref.toString()), PNG_1x1);
     });
 
@@ -112,7 +120,10 @@ for (const store of await testStores()) {
       const png = await uploadPng(account, herald);
       await herald.services.media.describe(account.id, png.id, { alt: 'A white square' });
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'First, with a picture', media: [png] }, { content: 'Second' }]));
-      assert.ok(post.thread.every((t: any) => t.state === 'PUBLISHED'), JSON.stringify(post.thread));
+      assert.ok(
+        post.thread.every((t: any) => t.state === 'PUBLISHED'),
+        JSON.stringify(post.thread),
+      );
       const first = await record(post.thread[0].releaseId);
       const second = await record(post.thread[1].releaseId);
       assert.equal(first.value.embed.images[0].alt, 'A white square');
@@ -130,9 +141,13 @@ for (const store of await testStores()) {
     });
 
     it('keeps the session alive with refreshSession, and publishes with the new one', async () => {
-      const before = herald.services.channels.publishView(await herald.services.store.db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirstOrThrow()).config;
+      const before = herald.services.channels.publishView(
+        await herald.services.store.db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirstOrThrow(),
+      ).config;
       assert.equal(await herald.engine!.renewal.run(Date.now() + 8 * DAY), 1);
-      const after = herald.services.channels.publishView(await herald.services.store.db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirstOrThrow()).config;
+      const after = herald.services.channels.publishView(
+        await herald.services.store.db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirstOrThrow(),
+      ).config;
       assert.notEqual(after.refreshToken, before.refreshToken, 'the PDS rotated the refresh token');
       const post = await settled(account, await publishNow(account, channelId, ['After the renewal']));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');

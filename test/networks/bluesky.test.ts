@@ -18,7 +18,10 @@ describe('bluesky text rules', () => {
     // Both mentions sit inside the link; comparing with a dropped facet would keep the second.
     const text = 'see https://x.org/(@a.bc(@d.ef';
     const facets = await facetsOf(text, async () => 'did:plc:someone');
-    assert.deepEqual(facets.map((f) => f.features[0].$type), ['app.bsky.richtext.facet#link']);
+    assert.deepEqual(
+      facets.map((f) => f.features[0].$type),
+      ['app.bsky.richtext.facet#link'],
+    );
   });
   it('derives one 13-character record key per item, the same every time', () => {
     const at = new Date('2026-05-01T12:00:00Z');
@@ -72,7 +75,10 @@ for (const store of await testStores()) {
     });
 
     it('connects with a handle and an app password on the given PDS (createSession), never showing the password', async () => {
-      const added = await account.call('POST', '/integrations', { identifier: 'bluesky', credentials: { identifier: HANDLE, password: APP_PASSWORD, service: fake.url } });
+      const added = await account.call('POST', '/integrations', {
+        identifier: 'bluesky',
+        credentials: { identifier: HANDLE, password: APP_PASSWORD, service: fake.url },
+      });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channelId = added.body.id;
       assert.equal(added.body.name, 'Herald on Bluesky');
@@ -87,13 +93,19 @@ for (const store of await testStores()) {
     });
 
     it("refuses wrong credentials with Bluesky's message, and bad fields by name", async () => {
-      const wrong = await account.call('POST', '/integrations', { identifier: 'bluesky', credentials: { identifier: HANDLE, password: 'nope-nope-nope-nope', service: fake.url } });
+      const wrong = await account.call('POST', '/integrations', {
+        identifier: 'bluesky',
+        credentials: { identifier: HANDLE, password: 'nope-nope-nope-nope', service: fake.url },
+      });
       assert.equal(wrong.status, 400);
       assert.match(wrong.body.message, /Invalid identifier or password/);
       const empty = await account.call('POST', '/integrations', { identifier: 'bluesky', credentials: { service: 'ftp://x' } });
       assert.equal(empty.status, 400);
       assert.deepEqual(empty.body.errors.map((e: any) => e.path).sort(), ['credentials.identifier', 'credentials.password', 'credentials.service']);
-      const privateService = await account.call('POST', '/integrations', { identifier: 'bluesky', credentials: { identifier: HANDLE, password: APP_PASSWORD, service: 'http://10.9.8.7' } });
+      const privateService = await account.call('POST', '/integrations', {
+        identifier: 'bluesky',
+        credentials: { identifier: HANDLE, password: APP_PASSWORD, service: 'http://10.9.8.7' },
+      });
       assert.equal(privateService.status, 400);
       assert.equal(privateService.body.errors[0].path, 'credentials.service');
     });
@@ -116,7 +128,10 @@ for (const store of await testStores()) {
         { index: { byteStart: 20, byteEnd: 41 }, features: [{ $type: 'app.bsky.richtext.facet#link', uri: 'https://example.com/a' }] },
         { index: { byteStart: 42, byteEnd: 46 }, features: [{ $type: 'app.bsky.richtext.facet#tag', tag: 'tag' }] },
       ]);
-      assert.deepEqual(fake.calls('GET /xrpc/com.atproto.identity.resolveHandle').map((r) => r.query.handle), ['alice.test', 'nobody.test']);
+      assert.deepEqual(
+        fake.calls('GET /xrpc/com.atproto.identity.resolveHandle').map((r) => r.query.handle),
+        ['alice.test', 'nobody.test'],
+      );
       const stored = fake.records.at(-1)!;
       assert.equal(post.releaseId, stored.uri);
       assert.equal(post.releaseURL, `https://bsky.app/profile/${DID}/post/${stored.rkey}`);
@@ -133,12 +148,21 @@ for (const store of await testStores()) {
       assert.deepEqual(blobCall.raw, blob.bytes);
       assert.deepEqual(fake.records.at(-1)!.value.embed, {
         $type: 'app.bsky.embed.images',
-        images: [{ image: { $type: 'blob', ref: { $link: blob.cid }, mimeType: 'image/png', size: blob.bytes.length }, alt: 'A white square', aspectRatio: { width: 1, height: 1 } }],
+        images: [
+          {
+            image: { $type: 'blob', ref: { $link: blob.cid }, mimeType: 'image/png', size: blob.bytes.length },
+            alt: 'A white square',
+            aspectRatio: { width: 1, height: 1 },
+          },
+        ],
       });
     });
 
     it("builds the link card of the first link from the page's Open Graph tags, with its image as the thumbnail", async () => {
-      const post = await settled(account, await publishNow(account, channelId, [`Read this: ${pagesUrl}/article`], { __type: 'bluesky', langs: ['en', 'pt-BR'] }));
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, [`Read this: ${pagesUrl}/article`], { __type: 'bluesky', langs: ['en', 'pt-BR'] }),
+      );
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       const record = fake.records.at(-1)!.value;
       const thumb = fake.blobs.at(-1)!;
@@ -167,15 +191,24 @@ for (const store of await testStores()) {
       const text = family.repeat(130);
       assert.ok(graphemes(text) <= 300 && Buffer.byteLength(text) > 3000);
       const body = (content: string, settings: Record<string, unknown> = { __type: 'bluesky' }) => ({
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content, image: [] }], settings }],
       });
       const long = await account.call('POST', '/posts', body(text));
       assert.equal(long.status, 400, JSON.stringify(long.body));
-      assert.ok(long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /3000/.test(e.message)), JSON.stringify(long.body.errors));
+      assert.ok(
+        long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /3000/.test(e.message)),
+        JSON.stringify(long.body.errors),
+      );
       const langs = await account.call('POST', '/posts', body('hello', { __type: 'bluesky', langs: ['en', 'de', 'fr', 'it'] }));
       assert.equal(langs.status, 400);
-      assert.ok(langs.body.errors.some((e: any) => String(e.path).startsWith('posts.0.settings.langs')), JSON.stringify(langs.body.errors));
+      assert.ok(
+        langs.body.errors.some((e: any) => String(e.path).startsWith('posts.0.settings.langs')),
+        JSON.stringify(langs.body.errors),
+      );
     });
 
     it('posts a video through the video service, and a retry follows the same job instead of uploading again', async () => {
@@ -192,24 +225,46 @@ for (const store of await testStores()) {
       const [auth] = fake.calls('GET /xrpc/com.atproto.server.getServiceAuth').slice(-1);
       assert.equal(auth.query.lxm, 'com.atproto.repo.uploadBlob');
       assert.equal(auth.query.aud, 'did:web:127.0.0.1');
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
       const embed = fake.records.at(-1)!.value.embed;
       assert.equal(embed.$type, 'app.bsky.embed.video');
       assert.deepEqual(fake.blobs.find((b) => b.cid === embed.video.ref.$link)!.bytes, video.bytes);
-      assert.equal(fake.calls('POST /xrpc/com.atproto.repo.uploadBlob').filter((r) => r.headers['content-type'] === 'video/mp4').length, 0, 'not as a plain blob');
+      assert.equal(
+        fake.calls('POST /xrpc/com.atproto.repo.uploadBlob').filter((r) => r.headers['content-type'] === 'video/mp4').length,
+        0,
+        'not as a plain blob',
+      );
     });
 
     it("reports the profile's and a post's counts, and lists recent posts for one published by hand", async () => {
       fake.followers = 321;
       const channel = await account.call('GET', `/analytics/${channelId}?date=30`);
       assert.equal(channel.status, 200, JSON.stringify(channel.body));
-      assert.deepEqual(channel.body.map((s: any) => [s.label, s.data[0].total]), [['Followers', 321], ['Following', 12], ['Posts', fake.records.length]]);
+      assert.deepEqual(
+        channel.body.map((s: any) => [s.label, s.data[0].total]),
+        [
+          ['Followers', 321],
+          ['Following', 12],
+          ['Posts', fake.records.length],
+        ],
+      );
 
       const post = await settled(account, await publishNow(account, channelId, ['Counted on Bluesky']));
       fake.counts.set(post.releaseId, { likeCount: 9, repostCount: 3, replyCount: 2, quoteCount: 1 });
       const figures = await account.call('GET', `/analytics/post/${post.id}`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
-      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data[0].total]), [['Likes', 9], ['Reposts', 3], ['Replies', 2], ['Quotes', 1]]);
+      assert.deepEqual(
+        figures.body.map((s: any) => [s.label, s.data[0].total]),
+        [
+          ['Likes', 9],
+          ['Reposts', 3],
+          ['Replies', 2],
+          ['Quotes', 1],
+        ],
+      );
 
       const draft = await saveDraft(account, channelId, 'by hand', { __type: 'bluesky' });
       const missing = await account.call('GET', `/posts/${draft}/missing`);
@@ -226,11 +281,17 @@ for (const store of await testStores()) {
       assert.equal(a.value.reply, undefined);
       assert.deepEqual(b.value.reply, { root: { uri: a.uri, cid: a.cid }, parent: { uri: a.uri, cid: a.cid } });
       assert.deepEqual(c.value.reply, { root: { uri: a.uri, cid: a.cid }, parent: { uri: b.uri, cid: b.cid } });
-      assert.deepEqual(post.thread.map((t: any) => t.releaseId), [a.uri, b.uri, c.uri]);
+      assert.deepEqual(
+        post.thread.map((t: any) => t.releaseId),
+        [a.uri, b.uri, c.uri],
+      );
     });
 
     it("ends in ERROR with Bluesky's message when it refuses the record", async () => {
-      fake.failNext('POST /xrpc/com.atproto.repo.createRecord', { status: 400, body: { error: 'InvalidRequest', message: 'Invalid app.bsky.feed.post record: Record/langs must not be longer than 3 elements' } });
+      fake.failNext('POST /xrpc/com.atproto.repo.createRecord', {
+        status: 400,
+        body: { error: 'InvalidRequest', message: 'Invalid app.bsky.feed.post record: Record/langs must not be longer than 3 elements' },
+      });
       const post = await settled(account, await publishNow(account, channelId, ['refused']));
       assert.equal(post.state, 'ERROR');
       assert.match(post.error, /InvalidRequest: Invalid app\.bsky\.feed\.post record/);
@@ -251,7 +312,10 @@ for (const store of await testStores()) {
       fake.failNext('POST /xrpc/com.atproto.repo.createRecord', { hang: true });
       const post = await settled(account, await publishNow(account, channelId, ['lost on the way']), 30_000);
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
-      assert.deepEqual(post.thread[0].attempts.map((a: { outcome: string }) => a.outcome), ['unknown', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: { outcome: string }) => a.outcome),
+        ['unknown', 'published'],
+      );
       assert.equal(fake.records.length, before + 1, 'one record');
       const [first, second] = fake.calls('POST /xrpc/com.atproto.repo.createRecord').slice(-2);
       assert.equal(second.json.rkey, first.json.rkey, 'the same record key both times');
@@ -280,12 +344,20 @@ for (const store of await testStores()) {
       fake.failNext('POST /xrpc/com.atproto.repo.createRecord', {
         status: 429,
         body: { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' },
-        headers: { 'ratelimit-limit': '5000', 'ratelimit-remaining': '0', 'ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 1), 'ratelimit-policy': '5000;w=3600' },
+        headers: {
+          'ratelimit-limit': '5000',
+          'ratelimit-remaining': '0',
+          'ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 1),
+          'ratelimit-policy': '5000;w=3600',
+        },
       });
       const post = await settled(account, await publishNow(account, channelId, ['Patient']));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.equal(fake.records.length, before + 1);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
     });
   });
 }

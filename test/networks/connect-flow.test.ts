@@ -38,13 +38,33 @@ for (const store of await testStores()) {
       await fake.close();
     });
 
-    const callback = (query: Record<string, string>) => fetch(`${herald.url}/connect/linkedin/callback?${new URLSearchParams(query)}`, { headers: { accept: 'application/json' } });
+    const callback = (query: Record<string, string>) =>
+      fetch(`${herald.url}/connect/linkedin/callback?${new URLSearchParams(query)}`, { headers: { accept: 'application/json' } });
 
     it('GET /networks lists every network with its auth type and whether this server is configured for it', async () => {
       const listed = await account.call('GET', '/networks');
       assert.equal(listed.status, 200);
       const byId = new Map(listed.body.map((n: any) => [n.identifier, n]));
-      for (const id of ['x', 'linkedin', 'linkedin-page', 'facebook', 'instagram', 'instagram-standalone', 'threads', 'youtube', 'tiktok', 'pinterest', 'reddit', 'mastodon', 'bluesky', 'telegram', 'discord', 'slack', 'nostr', 'webhook']) {
+      for (const id of [
+        'x',
+        'linkedin',
+        'linkedin-page',
+        'facebook',
+        'instagram',
+        'instagram-standalone',
+        'threads',
+        'youtube',
+        'tiktok',
+        'pinterest',
+        'reddit',
+        'mastodon',
+        'bluesky',
+        'telegram',
+        'discord',
+        'slack',
+        'nostr',
+        'webhook',
+      ]) {
         assert.ok(byId.has(id), `${id} is listed`);
       }
       assert.equal((byId.get('linkedin') as any).configured, true);
@@ -53,7 +73,10 @@ for (const store of await testStores()) {
     });
 
     it('a network without app credentials: 400 naming the variables to set', async () => {
-      assertError(await account.call('GET', '/social/pinterest'), 400, { code: 'provider_not_configured', message: /HERALD_PINTEREST_CLIENT_ID and HERALD_PINTEREST_CLIENT_SECRET/ });
+      assertError(await account.call('GET', '/social/pinterest'), 400, {
+        code: 'provider_not_configured',
+        message: /HERALD_PINTEREST_CLIENT_ID and HERALD_PINTEREST_CLIENT_SECRET/,
+      });
       assertError(await account.call('GET', '/social/bluesky'), 400, { code: 'not_oauth', path: 'provider' });
       assertError(await account.call('GET', '/social/no-such-network'), 404);
     });
@@ -69,7 +92,9 @@ for (const store of await testStores()) {
       assert.equal((await account.call('GET', '/integrations')).body.length, 0);
       // The HTML page a browser sees says the same, escaped.
       const again = await startConnect(account, 'linkedin');
-      const page = await fetch(`${herald.url}/connect/linkedin/callback?state=${again.searchParams.get('state')}&error=denied&error_description=${encodeURIComponent('<script>x</script>')}`);
+      const page = await fetch(
+        `${herald.url}/connect/linkedin/callback?state=${again.searchParams.get('state')}&error=denied&error_description=${encodeURIComponent('<script>x</script>')}`,
+      );
       assert.equal(page.status, 400);
       const html = await page.text();
       assert.match(page.headers.get('content-type') ?? '', /text\/html/);
@@ -99,7 +124,9 @@ for (const store of await testStores()) {
 
     it('a state belongs to the network it was made for', async () => {
       const start = await startConnect(account, 'linkedin');
-      const wrong = await fetch(`${herald.url}/connect/linkedin-page/callback?state=${start.searchParams.get('state')}&code=code-123`, { headers: { accept: 'application/json' } });
+      const wrong = await fetch(`${herald.url}/connect/linkedin-page/callback?state=${start.searchParams.get('state')}&code=code-123`, {
+        headers: { accept: 'application/json' },
+      });
       assert.equal(wrong.status, 400);
       assert.equal((await wrong.json()).code, 'unknown_state');
       const right = await followToCallback(herald, start);

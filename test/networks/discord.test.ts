@@ -113,14 +113,17 @@ for (const store of await testStores()) {
       fake.failNext('POST /api/v10/channels/:id/messages', { handleThenHang: true });
       const post = await settled(account, await publishNow(account, channelId, ['Did this arrive?'], inGeneral), 30_000);
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
-      assert.deepEqual(post.thread[0].attempts.map((a) => a.outcome), ['unknown', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a) => a.outcome),
+        ['unknown', 'published'],
+      );
       assert.equal(fake.messages.length, before + 1, 'one message, not two');
       const [first, second] = fake.calls('POST /api/v10/channels/:id/messages').slice(-2);
       assert.equal(second.json.nonce, first.json.nonce, 'the repeat carries the same nonce');
       assert.equal(post.releaseId, fake.messages.at(-1)!.id);
     });
 
-    it("refuses a channel of another server (the bot is shared) without posting there", async () => {
+    it('refuses a channel of another server (the bot is shared) without posting there', async () => {
       const count = fake.messages.length;
       const post = await settled(account, await publishNow(account, channelId, ['sneaky'], { __type: 'discord', channel: OTHER_GUILD_CHANNEL }));
       assert.equal(post.state, 'ERROR');
@@ -131,7 +134,23 @@ for (const store of await testStores()) {
     it('uploads media as multipart with payload_json and files[n]', async () => {
       const a = await uploadPng(account, herald.api, 'a.png');
       const b = await uploadPng(account, herald.api, 'b.png');
-      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Two pictures', image: [{ id: a.id, path: a.path }, { id: b.id, path: b.path }] }], inGeneral));
+      const post = await settled(
+        account,
+        await publishNow(
+          account,
+          channelId,
+          [
+            {
+              content: 'Two pictures',
+              image: [
+                { id: a.id, path: a.path },
+                { id: b.id, path: b.path },
+              ],
+            },
+          ],
+          inGeneral,
+        ),
+      );
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       const sent = fake.calls('POST /api/v10/channels/:id/messages').at(-1)!;
       assert.match(sent.headers['content-type'] ?? '', /^multipart\/form-data; boundary=/);
@@ -139,17 +158,29 @@ for (const store of await testStores()) {
       assert.equal(payloadPart.type, 'application/json');
       const payload = JSON.parse(payloadPart.data.toString('utf8'));
       assert.equal(payload.content, 'Two pictures');
-      assert.deepEqual(payload.attachments.map((x: { id: number }) => x.id), [0, 1]);
+      assert.deepEqual(
+        payload.attachments.map((x: { id: number }) => x.id),
+        [0, 1],
+      );
       const files = sent.multipart!.files.filter((f) => f.name.startsWith('files['));
-      assert.deepEqual(files.map((f) => f.name), ['files[0]', 'files[1]']);
-      assert.deepEqual(files.map((f) => f.filename), payload.attachments.map((x: { filename: string }) => x.filename));
+      assert.deepEqual(
+        files.map((f) => f.name),
+        ['files[0]', 'files[1]'],
+      );
+      assert.deepEqual(
+        files.map((f) => f.filename),
+        payload.attachments.map((x: { filename: string }) => x.filename),
+      );
       assert.deepEqual(files[0].data, a.bytes);
       assert.equal(fake.messages.at(-1)!.attachments.length, 2);
     });
 
     it('publishes a thread as replies (message_reference) to the previous message', async () => {
       const post = await settled(account, await publishNow(account, channelId, ['first', { content: 'second', delay: 0 }], inGeneral));
-      assert.deepEqual(post.thread.map((t) => t.state), ['PUBLISHED', 'PUBLISHED']);
+      assert.deepEqual(
+        post.thread.map((t) => t.state),
+        ['PUBLISHED', 'PUBLISHED'],
+      );
       const [first, second] = fake.calls('POST /api/v10/channels/:id/messages').slice(-2);
       assert.equal(first.json.message_reference, undefined);
       assert.deepEqual(second.json.message_reference, { message_id: post.thread[0].releaseId, channel_id: GENERAL, fail_if_not_exists: true });
@@ -164,7 +195,7 @@ for (const store of await testStores()) {
       assert.equal(post.thread[0].attempts.length, 1);
     });
 
-    it("a channel hidden from the bot fails that post with what to fix, and leaves the channel connected", async () => {
+    it('a channel hidden from the bot fails that post with what to fix, and leaves the channel connected', async () => {
       const hidden = '900000000000000014';
       fake.guilds[0]!.channels.push({ id: hidden, name: 'staff', type: 0, position: 4, hidden: true });
       const post = await settled(account, await publishNow(account, channelId, ['into the staff room'], { __type: 'discord', channel: hidden }));
@@ -200,13 +231,23 @@ for (const store of await testStores()) {
     it('honours retry_after of a 429 and publishes once', async () => {
       fake.failNext('POST /api/v10/channels/:id/messages', {
         status: 429,
-        headers: { 'retry-after': '1', 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '0.9', 'x-ratelimit-scope': 'user', 'x-ratelimit-bucket': 'abcd' },
+        headers: {
+          'retry-after': '1',
+          'x-ratelimit-limit': '5',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset-after': '0.9',
+          'x-ratelimit-scope': 'user',
+          'x-ratelimit-bucket': 'abcd',
+        },
         body: { message: 'You are being rate limited.', retry_after: 0.9, global: false },
       });
       const count = fake.messages.length;
       const post = await settled(account, await publishNow(account, channelId, ['after the limit'], inGeneral));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
-      assert.deepEqual(post.thread[0].attempts.map((a) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a) => a.outcome),
+        ['retry', 'published'],
+      );
       assert.match(post.thread[0].attempts[0].detail!, /You are being rate limited/);
       assert.equal(fake.messages.length, count + 1);
     });

@@ -79,11 +79,17 @@ for (const store of await testStores()) {
       assert.equal(consent.redirect_uri, `${herald.url}/connect/facebook/callback`);
       assert.equal(consent.response_type, 'code');
       assert.ok(consent.state.length >= 20, 'consent.state.length >= 20');
-      for (const scope of ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement', 'pages_manage_engagement', 'read_insights']) assert.ok(consent.scope.split(',').includes(scope), scope);
+      for (const scope of ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement', 'pages_manage_engagement', 'read_insights'])
+        assert.ok(consent.scope.split(',').includes(scope), scope);
 
       const [code, exchange] = fake.calls('GET /:version/oauth/access_token');
       assert.deepEqual(code.query, { client_id: FB_APP.id, client_secret: FB_APP.secret, redirect_uri: consent.redirect_uri, code: 'fb-code-1' });
-      assert.deepEqual(exchange.query, { grant_type: 'fb_exchange_token', client_id: FB_APP.id, client_secret: FB_APP.secret, fb_exchange_token: 'fb-user-short' });
+      assert.deepEqual(exchange.query, {
+        grant_type: 'fb_exchange_token',
+        client_id: FB_APP.id,
+        client_secret: FB_APP.secret,
+        fb_exchange_token: 'fb-user-short',
+      });
       const pages = fake.calls('GET /:version/me/accounts');
       assert.equal(pages.length, 2, 'the result cursor is followed to the second Page');
       assert.equal(pages[0].headers.authorization, 'Bearer fb-user-long');
@@ -97,7 +103,10 @@ for (const store of await testStores()) {
 
     it('publishes text with a link to the Page feed, with the Page token', async () => {
       const from = fake.requests.length;
-      const post = await settled(account, await publishNow(account, channelId, ['Fresh bread at 7'], { __type: 'facebook', url: 'https://bakery.example/menu' }));
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, ['Fresh bread at 7'], { __type: 'facebook', url: 'https://bakery.example/menu' }),
+      );
       assert.equal(post.state, 'PUBLISHED', post.error);
       const [sent] = since(from);
       assert.equal(sent.path, `/${version}/${GARAGE.id}/feed`);
@@ -127,8 +136,14 @@ for (const store of await testStores()) {
       const [p1, p2, feed] = since(from);
       assert.deepEqual([p1.path, p2.path, feed.path], [`/${version}/${GARAGE.id}/photos`, `/${version}/${GARAGE.id}/photos`, `/${version}/${GARAGE.id}/feed`]);
       assert.equal(p1.form!.published, 'false');
-      const photoIds = fake.posts.filter((p) => p.kind === 'photo').slice(-2).map((p) => p.id);
-      assert.deepEqual(JSON.parse(feed.form!.attached_media), photoIds.map((id) => ({ media_fbid: id })));
+      const photoIds = fake.posts
+        .filter((p) => p.kind === 'photo')
+        .slice(-2)
+        .map((p) => p.id);
+      assert.deepEqual(
+        JSON.parse(feed.form!.attached_media),
+        photoIds.map((id) => ({ media_fbid: id })),
+      );
       assert.equal(feed.form!.message, 'Two loaves');
 
       const clip = await uploadMp4(account, herald, 4096);
@@ -146,7 +161,10 @@ for (const store of await testStores()) {
       const photo = await uploadPng(account, herald);
       const clip = await uploadMp4(account, herald, 2048);
       const from = fake.requests.length;
-      const story = await settled(account, await publishNow(account, channelId, [{ content: '', media: [photo, clip] }], { __type: 'facebook', post_type: 'story' }));
+      const story = await settled(
+        account,
+        await publishNow(account, channelId, [{ content: '', media: [photo, clip] }], { __type: 'facebook', post_type: 'story' }),
+      );
       assert.equal(story.state, 'PUBLISHED', story.error);
       const paths = since(from).map((r) => r.path.replace(/\d{6,}/g, 'ID'));
       assert.deepEqual(paths, [
@@ -163,17 +181,29 @@ for (const store of await testStores()) {
 
     it('refuses before queueing what Facebook would refuse', async () => {
       const story = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content: 'no media', image: [] }], settings: { __type: 'facebook', post_type: 'story' } }],
       });
       assert.equal(story.status, 400);
-      assert.ok(story.body.errors.some((e: any) => e.path === 'posts.0.value.0.image' && /story needs at least one/.test(e.message)), JSON.stringify(story.body));
+      assert.ok(
+        story.body.errors.some((e: any) => e.path === 'posts.0.value.0.image' && /story needs at least one/.test(e.message)),
+        JSON.stringify(story.body),
+      );
       const long = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content: 'x'.repeat(63_207), image: [] }] }],
       });
       assert.equal(long.status, 400);
-      assert.ok(long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content'), 'long.body.errors.some((e: any) => e.path === \'posts.0.value.0.content\')');
+      assert.ok(
+        long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content'),
+        "long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content')",
+      );
     });
 
     it('posts the next items as a comment under the post, then a reply to that comment', async () => {
@@ -186,7 +216,10 @@ for (const store of await testStores()) {
       assert.deepEqual(comment.form, { message: 'First comment: hours are 7-19' });
       assert.equal(comment.headers.authorization, `Bearer ${GARAGE.token}`);
       assert.equal(reply.path, `/${version}/${post.thread[1].releaseId}/comments`);
-      assert.deepEqual(post.thread.map((t: any) => t.state), ['PUBLISHED', 'PUBLISHED', 'PUBLISHED']);
+      assert.deepEqual(
+        post.thread.map((t: any) => t.state),
+        ['PUBLISHED', 'PUBLISHED', 'PUBLISHED'],
+      );
     });
 
     it("ends in ERROR with Facebook's own message when it refuses the post, without retrying", async () => {
@@ -197,15 +230,26 @@ for (const store of await testStores()) {
       assert.match(post.error, /Duplicate status message/);
       assert.match(post.error, /code 506/);
       assert.equal(since(from).length, 1);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['failed']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['failed'],
+      );
     });
 
     it('waits when Facebook throttles the Page (code 32), then publishes once', async () => {
-      fake.failNext('POST /:version/:page/feed', graphError(32, 'Page request limit reached', { headers: { 'x-business-use-case-usage': JSON.stringify({ [GARAGE.id]: [{ type: 'pages', call_count: 100, estimated_time_to_regain_access: 0 }] }) } }));
+      fake.failNext(
+        'POST /:version/:page/feed',
+        graphError(32, 'Page request limit reached', {
+          headers: { 'x-business-use-case-usage': JSON.stringify({ [GARAGE.id]: [{ type: 'pages', call_count: 100, estimated_time_to_regain_access: 0 }] }) },
+        }),
+      );
       const from = fake.requests.length;
       const post = await settled(account, await publishNow(account, channelId, ['After the rush']));
       assert.equal(post.state, 'PUBLISHED', post.error);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
       assert.equal(since(from).length, 2);
       assert.equal(fake.posts.filter((p) => p.params.message === 'After the rush').length, 1);
     });
@@ -251,7 +295,13 @@ for (const store of await testStores()) {
       assert.equal(year.status, 200, JSON.stringify(year.body));
       assert.equal(year.body[0].data.length, 200);
       assert.equal(year.body[0].data.at(-1).total, 70);
-      assert.equal(fake.calls('GET /:version/:object/insights').slice(-3).filter((r) => r.path.endsWith(`${GARAGE.id}/insights`)).length, 3);
+      assert.equal(
+        fake
+          .calls('GET /:version/:object/insights')
+          .slice(-3)
+          .filter((r) => r.path.endsWith(`${GARAGE.id}/insights`)).length,
+        3,
+      );
 
       const post = await settled(account, await publishNow(account, channelId, ['Counted', 'A comment under it']));
       assert.equal(post.state, 'PUBLISHED', post.error);
@@ -259,13 +309,16 @@ for (const store of await testStores()) {
       fake.shares.set(post.releaseId, 3);
       const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
-      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data]), [
-        ['Views', [{ total: 120, date: days[6] }]],
-        ['Viewers', [{ total: 80, date: days[6] }]],
-        ['Reactions', [{ total: 7, date: days[6] }]],
-        ['Comments', [{ total: 1, date: days[6] }]],
-        ['Shares', [{ total: 3, date: days[6] }]],
-      ]);
+      assert.deepEqual(
+        figures.body.map((s: any) => [s.label, s.data]),
+        [
+          ['Views', [{ total: 120, date: days[6] }]],
+          ['Viewers', [{ total: 80, date: days[6] }]],
+          ['Reactions', [{ total: 7, date: days[6] }]],
+          ['Comments', [{ total: 1, date: days[6] }]],
+          ['Shares', [{ total: 3, date: days[6] }]],
+        ],
+      );
 
       const clip = await uploadMp4(account, herald, 2048);
       const video = await settled(account, await publishNow(account, channelId, [{ content: 'Watch this', media: [clip] }]));
@@ -273,7 +326,13 @@ for (const store of await testStores()) {
       setLifetime(fake, video.releaseId, { total_video_views: 40, total_video_views_unique: 30 });
       const watched = await account.call('GET', `/analytics/post/${video.id}?date=7`);
       assert.equal(watched.status, 200, JSON.stringify(watched.body));
-      assert.deepEqual(watched.body.map((s: any) => [s.label, s.data[0].total]), [['Views', 40], ['Viewers', 30]]);
+      assert.deepEqual(
+        watched.body.map((s: any) => [s.label, s.data[0].total]),
+        [
+          ['Views', 40],
+          ['Viewers', 30],
+        ],
+      );
       assert.equal(fake.calls('GET /:version/:video/video_insights').at(-1)!.path, `/${version}/${video.releaseId}/video_insights`);
     });
 
@@ -281,7 +340,10 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, ['Not counted yet']));
       declined(fake).add('read_insights');
       try {
-        assertError(await account.call('GET', `/analytics/${channelId}?date=14`), 400, { code: 'network_refused', message: /Requires extended permission: read_insights.*code 200/ });
+        assertError(await account.call('GET', `/analytics/${channelId}?date=14`), 400, {
+          code: 'network_refused',
+          message: /Requires extended permission: read_insights.*code 200/,
+        });
         assertError(await account.call('GET', `/analytics/post/${post.id}?date=14`), 400, { code: 'network_refused', message: /read_insights/ });
       } finally {
         declined(fake).delete('read_insights');

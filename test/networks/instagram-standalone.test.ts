@@ -50,9 +50,20 @@ for (const store of await testStores()) {
       const consent = fake.state.authorize;
       assert.equal(consent.client_id, IGS_APP.id);
       assert.equal(consent.redirect_uri, `${herald.url}/connect/instagram-standalone/callback`);
-      assert.deepEqual(consent.scope.split(','), ['instagram_business_basic', 'instagram_business_content_publish', 'instagram_business_manage_comments', 'instagram_business_manage_insights']);
+      assert.deepEqual(consent.scope.split(','), [
+        'instagram_business_basic',
+        'instagram_business_content_publish',
+        'instagram_business_manage_comments',
+        'instagram_business_manage_insights',
+      ]);
       const [code] = fake.calls('POST /oauth/access_token');
-      assert.deepEqual(code.form, { client_id: IGS_APP.id, client_secret: IGS_APP.secret, grant_type: 'authorization_code', redirect_uri: consent.redirect_uri, code: IGS_CODE });
+      assert.deepEqual(code.form, {
+        client_id: IGS_APP.id,
+        client_secret: IGS_APP.secret,
+        grant_type: 'authorization_code',
+        redirect_uri: consent.redirect_uri,
+        code: IGS_CODE,
+      });
       const [exchange] = fake.calls('GET /access_token');
       assert.deepEqual(exchange.query, { grant_type: 'ig_exchange_token', client_secret: IGS_APP.secret, access_token: 'igs-short' });
       const [me] = fake.calls('GET /:version/me');
@@ -65,9 +76,18 @@ for (const store of await testStores()) {
     });
 
     it('refuses a text-only post before queueing: Instagram needs media', async () => {
-      const refused = await account.call('POST', '/posts', { type: 'now', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'words', image: [] }], settings: POST }] });
+      const refused = await account.call('POST', '/posts', {
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content: 'words', image: [] }], settings: POST }],
+      });
       assert.equal(refused.status, 400);
-      assert.ok(refused.body.errors.some((e: any) => e.path === 'posts.0.value.0.image'), 'refused.body.errors.some((e: any) => e.path === \'posts.0.value.0.image\')');
+      assert.ok(
+        refused.body.errors.some((e: any) => e.path === 'posts.0.value.0.image'),
+        "refused.body.errors.some((e: any) => e.path === 'posts.0.value.0.image')",
+      );
     });
 
     it('publishes an image and a first comment on graph.instagram.com, under the exact account id', async () => {
@@ -89,11 +109,17 @@ for (const store of await testStores()) {
 
     it("ends in ERROR with Instagram's message when it refuses the post", async () => {
       const png = await uploadPng(account, herald);
-      fake.failNext('POST /:version/:user/media_publish', graphError(9, 'Application request limit reached', { subcode: 2207051, userMessage: 'We restrict certain activity to protect our community.' }));
+      fake.failNext(
+        'POST /:version/:user/media_publish',
+        graphError(9, 'Application request limit reached', { subcode: 2207051, userMessage: 'We restrict certain activity to protect our community.' }),
+      );
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Blocked', media: [png] }], POST));
       assert.equal(post.state, 'ERROR');
       assert.match(post.error, /We restrict certain activity/);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['failed']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['failed'],
+      );
     });
 
     it('waits when Instagram throttles the user (code 17), then publishes once', async () => {
@@ -101,7 +127,10 @@ for (const store of await testStores()) {
       fake.failNext('POST /:version/:user/media', graphError(17, 'User request limit reached'));
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Steady', media: [png] }], POST));
       assert.equal(post.state, 'PUBLISHED', post.error);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
       assert.equal(fake.media.filter((m) => m.caption === 'Steady').length, 1);
     });
 
@@ -114,18 +143,24 @@ for (const store of await testStores()) {
       assert.equal(week.status, 200, JSON.stringify(week.body));
       const today = days[6];
       assert.deepEqual(week.body[0], { label: 'Reach', data: days.map((date, i) => ({ date, total: i + 1 })), percentageChange: 200 });
-      assert.deepEqual(week.body.slice(1).map((s: any) => [s.label, s.data]), [
-        ['Views', [{ total: 0, date: today }]],
-        ['Likes', [{ total: 9, date: today }]],
-        ['Comments', [{ total: 0, date: today }]],
-        ['Shares', [{ total: 0, date: today }]],
-        ['Saves', [{ total: 0, date: today }]],
-        ['Interactions', [{ total: 0, date: today }]],
-        ['Followers', [{ total: 420, date: today }]],
-        ['Posts', [{ total: fake.media.length, date: today }]],
-      ]);
+      assert.deepEqual(
+        week.body.slice(1).map((s: any) => [s.label, s.data]),
+        [
+          ['Views', [{ total: 0, date: today }]],
+          ['Likes', [{ total: 9, date: today }]],
+          ['Comments', [{ total: 0, date: today }]],
+          ['Shares', [{ total: 0, date: today }]],
+          ['Saves', [{ total: 0, date: today }]],
+          ['Interactions', [{ total: 0, date: today }]],
+          ['Followers', [{ total: 420, date: today }]],
+          ['Posts', [{ total: fake.media.length, date: today }]],
+        ],
+      );
       const reads = fake.calls('GET /:version/:id/insights').slice(-2);
-      assert.deepEqual(reads.map((r) => r.path), [`/${v}/${IGS_USER.user_id}/insights`, `/${v}/${IGS_USER.user_id}/insights`]);
+      assert.deepEqual(
+        reads.map((r) => r.path),
+        [`/${v}/${IGS_USER.user_id}/insights`, `/${v}/${IGS_USER.user_id}/insights`],
+      );
       assert.match(String(reads[0].headers.authorization), /^Bearer igs-long-/);
 
       const png = await uploadPng(account, herald);
@@ -134,13 +169,27 @@ for (const store of await testStores()) {
       setLifetime(fake, post.releaseId, { views: 90, reach: 60, likes: 12, saved: 1, shares: 0, total_interactions: 13 });
       const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
-      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data[0].total]), [['Views', 90], ['Reach', 60], ['Likes', 12], ['Comments', 0], ['Saves', 1], ['Shares', 0], ['Interactions', 13]]);
+      assert.deepEqual(
+        figures.body.map((s: any) => [s.label, s.data[0].total]),
+        [
+          ['Views', 90],
+          ['Reach', 60],
+          ['Likes', 12],
+          ['Comments', 0],
+          ['Saves', 1],
+          ['Shares', 0],
+          ['Interactions', 13],
+        ],
+      );
     });
 
     it("answers 400 with Instagram's own words when instagram_business_manage_insights was not granted", async () => {
       declined(fake).add('instagram_business_manage_insights');
       try {
-        assertError(await account.call('GET', `/analytics/${channelId}?date=30`), 400, { code: 'network_refused', message: /Application does not have permission for this action.*code 10/ });
+        assertError(await account.call('GET', `/analytics/${channelId}?date=30`), 400, {
+          code: 'network_refused',
+          message: /Application does not have permission for this action.*code 10/,
+        });
       } finally {
         declined(fake).delete('instagram_business_manage_insights');
       }
@@ -152,7 +201,10 @@ for (const store of await testStores()) {
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const listed = fake.media.filter((m) => m.owner === IGS_USER.user_id).reverse();
       assert.ok(listed.length >= 3, 'several posts were published');
-      assert.deepEqual(missing.body, listed.map((m) => ({ id: m.id, url: `https://www.instagram.com/p/${m.id}/`, text: m.caption, at: toSecond(m.at) })));
+      assert.deepEqual(
+        missing.body,
+        listed.map((m) => ({ id: m.id, url: `https://www.instagram.com/p/${m.id}/`, text: m.caption, at: toSecond(m.at) })),
+      );
     });
 
     it('renews the long-lived token before it lapses, then publishes with the new one', async () => {
@@ -182,7 +234,10 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Lapsed', media: [png] }], POST));
       assert.equal(post.state, 'ERROR');
       assert.match(post.error, /must be reconnected/);
-      assert.ok(since(from).some((r) => r.path === '/refresh_access_token'), 'a renewal was tried first');
+      assert.ok(
+        since(from).some((r) => r.path === '/refresh_access_token'),
+        'a renewal was tried first',
+      );
       assert.equal((await listedChannel(account, channelId)).needsReconnect, true);
     });
   });

@@ -29,7 +29,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, {
         // A publish gives up after 4 s here, so a video Instagram takes longer to process spans attempts.
         engine: { pollMs: 50, publishTimeoutMs: 4_000 },
-        env: { HERALD_INSTAGRAM_CLIENT_ID: IG_APP.id, HERALD_INSTAGRAM_CLIENT_SECRET: IG_APP.secret, HERALD_INSTAGRAM_API_URL: fake.url, HERALD_INSTAGRAM_LOGIN_URL: fake.url },
+        env: {
+          HERALD_INSTAGRAM_CLIENT_ID: IG_APP.id,
+          HERALD_INSTAGRAM_CLIENT_SECRET: IG_APP.secret,
+          HERALD_INSTAGRAM_API_URL: fake.url,
+          HERALD_INSTAGRAM_LOGIN_URL: fake.url,
+        },
       });
       account = await herald.newAccount();
     });
@@ -46,7 +51,8 @@ for (const store of await testStores()) {
       v = fake.calls('GET /:version/dialog/oauth')[0].params.version;
       const consent = fake.state.authorize;
       assert.equal(consent.redirect_uri, `${herald.url}/connect/instagram/callback`);
-      for (const scope of ['instagram_basic', 'instagram_content_publish', 'instagram_manage_comments', 'instagram_manage_insights', 'pages_show_list']) assert.ok(consent.scope.split(',').includes(scope), scope);
+      for (const scope of ['instagram_basic', 'instagram_content_publish', 'instagram_manage_comments', 'instagram_manage_insights', 'pages_show_list'])
+        assert.ok(consent.scope.split(',').includes(scope), scope);
       const [exchange] = fake.calls('GET /:version/oauth/access_token').slice(-1);
       assert.equal(exchange.query.grant_type, 'fb_exchange_token');
       const [pages] = fake.calls('GET /:version/me/accounts');
@@ -60,16 +66,38 @@ for (const store of await testStores()) {
 
     it('refuses before queueing a post without media, a comment with media, and a missing post_type', async () => {
       const png = await uploadPng(account, herald);
-      const body = (value: unknown[], settings: Record<string, unknown> = POST) => ({ type: 'now', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value, settings }] });
+      const body = (value: unknown[], settings: Record<string, unknown> = POST) => ({
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [{ integration: { id: channelId }, value, settings }],
+      });
       const textOnly = await account.call('POST', '/posts', body([{ content: 'just words', image: [] }]));
       assert.equal(textOnly.status, 400);
-      assert.ok(textOnly.body.errors.some((e: any) => e.path === 'posts.0.value.0.image' && /at least one image or video/.test(e.message)), JSON.stringify(textOnly.body));
-      const comment = await account.call('POST', '/posts', body([{ content: 'pic', image: [png] }, { content: 'comment', image: [png] }]));
+      assert.ok(
+        textOnly.body.errors.some((e: any) => e.path === 'posts.0.value.0.image' && /at least one image or video/.test(e.message)),
+        JSON.stringify(textOnly.body),
+      );
+      const comment = await account.call(
+        'POST',
+        '/posts',
+        body([
+          { content: 'pic', image: [png] },
+          { content: 'comment', image: [png] },
+        ]),
+      );
       assert.equal(comment.status, 400);
-      assert.ok(comment.body.errors.some((e: any) => e.path === 'posts.0.value.1.image' && /text only/.test(e.message)), 'comment.body.errors.some((e: any) => e.path === \'posts.0.value.1.image\' && /text only/.test(e.mes...');
+      assert.ok(
+        comment.body.errors.some((e: any) => e.path === 'posts.0.value.1.image' && /text only/.test(e.message)),
+        "comment.body.errors.some((e: any) => e.path === 'posts.0.value.1.image' && /text only/.test(e.mes...",
+      );
       const noType = await account.call('POST', '/posts', body([{ content: 'pic', image: [png] }], { __type: 'instagram' }));
       assert.equal(noType.status, 400);
-      assert.ok(noType.body.errors.some((e: any) => e.path === 'posts.0.settings.post_type'), 'noType.body.errors.some((e: any) => e.path === \'posts.0.settings.post_type\')');
+      assert.ok(
+        noType.body.errors.some((e: any) => e.path === 'posts.0.settings.post_type'),
+        "noType.body.errors.some((e: any) => e.path === 'posts.0.settings.post_type')",
+      );
     });
 
     it('publishes an image: container from its public URL, polled until FINISHED, then media_publish', async () => {
@@ -114,7 +142,10 @@ for (const store of await testStores()) {
       assert.equal(published.children.length, 2);
 
       from = fake.requests.length;
-      const reel = await settled(account, await publishNow(account, channelId, [{ content: 'Behind the scenes', media: [clip] }], { ...POST, collaborators: [{ label: 'friend.cam' }] }));
+      const reel = await settled(
+        account,
+        await publishNow(account, channelId, [{ content: 'Behind the scenes', media: [clip] }], { ...POST, collaborators: [{ label: 'friend.cam' }] }),
+      );
       assert.equal(reel.state, 'PUBLISHED', reel.error);
       const [create] = since(from).filter((r) => r.method === 'POST' && r.path.endsWith('/media'));
       assert.equal(create.form!.media_type, 'REELS');
@@ -133,22 +164,34 @@ for (const store of await testStores()) {
       assert.equal(reel.state, 'PUBLISHED', reel.error);
       const creates = since(from).filter((r) => r.method === 'POST' && r.path.endsWith('/media'));
       assert.equal(creates.length, 1, 'one container: Instagram fetched and processed the video once');
-      assert.deepEqual(reel.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        reel.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
       assert.equal(since(from).filter((r) => r.method === 'POST' && r.path.endsWith('/media_publish')).length, 1);
     });
 
     it('posts the next items as comments under the post', async () => {
       const png = await uploadPng(account, herald);
       const from = fake.requests.length;
-      const post = await settled(account, await publishNow(account, channelId, [{ content: 'New work', media: [png] }, 'First comment #tags', 'Second comment'], POST));
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, [{ content: 'New work', media: [png] }, 'First comment #tags', 'Second comment'], POST),
+      );
       assert.equal(post.state, 'PUBLISHED', post.error);
       const mediaId = post.thread[0].releaseId;
       const comments = since(from).filter((r) => r.method === 'POST' && r.path.endsWith('/comments'));
-      assert.deepEqual(comments.map((c) => [c.path, c.form!.message]), [
-        [`/${v}/${mediaId}/comments`, 'First comment #tags'],
-        [`/${v}/${mediaId}/comments`, 'Second comment'],
-      ]);
-      assert.deepEqual(fake.comments.slice(-2).map((c) => c.id), [post.thread[1].releaseId, post.thread[2].releaseId]);
+      assert.deepEqual(
+        comments.map((c) => [c.path, c.form!.message]),
+        [
+          [`/${v}/${mediaId}/comments`, 'First comment #tags'],
+          [`/${v}/${mediaId}/comments`, 'Second comment'],
+        ],
+      );
+      assert.deepEqual(
+        fake.comments.slice(-2).map((c) => c.id),
+        [post.thread[1].releaseId, post.thread[2].releaseId],
+      );
       assert.equal(post.thread[1].releaseURL, `https://www.instagram.com/p/${mediaId}/`, "a comment shows its post's address");
     });
 
@@ -158,7 +201,10 @@ for (const store of await testStores()) {
       const refused = await settled(account, await publishNow(account, channelId, [{ content: 'Too wide', media: [png] }], POST));
       assert.equal(refused.state, 'ERROR');
       assert.match(refused.error, /aspect ratio is not supported/);
-      assert.deepEqual(refused.thread[0].attempts.map((a: any) => a.outcome), ['failed']);
+      assert.deepEqual(
+        refused.thread[0].attempts.map((a: any) => a.outcome),
+        ['failed'],
+      );
 
       // A container that fails processing is refused too, with the reason Instagram gives.
       fake.failNext('GET /:version/:id', { body: { status_code: 'ERROR', status: 'Error: Unsupported video format (2207026)' } });
@@ -173,14 +219,20 @@ for (const store of await testStores()) {
       fake.failNext('POST /:version/:user/media_publish', graphError(4, 'Application request limit reached'));
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Patience', media: [png] }], POST));
       assert.equal(post.state, 'PUBLISHED', post.error);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
       assert.equal(fake.media.filter((m) => m.caption === 'Patience').length, 1);
     });
 
     it('lists the linked Instagram accounts through the accounts tool', async () => {
       const result = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'accounts' });
       assert.equal(result.status, 200, JSON.stringify(result.body));
-      assert.deepEqual(result.body.output.accounts.map((a: any) => [a.id, a.username, a.connected]), [[IG_STUDIO.id, IG_STUDIO.username, true]]);
+      assert.deepEqual(
+        result.body.output.accounts.map((a: any) => [a.id, a.username, a.connected]),
+        [[IG_STUDIO.id, IG_STUDIO.username, true]],
+      );
     });
 
     it("reads the account's daily reach, its interactions over the period and its followers, 30 days at a time", async () => {
@@ -200,7 +252,16 @@ for (const store of await testStores()) {
       const today = days[6];
       assert.deepEqual(week.body, [
         { label: 'Reach', data: days.map((date, i) => ({ date, total: i < 4 ? 5 : 10 })), percentageChange: 100 },
-        ...[['Views', 700], ['Likes', 7], ['Comments', 2], ['Shares', 0], ['Saves', 1], ['Interactions', 10], ['Followers', 150], ['Posts', posts]].map(([label, total]) => ({ label, data: [{ total, date: today }], percentageChange: 0 })),
+        ...[
+          ['Views', 700],
+          ['Likes', 7],
+          ['Comments', 2],
+          ['Shares', 0],
+          ['Saves', 1],
+          ['Interactions', 10],
+          ['Followers', 150],
+          ['Posts', posts],
+        ].map(([label, total]) => ({ label, data: [{ total, date: today }], percentageChange: 0 })),
       ]);
       const [series, totals] = since(from).filter((r) => r.path === `/${v}/${IG_STUDIO.id}/insights`);
       assert.equal(series.headers.authorization, `Bearer ${STUDIO_TOKEN}`);
@@ -222,14 +283,34 @@ for (const store of await testStores()) {
       setLifetime(fake, post.releaseId, { views: 300, reach: 200, likes: 25, saved: 4, shares: 2, total_interactions: 32 });
       const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
-      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data[0].total]), [['Views', 300], ['Reach', 200], ['Likes', 25], ['Comments', 1], ['Saves', 4], ['Shares', 2], ['Interactions', 32]]);
+      assert.deepEqual(
+        figures.body.map((s: any) => [s.label, s.data[0].total]),
+        [
+          ['Views', 300],
+          ['Reach', 200],
+          ['Likes', 25],
+          ['Comments', 1],
+          ['Saves', 4],
+          ['Shares', 2],
+          ['Interactions', 32],
+        ],
+      );
 
       const story = await settled(account, await publishNow(account, channelId, [{ content: '', media: [png] }], { ...POST, post_type: 'story' }));
       assert.equal(story.state, 'PUBLISHED', story.error);
       setLifetime(fake, story.releaseId, { views: 50, reach: 40, replies: 3, shares: 1, total_interactions: 4 });
       const storyFigures = await account.call('GET', `/analytics/post/${story.id}?date=7`);
       assert.equal(storyFigures.status, 200, JSON.stringify(storyFigures.body));
-      assert.deepEqual(storyFigures.body.map((s: any) => [s.label, s.data[0].total]), [['Views', 50], ['Reach', 40], ['Replies', 3], ['Shares', 1], ['Interactions', 4]]);
+      assert.deepEqual(
+        storyFigures.body.map((s: any) => [s.label, s.data[0].total]),
+        [
+          ['Views', 50],
+          ['Reach', 40],
+          ['Replies', 3],
+          ['Shares', 1],
+          ['Interactions', 4],
+        ],
+      );
       const [asked] = fake.calls('GET /:version/:id/insights').slice(-1);
       assert.equal(asked.path, `/${v}/${story.releaseId}/insights`);
       assert.equal(asked.query.metric, 'views,reach,replies,shares,total_interactions');
@@ -240,7 +321,10 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Not counted yet', media: [png] }], POST));
       declined(fake).add('instagram_manage_insights');
       try {
-        assertError(await account.call('GET', `/analytics/${channelId}?date=14`), 400, { code: 'network_refused', message: /Application does not have permission for this action.*code 10/ });
+        assertError(await account.call('GET', `/analytics/${channelId}?date=14`), 400, {
+          code: 'network_refused',
+          message: /Application does not have permission for this action.*code 10/,
+        });
         assertError(await account.call('GET', `/analytics/post/${post.id}?date=14`), 400, { code: 'network_refused', message: /does not have permission/ });
       } finally {
         declined(fake).delete('instagram_manage_insights');
@@ -254,7 +338,10 @@ for (const store of await testStores()) {
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const listed = fake.media.filter((m) => m.owner === IG_STUDIO.id && m.type !== 'STORIES').reverse();
       assert.ok(listed.length > 3, 'several posts were published');
-      assert.deepEqual(missing.body, listed.slice(0, 25).map((m) => ({ id: m.id, url: `https://www.instagram.com/p/${m.id}/`, text: m.caption, at: toSecond(m.at) })));
+      assert.deepEqual(
+        missing.body,
+        listed.slice(0, 25).map((m) => ({ id: m.id, url: `https://www.instagram.com/p/${m.id}/`, text: m.caption, at: toSecond(m.at) })),
+      );
       const [listing] = fake.calls('GET /:version/:user/media').slice(-1);
       assert.equal(listing.path, `/${v}/${IG_STUDIO.id}/media`);
     });

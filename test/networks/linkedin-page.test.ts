@@ -80,7 +80,10 @@ for (const store of await testStores()) {
 
     it('comments on its own post as the organization', async () => {
       const post = await settled(account, await publishNow(account, channelId, ['Page post', 'Page comment'], settings));
-      assert.ok(post.thread.every((t: any) => t.state === 'PUBLISHED'), JSON.stringify(post.thread));
+      assert.ok(
+        post.thread.every((t: any) => t.state === 'PUBLISHED'),
+        JSON.stringify(post.thread),
+      );
       const comment = fake.comments.at(-1)!;
       assert.deepEqual(comment.body, { actor: author, object: post.releaseId, message: { text: 'Page comment' } });
     });
@@ -91,7 +94,10 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, ['after expiry and limit'], settings));
       assert.equal(post.state, 'PUBLISHED', post.error);
       // The throttle answers before the token is looked at; the retry then meets the expired token.
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'failed', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'failed', 'published'],
+      );
       assert.equal(fake.calls('POST /oauth/v2/accessToken').filter((r) => r.form?.grant_type === 'refresh_token').length, 1);
       assert.equal(fake.posts.filter((p) => p.body.commentary === 'after expiry and limit').length, 1);
     });
@@ -120,8 +126,20 @@ for (const store of await testStores()) {
       });
 
       it("reports the page's daily share figures and new followers over the last whole UTC days", async () => {
-        fake.dailyShareStatistics.set(`${adminUrn} ${dayOf(midnight - 7 * DAY)}`, { impressionCount: 100, clickCount: 4, likeCount: 3, commentCount: 1, shareCount: 0 });
-        fake.dailyShareStatistics.set(`${adminUrn} ${dayOf(midnight - DAY)}`, { impressionCount: 150, clickCount: 2, likeCount: 6, commentCount: 2, shareCount: 1 });
+        fake.dailyShareStatistics.set(`${adminUrn} ${dayOf(midnight - 7 * DAY)}`, {
+          impressionCount: 100,
+          clickCount: 4,
+          likeCount: 3,
+          commentCount: 1,
+          shareCount: 0,
+        });
+        fake.dailyShareStatistics.set(`${adminUrn} ${dayOf(midnight - DAY)}`, {
+          impressionCount: 150,
+          clickCount: 2,
+          likeCount: 6,
+          commentCount: 2,
+          shareCount: 1,
+        });
         // Today is not over: LinkedIn is not asked for it.
         fake.dailyShareStatistics.set(`${adminUrn} ${dayOf(midnight)}`, { impressionCount: 999 });
         fake.dailyFollowerGains.set(`${adminUrn} ${dayOf(midnight - 2 * DAY)}`, { organicFollowerGain: 5, paidFollowerGain: 2 });
@@ -152,13 +170,28 @@ for (const store of await testStores()) {
       it("reports a post's lifetime figures, for a share and for a ugcPost", async () => {
         const post = await settled(account, await publishNow(account, adminChannel, ['Counted on the page'], settings));
         assert.equal(post.state, 'PUBLISHED', post.error);
-        fake.postStatistics.set(post.releaseId, { impressionCount: 320, uniqueImpressionsCount: 210, clickCount: 12, likeCount: 9, commentCount: 3, shareCount: 2, engagement: 0.08 });
+        fake.postStatistics.set(post.releaseId, {
+          impressionCount: 320,
+          uniqueImpressionsCount: 210,
+          clickCount: 12,
+          likeCount: 9,
+          commentCount: 3,
+          shareCount: 2,
+          engagement: 0.08,
+        });
         const figures = await account.call('GET', `/analytics/post/${post.id}?date=30`);
         assert.equal(figures.status, 200, JSON.stringify(figures.body));
         const today = new Date().toISOString().slice(0, 10);
         assert.deepEqual(
           figures.body,
-          [['Impressions', 320], ['Unique impressions', 210], ['Clicks', 12], ['Reactions', 9], ['Comments', 3], ['Reposts', 2]].map(([label, total]) => ({ label, data: [{ total, date: today }], percentageChange: 0 })),
+          [
+            ['Impressions', 320],
+            ['Unique impressions', 210],
+            ['Clicks', 12],
+            ['Reactions', 9],
+            ['Comments', 3],
+            ['Reposts', 2],
+          ].map(([label, total]) => ({ label, data: [{ total, date: today }], percentageChange: 0 })),
         );
         const sent = fake.calls('GET /rest/organizationalEntityShareStatistics').at(-1)!;
         assert.deepEqual(sent.query, { q: 'organizationalEntity', organizationalEntity: adminUrn, shares: `List(${post.releaseId})` });
@@ -171,7 +204,17 @@ for (const store of await testStores()) {
         assert.equal((await account.call('PUT', `/posts/${draft}/release-id`, { releaseId: ugcPost })).status, 200);
         const video = await account.call('GET', `/analytics/post/${draft}`);
         assert.equal(video.status, 200, JSON.stringify(video.body));
-        assert.deepEqual(video.body.map((s: any) => [s.label, s.data[0].total]), [['Impressions', 40], ['Unique impressions', 0], ['Clicks', 0], ['Reactions', 1], ['Comments', 0], ['Reposts', 0]]);
+        assert.deepEqual(
+          video.body.map((s: any) => [s.label, s.data[0].total]),
+          [
+            ['Impressions', 40],
+            ['Unique impressions', 0],
+            ['Clicks', 0],
+            ['Reactions', 1],
+            ['Comments', 0],
+            ['Reposts', 0],
+          ],
+        );
         assert.equal(fake.calls('GET /rest/organizationalEntityShareStatistics').at(-1)!.query.ugcPosts, `List(${ugcPost})`);
       });
 

@@ -107,7 +107,9 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'a video', media: [video] }], { __type: 'linkedin' }));
       assert.equal(post.state, 'PUBLISHED', post.error);
       const [init, finalize] = fake.calls('POST /rest/videos');
-      assert.deepEqual(init.json, { initializeUploadRequest: { owner: author, fileSizeBytes: video.bytes.length, uploadCaptions: false, uploadThumbnail: false } });
+      assert.deepEqual(init.json, {
+        initializeUploadRequest: { owner: author, fileSizeBytes: video.bytes.length, uploadCaptions: false, uploadThumbnail: false },
+      });
       const parts = fake.calls('PUT /dms-uploads/video/:id/:part');
       assert.equal(parts.length, 2);
       assert.ok(Buffer.concat(parts.map((p) => p.raw)).equals(video.bytes), 'Buffer.concat(parts.map((p) => p.raw)).equals(video.bytes)');
@@ -119,7 +121,10 @@ for (const store of await testStores()) {
 
     it('publishes thread items as comments on the post', async () => {
       const post = await settled(account, await publishNow(account, channelId, ['the post', 'first comment', 'second comment'], { __type: 'linkedin' }));
-      assert.ok(post.thread.every((t: any) => t.state === 'PUBLISHED'), JSON.stringify(post.thread));
+      assert.ok(
+        post.thread.every((t: any) => t.state === 'PUBLISHED'),
+        JSON.stringify(post.thread),
+      );
       const shareUrn = post.releaseId;
       const [c1, c2] = fake.comments.slice(-2);
       assert.equal(c1.on, shareUrn);
@@ -130,7 +135,7 @@ for (const store of await testStores()) {
       assert.equal(c2.body.message.text, 'second comment');
     });
 
-    it('ends in ERROR with LinkedIn\'s message on a duplicate post', async () => {
+    it("ends in ERROR with LinkedIn's message on a duplicate post", async () => {
       const post = await settled(account, await publishNow(account, channelId, ['Hello LinkedIn #herald'], { __type: 'linkedin' }));
       assert.equal(post.state, 'ERROR');
       assert.match(post.error, /422/);
@@ -146,13 +151,20 @@ for (const store of await testStores()) {
       assert.equal(refresh.length, 1);
       assert.equal(refresh[0].form?.grant_type, 'refresh_token');
       assert.match(refresh[0].form?.refresh_token ?? '', /^AQX-refresh-/);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['failed', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['failed', 'published'],
+      );
       assert.equal((await listedChannel(account, channelId)).needsReconnect, false);
     });
 
     it('retries after a 429 and publishes once', async () => {
       const before = fake.calls('POST /rest/posts').length;
-      fake.failNext('POST /rest/posts', { status: 429, headers: { 'retry-after': '0' }, body: { status: 429, message: 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.' } });
+      fake.failNext('POST /rest/posts', {
+        status: 429,
+        headers: { 'retry-after': '0' },
+        body: { status: 429, message: 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.' },
+      });
       const post = await settled(account, await publishNow(account, channelId, ['after the limit'], { __type: 'linkedin' }));
       assert.equal(post.state, 'PUBLISHED', post.error);
       assert.equal(fake.calls('POST /rest/posts').length - before, 2);

@@ -27,7 +27,10 @@ for (const store of await testStores()) {
       fake = await startMastodonFake();
       other = await startMastodonFake();
       // A publish whose answer never comes is given up after 4 s (its outcome then unknown).
-      herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 4_000 }, env: { HERALD_POSTS_PER_HOUR: '1000', HERALD_REQUESTS_PER_MINUTE: '100000' } });
+      herald = await startHerald(store, {
+        engine: { pollMs: 50, publishTimeoutMs: 4_000 },
+        env: { HERALD_POSTS_PER_HOUR: '1000', HERALD_REQUESTS_PER_MINUTE: '100000' },
+      });
       account = await herald.newAccount();
     });
     after(async () => {
@@ -97,7 +100,13 @@ for (const store of await testStores()) {
       const png = await uploadPng(account, herald);
       await herald.services.media.describe(account.id, png.id, { alt: 'A white square' });
       const video = await uploadMp4(account, herald, 4000);
-      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Pictures', media: [png] }, { content: 'A clip', media: [video] }]));
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, [
+          { content: 'Pictures', media: [png] },
+          { content: 'A clip', media: [video] },
+        ]),
+      );
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       const uploads = fake.calls('POST /api/v2/media');
       assert.equal(uploads.length, 2);
@@ -124,7 +133,10 @@ for (const store of await testStores()) {
       fake.videoProcessingMs = 300;
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.equal(fake.calls('POST /api/v2/media').length - uploadsBefore, 1, 'uploaded once');
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
       assert.equal(fake.statuses.at(-1)!.media_ids[0], fake.calls('GET /api/v1/media/:id').at(-1)!.params.id);
     });
 
@@ -136,8 +148,14 @@ for (const store of await testStores()) {
       assert.equal(a.in_reply_to_id, null);
       assert.equal(b.in_reply_to_id, a.id);
       assert.equal(c.in_reply_to_id, b.id);
-      const keys = fake.calls('POST /api/v1/statuses').slice(-3).map((r) => r.headers['idempotency-key']);
-      assert.deepEqual(keys, post.thread.map((t: { id: string }) => t.id));
+      const keys = fake
+        .calls('POST /api/v1/statuses')
+        .slice(-3)
+        .map((r) => r.headers['idempotency-key']);
+      assert.deepEqual(
+        keys,
+        post.thread.map((t: { id: string }) => t.id),
+      );
     });
 
     it("ends in ERROR with the instance's message when it refuses the status", async () => {
@@ -156,7 +174,10 @@ for (const store of await testStores()) {
       assert.equal(fake.statuses.length, before + 1, 'one status, not two');
       assert.equal(post.releaseId, fake.statuses.at(-1)!.id);
       assert.equal(fake.calls('GET /api/v1/accounts/:id/statuses').at(-1)!.params.id, fake.account.id);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['unknown']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['unknown'],
+      );
     });
 
     it('when the status request is lost, sends it again with the same Idempotency-Key: one status', async () => {
@@ -164,7 +185,10 @@ for (const store of await testStores()) {
       fake.failNext('POST /api/v1/statuses', { hang: true });
       const post = await settled(account, await publishNow(account, channelId, ['lost on the way']), 30_000);
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['unknown', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['unknown', 'published'],
+      );
       assert.equal(fake.statuses.length, before + 1, 'one status');
       const [first, second] = fake.calls('POST /api/v1/statuses').slice(-2);
       assert.equal(second.headers['idempotency-key'], first.headers['idempotency-key'], 'the same key both times');
@@ -172,11 +196,18 @@ for (const store of await testStores()) {
 
     it('waits out a 429 until X-RateLimit-Reset and publishes once', async () => {
       const before = fake.statuses.length;
-      fake.failNext('POST /api/v1/statuses', { status: 429, body: { error: 'Too many requests' }, headers: { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': new Date(Date.now() + 1000).toISOString() } });
+      fake.failNext('POST /api/v1/statuses', {
+        status: 429,
+        body: { error: 'Too many requests' },
+        headers: { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': new Date(Date.now() + 1000).toISOString() },
+      });
       const post = await settled(account, await publishNow(account, channelId, ['Patient']));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.equal(fake.statuses.length, before + 1);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
     });
 
     it("reports the account's and a post's figures as the instance gives them, kept a while so a dashboard does not spend the quota", async () => {
@@ -199,7 +230,15 @@ for (const store of await testStores()) {
       fake.reactions.set(post.releaseId, { favourites_count: 5, reblogs_count: 2, replies_count: 1, quotes_count: 0 });
       const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
-      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data[0].total]), [['Favourites', 5], ['Boosts', 2], ['Replies', 1], ['Quotes', 0]]);
+      assert.deepEqual(
+        figures.body.map((s: any) => [s.label, s.data[0].total]),
+        [
+          ['Favourites', 5],
+          ['Boosts', 2],
+          ['Replies', 1],
+          ['Quotes', 0],
+        ],
+      );
 
       const draft = await saveDraft(account, channelId, 'not yet', { __type: 'mastodon' });
       const notOut = await account.call('GET', `/analytics/post/${draft}`);

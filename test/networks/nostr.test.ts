@@ -29,7 +29,17 @@ for (const store of await testStores()) {
       deadRelayUrl = dead.url;
       await dead.close();
       // The user's profile, published earlier by another client.
-      relayA.seed(finalizeEvent({ kind: 0, created_at: 1_700_000_000, tags: [], content: JSON.stringify({ name: 'herald', display_name: 'Herald Notes', picture: 'https://example.com/me.png' }) }, secret));
+      relayA.seed(
+        finalizeEvent(
+          {
+            kind: 0,
+            created_at: 1_700_000_000,
+            tags: [],
+            content: JSON.stringify({ name: 'herald', display_name: 'Herald Notes', picture: 'https://example.com/me.png' }),
+          },
+          secret,
+        ),
+      );
       herald = await startHerald(store, { engine: { pollMs: 50 }, env: { HERALD_NOSTR_RELAYS: serverRelay.url, HERALD_NOSTR_RELAY_TIMEOUT_MS: '1000' } });
       account = await herald.newAccount();
     });
@@ -39,7 +49,10 @@ for (const store of await testStores()) {
     });
 
     it('connects with an nsec key and relays, reading the profile (kind 0) from the relays', async () => {
-      const added = await account.call('POST', '/integrations', { identifier: 'nostr', credentials: { privateKey: nsecEncode(secret), relays: [relayA.url, relayB.url] } });
+      const added = await account.call('POST', '/integrations', {
+        identifier: 'nostr',
+        credentials: { privateKey: nsecEncode(secret), relays: [relayA.url, relayB.url] },
+      });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channelId = added.body.id;
       assert.equal(added.body.name, 'Herald Notes');
@@ -49,17 +62,26 @@ for (const store of await testStores()) {
       assert.equal(listed.picture, 'https://example.com/me.png');
       assert.deepEqual(decode(listed.profile), { type: 'npub', data: pubkey });
       // The same key in hex is the same account: the channel is updated, not duplicated.
-      const again = await account.call('POST', '/integrations', { identifier: 'nostr', credentials: { privateKey: bytesToHex(secret), relays: [relayA.url, relayB.url] } });
+      const again = await account.call('POST', '/integrations', {
+        identifier: 'nostr',
+        credentials: { privateKey: bytesToHex(secret), relays: [relayA.url, relayB.url] },
+      });
       assert.equal(again.status, 201, JSON.stringify(again.body));
       assert.equal(again.body.id, channelId);
       assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), new RegExp(bytesToHex(secret)));
     });
 
     it('refuses a key that is not a Nostr private key and relays that are not WebSocket addresses', async () => {
-      const bad = await account.call('POST', '/integrations', { identifier: 'nostr', credentials: { privateKey: 'nsec1notakey', relays: ['https://relay.example.com'] } });
+      const bad = await account.call('POST', '/integrations', {
+        identifier: 'nostr',
+        credentials: { privateKey: 'nsec1notakey', relays: ['https://relay.example.com'] },
+      });
       assert.equal(bad.status, 400);
       assert.deepEqual(bad.body.errors.map((e: { path: string }) => e.path).sort(), ['credentials.privateKey', 'credentials.relays.0']);
-      const unreachable = await account.call('POST', '/integrations', { identifier: 'nostr', credentials: { privateKey: bytesToHex(generateSecretKey()), relays: [deadRelayUrl] } });
+      const unreachable = await account.call('POST', '/integrations', {
+        identifier: 'nostr',
+        credentials: { privateKey: bytesToHex(generateSecretKey()), relays: [deadRelayUrl] },
+      });
       assert.equal(unreachable.status, 502, JSON.stringify(unreachable.body));
       assert.match(unreachable.body.message, /none of the relays could be reached/);
     });
@@ -93,18 +115,37 @@ for (const store of await testStores()) {
     });
 
     it('chains a thread with NIP-10 root/reply e tags and p tags', async () => {
-      const post = await settled(account, await publishNow(account, channelId, ['root note', { content: 'first reply', delay: 0 }, { content: 'second reply', delay: 0 }]));
-      assert.deepEqual(post.thread.map((t) => t.state), ['PUBLISHED', 'PUBLISHED', 'PUBLISHED']);
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, ['root note', { content: 'first reply', delay: 0 }, { content: 'second reply', delay: 0 }]),
+      );
+      assert.deepEqual(
+        post.thread.map((t) => t.state),
+        ['PUBLISHED', 'PUBLISHED', 'PUBLISHED'],
+      );
       const [root, first, second] = sentEvents(relayA).slice(-3);
       assert.deepEqual(root.tags, []);
-      assert.deepEqual(first.tags, [['e', root.id, relayA.url, 'root', pubkey], ['p', pubkey]]);
-      assert.deepEqual(second.tags, [['e', root.id, relayA.url, 'root', pubkey], ['e', first.id, relayA.url, 'reply', pubkey], ['p', pubkey]]);
-      assert.deepEqual(post.thread.map((t) => t.releaseId), [root.id, first.id, second.id]);
+      assert.deepEqual(first.tags, [
+        ['e', root.id, relayA.url, 'root', pubkey],
+        ['p', pubkey],
+      ]);
+      assert.deepEqual(second.tags, [
+        ['e', root.id, relayA.url, 'root', pubkey],
+        ['e', first.id, relayA.url, 'reply', pubkey],
+        ['p', pubkey],
+      ]);
+      assert.deepEqual(
+        post.thread.map((t) => t.releaseId),
+        [root.id, first.id, second.id],
+      );
     });
 
     it('is published when one relay accepts although another refuses or is down', async () => {
       relayB.failNext({ ok: false, message: 'blocked: not on the allow list' });
-      const added = await account.call('POST', '/integrations', { identifier: 'nostr', credentials: { privateKey: bytesToHex(secret), relays: [relayA.url, relayB.url, deadRelayUrl] } });
+      const added = await account.call('POST', '/integrations', {
+        identifier: 'nostr',
+        credentials: { privateKey: bytesToHex(secret), relays: [relayA.url, relayB.url, deadRelayUrl] },
+      });
       assert.equal(added.status, 201);
       const post = await settled(account, await publishNow(account, channelId, ['one is enough']));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
@@ -113,7 +154,10 @@ for (const store of await testStores()) {
     });
 
     it("fails with the relays' own messages when every relay refuses the note", async () => {
-      const restored = await account.call('POST', '/integrations', { identifier: 'nostr', credentials: { privateKey: bytesToHex(secret), relays: [relayA.url, relayB.url] } });
+      const restored = await account.call('POST', '/integrations', {
+        identifier: 'nostr',
+        credentials: { privateKey: bytesToHex(secret), relays: [relayA.url, relayB.url] },
+      });
       assert.equal(restored.status, 201);
       relayA.failNext({ ok: false, message: 'blocked: spam filter' });
       relayB.failNext({ ok: false, message: 'invalid: content not allowed' });
@@ -130,7 +174,10 @@ for (const store of await testStores()) {
       relayB.failNext({ ok: false, message: 'rate-limited: slow down' });
       const post = await settled(account, await publishNow(account, channelId, ['patience']));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
-      assert.deepEqual(post.thread[0].attempts.map((a) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a) => a.outcome),
+        ['retry', 'published'],
+      );
       const tries = sentEvents(relayA).filter((e) => e.content === 'patience');
       assert.equal(tries.length, 2);
       assert.equal(tries[0].id, tries[1].id, 'the retry re-creates the same event id');
@@ -142,16 +189,25 @@ for (const store of await testStores()) {
       relayB.failNext({ silent: true });
       const found = await settled(account, await publishNow(account, channelId, ['stored but unconfirmed']));
       assert.equal(found.state, 'PUBLISHED', found.error ?? '');
-      assert.deepEqual(found.thread[0].attempts.map((a) => a.outcome), ['unknown']);
+      assert.deepEqual(
+        found.thread[0].attempts.map((a) => a.outcome),
+        ['unknown'],
+      );
       const id = found.releaseId!;
       assert.equal(relayA.events.filter((e) => e.id === id).length, 1);
-      assert.ok(relayA.received.some((m) => m[0] === 'REQ' && JSON.stringify(m[2]) === JSON.stringify({ ids: [id] })), 'the relays were asked for the note by id');
+      assert.ok(
+        relayA.received.some((m) => m[0] === 'REQ' && JSON.stringify(m[2]) === JSON.stringify({ ids: [id] })),
+        'the relays were asked for the note by id',
+      );
 
       relayA.failNext({ silent: true });
       relayB.failNext({ silent: true });
       const absent = await settled(account, await publishNow(account, channelId, ['lost in transit']), 30_000);
       assert.equal(absent.state, 'PUBLISHED', absent.error ?? '');
-      assert.deepEqual(absent.thread[0].attempts.map((a) => a.outcome), ['unknown', 'published']);
+      assert.deepEqual(
+        absent.thread[0].attempts.map((a) => a.outcome),
+        ['unknown', 'published'],
+      );
       const sent = sentEvents(relayA).filter((e) => e.content === 'lost in transit');
       assert.equal(sent.length, 2, 'sent twice');
       assert.equal(sent[0].id, sent[1].id, 'as the very same event');
@@ -165,7 +221,7 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, added.body.id, ['via the server relays']));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.equal(serverRelay.events.at(-1)!.pubkey, getPublicKey(other));
-      assert.ok(!relayA.events.some((e) => e.content === 'via the server relays'), '!relayA.events.some((e) => e.content === \'via the server relays\')');
+      assert.ok(!relayA.events.some((e) => e.content === 'via the server relays'), "!relayA.events.some((e) => e.content === 'via the server relays')");
     });
   });
 }

@@ -42,7 +42,12 @@ for (const store of await testStores()) {
       assert.equal(fake.state.authorize.response_type, 'code');
       const [token] = fake.calls('POST /v5/oauth/token');
       assert.equal(token.headers.authorization, `Basic ${Buffer.from(`${PINTEREST_APP.id}:${PINTEREST_APP.secret}`).toString('base64')}`);
-      assert.deepEqual(token.form, { grant_type: 'authorization_code', code: 'pin-code-1', redirect_uri: `${herald.url}/connect/pinterest/callback`, continuous_refresh: 'true' });
+      assert.deepEqual(token.form, {
+        grant_type: 'authorization_code',
+        code: 'pin-code-1',
+        redirect_uri: `${herald.url}/connect/pinterest/callback`,
+        continuous_refresh: 'true',
+      });
       assert.equal((await listedChannel(account, channelId)).profile, PINTEREST_USER.username);
     });
 
@@ -55,7 +60,10 @@ for (const store of await testStores()) {
 
     it('requires a board and media before the post is queued', async () => {
       const created = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content: 'text only', image: [] }], settings: { __type: 'pinterest' } }],
       });
       assert.equal(created.status, 400);
@@ -66,7 +74,10 @@ for (const store of await testStores()) {
 
     it('pins an image by URL on the chosen board', async () => {
       png = await uploadPng(account, herald);
-      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Tasty', media: [png] }], { ...settings, dominant_color: '#6E7874' }));
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, [{ content: 'Tasty', media: [png] }], { ...settings, dominant_color: '#6E7874' }),
+      );
       assert.equal(post.state, 'PUBLISHED', post.error);
       const [sent] = fake.calls('POST /v5/pins');
       assert.match(String(sent.headers.authorization), /^Bearer pina_/);
@@ -98,7 +109,7 @@ for (const store of await testStores()) {
       assert.deepEqual(fake.pins.at(-1)!.body.media_source, { source_type: 'video_id', media_id: mediaId, cover_image_url: png.path });
     });
 
-    it('ends in ERROR with Pinterest\'s message when the board does not exist', async () => {
+    it("ends in ERROR with Pinterest's message when the board does not exist", async () => {
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'lost', media: [png] }], { ...settings, board: '9999' }));
       assert.equal(post.state, 'ERROR');
       assert.match(post.error, /404/);
@@ -121,7 +132,11 @@ for (const store of await testStores()) {
 
     it('retries after a 429 and pins once', async () => {
       const before = fake.calls('POST /v5/pins').length;
-      fake.failNext('POST /v5/pins', { status: 429, headers: { 'retry-after': '1' }, body: { code: 8, message: 'You have exceeded your rate limit. Try again later.' } });
+      fake.failNext('POST /v5/pins', {
+        status: 429,
+        headers: { 'retry-after': '1' },
+        body: { code: 8, message: 'You have exceeded your rate limit. Try again later.' },
+      });
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'after the limit', media: [png] }], settings));
       assert.equal(post.state, 'PUBLISHED', post.error);
       assert.equal(fake.calls('POST /v5/pins').length - before, 2);
@@ -152,7 +167,9 @@ for (const store of await testStores()) {
         assert.match(String(sent.headers.authorization), /^Bearer pina_/);
 
         // A year asked for: Pinterest refuses start dates more than 90 days back, so 90 days are read.
-        const tooOld = await fetch(`${fake.url}/v5/user_account/analytics?start_date=${dayOf(now - 100 * DAY)}&end_date=${dayOf(now)}`, { headers: { authorization: sent.headers.authorization! } });
+        const tooOld = await fetch(`${fake.url}/v5/user_account/analytics?start_date=${dayOf(now - 100 * DAY)}&end_date=${dayOf(now)}`, {
+          headers: { authorization: sent.headers.authorization! },
+        });
         assert.deepEqual([tooOld.status, (await tooOld.json()).message], [400, 'You can only get data from the last 90 days.']);
         const year = await account.call('GET', `/analytics/${channelId}?date=365`);
         assert.equal(year.status, 200, JSON.stringify(year.body));
@@ -182,7 +199,10 @@ for (const store of await testStores()) {
       it("answers Pinterest's refusal for a pin deleted on Pinterest", async () => {
         const post = await settled(account, await publishNow(account, channelId, [{ content: 'Soon gone', media: [png] }], settings));
         assert.equal(post.state, 'PUBLISHED', post.error);
-        fake.pins.splice(fake.pins.findIndex((p) => p.id === post.releaseId), 1);
+        fake.pins.splice(
+          fake.pins.findIndex((p) => p.id === post.releaseId),
+          1,
+        );
         const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
         assert.equal(figures.status, 400, JSON.stringify(figures.body));
         assert.equal(figures.body.code, 'network_refused');
@@ -196,7 +216,12 @@ for (const store of await testStores()) {
         const newest = [...fake.pins].reverse();
         assert.deepEqual(
           missing.body,
-          newest.map((p) => ({ id: p.id, url: `https://www.pinterest.com/pin/${p.id}/`, text: p.body.description, at: new Date(Date.parse(p.created_at)).toISOString() })),
+          newest.map((p) => ({
+            id: p.id,
+            url: `https://www.pinterest.com/pin/${p.id}/`,
+            text: p.body.description,
+            at: new Date(Date.parse(p.created_at)).toISOString(),
+          })),
         );
         assert.ok(missing.body.length >= 5, 'every pin published here');
         assert.equal(fake.calls('GET /v5/pins').at(-1)!.query.page_size, '50');

@@ -6,7 +6,9 @@ import { upload, type TestAccount } from '../helpers/herald.ts';
 export { publishNow, settled, listedChannel as channelView } from './support.ts';
 
 /** A real 4x3 PNG made by sharp. */
-export const PNG_4x3 = await sharp({ create: { width: 4, height: 3, channels: 3, background: '#c03020' } }).png().toBuffer();
+export const PNG_4x3 = await sharp({ create: { width: 4, height: 3, channels: 3, background: '#c03020' } })
+  .png()
+  .toBuffer();
 
 /** Uploads a real PNG and returns the {id, path} a post item references, with the bytes sent. */
 export async function uploadPng(account: TestAccount, api: string, name = 'photo.png'): Promise<{ id: string; path: string; bytes: Buffer }> {

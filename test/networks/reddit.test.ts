@@ -48,12 +48,21 @@ for (const store of await testStores()) {
       assert.equal(listed.picture, 'https://styles.redditmedia.com/a.png?width=256&s=abc', 'the HTML-escaped icon URL is unescaped');
     });
 
-    it('searches subreddits and reads a subreddit\'s rules through helper tools', async () => {
+    it("searches subreddits and reads a subreddit's rules through helper tools", async () => {
       const search = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'subreddits', data: { word: 'her' } });
       assert.equal(search.status, 200, JSON.stringify(search.body));
-      assert.deepEqual(search.body.output.map((s: any) => s.name), ['herald']);
+      assert.deepEqual(
+        search.body.output.map((s: any) => s.name),
+        ['herald'],
+      );
       const rules = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'restrictions', data: { subreddit: 'r/herald' } });
-      assert.deepEqual(rules.body.output, { submissionType: 'any', allowImages: true, allowVideos: false, isFlairRequired: true, flairs: [{ id: 'f1a2', name: 'News' }] });
+      assert.deepEqual(rules.body.output, {
+        submissionType: 'any',
+        allowImages: true,
+        allowVideos: false,
+        isFlairRequired: true,
+        flairs: [{ id: 'f1a2', name: 'News' }],
+      });
       const bad = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'subreddits', data: {} });
       assert.equal(bad.status, 400);
       assert.match(bad.body.message, /data\.word/);
@@ -61,8 +70,17 @@ for (const store of await testStores()) {
 
     it('validates the subreddit settings before the post is queued', async () => {
       const created = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
-        posts: [{ integration: { id: channelId }, value: [{ content: 'x', image: [] }], settings: { __type: 'reddit', subreddit: [to('herald', 'T', { type: 'link', is_flair_required: true })] } }],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [
+          {
+            integration: { id: channelId },
+            value: [{ content: 'x', image: [] }],
+            settings: { __type: 'reddit', subreddit: [to('herald', 'T', { type: 'link', is_flair_required: true })] },
+          },
+        ],
       });
       assert.equal(created.status, 400);
       const paths = created.body.errors.map((e: any) => e.path);
@@ -73,23 +91,39 @@ for (const store of await testStores()) {
     it('submits a text post to each subreddit with its title and flair', async () => {
       const post = await settled(
         account,
-        await publishNow(account, channelId, ['Hello **Reddit**'], { __type: 'reddit', subreddit: [to('r/herald', 'First title', { flair: { id: 'f1a2', name: 'News' } }), to('test', 'Second title')] }),
+        await publishNow(account, channelId, ['Hello **Reddit**'], {
+          __type: 'reddit',
+          subreddit: [to('r/herald', 'First title', { flair: { id: 'f1a2', name: 'News' } }), to('test', 'Second title')],
+        }),
       );
       assert.equal(post.state, 'PUBLISHED', post.error);
       const [a, b] = fake.calls('POST /api/submit');
       assert.match(String(a.headers['user-agent']), REDDIT_USER_AGENT, "Reddit's documented form");
       assert.ok(String(a.headers['user-agent']).endsWith(`(by /u/${REDDIT_USER.name})`), 'names the connected account as the contact');
       assert.match(String(a.headers.authorization), /^bearer rd-access-/);
-      assert.deepEqual(a.form, { api_type: 'json', sr: 'herald', title: 'First title', flair_id: 'f1a2', flair_text: 'News', sendreplies: 'true', resubmit: 'true', kind: 'self', text: 'Hello **Reddit**' });
+      assert.deepEqual(a.form, {
+        api_type: 'json',
+        sr: 'herald',
+        title: 'First title',
+        flair_id: 'f1a2',
+        flair_text: 'News',
+        sendreplies: 'true',
+        resubmit: 'true',
+        kind: 'self',
+        text: 'Hello **Reddit**',
+      });
       assert.equal(b.form?.sr, 'test');
       const [s1, s2] = fake.submissions;
       assert.equal(post.releaseId, `t3_${s1.id},t3_${s2.id}`);
       assert.equal(post.releaseURL, `https://www.reddit.com/r/herald/comments/${s1.id}/slug/`);
     });
 
-    it('uploads an image to Reddit\'s media store and finds the media post it creates', async () => {
+    it("uploads an image to Reddit's media store and finds the media post it creates", async () => {
       const png = await uploadPng(account, herald);
-      const post = await settled(account, await publishNow(account, channelId, [{ content: '', media: [png] }], { __type: 'reddit', subreddit: [to('pics', 'A picture', { type: 'media' })] }));
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, [{ content: '', media: [png] }], { __type: 'reddit', subreddit: [to('pics', 'A picture', { type: 'media' })] }),
+      );
       assert.equal(post.state, 'PUBLISHED', post.error);
       const [lease] = fake.calls('POST /api/media/asset.json');
       assert.equal(lease.form?.mimetype, 'image/png');
@@ -100,27 +134,43 @@ for (const store of await testStores()) {
       assert.equal(submit.form?.kind, 'image');
       assert.equal(submit.form?.url, `${fake.url}/media-bucket/${bucket.multipart!.fields.key}`);
       const made = fake.submissions.at(-1)!;
-      assert.equal(post.releaseId, `t3_${made.id}`, 'found through the user\'s submitted listing');
-      assert.ok(fake.calls('GET /user/:name/submitted').length >= 1, 'fake.calls(\'GET /user/:name/submitted\').length >= 1');
+      assert.equal(post.releaseId, `t3_${made.id}`, "found through the user's submitted listing");
+      assert.ok(fake.calls('GET /user/:name/submitted').length >= 1, "fake.calls('GET /user/:name/submitted').length >= 1");
     });
 
     it('never submits a media post twice when Reddit accepted it but has not listed it yet: an unknown outcome', async () => {
       fake.listingDelayMs = 10 * 60_000;
       try {
         const png = await uploadPng(account, herald);
-        const post = await settled(account, await publishNow(account, channelId, [{ content: '', media: [png] }], { __type: 'reddit', subreddit: [to('pics', 'Slow to appear', { type: 'media' })] }), 20_000);
+        const post = await settled(
+          account,
+          await publishNow(account, channelId, [{ content: '', media: [png] }], {
+            __type: 'reddit',
+            subreddit: [to('pics', 'Slow to appear', { type: 'media' })],
+          }),
+          20_000,
+        );
         assert.equal(post.state, 'ERROR');
         assert.match(post.error!, /accepted the media post to r\/pics but it has not appeared .* check r\/pics before publishing it again/);
         assert.equal(fake.submissions.filter((s) => s.title === 'Slow to appear').length, 1, 'submitted once');
-        assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['unknown']);
+        assert.deepEqual(
+          post.thread[0].attempts.map((a: any) => a.outcome),
+          ['unknown'],
+        );
       } finally {
         fake.listingDelayMs = 0;
       }
     });
 
     it('publishes thread items as comments, each under the previous one', async () => {
-      const post = await settled(account, await publishNow(account, channelId, ['the post', 'a comment', 'a reply'], { __type: 'reddit', subreddit: [to('herald', 'Thread')] }));
-      assert.ok(post.thread.every((t: any) => t.state === 'PUBLISHED'), JSON.stringify(post.thread));
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, ['the post', 'a comment', 'a reply'], { __type: 'reddit', subreddit: [to('herald', 'Thread')] }),
+      );
+      assert.ok(
+        post.thread.every((t: any) => t.state === 'PUBLISHED'),
+        JSON.stringify(post.thread),
+      );
       const [c1, c2] = fake.comments.slice(-2);
       assert.equal(c1.parent, post.releaseId);
       assert.equal(c1.text, 'a comment');
@@ -130,7 +180,7 @@ for (const store of await testStores()) {
       assert.deepEqual(comment.form, { api_type: 'json', thing_id: post.releaseId, text: 'a comment' });
     });
 
-    it('ends in ERROR with Reddit\'s own error when it refuses (200 with json.errors)', async () => {
+    it("ends in ERROR with Reddit's own error when it refuses (200 with json.errors)", async () => {
       const post = await settled(account, await publishNow(account, channelId, ['nowhere'], { __type: 'reddit', subreddit: [to('nosuchsub', 'Title')] }));
       assert.equal(post.state, 'ERROR');
       assert.match(post.error, /SUBREDDIT_NOEXIST/);
@@ -144,12 +194,19 @@ for (const store of await testStores()) {
       const refresh = fake.calls('POST /api/v1/access_token').filter((r) => r.form?.grant_type === 'refresh_token');
       assert.equal(refresh.length, 1);
       assert.match(refresh[0].form?.refresh_token ?? '', /^rd-refresh-/);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['failed', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['failed', 'published'],
+      );
     });
 
     it('retries after a 429 and submits once', async () => {
       const before = fake.calls('POST /api/submit').length;
-      fake.failNext('POST /api/submit', { status: 429, headers: { 'retry-after': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' }, body: { message: 'Too Many Requests', error: 429 } });
+      fake.failNext('POST /api/submit', {
+        status: 429,
+        headers: { 'retry-after': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' },
+        body: { message: 'Too Many Requests', error: 429 },
+      });
       const post = await settled(account, await publishNow(account, channelId, ['after the limit'], { __type: 'reddit', subreddit: [to('herald', 'Limit')] }));
       assert.equal(post.state, 'PUBLISHED', post.error);
       assert.equal(fake.calls('POST /api/submit').length - before, 2);
@@ -172,8 +229,17 @@ for (const store of await testStores()) {
       let draftId: string;
       before(async () => {
         const draft = await account.call('POST', '/posts', {
-          type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [],
-          posts: [{ integration: { id: channelId }, value: [{ content: 'by hand', image: [] }], settings: { __type: 'reddit', subreddit: [to('herald', 'By hand')] } }],
+          type: 'draft',
+          date: new Date().toISOString(),
+          shortLink: false,
+          tags: [],
+          posts: [
+            {
+              integration: { id: channelId },
+              value: [{ content: 'by hand', image: [] }],
+              settings: { __type: 'reddit', subreddit: [to('herald', 'By hand')] },
+            },
+          ],
         });
         assert.equal(draft.status, 201, JSON.stringify(draft.body));
         draftId = draft.body[0].postId;
@@ -181,7 +247,11 @@ for (const store of await testStores()) {
 
       it('asks to connect again when the channel was connected without the history scope', async () => {
         const granted = new Map(fake.scopes);
-        for (const [token, scopes] of fake.scopes) fake.scopes.set(token, scopes.filter((s) => s !== 'history'));
+        for (const [token, scopes] of fake.scopes)
+          fake.scopes.set(
+            token,
+            scopes.filter((s) => s !== 'history'),
+          );
         try {
           const missing = await account.call('GET', `/posts/${draftId}/missing`);
           assert.equal(missing.status, 400, JSON.stringify(missing.body));
@@ -198,13 +268,20 @@ for (const store of await testStores()) {
         const newest = [...fake.submissions].reverse().slice(0, 25);
         assert.deepEqual(
           missing.body,
-          newest.map((s) => ({ id: `t3_${s.id}`, url: `https://www.reddit.com/r/${s.sr}/comments/${s.id}/slug/`, text: s.title, at: new Date(s.created * 1000).toISOString() })),
+          newest.map((s) => ({
+            id: `t3_${s.id}`,
+            url: `https://www.reddit.com/r/${s.sr}/comments/${s.id}/slug/`,
+            text: s.title,
+            at: new Date(s.created * 1000).toISOString(),
+          })),
         );
         const sent = fake.calls('GET /user/:name/submitted').at(-1)!;
         assert.equal(sent.path, `/user/${REDDIT_USER.name}/submitted`);
         assert.deepEqual(sent.query, { sort: 'new', limit: '25', raw_json: '1' });
         // The id is what a published post keeps as its release id.
-        const published = (await account.call('GET', '/posts?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z')).body.posts.find((p: any) => p.releaseId === missing.body[0].id);
+        const published = (await account.call('GET', '/posts?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z')).body.posts.find(
+          (p: any) => p.releaseId === missing.body[0].id,
+        );
         assert.ok(published, 'the newest submission is a post Herald published');
       });
     });

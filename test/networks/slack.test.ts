@@ -47,7 +47,15 @@ for (const store of await testStores()) {
       assert.equal(connected.name, 'Herald Team');
       const consent = fake.state.authorize;
       assert.equal(consent.client_id, fake.app.clientId);
-      assert.deepEqual(consent.scope.split(',').sort(), ['channels:join', 'channels:read', 'chat:write', 'chat:write.public', 'files:read', 'files:write', 'groups:read']);
+      assert.deepEqual(consent.scope.split(',').sort(), [
+        'channels:join',
+        'channels:read',
+        'chat:write',
+        'chat:write.public',
+        'files:read',
+        'files:write',
+        'groups:read',
+      ]);
       assert.equal(consent.redirect_uri, `${herald.url}/connect/slack/callback`);
       const [exchange] = fake.calls('POST /api/oauth.v2.access');
       assert.equal(exchange.headers.authorization, `Basic ${Buffer.from(`${fake.app.clientId}:${fake.app.clientSecret}`).toString('base64')}`);
@@ -84,7 +92,10 @@ for (const store of await testStores()) {
 
     it('uploads media with getUploadURLExternal, the bytes, and completeUploadExternal', async () => {
       const a = await uploadPng(account, herald.api, 'a.png');
-      const post = await settled(account, await publishNow(account, channelId, [{ content: 'With a picture', image: [{ id: a.id, path: a.path }] }], inGeneral));
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, [{ content: 'With a picture', image: [{ id: a.id, path: a.path }] }], inGeneral),
+      );
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       const [ask] = fake.calls('POST /api/files.getUploadURLExternal');
       assert.match(ask.headers['content-type'] ?? '', /application\/x-www-form-urlencoded/);
@@ -98,16 +109,22 @@ for (const store of await testStores()) {
       const message = fake.messages.at(-1)!;
       assert.deepEqual(message.files, [fileId]);
       assert.equal(post.releaseId, message.ts, 'the shared message is found through files.info');
-      assert.ok(fake.calls('GET /api/files.info').length >= 1, 'fake.calls(\'GET /api/files.info\').length >= 1');
+      assert.ok(fake.calls('GET /api/files.info').length >= 1, "fake.calls('GET /api/files.info').length >= 1");
     });
 
     it('joins a public channel it was never in before sharing a picture there; a private one it is not in fails with the reason', async () => {
       const a = await uploadPng(account, herald.api, 'b.png');
-      const post = await settled(account, await publishNow(account, channelId, [{ content: 'To random', image: [{ id: a.id, path: a.path }] }], { __type: 'slack', channel: 'C0RANDOM01' }));
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, [{ content: 'To random', image: [{ id: a.id, path: a.path }] }], { __type: 'slack', channel: 'C0RANDOM01' }),
+      );
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.equal(fake.calls('POST /api/conversations.join').at(-1)!.json.channel, 'C0RANDOM01');
       assert.equal(fake.messages.at(-1)!.channel, 'C0RANDOM01');
-      const hidden = await settled(account, await publishNow(account, channelId, [{ content: 'To hidden', image: [{ id: a.id, path: a.path }] }], { __type: 'slack', channel: 'G0HIDDEN01' }));
+      const hidden = await settled(
+        account,
+        await publishNow(account, channelId, [{ content: 'To hidden', image: [{ id: a.id, path: a.path }] }], { __type: 'slack', channel: 'G0HIDDEN01' }),
+      );
       assert.equal(hidden.state, 'ERROR');
       assert.match(hidden.error!, /files\.completeUploadExternal failed: not_in_channel/);
     });
@@ -125,8 +142,14 @@ for (const store of await testStores()) {
     });
 
     it('publishes a thread with thread_ts of the first message for every reply', async () => {
-      const post = await settled(account, await publishNow(account, channelId, ['root', { content: 'reply one', delay: 0 }, { content: 'reply two', delay: 0 }], inGeneral));
-      assert.deepEqual(post.thread.map((t) => t.state), ['PUBLISHED', 'PUBLISHED', 'PUBLISHED']);
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, ['root', { content: 'reply one', delay: 0 }, { content: 'reply two', delay: 0 }], inGeneral),
+      );
+      assert.deepEqual(
+        post.thread.map((t) => t.state),
+        ['PUBLISHED', 'PUBLISHED', 'PUBLISHED'],
+      );
       const [root, one, two] = fake.calls('POST /api/chat.postMessage').slice(-3);
       const rootTs = post.thread[0].releaseId!;
       assert.equal(root.json.thread_ts, undefined);
@@ -148,7 +171,10 @@ for (const store of await testStores()) {
       const count = fake.messages.length;
       const post = await settled(account, await publishNow(account, channelId, ['after the limit'], inGeneral));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
-      assert.deepEqual(post.thread[0].attempts.map((a) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a) => a.outcome),
+        ['retry', 'published'],
+      );
       assert.equal(fake.messages.length, count + 1);
     });
 

@@ -14,15 +14,25 @@ export interface Item extends ItemInput {
 
 /** POST /posts type "now" with one thread on one channel; returns the post id. */
 export async function publishNow(account: TestAccount, channelId: string, items: (string | Item)[], settings?: Record<string, unknown>): Promise<string> {
-  const values = items.map((i) => (typeof i === 'string' ? i : { content: i.content, delay: i.delay, id: i.id, image: (i.image ?? i.media ?? []).map(({ id, path }) => ({ id, path })) }));
-  const created = await account.call('POST', '/posts', postBody('now', [entry(channelId, values, settings ? { settings } : {})], { date: new Date().toISOString() }));
+  const values = items.map((i) =>
+    typeof i === 'string' ? i : { content: i.content, delay: i.delay, id: i.id, image: (i.image ?? i.media ?? []).map(({ id, path }) => ({ id, path })) },
+  );
+  const created = await account.call(
+    'POST',
+    '/posts',
+    postBody('now', [entry(channelId, values, settings ? { settings } : {})], { date: new Date().toISOString() }),
+  );
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body[0].postId;
 }
 
 /** Saves a draft (a post never sent) on the channel and returns its id, e.g. to look for its match on the network. */
 export async function saveDraft(account: TestAccount, channelId: string, content: string, settings?: Record<string, unknown>): Promise<string> {
-  const created = await account.call('POST', '/posts', postBody('draft', [entry(channelId, [content], settings ? { settings } : {})], { date: new Date().toISOString() }));
+  const created = await account.call(
+    'POST',
+    '/posts',
+    postBody('draft', [entry(channelId, [content], settings ? { settings } : {})], { date: new Date().toISOString() }),
+  );
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body[0].postId;
 }

@@ -17,7 +17,13 @@ for (const store of await testStores()) {
 
     before(async () => {
       fake = await startTelegramFake();
-      fake.addChat({ id: CHANNEL_ID, type: 'channel', title: 'Herald News', username: 'heraldnews', bot: { status: 'administrator', can_post_messages: true } });
+      fake.addChat({
+        id: CHANNEL_ID,
+        type: 'channel',
+        title: 'Herald News',
+        username: 'heraldnews',
+        bot: { status: 'administrator', can_post_messages: true },
+      });
       fake.addChat({ id: -1009876543210, type: 'channel', title: 'Read only', username: 'readonlynews', bot: { status: 'member' } });
       // A publish whose answer never comes is given up after 4 s (its outcome then unknown).
       herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 4_000 }, env: { HERALD_TELEGRAM_API_URL: fake.url } });
@@ -43,11 +49,17 @@ for (const store of await testStores()) {
     });
 
     it('refuses a wrong token and a chat where the bot may not post, naming the field', async () => {
-      const wrong = await account.call('POST', '/integrations', { identifier: 'telegram', credentials: { botToken: '7000001:AAwrongwrongwrongwrongwrongwrong', chat: '@heraldnews' } });
+      const wrong = await account.call('POST', '/integrations', {
+        identifier: 'telegram',
+        credentials: { botToken: '7000001:AAwrongwrongwrongwrongwrongwrong', chat: '@heraldnews' },
+      });
       assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
       assert.equal(wrong.body.errors[0].path, 'credentials');
       assert.match(wrong.body.message, /401: Unauthorized/);
-      const readOnly = await account.call('POST', '/integrations', { identifier: 'telegram', credentials: { botToken: fake.bot.token, chat: '@readonlynews' } });
+      const readOnly = await account.call('POST', '/integrations', {
+        identifier: 'telegram',
+        credentials: { botToken: fake.bot.token, chat: '@readonlynews' },
+      });
       assert.equal(readOnly.status, 400, JSON.stringify(readOnly.body));
       assert.match(readOnly.body.message, /must be an administrator allowed to post messages/);
       const malformed = await account.call('POST', '/integrations', { identifier: 'telegram', credentials: { botToken: 'nope', chat: 'not a chat' } });
@@ -81,14 +93,28 @@ for (const store of await testStores()) {
       assert.equal(photo.multipart?.files[0].type, 'image/png');
       assert.deepEqual(photo.multipart?.files[0].data, a.bytes);
 
-      const album = await settled(account, await publishNow(account, channelId, [{ content: 'Two photos', image: [{ id: a.id, path: a.path }, { id: b.id, path: b.path }] }]));
+      const album = await settled(
+        account,
+        await publishNow(account, channelId, [
+          {
+            content: 'Two photos',
+            image: [
+              { id: a.id, path: a.path },
+              { id: b.id, path: b.path },
+            ],
+          },
+        ]),
+      );
       assert.equal(album.state, 'PUBLISHED', album.error ?? '');
       const [group] = fake.calls('POST /bot:token/sendMediaGroup');
       assert.deepEqual(JSON.parse(group.multipart!.fields.media), [
         { type: 'photo', media: 'attach://file0', caption: 'Two photos' },
         { type: 'photo', media: 'attach://file1' },
       ]);
-      assert.deepEqual(group.multipart!.files.map((f) => f.name), ['file0', 'file1']);
+      assert.deepEqual(
+        group.multipart!.files.map((f) => f.name),
+        ['file0', 'file1'],
+      );
       const first = fake.messages.filter((m) => m.media_group_id).at(0)!;
       assert.equal(album.releaseId, String(first.message_id), 'the album is known by its first message');
     });
@@ -119,8 +145,14 @@ for (const store of await testStores()) {
     });
 
     it('publishes a thread as replies to the previous message', async () => {
-      const post = await settled(account, await publishNow(account, channelId, ['Thread start', { content: 'second', delay: 0 }, { content: 'third', delay: 0 }]));
-      assert.deepEqual(post.thread.map((t) => t.state), ['PUBLISHED', 'PUBLISHED', 'PUBLISHED']);
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, ['Thread start', { content: 'second', delay: 0 }, { content: 'third', delay: 0 }]),
+      );
+      assert.deepEqual(
+        post.thread.map((t) => t.state),
+        ['PUBLISHED', 'PUBLISHED', 'PUBLISHED'],
+      );
       const sent = fake.calls('POST /bot:token/sendMessage').slice(-3);
       assert.equal(sent[0].json.reply_parameters, undefined);
       assert.deepEqual(sent[1].json.reply_parameters, { message_id: Number(post.thread[0].releaseId) });
@@ -139,11 +171,19 @@ for (const store of await testStores()) {
 
     it('a gateway error after Telegram took the message is an unknown outcome, never a second message', async () => {
       const before = fake.messages.length;
-      fake.failNext('POST /bot:token/sendMessage', { handleFirst: true, status: 502, body: '<html><body>502 Bad Gateway</body></html>', headers: { 'content-type': 'text/html' } });
+      fake.failNext('POST /bot:token/sendMessage', {
+        handleFirst: true,
+        status: 502,
+        body: '<html><body>502 Bad Gateway</body></html>',
+        headers: { 'content-type': 'text/html' },
+      });
       const post = await settled(account, await publishNow(account, channelId, ['Taken, then a 502']), 30_000);
       assert.equal(post.state, 'ERROR');
       assert.match(post.error ?? '', /Telegram answered 502.*may have been published.*[Cc]heck/);
-      assert.deepEqual(post.thread[0].attempts.map((a) => a.outcome), ['unknown']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a) => a.outcome),
+        ['unknown'],
+      );
       assert.equal(fake.messages.length, before + 1, 'the one message Telegram took');
     });
 
@@ -161,7 +201,10 @@ for (const store of await testStores()) {
       const count = fake.messages.length;
       const post = await settled(account, await publishNow(account, channelId, ['after the flood wait']));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
-      assert.deepEqual(post.thread[0].attempts.map((a) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a) => a.outcome),
+        ['retry', 'published'],
+      );
       assert.match(post.thread[0].attempts[0].detail!, /Too Many Requests/);
       assert.equal(fake.messages.length, count + 1, 'published exactly once');
       const [limited, sent] = fake.calls('POST /bot:token/sendMessage').slice(-2);

@@ -36,7 +36,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, {
         // A publish gives up after 4 s here, so a video Threads takes longer to process spans attempts.
         engine: { pollMs: 50, publishTimeoutMs: 4_000 },
-        env: { HERALD_THREADS_CLIENT_ID: TH_APP.id, HERALD_THREADS_CLIENT_SECRET: TH_APP.secret, HERALD_THREADS_API_URL: fake.url, HERALD_THREADS_LOGIN_URL: fake.url },
+        env: {
+          HERALD_THREADS_CLIENT_ID: TH_APP.id,
+          HERALD_THREADS_CLIENT_SECRET: TH_APP.secret,
+          HERALD_THREADS_API_URL: fake.url,
+          HERALD_THREADS_LOGIN_URL: fake.url,
+        },
       });
       account = await herald.newAccount();
     });
@@ -55,9 +60,16 @@ for (const store of await testStores()) {
       assert.equal(consent.client_id, TH_APP.id);
       assert.equal(consent.redirect_uri, `${herald.url}/connect/threads/callback`);
       assert.equal(consent.response_type, 'code');
-      for (const scope of ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_manage_insights']) assert.ok(consent.scope.split(',').includes(scope), scope);
+      for (const scope of ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_manage_insights'])
+        assert.ok(consent.scope.split(',').includes(scope), scope);
       const [code] = fake.calls('POST /oauth/access_token');
-      assert.deepEqual(code.form, { client_id: TH_APP.id, client_secret: TH_APP.secret, grant_type: 'authorization_code', redirect_uri: consent.redirect_uri, code: 'th-code-1' });
+      assert.deepEqual(code.form, {
+        client_id: TH_APP.id,
+        client_secret: TH_APP.secret,
+        grant_type: 'authorization_code',
+        redirect_uri: consent.redirect_uri,
+        code: 'th-code-1',
+      });
       const [exchange] = fake.calls('GET /access_token');
       assert.deepEqual(exchange.query, { grant_type: 'th_exchange_token', client_secret: TH_APP.secret, access_token: 'th-short' });
       const [me] = fake.calls('GET /:version/me');
@@ -127,8 +139,15 @@ for (const store of await testStores()) {
       containerStore(fake).processingMs.video = 0;
       assert.equal(post.state, 'PUBLISHED', post.error);
       const made = posts(from).filter((r) => r.path === `/v1.0/${TH_USER.id}/threads`);
-      assert.deepEqual(made.map((r) => r.form!.media_type), ['IMAGE', 'VIDEO', 'CAROUSEL'], 'each container made once');
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        made.map((r) => r.form!.media_type),
+        ['IMAGE', 'VIDEO', 'CAROUSEL'],
+        'each container made once',
+      );
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
     });
 
     it('publishes a thread as a chain of replies (reply_to_id)', async () => {
@@ -142,13 +161,25 @@ for (const store of await testStores()) {
     });
 
     it('refuses before queueing text over 500 (emoji counted in bytes) or with more than 5 links', async () => {
-      const body = (content: string) => ({ type: 'now', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content, image: [] }] }] });
+      const body = (content: string) => ({
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content, image: [] }] }],
+      });
       const long = await account.call('POST', '/posts', body(`${'a'.repeat(497)}😀`));
       assert.equal(long.status, 400);
-      assert.ok(long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /501/.test(e.message)), JSON.stringify(long.body));
+      assert.ok(
+        long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /501/.test(e.message)),
+        JSON.stringify(long.body),
+      );
       const links = await account.call('POST', '/posts', body([1, 2, 3, 4, 5, 6].map((n) => `https://l${n}.example`).join(' ')));
       assert.equal(links.status, 400);
-      assert.ok(links.body.errors.some((e: any) => /6 different links/.test(e.message)), 'links.body.errors.some((e: any) => /6 different links/.test(e.message))');
+      assert.ok(
+        links.body.errors.some((e: any) => /6 different links/.test(e.message)),
+        'links.body.errors.some((e: any) => /6 different links/.test(e.message))',
+      );
     });
 
     it("ends in ERROR with Threads' message when it refuses the post", async () => {
@@ -156,14 +187,20 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, ['Not today']));
       assert.equal(post.state, 'ERROR');
       assert.match(post.error, /restricted from posting/);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['failed']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['failed'],
+      );
     });
 
     it('waits when Threads throttles (code 4), then publishes once', async () => {
       fake.failNext('POST /:version/:user/threads_publish', graphError(4, 'Application request limit reached'));
       const post = await settled(account, await publishNow(account, channelId, ['Slowly']));
       assert.equal(post.state, 'PUBLISHED', post.error);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
       assert.equal(fake.posts.filter((p) => p.text === 'Slowly').length, 1);
     });
 
@@ -179,11 +216,20 @@ for (const store of await testStores()) {
       const today = days[6];
       assert.deepEqual(week.body, [
         { label: 'Profile views', data: days.map((date, i) => ({ date, total: i * 2 })), percentageChange: 400 },
-        ...[['Likes', 6], ['Replies', 2], ['Reposts', 0], ['Quotes', 1], ['Followers', 77]].map(([label, total]) => ({ label, data: [{ total, date: today }], percentageChange: 0 })),
+        ...[
+          ['Likes', 6],
+          ['Replies', 2],
+          ['Reposts', 0],
+          ['Quotes', 1],
+          ['Followers', 77],
+        ].map(([label, total]) => ({ label, data: [{ total, date: today }], percentageChange: 0 })),
       ]);
       const [read] = fake.calls('GET /:version/:user/threads_insights').slice(-1);
       assert.equal(read.path, `/v1.0/${TH_USER.id}/threads_insights`);
-      assert.deepEqual({ ...read.query, since: 's', until: 'u' }, { metric: 'views,likes,replies,reposts,quotes,followers_count', since: 's', until: 'u', access_token: token });
+      assert.deepEqual(
+        { ...read.query, since: 's', until: 'u' },
+        { metric: 'views,likes,replies,reposts,quotes,followers_count', since: 's', until: 'u', access_token: token },
+      );
       assert.equal(Number(read.query.since), Date.parse(`${days[0]}T00:00:00Z`) / 1000);
 
       // Threads keeps no user insights from before 2024-04-13: a longer period starts there.
@@ -198,7 +244,17 @@ for (const store of await testStores()) {
       setLifetime(fake, post.releaseId, { views: 500, likes: 40, reposts: 3, quotes: 2, shares: 1 });
       const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
-      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data[0].total]), [['Views', 500], ['Likes', 40], ['Replies', 2], ['Reposts', 3], ['Quotes', 2], ['Shares', 1]]);
+      assert.deepEqual(
+        figures.body.map((s: any) => [s.label, s.data[0].total]),
+        [
+          ['Views', 500],
+          ['Likes', 40],
+          ['Replies', 2],
+          ['Reposts', 3],
+          ['Quotes', 2],
+          ['Shares', 1],
+        ],
+      );
       const [read] = fake.calls('GET /:version/:media/insights').slice(-1);
       assert.equal(read.path, `/v1.0/${post.releaseId}/insights`);
       assert.equal(read.query.metric, 'views,likes,replies,reposts,quotes,shares');
@@ -208,7 +264,10 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, ['Not counted yet']));
       declined(fake).add('threads_manage_insights');
       try {
-        assertError(await account.call('GET', `/analytics/${channelId}?date=14`), 400, { code: 'network_refused', message: /Application does not have permission for this action.*code 10/ });
+        assertError(await account.call('GET', `/analytics/${channelId}?date=14`), 400, {
+          code: 'network_refused',
+          message: /Application does not have permission for this action.*code 10/,
+        });
         assertError(await account.call('GET', `/analytics/post/${post.id}?date=14`), 400, { code: 'network_refused', message: /does not have permission/ });
       } finally {
         declined(fake).delete('threads_manage_insights');
@@ -222,7 +281,10 @@ for (const store of await testStores()) {
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const roots = fake.posts.filter((p) => !p.replyTo).reverse();
       assert.ok(roots.length > 3 && roots.length < fake.posts.length, 'several posts and replies were published');
-      assert.deepEqual(missing.body, roots.slice(0, 25).map((p) => ({ id: p.id, url: `https://www.threads.net/@${TH_USER.username}/post/S${p.id}`, text: p.text, at: toSecond(p.at) })));
+      assert.deepEqual(
+        missing.body,
+        roots.slice(0, 25).map((p) => ({ id: p.id, url: `https://www.threads.net/@${TH_USER.username}/post/S${p.id}`, text: p.text, at: toSecond(p.at) })),
+      );
     });
 
     it('renews the long-lived token before it lapses, then publishes with the new one', async () => {

@@ -41,7 +41,14 @@ for (const store of await testStores()) {
       herald = await startHerald(store, {
         engine: { pollMs: 50 },
         // A publish follows TikTok for 3 s here, then in the background.
-        env: { HERALD_TIKTOK_CLIENT_KEY: CLIENT_KEY, HERALD_TIKTOK_CLIENT_SECRET: CLIENT_SECRET, HERALD_TIKTOK_AUTH_URL: fake.url, HERALD_TIKTOK_API_URL: fake.url, HERALD_TIKTOK_STATUS_WAIT_SECONDS: '3', HERALD_POSTS_PER_HOUR: '1000' },
+        env: {
+          HERALD_TIKTOK_CLIENT_KEY: CLIENT_KEY,
+          HERALD_TIKTOK_CLIENT_SECRET: CLIENT_SECRET,
+          HERALD_TIKTOK_AUTH_URL: fake.url,
+          HERALD_TIKTOK_API_URL: fake.url,
+          HERALD_TIKTOK_STATUS_WAIT_SECONDS: '3',
+          HERALD_POSTS_PER_HOUR: '1000',
+        },
       });
       account = await herald.newAccount();
     });
@@ -60,7 +67,13 @@ for (const store of await testStores()) {
       assert.equal(consent.redirect_uri, `${herald.url}/connect/tiktok/callback`);
       assert.deepEqual(consent.scope.split(','), ['user.info.basic', 'user.info.profile', 'video.publish', 'video.upload', 'user.info.stats', 'video.list']);
       const [token] = fake.calls('POST /v2/oauth/token/');
-      assert.deepEqual(token.form, { client_key: CLIENT_KEY, client_secret: CLIENT_SECRET, code: 'tiktok-code', grant_type: 'authorization_code', redirect_uri: consent.redirect_uri });
+      assert.deepEqual(token.form, {
+        client_key: CLIENT_KEY,
+        client_secret: CLIENT_SECRET,
+        code: 'tiktok-code',
+        grant_type: 'authorization_code',
+        redirect_uri: consent.redirect_uri,
+      });
       const [info] = fake.calls('GET /v2/user/info/');
       assert.equal(info.headers.authorization, 'Bearer act.access-1');
       assert.match(info.query.fields, /open_id/);
@@ -71,19 +84,31 @@ for (const store of await testStores()) {
 
     it('refuses a post without media, or without the required settings, naming the field', async () => {
       const text = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content: 'Words only', image: [] }], settings: SETTINGS }],
       });
       assert.equal(text.status, 400);
-      assert.ok(text.body.errors.some((e: any) => e.path === 'posts.0.value.0.image'), JSON.stringify(text.body.errors));
+      assert.ok(
+        text.body.errors.some((e: any) => e.path === 'posts.0.value.0.image'),
+        JSON.stringify(text.body.errors),
+      );
       const video = await uploadMp4(account, herald, 1000);
       const bare = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
-        posts: [{ integration: { id: channelId }, value: [{ content: 'x', image: [{ id: video.id, path: video.path }] }], settings: { privacy_level: 'EVERYONE' } }],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [
+          { integration: { id: channelId }, value: [{ content: 'x', image: [{ id: video.id, path: video.path }] }], settings: { privacy_level: 'EVERYONE' } },
+        ],
       });
       assert.equal(bare.status, 400);
       const paths = bare.body.errors.map((e: any) => e.path);
-      for (const field of ['privacy_level', 'duet', 'stitch', 'comment', 'content_posting_method', 'autoAddMusic']) assert.ok(paths.includes(`posts.0.settings.${field}`), `${field}: ${JSON.stringify(paths)}`);
+      for (const field of ['privacy_level', 'duet', 'stitch', 'comment', 'content_posting_method', 'autoAddMusic'])
+        assert.ok(paths.includes(`posts.0.settings.${field}`), `${field}: ${JSON.stringify(paths)}`);
     });
 
     it('posts a video: creator info, init with FILE_UPLOAD, the bytes PUT, status polled to the post id', async () => {
@@ -181,8 +206,20 @@ for (const store of await testStores()) {
       const photo = await upload(account, herald.api, JPEG_1x1, 'photo.jpg');
       assert.equal(photo.status, 201);
       const created = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
-        posts: [{ integration: { id: channelId }, value: [{ content: 'A photo', image: [{ id: photo.body.id, path: photo.body.path }] }, { content: 'no replies on TikTok', image: [] }], settings: { ...SETTINGS, title: 'Photo title', autoAddMusic: 'yes' } }],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [
+          {
+            integration: { id: channelId },
+            value: [
+              { content: 'A photo', image: [{ id: photo.body.id, path: photo.body.path }] },
+              { content: 'no replies on TikTok', image: [] },
+            ],
+            settings: { ...SETTINGS, title: 'Photo title', autoAddMusic: 'yes' },
+          },
+        ],
       });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const post = await settled(account, created.body[0].postId);
@@ -193,7 +230,15 @@ for (const store of await testStores()) {
       assert.deepEqual(init.json, {
         media_type: 'PHOTO',
         post_mode: 'DIRECT_POST',
-        post_info: { title: 'Photo title', description: 'A photo', privacy_level: 'PUBLIC_TO_EVERYONE', disable_comment: false, auto_add_music: true, brand_content_toggle: false, brand_organic_toggle: false },
+        post_info: {
+          title: 'Photo title',
+          description: 'A photo',
+          privacy_level: 'PUBLIC_TO_EVERYONE',
+          disable_comment: false,
+          auto_add_music: true,
+          brand_content_toggle: false,
+          brand_organic_toggle: false,
+        },
         source_info: { source: 'PULL_FROM_URL', photo_images: [photo.body.path], photo_cover_index: 0 },
       });
       assert.match(post.releaseURL, /\/@heraldcreator\/photo\/\d+$/);
@@ -207,7 +252,10 @@ for (const store of await testStores()) {
       assert.match(failed.error, /duration_check_failed/);
 
       const inits = fake.calls('POST /v2/post/publish/video/init/').length;
-      const mismatch = await settled(account, await publishNow(account, channelId, [{ content: 'Followers', media: [video] }], { ...SETTINGS, privacy_level: 'FOLLOWER_OF_CREATOR' }));
+      const mismatch = await settled(
+        account,
+        await publishNow(account, channelId, [{ content: 'Followers', media: [video] }], { ...SETTINGS, privacy_level: 'FOLLOWER_OF_CREATOR' }),
+      );
       assert.equal(mismatch.state, 'ERROR');
       assert.match(mismatch.error, /FOLLOWER_OF_CREATOR is not allowed.*PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY/);
       assert.equal(fake.calls('POST /v2/post/publish/video/init/').length, inits, 'nothing was sent to TikTok');
@@ -232,11 +280,17 @@ for (const store of await testStores()) {
     it('waits out a rate limit and posts once', async () => {
       const video = await uploadMp4(account, herald, 2100);
       const before = fake.published.length;
-      fake.failNext('POST /v2/post/publish/video/init/', { ...tiktokError(429, 'rate_limit_exceeded', 'API rate limit exceeded'), headers: { 'retry-after': '1' } });
+      fake.failNext('POST /v2/post/publish/video/init/', {
+        ...tiktokError(429, 'rate_limit_exceeded', 'API rate limit exceeded'),
+        headers: { 'retry-after': '1' },
+      });
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Patient', media: [video] }], SETTINGS));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.equal(fake.published.length, before + 1);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
       assert.match(post.thread[0].attempts[0].detail, /rate_limit_exceeded/);
     });
 
@@ -260,7 +314,15 @@ for (const store of await testStores()) {
       fake.videoStats.set(post.releaseId, { view_count: 1500, like_count: 120, comment_count: 8, share_count: 5 });
       const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
-      assert.deepEqual(figures.body.map((s: any) => [s.label, s.data.map((d: any) => [d.total, d.date])]), [['Views', [[1500, today]]], ['Likes', [[120, today]]], ['Comments', [[8, today]]], ['Shares', [[5, today]]]]);
+      assert.deepEqual(
+        figures.body.map((s: any) => [s.label, s.data.map((d: any) => [d.total, d.date])]),
+        [
+          ['Views', [[1500, today]]],
+          ['Likes', [[120, today]]],
+          ['Comments', [[8, today]]],
+          ['Shares', [[5, today]]],
+        ],
+      );
       const query = fake.calls('POST /v2/video/query/').at(-1)!;
       assert.equal(query.query.fields, 'id,like_count,comment_count,share_count,view_count');
       assert.deepEqual(query.json, { filters: { video_ids: [post.releaseId] } }, 'the int64 id is sent whole, as a string');
@@ -269,7 +331,10 @@ for (const store of await testStores()) {
 
     it('answers 400 for a post TikTok knows only by its publish id (an inbox upload), without asking TikTok', async () => {
       const video = await uploadMp4(account, herald, 2400);
-      const post = await settled(account, await publishNow(account, channelId, [{ content: 'To the inbox', media: [video] }], { ...SETTINGS, content_posting_method: 'UPLOAD' }));
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, [{ content: 'To the inbox', media: [video] }], { ...SETTINGS, content_posting_method: 'UPLOAD' }),
+      );
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.match(post.releaseId, /^v_pub_/);
       const queries = fake.calls('POST /v2/video/query/').length;
@@ -289,7 +354,10 @@ for (const store of await testStores()) {
       const channel = await account.call('GET', `/analytics/${channelId}?date=30`);
       assert.equal(channel.status, 409, JSON.stringify(channel.body));
       assert.equal(channel.body.code, 'reconnect_needed');
-      assert.match(channel.body.message, /scope_permission_missed: The fields follower_count,following_count,likes_count,video_count need the scope user.info.stats/);
+      assert.match(
+        channel.body.message,
+        /scope_permission_missed: The fields follower_count,following_count,likes_count,video_count need the scope user.info.stats/,
+      );
 
       const video = await uploadMp4(account, herald, 2500);
       const counted = await settled(account, await publishNow(account, channelId, [{ content: 'Posting still works', media: [video] }], SETTINGS));

@@ -115,22 +115,38 @@ for (const store of await testStores()) {
 
     it('refuses a post over 280 weighted characters before it is queued', async () => {
       const created = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content: '字'.repeat(141), image: [] }], settings }],
       });
       assert.equal(created.status, 400);
-      assert.ok(created.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /282/.test(e.message)), JSON.stringify(created.body));
+      assert.ok(
+        created.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /282/.test(e.message)),
+        JSON.stringify(created.body),
+      );
       const missing = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content: 'no settings', image: [] }], settings: { __type: 'x' } }],
       });
       assert.equal(missing.status, 400);
-      assert.ok(missing.body.errors.some((e: any) => e.path === 'posts.0.settings.who_can_reply_post'), JSON.stringify(missing.body));
+      assert.ok(
+        missing.body.errors.some((e: any) => e.path === 'posts.0.settings.who_can_reply_post'),
+        JSON.stringify(missing.body),
+      );
     });
 
     it('publishes text with POST /2/tweets, signed, with reply settings', async () => {
       const before = fake.calls('POST /2/tweets').length;
-      const postId = await publishNow(account, channelId, ['Hello from Herald'], { __type: 'x', who_can_reply_post: 'following', community: 'https://x.com/i/communities/1493446837214187523' });
+      const postId = await publishNow(account, channelId, ['Hello from Herald'], {
+        __type: 'x',
+        who_can_reply_post: 'following',
+        community: 'https://x.com/i/communities/1493446837214187523',
+      });
       const post = await settled(account, postId);
       assert.equal(post.state, 'PUBLISHED', post.error);
       const sent = fake.calls('POST /2/tweets').slice(before);
@@ -162,7 +178,11 @@ for (const store of await testStores()) {
       const [init] = fake.calls('POST /2/media/upload/initialize');
       assert.deepEqual(init.json, { media_type: 'video/mp4', total_bytes: video.bytes.length, media_category: 'tweet_video' });
       const appends = fake.calls('POST /2/media/upload/:id/append');
-      assert.deepEqual(appends.map((a) => a.multipart?.fields.segment_index), ['0', '1'], 'two segments of at most 4 MB');
+      assert.deepEqual(
+        appends.map((a) => a.multipart?.fields.segment_index),
+        ['0', '1'],
+        'two segments of at most 4 MB',
+      );
       assert.ok(Buffer.concat(appends.map((a) => a.multipart!.files[0].data)).equals(video.bytes), 'the segments are the file');
       assert.equal(fake.calls('POST /2/media/upload/:id/finalize').length, 1);
       const status = fake.calls('GET /2/media/upload');
@@ -175,7 +195,10 @@ for (const store of await testStores()) {
     it('publishes a thread as replies to the previous post', async () => {
       const postId = await publishNow(account, channelId, ['thread one', 'thread two', 'thread three'], settings);
       const post = await settled(account, postId);
-      assert.ok(post.thread.every((t: any) => t.state === 'PUBLISHED'), JSON.stringify(post.thread));
+      assert.ok(
+        post.thread.every((t: any) => t.state === 'PUBLISHED'),
+        JSON.stringify(post.thread),
+      );
       const [one, two, three] = ['thread one', 'thread two', 'thread three'].map((text) => fake.state.tweets.find((t: any) => t.text === text));
       assert.equal(one.body.reply, undefined);
       assert.deepEqual(two.body.reply, { in_reply_to_tweet_id: one.id });
@@ -183,7 +206,7 @@ for (const store of await testStores()) {
       assert.equal(post.thread[1].releaseId, two.id);
     });
 
-    it('ends in ERROR with X\'s message when it refuses duplicate content', async () => {
+    it("ends in ERROR with X's message when it refuses duplicate content", async () => {
       const postId = await publishNow(account, channelId, ['Hello from Herald'], settings);
       const post = await settled(account, postId);
       assert.equal(post.state, 'ERROR');
@@ -196,11 +219,18 @@ for (const store of await testStores()) {
       fake.failNext('POST /2/media/upload', { status: 500, body: { title: 'Internal Server Error', detail: 'Something went wrong', status: 500 } });
       const uploaded = await settled(account, await publishNow(account, channelId, [{ content: 'after an upload hiccup', media: [png] }], settings));
       assert.equal(uploaded.state, 'PUBLISHED', uploaded.error);
-      assert.deepEqual(uploaded.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        uploaded.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
 
       // X took the tweet, then its gateway failed: sending it again would post twice (or fail as a false duplicate).
       // Herald finds it among the account's latest posts instead.
-      fake.failNext('POST /2/tweets', { handleFirst: true, status: 500, body: { title: 'Internal Server Error', detail: 'Something went wrong', status: 500 } });
+      fake.failNext('POST /2/tweets', {
+        handleFirst: true,
+        status: 500,
+        body: { title: 'Internal Server Error', detail: 'Something went wrong', status: 500 },
+      });
       const before = fake.calls('POST /2/tweets').length;
       const post = await settled(account, await publishNow(account, channelId, ['taken, then a 500'], settings));
       const taken = fake.state.tweets.filter((t: any) => t.text === 'taken, then a 500');
@@ -228,7 +258,10 @@ for (const store of await testStores()) {
       assert.equal(post.state, 'PUBLISHED', post.error);
       assert.equal(fake.calls('POST /2/tweets').length - before, 2);
       assert.equal(fake.state.tweets.filter((t: any) => t.text === 'after the limit').length, 1);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
     });
 
     it("reports the account's and a post's public metrics, read with signed requests", async () => {
@@ -253,7 +286,14 @@ for (const store of await testStores()) {
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data.map((d: any) => [d.total, d.date])]),
-        [['Impressions', [[340, today]]], ['Likes', [[12, today]]], ['Reposts', [[3, today]]], ['Replies', [[1, today]]], ['Quotes', [[2, today]]], ['Bookmarks', [[4, today]]]],
+        [
+          ['Impressions', [[340, today]]],
+          ['Likes', [[12, today]]],
+          ['Reposts', [[3, today]]],
+          ['Replies', [[1, today]]],
+          ['Quotes', [[2, today]]],
+          ['Bookmarks', [[4, today]]],
+        ],
       );
       const lookup = fake.calls('GET /2/tweets/:id').at(-1)!;
       assert.equal(lookup.params.id, post.releaseId, "the thread's first post");
@@ -276,13 +316,24 @@ for (const store of await testStores()) {
       const missing = await account.call('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const newest = fake.state.tweets.at(-1);
-      assert.deepEqual(missing.body[0], { id: newest.id, url: `https://x.com/${X_USER.username}/status/${newest.id}`, text: newest.text, at: newest.created_at });
+      assert.deepEqual(missing.body[0], {
+        id: newest.id,
+        url: `https://x.com/${X_USER.username}/status/${newest.id}`,
+        text: newest.text,
+        at: newest.created_at,
+      });
       assert.equal(missing.body.length, Math.min(fake.state.tweets.length, 20));
       const ids = missing.body.map((p: any) => BigInt(p.id));
-      assert.ok(ids.every((id: bigint, i: number) => i === 0 || id < ids[i - 1]), 'newest first');
+      assert.ok(
+        ids.every((id: bigint, i: number) => i === 0 || id < ids[i - 1]),
+        'newest first',
+      );
       const timeline = fake.calls('GET /2/users/:id/tweets').at(-1)!;
       assert.equal(timeline.params.id, X_USER.id);
-      assert.deepEqual({ max: timeline.query.max_results, fields: timeline.query['tweet.fields'], exclude: timeline.query.exclude }, { max: '20', fields: 'created_at', exclude: 'retweets' });
+      assert.deepEqual(
+        { max: timeline.query.max_results, fields: timeline.query['tweet.fields'], exclude: timeline.query.exclude },
+        { max: '20', fields: 'created_at', exclude: 'retweets' },
+      );
       assert.equal(fake.lastSignatureProblem, undefined);
     });
 
@@ -292,7 +343,10 @@ for (const store of await testStores()) {
       assert.equal(post.state, 'ERROR');
       assert.match(post.error, /must be reconnected/);
       assert.equal((await listedChannel(account, channelId)).needsReconnect, true);
-      assert.equal(fake.state.tweets.some((t: any) => t.text === 'after revocation'), false);
+      assert.equal(
+        fake.state.tweets.some((t: any) => t.text === 'after revocation'),
+        false,
+      );
 
       // Connecting again brings the same channel back.
       const again = await connectOAuth(herald, account, 'x');

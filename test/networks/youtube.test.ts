@@ -6,7 +6,15 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { CLIENT_ID, CLIENT_SECRET, googleError, startYouTubeFake, type YouTubeFake } from '../fakes/youtube.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
 
-const SETTINGS = { title: 'Launch day', type: 'unlisted', selfDeclaredMadeForKids: 'no', tags: [{ value: 'herald', label: 'herald' }, { value: 'open source', label: 'open source' }] };
+const SETTINGS = {
+  title: 'Launch day',
+  type: 'unlisted',
+  selfDeclaredMadeForKids: 'no',
+  tags: [
+    { value: 'herald', label: 'herald' },
+    { value: 'open source', label: 'open source' },
+  ],
+};
 
 for (const store of await testStores()) {
   describe(`youtube (${store})`, storeSuite(store), () => {
@@ -70,20 +78,32 @@ for (const store of await testStores()) {
       // The helper tool lists the account's channels.
       const tool = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'listChannels' });
       assert.equal(tool.status, 200, JSON.stringify(tool.body));
-      assert.deepEqual(tool.body.output.map((c: { id: string }) => c.id), ['UC-main', 'UC-brand']);
+      assert.deepEqual(
+        tool.body.output.map((c: { id: string }) => c.id),
+        ['UC-main', 'UC-brand'],
+      );
     });
 
     it('refuses a post without a video, or without title and privacy, naming the field', async () => {
       const text = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content: 'Just words', image: [] }], settings: SETTINGS }],
       });
       assert.equal(text.status, 400, JSON.stringify(text.body));
-      assert.ok(text.body.errors.some((e: any) => e.path === 'posts.0.value.0.image' && /at least 1/.test(e.message)), JSON.stringify(text.body.errors));
+      assert.ok(
+        text.body.errors.some((e: any) => e.path === 'posts.0.value.0.image' && /at least 1/.test(e.message)),
+        JSON.stringify(text.body.errors),
+      );
 
       const png = await uploadPng(account, herald);
       const noTitle = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content: 'x', image: [{ id: png.id, path: png.path }] }], settings: { type: 'loud' } }],
       });
       assert.equal(noTitle.status, 400);
@@ -124,8 +144,20 @@ for (const store of await testStores()) {
       const before = fake.videos.length;
       const video = await uploadMp4(account, herald, 3000);
       const created = await account.call('POST', '/posts', {
-        type: 'now', date: new Date().toISOString(), shortLink: false, tags: [],
-        posts: [{ integration: { id: channelId }, value: [{ content: 'one', image: [{ id: video.id, path: video.path }] }, { content: 'two', image: [] }], settings: SETTINGS }],
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [
+          {
+            integration: { id: channelId },
+            value: [
+              { content: 'one', image: [{ id: video.id, path: video.path }] },
+              { content: 'two', image: [] },
+            ],
+            settings: SETTINGS,
+          },
+        ],
       });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const post = await settled(account, created.body[0].postId);
@@ -159,7 +191,10 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Resumed after a 500', media: [video] }], SETTINGS));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       const puts = fake.calls('PUT /upload/youtube/v3/videos').slice(putsBefore);
-      assert.deepEqual(puts.map((p) => p.headers['content-range'] ?? null), [null, 'bytes */5000', 'bytes 1024-4999/5000']);
+      assert.deepEqual(
+        puts.map((p) => p.headers['content-range'] ?? null),
+        [null, 'bytes */5000', 'bytes 1024-4999/5000'],
+      );
       assert.deepEqual(fake.videos.at(-1)!.bytes, video.bytes);
     });
 
@@ -180,7 +215,10 @@ for (const store of await testStores()) {
       const video = await uploadMp4(account, herald, 2500);
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'After refresh', media: [video] }], SETTINGS));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
-      const refreshes = fake.calls('POST /token').filter((r) => r.form?.grant_type === 'refresh_token').slice(refreshesBefore);
+      const refreshes = fake
+        .calls('POST /token')
+        .filter((r) => r.form?.grant_type === 'refresh_token')
+        .slice(refreshesBefore);
       assert.equal(refreshes.length, 1);
       assert.equal(refreshes[0].form?.refresh_token, '1//refresh-1');
       assert.equal(refreshes[0].form?.client_id, CLIENT_ID);
@@ -197,7 +235,10 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Patient', media: [video] }], SETTINGS));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.equal(fake.videos.length, before + 1);
-      assert.deepEqual(post.thread[0].attempts.map((a: any) => a.outcome), ['retry', 'published']);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
     });
 
     it("reports the channel's and a video's figures day by day from YouTube Analytics", async () => {
@@ -208,8 +249,16 @@ for (const store of await testStores()) {
       fake.activity = [
         { day: daysAgo(1), videoId: 'older-video', metrics: { views: 5, estimatedMinutesWatched: 6 } },
         { day: daysAgo(3), videoId: 'older-video', metrics: { views: 10, estimatedMinutesWatched: 20, likes: 1, subscribersGained: 1 } },
-        { day: daysAgo(2), videoId: post.releaseId, metrics: { views: 40, estimatedMinutesWatched: 55, likes: 4, comments: 2, shares: 1, subscribersGained: 2 } },
-        { day: daysAgo(1), videoId: post.releaseId, metrics: { views: 60, estimatedMinutesWatched: 70, likes: 6, comments: 3, shares: 0, subscribersGained: 1 } },
+        {
+          day: daysAgo(2),
+          videoId: post.releaseId,
+          metrics: { views: 40, estimatedMinutesWatched: 55, likes: 4, comments: 2, shares: 1, subscribersGained: 2 },
+        },
+        {
+          day: daysAgo(1),
+          videoId: post.releaseId,
+          metrics: { views: 60, estimatedMinutesWatched: 70, likes: 6, comments: 3, shares: 0, subscribersGained: 1 },
+        },
         // Outside the 7 days asked for.
         { day: daysAgo(20), videoId: post.releaseId, metrics: { views: 999 } },
       ];
@@ -217,15 +266,44 @@ for (const store of await testStores()) {
       const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
       assert.equal(channel.status, 200, JSON.stringify(channel.body));
       const points = (series: any) => series.data.map((d: any) => [d.date, d.total]);
-      assert.deepEqual(channel.body.map((s: any) => s.label), ['Views', 'Minutes watched', 'Likes', 'Subscribers gained']);
-      assert.deepEqual(points(channel.body[0]), [[daysAgo(3), 10], [daysAgo(2), 40], [daysAgo(1), 65]]);
-      assert.deepEqual(points(channel.body[1]), [[daysAgo(3), 20], [daysAgo(2), 55], [daysAgo(1), 76]]);
-      assert.deepEqual(points(channel.body[3]), [[daysAgo(3), 1], [daysAgo(2), 2], [daysAgo(1), 1]]);
+      assert.deepEqual(
+        channel.body.map((s: any) => s.label),
+        ['Views', 'Minutes watched', 'Likes', 'Subscribers gained'],
+      );
+      assert.deepEqual(points(channel.body[0]), [
+        [daysAgo(3), 10],
+        [daysAgo(2), 40],
+        [daysAgo(1), 65],
+      ]);
+      assert.deepEqual(points(channel.body[1]), [
+        [daysAgo(3), 20],
+        [daysAgo(2), 55],
+        [daysAgo(1), 76],
+      ]);
+      assert.deepEqual(points(channel.body[3]), [
+        [daysAgo(3), 1],
+        [daysAgo(2), 2],
+        [daysAgo(1), 1],
+      ]);
       assert.equal(channel.body[0].percentageChange, 550, 'the last day against the first');
       const report = fake.calls('GET /v2/reports').at(-1)!;
       assert.deepEqual(
-        { ids: report.query.ids, startDate: report.query.startDate, endDate: report.query.endDate, metrics: report.query.metrics, dimensions: report.query.dimensions, filters: report.query.filters },
-        { ids: 'channel==UC-brand', startDate: daysAgo(6), endDate: daysAgo(0), metrics: 'views,estimatedMinutesWatched,likes,subscribersGained', dimensions: 'day', filters: undefined },
+        {
+          ids: report.query.ids,
+          startDate: report.query.startDate,
+          endDate: report.query.endDate,
+          metrics: report.query.metrics,
+          dimensions: report.query.dimensions,
+          filters: report.query.filters,
+        },
+        {
+          ids: 'channel==UC-brand',
+          startDate: daysAgo(6),
+          endDate: daysAgo(0),
+          metrics: 'views,estimatedMinutesWatched,likes,subscribersGained',
+          dimensions: 'day',
+          filters: undefined,
+        },
       );
       assert.match(String(report.headers.authorization), /^Bearer ya29\./);
 
@@ -234,11 +312,41 @@ for (const store of await testStores()) {
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, points(s)]),
         [
-          ['Views', [[daysAgo(2), 40], [daysAgo(1), 60]]],
-          ['Minutes watched', [[daysAgo(2), 55], [daysAgo(1), 70]]],
-          ['Likes', [[daysAgo(2), 4], [daysAgo(1), 6]]],
-          ['Comments', [[daysAgo(2), 2], [daysAgo(1), 3]]],
-          ['Shares', [[daysAgo(2), 1], [daysAgo(1), 0]]],
+          [
+            'Views',
+            [
+              [daysAgo(2), 40],
+              [daysAgo(1), 60],
+            ],
+          ],
+          [
+            'Minutes watched',
+            [
+              [daysAgo(2), 55],
+              [daysAgo(1), 70],
+            ],
+          ],
+          [
+            'Likes',
+            [
+              [daysAgo(2), 4],
+              [daysAgo(1), 6],
+            ],
+          ],
+          [
+            'Comments',
+            [
+              [daysAgo(2), 2],
+              [daysAgo(1), 3],
+            ],
+          ],
+          [
+            'Shares',
+            [
+              [daysAgo(2), 1],
+              [daysAgo(1), 0],
+            ],
+          ],
         ],
       );
       const videoReport = fake.calls('GET /v2/reports').at(-1)!;
@@ -249,7 +357,15 @@ for (const store of await testStores()) {
       fake.activity = [];
       const quiet = await account.call('GET', `/analytics/${channelId}?date=1`);
       assert.equal(quiet.status, 200, JSON.stringify(quiet.body));
-      assert.deepEqual(quiet.body.map((s: any) => [s.label, s.data]), [['Views', []], ['Minutes watched', []], ['Likes', []], ['Subscribers gained', []]]);
+      assert.deepEqual(
+        quiet.body.map((s: any) => [s.label, s.data]),
+        [
+          ['Views', []],
+          ['Minutes watched', []],
+          ['Likes', []],
+          ['Subscribers gained', []],
+        ],
+      );
     });
 
     it("answers 400 with Google's words when the user unticked YouTube Analytics; connecting again with it restores the figures", async () => {

@@ -30,7 +30,9 @@ describe('a background write that fails (sqlite)', () => {
   it('is logged, the process stays up, and the counts are written once the store takes writes again', async () => {
     const db = herald.services.store.db;
     for (const event of ['INSERT', 'UPDATE']) {
-      await sql.raw(`CREATE TRIGGER disk_full_${event.toLowerCase()} BEFORE ${event} ON rate_counters BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`).execute(db);
+      await sql
+        .raw(`CREATE TRIGGER disk_full_${event.toLowerCase()} BEFORE ${event} ON rate_counters BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`)
+        .execute(db);
     }
     const call = caller(`${serve.url}/api/public/v1`, key);
     for (let i = 0; i < 5; i++) assert.equal((await call('GET', '/integrations')).status, 200, 'reads are answered while writes fail');

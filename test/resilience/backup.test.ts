@@ -64,7 +64,13 @@ describe('backup and restore of the embedded store (sqlite)', () => {
   it('backs up while Herald runs and keeps writing, and restores into an empty folder only', async () => {
     // A busy store: posts being written while the backup is taken.
     const writes = Array.from({ length: 20 }, (_, i) =>
-      account.call('POST', '/posts', { type: 'draft', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: `draft ${i}`, image: [] }], settings: { __type: 'webhook' } }] }),
+      account.call('POST', '/posts', {
+        type: 'draft',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content: `draft ${i}`, image: [] }], settings: { __type: 'webhook' } }],
+      }),
     );
     const backedUp = await herald(['backup', file], first);
     await Promise.all(writes);
@@ -83,12 +89,20 @@ describe('backup and restore of the embedded store (sqlite)', () => {
     restored = await startHerald('sqlite', { dataDir: second, engine: true });
     const call = caller(restored.api, account.key);
     const channels = await call('GET', '/integrations');
-    assert.deepEqual(channels.body.map((c: any) => c.id), [channelId]);
+    assert.deepEqual(
+      channels.body.map((c: any) => c.id),
+      [channelId],
+    );
     const served = await fetch(media.path.replace(running.url, restored.url));
     assert.equal(served.status, 200);
     assert.deepEqual(Buffer.from(await served.arrayBuffer()), PNG_1x1);
 
-    const sent = await call('POST', '/posts', { type: 'now', shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content: 'after the restore', image: [] }], settings: { __type: 'webhook' } }] });
+    const sent = await call('POST', '/posts', {
+      type: 'now',
+      shortLink: false,
+      tags: [],
+      posts: [{ integration: { id: channelId }, value: [{ content: 'after the restore', image: [] }], settings: { __type: 'webhook' } }],
+    });
     assert.equal(sent.status, 201, JSON.stringify(sent.body));
     const delivery = await eventually(async () => receiver.deliveries.find((d) => d.json?.post?.content === 'after the restore'), 15_000, 'the delivery');
     // Signed with the channel's secret, which the restored store unsealed.

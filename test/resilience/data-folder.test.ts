@@ -43,19 +43,32 @@ describe('the data folder (sqlite)', () => {
     assert.ok(fourth.alive(), 'a lock left by a killed process is taken over');
   });
 
-  it('everything Herald writes there is its own user\'s only: 0700 folders, 0600 files (database, journal, uploads)', async () => {
+  it("everything Herald writes there is its own user's only: 0700 folders, 0600 files (database, journal, uploads)", async () => {
     const running = started.at(-1)!;
-    const created = await runHerald(['keys', 'create', '--name', 'modes', '--json'], { HERALD_DATA_DIR: dataDir, HERALD_SECRET: 'test-secret-2f9c4e7a1b3d5f8e0a6c9b2d4f7e1a3c' });
+    const created = await runHerald(['keys', 'create', '--name', 'modes', '--json'], {
+      HERALD_DATA_DIR: dataDir,
+      HERALD_SECRET: 'test-secret-2f9c4e7a1b3d5f8e0a6c9b2d4f7e1a3c',
+    });
     const { key } = printed(created);
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(PNG_1x1)]), 'pixel.png');
     const uploaded = await fetch(`${running.url}/api/public/v1/upload`, { method: 'POST', headers: { authorization: key }, body: form });
     assert.equal(uploaded.status, 201, await uploaded.clone().text());
 
-    const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? [path.join(dir, e.name), ...walk(path.join(dir, e.name))] : [path.join(dir, e.name)]));
+    const walk = (dir: string): string[] =>
+      fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((e) => (e.isDirectory() ? [path.join(dir, e.name), ...walk(path.join(dir, e.name))] : [path.join(dir, e.name)]));
     const everything = [dataDir, ...walk(dataDir)];
-    assert.ok(everything.some((f) => f.endsWith('herald.db')) && everything.some((f) => f.endsWith('.png')), `the database and the upload are there: ${everything.join(', ')}`);
+    assert.ok(
+      everything.some((f) => f.endsWith('herald.db')) && everything.some((f) => f.endsWith('.png')),
+      `the database and the upload are there: ${everything.join(', ')}`,
+    );
     const open = everything.filter((f) => mode(f) !== (fs.statSync(f).isDirectory() ? 0o700 : 0o600));
-    assert.deepEqual(open.map((f) => `${path.relative(dataDir, f)} ${mode(f).toString(8)}`), [], 'nothing readable by others');
+    assert.deepEqual(
+      open.map((f) => `${path.relative(dataDir, f)} ${mode(f).toString(8)}`),
+      [],
+      'nothing readable by others',
+    );
   });
 });

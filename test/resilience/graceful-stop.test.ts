@@ -52,18 +52,37 @@ for (const store of await testStores()) {
       assert.equal(sentBeforeStop.size, CONCURRENCY, 'no new claims once told to stop');
 
       const afterStop = await states(herald, ids);
-      const leased = await herald.services.store.db.selectFrom('posts').select('id').where('id', 'in', ids).where('state', '=', 'QUEUE').where('lease_owner', 'is not', null).execute();
+      const leased = await herald.services.store.db
+        .selectFrom('posts')
+        .select('id')
+        .where('id', 'in', ids)
+        .where('state', '=', 'QUEUE')
+        .where('lease_owner', 'is not', null)
+        .execute();
       const notSent = ids.filter((id) => !sentBeforeStop.has(id));
-      assert.deepEqual(leased.map((r) => r.id).filter((id) => notSent.includes(id)), [], 'what was not sent holds no claim');
-      assert.deepEqual(notSent.filter((id) => afterStop.get(id)!.state !== 'QUEUE'), [], 'what was not sent is still queued');
+      assert.deepEqual(
+        leased.map((r) => r.id).filter((id) => notSent.includes(id)),
+        [],
+        'what was not sent holds no claim',
+      );
+      assert.deepEqual(
+        notSent.filter((id) => afterStop.get(id)!.state !== 'QUEUE'),
+        [],
+        'what was not sent is still queued',
+      );
 
       hanging = false;
       processes.push(await startHeraldProcess(herald.services.config, 'worker', { HERALD_LEASE_SECONDS: '2' }));
-      const final = await eventually(async () => {
-        const now = await states(herald, ids);
-        return [...now.values()].every((s) => s.state !== 'QUEUE') ? now : undefined;
-      }, 60_000, 'every post to leave the queue');
-      for (const id of notSent) assert.equal(final.get(id)!.state, 'PUBLISHED', `post ${id}, never sent before the stop, was published (${final.get(id)!.error})`);
+      const final = await eventually(
+        async () => {
+          const now = await states(herald, ids);
+          return [...now.values()].every((s) => s.state !== 'QUEUE') ? now : undefined;
+        },
+        60_000,
+        'every post to leave the queue',
+      );
+      for (const id of notSent)
+        assert.equal(final.get(id)!.state, 'PUBLISHED', `post ${id}, never sent before the stop, was published (${final.get(id)!.error})`);
       for (const id of sentBeforeStop) {
         // Sent and never answered: only these may be in doubt.
         const { state, error } = final.get(id)!;

@@ -27,7 +27,10 @@ async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
 
 /** Ends every connection to the test's database, as a restart or an operator would. */
 function cutConnections(database: string): Promise<number> {
-  return admin(async (c) => (await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rowCount ?? 0);
+  return admin(
+    async (c) =>
+      (await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rowCount ?? 0,
+  );
 }
 
 for (const store of (await testStores()).filter((s) => s === 'postgres')) {
@@ -55,12 +58,20 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
       const channel = await addWebhookChannel(account);
       await admin((c) => c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`));
       await cutConnections(database);
-      const refused = await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['while the database is away'])], { date: '2031-01-01T10:00:00.000Z' }));
+      const refused = await account.call(
+        'POST',
+        '/posts',
+        postBody('schedule', [entry(channel.id, ['while the database is away'])], { date: '2031-01-01T10:00:00.000Z' }),
+      );
       assert.equal(refused.status, 503, JSON.stringify(refused.body));
       assert.equal(refused.body.code, 'store_unavailable');
       assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/, 'a retry hint in seconds');
       await admin((c) => c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`));
-      const accepted = await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['once it is back'])], { date: '2031-01-01T10:00:00.000Z' }));
+      const accepted = await account.call(
+        'POST',
+        '/posts',
+        postBody('schedule', [entry(channel.id, ['once it is back'])], { date: '2031-01-01T10:00:00.000Z' }),
+      );
       assert.equal(accepted.status, 201, JSON.stringify(accepted.body));
     });
 
@@ -85,12 +96,16 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
       }
       assert.ok(cut >= 3, `connections were cut (${cut})`);
 
-      const final = await eventually(async () => {
-        const dead = processes.find((p) => !p.alive());
-        if (dead) throw new Error(`a herald process died: ${dead.output()}`);
-        const now = await states(herald, ids);
-        return [...now.values()].every((s) => s.state === 'PUBLISHED' || s.state === 'ERROR') ? now : undefined;
-      }, 180_000, 'every post to leave the queue');
+      const final = await eventually(
+        async () => {
+          const dead = processes.find((p) => !p.alive());
+          if (dead) throw new Error(`a herald process died: ${dead.output()}`);
+          const now = await states(herald, ids);
+          return [...now.values()].every((s) => s.state === 'PUBLISHED' || s.state === 'ERROR') ? now : undefined;
+        },
+        180_000,
+        'every post to leave the queue',
+      );
       for (const p of processes) assert.ok(p.alive(), `a herald process died: ${p.output()}`);
 
       const counts = deliveriesById(receiver);

@@ -42,7 +42,13 @@ describe('publish outcomes in the log (sqlite)', () => {
     const signingSecret: string = channel.body.secrets.signingSecret;
     assert.match(signingSecret, /^whsec_/);
     const post = (content: string) =>
-      call('POST', '/posts', { type: 'now', date: new Date().toISOString(), shortLink: false, tags: [], posts: [{ integration: { id: channel.body.id }, value: [{ content, image: [] }], settings: { __type: 'webhook' } }] });
+      call('POST', '/posts', {
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [{ integration: { id: channel.body.id }, value: [{ content, image: [] }], settings: { __type: 'webhook' } }],
+      });
 
     const sent = (await post('logged')).body[0].postId;
     const published = await eventually(async () => lines().find((l) => l.msg === 'post published' && l.post === sent), 15_000, 'the published line');

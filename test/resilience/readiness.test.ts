@@ -31,8 +31,15 @@ for (const store of await testStores()) {
 
     it('is not ready while a migration is not applied, naming it and what to run', async () => {
       const { db } = apiOnly.services.store;
-      const last = await db.selectFrom('kysely_migration' as never).select('name' as never).orderBy('name' as never, 'desc').executeTakeFirstOrThrow();
-      await db.deleteFrom('kysely_migration' as never).where('name' as never, '=', (last as { name: string }).name as never).execute();
+      const last = await db
+        .selectFrom('kysely_migration' as never)
+        .select('name' as never)
+        .orderBy('name' as never, 'desc')
+        .executeTakeFirstOrThrow();
+      await db
+        .deleteFrom('kysely_migration' as never)
+        .where('name' as never, '=', (last as { name: string }).name as never)
+        .execute();
       const answer = await ready(apiOnly);
       assert.equal(answer.status, 503);
       assert.equal(answer.body.status, 'not ready');

@@ -32,7 +32,13 @@ function runNode(args: string[], env: Record<string, string>): Promise<{ status:
 }
 
 function draftBody(channelId: string, content: string) {
-  return { type: 'draft' as const, date: '2031-05-01T10:00:00.000Z', shortLink: false, tags: [], posts: [{ integration: { id: channelId }, value: [{ content, image: [] }] }] };
+  return {
+    type: 'draft' as const,
+    date: '2031-05-01T10:00:00.000Z',
+    shortLink: false,
+    tags: [],
+    posts: [{ integration: { id: channelId }, value: [{ content, image: [] }] }],
+  };
 }
 
 for (const store of await testStores()) {
@@ -64,7 +70,10 @@ for (const store of await testStores()) {
         assert.ok(Array.isArray(created), 'Array.isArray(created)');
         const listed = await sdk.postList({ startDate: '2031-05-01T00:00:00Z', endDate: '2031-05-02T00:00:00Z' });
         assert.ok(!isErrorBody(listed), '!isErrorBody(listed)');
-        assert.deepEqual(listed.posts.map((p) => p.content), ['from the SDK']);
+        assert.deepEqual(
+          listed.posts.map((p) => p.content),
+          ['from the SDK'],
+        );
       });
 
       it('a 4xx does not throw: the parsed error body comes back', async () => {
@@ -76,7 +85,10 @@ for (const store of await testStores()) {
         const rejected = await sdk.post({ ...draftBody(channel.id, 'x'), type: 'sometime' as 'draft' });
         assert.ok(isErrorBody(rejected), 'isErrorBody(rejected)');
         assert.equal(rejected.statusCode, 400);
-        assert.ok(rejected.errors.some((e) => e.path === 'type'), JSON.stringify(rejected));
+        assert.ok(
+          rejected.errors.some((e) => e.path === 'type'),
+          JSON.stringify(rejected),
+        );
       });
 
       it('a wrong key does not throw: the 401 body comes back', async () => {
@@ -139,7 +151,10 @@ for (const store of await testStores()) {
         await assert.rejects(typed.post({ ...draftBody(channel.id, 'x'), type: 'sometime' as 'draft' }), (err: unknown) => {
           assert.ok(err instanceof HeraldApiError, 'err instanceof HeraldApiError');
           assert.equal(err.status, 400);
-          assert.ok(err.errors.some((e) => e.path === 'type'), 'err.errors.some((e) => e.path === \'type\')');
+          assert.ok(
+            err.errors.some((e) => e.path === 'type'),
+            "err.errors.some((e) => e.path === 'type')",
+          );
           return true;
         });
         await assert.rejects(typed.deletePost('no-such-post'), (err: unknown) => err instanceof HeraldApiError && err.status === 404);
@@ -170,7 +185,7 @@ for (const store of await testStores()) {
     });
 
     describe('upload', () => {
-      it('takes a path, a Buffer (with the reference SDK\'s extension argument) and a stream', async () => {
+      it("takes a path, a Buffer (with the reference SDK's extension argument) and a stream", async () => {
         const sdk = new Herald(account.key, apiUrl, { throwOnError: true });
         const file = path.join(folder, 'pixel.png');
         fs.writeFileSync(file, PNG_1x1);
@@ -196,7 +211,10 @@ for (const store of await testStores()) {
         const body = await new Herald(account.key, apiUrl).upload(text, 'notes.png');
         assert.ok(isErrorBody(body), 'isErrorBody(body)');
         assert.equal(body.statusCode, 415);
-        await assert.rejects(new Herald(account.key, apiUrl, { throwOnError: true }).upload(text, 'notes.png'), (err: unknown) => err instanceof HeraldApiError && err.status === 415);
+        await assert.rejects(
+          new Herald(account.key, apiUrl, { throwOnError: true }).upload(text, 'notes.png'),
+          (err: unknown) => err instanceof HeraldApiError && err.status === 415,
+        );
       });
     });
 
@@ -254,7 +272,18 @@ describe('the herald/sdk package entry', () => {
       fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ type: 'module' }));
       fs.writeFileSync(
         path.join(consumer, 'tsconfig.json'),
-        JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules', '@types')] }, files: ['good.ts', 'bad.ts'] }),
+        JSON.stringify({
+          compilerOptions: {
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            target: 'es2022',
+            strict: true,
+            noEmit: true,
+            types: ['node'],
+            typeRoots: [path.join(ROOT, 'node_modules', '@types')],
+          },
+          files: ['good.ts', 'bad.ts'],
+        }),
       );
       fs.writeFileSync(
         path.join(consumer, 'good.ts'),
@@ -274,7 +303,10 @@ describe('the herald/sdk package entry', () => {
       const run = spawnSync(process.execPath, [tsc, '-p', consumer], { cwd: consumer, encoding: 'utf8' });
       const errors = run.stdout.split('\n').filter((l) => /error TS/.test(l));
       assert.ok(errors.length > 0, 'the misuse in bad.ts must not compile');
-      assert.ok(errors.every((l) => l.startsWith('bad.ts')), `only bad.ts may fail:\n${run.stdout}`);
+      assert.ok(
+        errors.every((l) => l.startsWith('bad.ts')),
+        `only bad.ts may fail:\n${run.stdout}`,
+      );
       assert.match(errors.join('\n'), /"sometime"/);
     } finally {
       fs.rmSync(consumer, { recursive: true, force: true });

@@ -30,7 +30,12 @@ describe('which statements signal a change to the read caches', () => {
   });
 
   it('a statement writing two tables names both', () => {
-    assert.deepEqual(signalsFor(['with gone as (delete from "channels" where "id" = $1 returning "id") update "posts" set "deleted_at" = $2 where "channel_id" in (select "id" from gone)']), [tables('channels', 'posts')]);
+    assert.deepEqual(
+      signalsFor([
+        'with gone as (delete from "channels" where "id" = $1 returning "id") update "posts" set "deleted_at" = $2 where "channel_id" in (select "id" from gone)',
+      ]),
+      [tables('channels', 'posts')],
+    );
   });
 
   it('reads, other tables, and tables whose name only starts like a watched one do not', () => {

@@ -13,7 +13,13 @@ describe('hotQuery', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-hot-'));
     store = openStore({ dataDir: dir });
     await migrate(store);
-    await store.db.insertInto('accounts').values([{ id: 'a', name: 'Ann', created_at: 1 }, { id: 'b', name: 'Bob', created_at: 2 }]).execute();
+    await store.db
+      .insertInto('accounts')
+      .values([
+        { id: 'a', name: 'Ann', created_at: 1 },
+        { id: 'b', name: 'Bob', created_at: 2 },
+      ])
+      .execute();
   });
   after(async () => {
     await store.close();
@@ -30,6 +36,9 @@ describe('hotQuery', () => {
   });
 
   it('refuses a placeholder the query does not use', () => {
-    assert.throws(() => hotQuery<{ name: string }, unknown>(store.db, ['name'], () => store.db.selectFrom('accounts').select('id')), /placeholder name is not used/);
+    assert.throws(
+      () => hotQuery<{ name: string }, unknown>(store.db, ['name'], () => store.db.selectFrom('accounts').select('id')),
+      /placeholder name is not used/,
+    );
   });
 });

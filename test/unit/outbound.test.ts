@@ -6,12 +6,41 @@ import { isPrivateAddress, OutboundGuard, OutboundRefused } from '../../src/lib/
 
 describe('isPrivateAddress', () => {
   const refused = [
-    '127.0.0.1', '127.1.2.3', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
-    '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fd00:ec2::254', 'fc00::1', 'ff02::1',
-    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::7f00:1', 'not-an-ip',
+    '127.0.0.1',
+    '127.1.2.3',
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00:ec2::254',
+    'fc00::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::7f00:1',
+    'not-an-ip',
     // IPv4-compatible (::/96), mapped (::ffff:0:0/96) and translated forms, in every spelling.
-    '::127.0.0.1', '::7f00:1', '::a9fe:a9fe', '::10.1.2.3', '0:0:0:0:0:ffff:127.0.0.1', '0:0:0:0:0:0:127.0.0.1', '::FFFF:7F00:0001',
-    '0000:0000:0000:0000:0000:ffff:0a00:0001', '::ffff:0:127.0.0.1', '::ffff:0:7f00:1', '::ffff:192.168.1.1', '::c0a8:101',
+    '::127.0.0.1',
+    '::7f00:1',
+    '::a9fe:a9fe',
+    '::10.1.2.3',
+    '0:0:0:0:0:ffff:127.0.0.1',
+    '0:0:0:0:0:0:127.0.0.1',
+    '::FFFF:7F00:0001',
+    '0000:0000:0000:0000:0000:ffff:0a00:0001',
+    '::ffff:0:127.0.0.1',
+    '::ffff:0:7f00:1',
+    '::ffff:192.168.1.1',
+    '::c0a8:101',
   ];
   const allowed = ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '::8.8.8.8', '0:0:0:0:0:ffff:808:808', '2a00:1450::7f00:1'];
   for (const address of refused) it(`refuses ${address}`, () => assert.equal(isPrivateAddress(address), true));
@@ -40,7 +69,15 @@ describe('OutboundGuard', () => {
 
   it('refuses literal private addresses and non-http schemes before connecting', async () => {
     const guard = new OutboundGuard();
-    for (const url of ['http://127.0.0.1/', 'http://[::1]/', 'http://10.0.0.1/', 'http://169.254.169.254/', 'http://[::ffff:127.0.0.1]/', 'file:///etc/passwd', 'ftp://x/']) {
+    for (const url of [
+      'http://127.0.0.1/',
+      'http://[::1]/',
+      'http://10.0.0.1/',
+      'http://169.254.169.254/',
+      'http://[::ffff:127.0.0.1]/',
+      'file:///etc/passwd',
+      'ftp://x/',
+    ]) {
       await assert.rejects(guard.fetch(url), OutboundRefused, url);
     }
     await guard.close();

@@ -12,7 +12,7 @@ describe('secret box', () => {
   it('round-trips and never stores the plain text', () => {
     const box = createSecretBox('one');
     const sealed = box.encrypt('token-123');
-    assert.ok(!sealed.includes('token-123'), '!sealed.includes(\'token-123\')');
+    assert.ok(!sealed.includes('token-123'), "!sealed.includes('token-123')");
     assert.equal(box.decrypt(sealed), 'token-123');
     assert.notEqual(box.encrypt('token-123'), sealed, 'a fresh IV every time');
   });
@@ -51,7 +51,10 @@ describe('secret box', () => {
     assert.equal(box.lookupKey('https://hook.example/a', 'webhook-url'), box.lookupKey('https://hook.example/a', 'webhook-url'));
     assert.notEqual(box.lookupKey('https://hook.example/a', 'webhook-url'), box.lookupKey('https://hook.example/b', 'webhook-url'));
     assert.notEqual(box.lookupKey('https://hook.example/a', 'webhook-url'), box.lookupKey('https://hook.example/a', 'other'));
-    assert.notEqual(box.lookupKey('https://hook.example/a', 'webhook-url'), createSecretBox('another-secret-of-forty-characters-0123').lookupKey('https://hook.example/a', 'webhook-url'));
+    assert.notEqual(
+      box.lookupKey('https://hook.example/a', 'webhook-url'),
+      createSecretBox('another-secret-of-forty-characters-0123').lookupKey('https://hook.example/a', 'webhook-url'),
+    );
   });
 
   it('a weak HERALD_SECRET is refused at start, saying what is required', () => {
@@ -81,9 +84,21 @@ describe('secret box', () => {
 
 describe('retry backoff', () => {
   it('grows exponentially with jitter and is capped', () => {
-    assert.equal(backoffMs(1, () => 0), 1_000);
-    assert.equal(backoffMs(1, () => 1), 2_000);
-    assert.equal(backoffMs(3, () => 1), 8_000);
-    assert.equal(backoffMs(30, () => 1), 300_000);
+    assert.equal(
+      backoffMs(1, () => 0),
+      1_000,
+    );
+    assert.equal(
+      backoffMs(1, () => 1),
+      2_000,
+    );
+    assert.equal(
+      backoffMs(3, () => 1),
+      8_000,
+    );
+    assert.equal(
+      backoffMs(30, () => 1),
+      300_000,
+    );
   });
 });

@@ -28,7 +28,10 @@ describe('account webhook retry schedule', () => {
   });
 
   it('spreads retries of many deliveries (jitter) and stops when the schedule runs out', () => {
-    assert.notEqual(retryDelayMs(3, DEFAULT_RETRY_DELAYS_MS, () => 0), retryDelayMs(3, DEFAULT_RETRY_DELAYS_MS, () => 0.99));
+    assert.notEqual(
+      retryDelayMs(3, DEFAULT_RETRY_DELAYS_MS, () => 0),
+      retryDelayMs(3, DEFAULT_RETRY_DELAYS_MS, () => 0.99),
+    );
     assert.equal(retryDelayMs(DEFAULT_RETRY_DELAYS_MS.length + 1, DEFAULT_RETRY_DELAYS_MS), undefined);
   });
 });

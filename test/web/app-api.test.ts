@@ -55,7 +55,10 @@ for (const store of await testStores()) {
       receiver = await startWebhookReceiver();
       herald = await startHerald(store, { env: { HERALD_POSTS_PER_HOUR: '1000' } });
       // A second server on the same store: what another process does must reach this one's stream.
-      other = await startHerald(store, { databaseUrl: store === 'postgres' ? herald.services.config.databaseUrl : undefined, dataDir: store === 'sqlite' ? herald.dataDir : undefined });
+      other = await startHerald(store, {
+        databaseUrl: store === 'postgres' ? herald.services.config.databaseUrl : undefined,
+        dataDir: store === 'sqlite' ? herald.dataDir : undefined,
+      });
       web = new WebClient(herald.url);
       await web.signUp('owner@example.com');
       const user = await herald.services.store.db.selectFrom('users').select('account_id').where('email', '=', 'owner@example.com').executeTakeFirstOrThrow();
@@ -75,10 +78,16 @@ for (const store of await testStores()) {
       assert.equal(created.status, 201, JSON.stringify(created.body));
       channel = created.body.id;
       const listed = await web.app('GET', '/public/v1/integrations');
-      assert.deepEqual(listed.body.map((c: { id: string }) => c.id), [channel]);
+      assert.deepEqual(
+        listed.body.map((c: { id: string }) => c.id),
+        [channel],
+      );
       // The same channel through the API key: one implementation behind both doors.
       const byKey = await fetch(`${herald.api}/integrations`, { headers: { authorization: owner.key } });
-      assert.deepEqual((await byKey.json()).map((c: { id: string }) => c.id), [channel]);
+      assert.deepEqual(
+        (await byKey.json()).map((c: { id: string }) => c.id),
+        [channel],
+      );
     });
 
     it('takes no API key there, and no session on the public API', async () => {
@@ -93,29 +102,53 @@ for (const store of await testStores()) {
       const doc = await (await fetch(`${herald.url}/api/docs/json`)).json();
       const paths = Object.keys(doc.paths);
       assert.ok(paths.includes('/api/public/v1/posts'), 'the public API is documented');
-      assert.deepEqual(paths.filter((p) => p.startsWith('/api/app')), []);
+      assert.deepEqual(
+        paths.filter((p) => p.startsWith('/api/app')),
+        [],
+      );
     });
 
-    it('moves a queued post to another time, and refuses one being sent, the past, a bad date, a published post and another account\'s post', async () => {
+    it("moves a queued post to another time, and refuses one being sent, the past, a bad date, a published post and another account's post", async () => {
       const at = Date.now() + 24 * HOUR;
-      const created = await web.app('POST', '/public/v1/posts', { type: 'schedule', date: new Date(at).toISOString(), posts: [{ integration: { id: channel }, value: [{ content: 'first' }, { content: 'second', delay: 5 }] }] });
+      const created = await web.app('POST', '/public/v1/posts', {
+        type: 'schedule',
+        date: new Date(at).toISOString(),
+        posts: [{ integration: { id: channel }, value: [{ content: 'first' }, { content: 'second', delay: 5 }] }],
+      });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const id = created.body[0].postId;
       const later = at + 2 * HOUR;
       const moved = await web.app('PUT', `/posts/${id}/date`, { date: new Date(later).toISOString() });
       assert.equal(moved.status, 200, JSON.stringify(moved.body));
       assert.equal(moved.body.publishDate, new Date(later).toISOString());
-      const rows = await herald.services.store.db.selectFrom('posts').select(['thread_index', 'publish_at']).where('group_id', '=', (await herald.services.posts.root(owner.id, id)).group_id).orderBy('thread_index').execute();
-      assert.deepEqual(rows.map((r) => r.publish_at), [later, later], 'the whole thread moved');
+      const rows = await herald.services.store.db
+        .selectFrom('posts')
+        .select(['thread_index', 'publish_at'])
+        .where('group_id', '=', (await herald.services.posts.root(owner.id, id)).group_id)
+        .orderBy('thread_index')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => r.publish_at),
+        [later, later],
+        'the whole thread moved',
+      );
 
       // A worker holding the reply's lease: the thread is being sent, shown as such, and cannot move.
       assert.deepEqual((await web.app('GET', '/posts/publishing')).body, []);
-      await herald.services.store.db.updateTable('posts').set({ lease_owner: 'worker-1', lease_until: Date.now() + 60_000 }).where('content', '=', 'second').execute();
+      await herald.services.store.db
+        .updateTable('posts')
+        .set({ lease_owner: 'worker-1', lease_until: Date.now() + 60_000 })
+        .where('content', '=', 'second')
+        .execute();
       assert.deepEqual((await web.app('GET', '/posts/publishing')).body, [id]);
       const sending = await web.app('PUT', `/posts/${id}/date`, { date: new Date(later + HOUR).toISOString() });
       assert.equal(sending.status, 409);
       assert.equal(sending.body.code, 'publishing');
-      await herald.services.store.db.updateTable('posts').set({ lease_owner: 'worker-1', lease_until: Date.now() - 1 }).where('content', '=', 'second').execute();
+      await herald.services.store.db
+        .updateTable('posts')
+        .set({ lease_owner: 'worker-1', lease_until: Date.now() - 1 })
+        .where('content', '=', 'second')
+        .execute();
       assert.deepEqual((await web.app('GET', '/posts/publishing')).body, [], 'an expired lease is no longer "publishing"');
 
       const past = await web.app('PUT', `/posts/${id}/date`, { date: new Date(Date.now() - HOUR).toISOString() });
@@ -142,7 +175,7 @@ for (const store of await testStores()) {
       assert.equal(notYours.status, 404);
     });
 
-    it("describes every network for the composer: rules, how it counts text, settings and credentials as JSON Schema", async () => {
+    it('describes every network for the composer: rules, how it counts text, settings and credentials as JSON Schema', async () => {
       const networks = (await web.app('GET', '/networks')).body as any[];
       const byId = new Map(networks.map((n) => [n.identifier, n]));
       assert.equal(byId.get('x').rules.counting, 'x');
@@ -158,7 +191,11 @@ for (const store of await testStores()) {
     it("sets a file's alt text and tags and says where it is used, for this account's files only", async () => {
       const form = new FormData();
       form.append('file', new Blob([new Uint8Array(PNG_1x1)]), 'dot.png');
-      const uploaded = await fetch(`${herald.url}/api/app/public/v1/upload`, { method: 'POST', body: form, headers: { cookie: cookieOf(web), 'x-csrf-token': web.csrf! } });
+      const uploaded = await fetch(`${herald.url}/api/app/public/v1/upload`, {
+        method: 'POST',
+        body: form,
+        headers: { cookie: cookieOf(web), 'x-csrf-token': web.csrf! },
+      });
       assert.equal(uploaded.status, 201);
       const file = { body: await uploaded.json() };
       const set = await web.app('PATCH', `/media/${file.body.id}`, { alt: '  A white dot  ' });
@@ -174,10 +211,23 @@ for (const store of await testStores()) {
 
       assert.deepEqual((await web.app('GET', `/media/${file.body.id}/usage`)).body, [], 'no post uses it yet');
       const at = new Date(Date.now() + 48 * HOUR).toISOString();
-      const post = await web.app('POST', '/public/v1/posts', { type: 'schedule', date: at, posts: [{ integration: { id: channel }, value: [{ content: 'with a dot' }, { content: 'and the dot again', image: [{ id: file.body.id, path: file.body.path }] }] }] });
+      const post = await web.app('POST', '/public/v1/posts', {
+        type: 'schedule',
+        date: at,
+        posts: [
+          {
+            integration: { id: channel },
+            value: [{ content: 'with a dot' }, { content: 'and the dot again', image: [{ id: file.body.id, path: file.body.path }] }],
+          },
+        ],
+      });
       assert.equal(post.status, 201, JSON.stringify(post.body));
       const usage = await web.app('GET', `/media/${file.body.id}/usage`);
-      assert.deepEqual(usage.body, [{ id: post.body[0].postId, state: 'QUEUE', publishDate: at, channel: 'Receiver' }], 'a reply carrying the file names its thread');
+      assert.deepEqual(
+        usage.body,
+        [{ id: post.body[0].postId, state: 'QUEUE', publishDate: at, channel: 'Receiver' }],
+        'a reply carrying the file names its thread',
+      );
       assert.equal((await web.app('GET', '/media/no-such-file/usage')).status, 404);
 
       const tagged = await web.app('PATCH', `/media/${file.body.id}`, { tags: ['Summer 2026', 'logo', 'logo '] });
@@ -187,7 +237,8 @@ for (const store of await testStores()) {
       const badTag = await web.app('PATCH', `/media/${file.body.id}`, { tags: ['50%_off'] });
       assert.equal(badTag.status, 400);
       assert.equal(badTag.body.errors[0].path, 'tags.0');
-      const byTag = async (tag: string) => (await web.app('GET', `/public/v1/media?tag=${encodeURIComponent(tag)}`)).body.media.map((m: { id: string }) => m.id);
+      const byTag = async (tag: string) =>
+        (await web.app('GET', `/public/v1/media?tag=${encodeURIComponent(tag)}`)).body.media.map((m: { id: string }) => m.id);
       assert.deepEqual(await byTag('logo'), [file.body.id]);
       assert.deepEqual(await byTag('log'), [], 'a tag matches whole, not in part');
       assert.equal((await web.app('GET', '/public/v1/media?tag=%25')).status, 400);
@@ -199,8 +250,15 @@ for (const store of await testStores()) {
       const signature = await web.app('POST', '/templates', { kind: 'signature', name: 'Team', content: '— the Herald team' });
       assert.equal(signature.status, 201);
       const listed = await web.app('GET', '/templates');
-      assert.deepEqual(listed.body.map((x: { kind: string; name: string }) => `${x.kind}:${x.name}`), ['signature:Team', 'template:Launch']);
-      for (const [body, path] of [[{ kind: 'footer', name: 'x', content: 'y' }, 'kind'], [{ kind: 'template', name: '  ', content: 'y' }, 'name'], [{ kind: 'template', name: 'x', content: '' }, 'content']] as const) {
+      assert.deepEqual(
+        listed.body.map((x: { kind: string; name: string }) => `${x.kind}:${x.name}`),
+        ['signature:Team', 'template:Launch'],
+      );
+      for (const [body, path] of [
+        [{ kind: 'footer', name: 'x', content: 'y' }, 'kind'],
+        [{ kind: 'template', name: '  ', content: 'y' }, 'name'],
+        [{ kind: 'template', name: 'x', content: '' }, 'content'],
+      ] as const) {
         const refused = await web.app('POST', '/templates', body);
         assert.equal(refused.status, 400, JSON.stringify(body));
         assert.equal(refused.body.errors[0].path, path);

@@ -43,7 +43,11 @@ for (const store of await testStores()) {
     let refuse = (_content: string) => false;
 
     const api = async (method: string, route: string, body?: unknown, credential = key) => {
-      const response = await fetch(`${herald.api}${route}`, { method, headers: { authorization: credential, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const response = await fetch(`${herald.api}${route}`, {
+        method,
+        headers: { authorization: credential, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return { status: response.status, body: await response.json() };
     };
     const postRow = (id: string) => herald.services.store.db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -79,7 +83,9 @@ for (const store of await testStores()) {
         },
       });
       imageFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-web-')), 'harbour.png');
-      await sharp({ create: { width: 800, height: 600, channels: 3, background: { r: 30, g: 90, b: 160 } } }).png().toFile(imageFile);
+      await sharp({ create: { width: 800, height: 600, channels: 3, background: { r: 30, g: 90, b: 160 } } })
+        .png()
+        .toFile(imageFile);
       chromium = await launchBrowser();
       context = await chromium.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC', locale: 'en-GB' });
       page = await context.newPage();
@@ -140,7 +146,11 @@ for (const store of await testStores()) {
       await page.getByText('Channel connected.').waitFor();
       await page.getByText('Herald Pins').waitFor();
       channels.pinterest = new URL(page.url()).searchParams.get('connected')!;
-      const row = await herald.services.store.db.selectFrom('channels').select(['provider', 'account_id']).where('id', '=', channels.pinterest).executeTakeFirstOrThrow();
+      const row = await herald.services.store.db
+        .selectFrom('channels')
+        .select(['provider', 'account_id'])
+        .where('id', '=', channels.pinterest)
+        .executeTakeFirstOrThrow();
       assert.deepEqual(row, { provider: 'pinterest', account_id: accountId });
       await shot('channels');
     });
@@ -163,7 +173,10 @@ for (const store of await testStores()) {
       await page.getByTestId(`channel-${channels.pinterest}`).getByRole('button', { name: 'Edit' }).click();
       await page.locator('#defaults-board').fill('not-a-board');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
-      await page.locator('#defaults-board-error').getByText(/board id/).waitFor();
+      await page
+        .locator('#defaults-board-error')
+        .getByText(/board id/)
+        .waitFor();
       await page.locator('#defaults-board').fill('2222');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
       await page.locator('dialog[open]').waitFor({ state: 'detached' });
@@ -177,7 +190,10 @@ for (const store of await testStores()) {
       await page.getByRole('checkbox', { name: /Herald Pins/ }).check();
       await page.getByLabel('Post', { exact: true }).fill('Harbour lights 🌊 at dusk');
       // Pinterest counts code points: the wave is one; the counter says so as the server would.
-      await page.getByTestId(`count-${channels.pinterest}-0`).getByText(/: 24 \/ \d+$/).waitFor();
+      await page
+        .getByTestId(`count-${channels.pinterest}-0`)
+        .getByText(/: 24 \/ \d+$/)
+        .waitFor();
       await page.getByRole('button', { name: 'Add a reply (thread)' }).click();
       await page.getByLabel('Reply 1', { exact: true }).fill('Tickets at the door');
       await page.getByText('Pinterest has no threads: only the first item is published.').waitFor();
@@ -192,10 +208,19 @@ for (const store of await testStores()) {
       await shot('composer');
       await page.getByRole('button', { name: 'Schedule', exact: true }).click();
       await page.waitForURL(herald.url + '/');
-      const rows = await herald.services.store.db.selectFrom('posts').selectAll().where('account_id', '=', accountId).orderBy('channel_id').orderBy('thread_index').execute();
+      const rows = await herald.services.store.db
+        .selectFrom('posts')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .orderBy('channel_id')
+        .orderBy('thread_index')
+        .execute();
       const onWebhook = rows.filter((r) => r.channel_id === channels.webhook);
       const onPinterest = rows.filter((r) => r.channel_id === channels.pinterest);
-      assert.deepEqual(onWebhook.map((r) => r.content), ['Harbour lights 🌊 at dusk', 'Tickets at the door']);
+      assert.deepEqual(
+        onWebhook.map((r) => r.content),
+        ['Harbour lights 🌊 at dusk', 'Tickets at the door'],
+      );
       assert.equal(onPinterest.length, 1, 'Pinterest gets the first item only');
       assert.equal(JSON.parse(onPinterest[0]!.media).length, 1, 'the image is attached');
       assert.equal(onPinterest[0]!.publish_at, Date.parse(`${utcDate(when)}T10:00:00Z`));
@@ -204,7 +229,12 @@ for (const store of await testStores()) {
     });
 
     it('shows the post on the calendar and moves it a day by dragging it', async () => {
-      const root = await herald.services.store.db.selectFrom('posts').selectAll().where('channel_id', '=', channels.webhook).where('thread_index', '=', 0).executeTakeFirstOrThrow();
+      const root = await herald.services.store.db
+        .selectFrom('posts')
+        .selectAll()
+        .where('channel_id', '=', channels.webhook)
+        .where('thread_index', '=', 0)
+        .executeTakeFirstOrThrow();
       await page.goto(herald.url + '/');
       await page.getByRole('heading', { name: 'Calendar' }).waitFor();
       if (utcDate(root.publish_at).slice(0, 7) !== utcDate(Date.now()).slice(0, 7)) await page.getByRole('button', { name: 'Next' }).click();
@@ -232,7 +262,11 @@ for (const store of await testStores()) {
 
     it('shows a post being sent, then published with its link, without a reload', async () => {
       // Due in a few seconds: the page shows it queued first, then the engine's change arrives by itself.
-      const created = await api('POST', '/posts', { type: 'schedule', date: new Date(Date.now() + 4000).toISOString(), posts: [{ integration: { id: channels.webhook }, value: [{ content: 'Live from the engine' }] }] });
+      const created = await api('POST', '/posts', {
+        type: 'schedule',
+        date: new Date(Date.now() + 4000).toISOString(),
+        posts: [{ integration: { id: channels.webhook }, value: [{ content: 'Live from the engine' }] }],
+      });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const id = created.body[0].postId;
       await page.goto(herald.url + '/');
@@ -250,7 +284,10 @@ for (const store of await testStores()) {
 
     it('shows why a post failed, on the calendar and under Needs attention, and publishes it on retry', async () => {
       refuse = (content) => content === 'Refused at first';
-      const created = await api('POST', '/posts', { type: 'now', posts: [{ integration: { id: channels.webhook }, value: [{ content: 'Refused at first' }] }] });
+      const created = await api('POST', '/posts', {
+        type: 'now',
+        posts: [{ integration: { id: channels.webhook }, value: [{ content: 'Refused at first' }] }],
+      });
       const id = created.body[0].postId;
       await page.goto(herald.url + '/');
       const event = page.locator(`[data-testid="event-${id}"][data-state="ERROR"]`);
@@ -272,7 +309,12 @@ for (const store of await testStores()) {
     });
 
     it('edits a scheduled thread in the composer, and duplicates a post into a new one', async () => {
-      const root = await herald.services.store.db.selectFrom('posts').selectAll().where('channel_id', '=', channels.webhook).where('content', '=', 'Harbour lights 🌊 at dusk').executeTakeFirstOrThrow();
+      const root = await herald.services.store.db
+        .selectFrom('posts')
+        .selectAll()
+        .where('channel_id', '=', channels.webhook)
+        .where('content', '=', 'Harbour lights 🌊 at dusk')
+        .executeTakeFirstOrThrow();
       await page.goto(`${herald.url}/posts/${root.id}`);
       await page.getByRole('link', { name: 'Edit' }).click();
       await page.getByRole('heading', { name: 'Edit post' }).waitFor();
@@ -280,8 +322,17 @@ for (const store of await testStores()) {
       await page.getByLabel('Reply 1', { exact: true }).fill('Tickets at the door, from seven');
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.waitForURL(`${herald.url}/posts/${root.id}`);
-      const items = await herald.services.store.db.selectFrom('posts').select(['content', 'publish_at']).where('group_id', '=', root.group_id).where('deleted_at', 'is', null).orderBy('thread_index').execute();
-      assert.deepEqual(items.map((i) => i.content), ['Harbour lights 🌊 at dusk', 'Tickets at the door, from seven']);
+      const items = await herald.services.store.db
+        .selectFrom('posts')
+        .select(['content', 'publish_at'])
+        .where('group_id', '=', root.group_id)
+        .where('deleted_at', 'is', null)
+        .orderBy('thread_index')
+        .execute();
+      assert.deepEqual(
+        items.map((i) => i.content),
+        ['Harbour lights 🌊 at dusk', 'Tickets at the door, from seven'],
+      );
       assert.equal(items[0]!.publish_at, root.publish_at, 'the time stays as it was');
 
       await page.getByRole('link', { name: 'Duplicate' }).click();
@@ -290,7 +341,13 @@ for (const store of await testStores()) {
       await page.getByRole('radio', { name: 'Save as draft' }).check();
       await page.getByRole('button', { name: 'Save draft' }).click();
       await page.waitForURL(/\/posts\/[^/]+$/);
-      const copy = await herald.services.store.db.selectFrom('posts').select(['id', 'state', 'group_id']).where('content', '=', 'Harbour lights 🌊 at dusk').where('channel_id', '=', channels.webhook).where('id', '!=', root.id).executeTakeFirstOrThrow();
+      const copy = await herald.services.store.db
+        .selectFrom('posts')
+        .select(['id', 'state', 'group_id'])
+        .where('content', '=', 'Harbour lights 🌊 at dusk')
+        .where('channel_id', '=', channels.webhook)
+        .where('id', '!=', root.id)
+        .executeTakeFirstOrThrow();
       assert.equal(copy.state, 'DRAFT');
       assert.notEqual(copy.group_id, root.group_id, 'a new post, not the same one');
       await api('DELETE', `/posts/${copy.id}`);
@@ -298,9 +355,18 @@ for (const store of await testStores()) {
 
     it('selects several posts on the calendar and duplicates, moves and deletes them together, saying which were refused', async () => {
       const today = utcDate(Date.now());
-      const draft = async (content: string) => (await api('POST', '/posts', { type: 'draft', date: `${today}T23:00:00.000Z`, posts: [{ integration: { id: channels.webhook }, value: [{ content }] }] })).body[0].postId as string;
+      const draft = async (content: string) =>
+        (
+          await api('POST', '/posts', {
+            type: 'draft',
+            date: `${today}T23:00:00.000Z`,
+            posts: [{ integration: { id: channels.webhook }, value: [{ content }] }],
+          })
+        ).body[0].postId as string;
       const [a, b] = [await draft('Bulk one'), await draft('Bulk two')];
-      const published = (await herald.services.store.db.selectFrom('posts').select('id').where('content', '=', 'Live from the engine').executeTakeFirstOrThrow()).id;
+      const published = (
+        await herald.services.store.db.selectFrom('posts').select('id').where('content', '=', 'Live from the engine').executeTakeFirstOrThrow()
+      ).id;
       await page.goto(herald.url + '/');
       await page.getByTestId(`event-${a}`).waitFor();
       const select = async (ids: string[]) => {
@@ -311,8 +377,18 @@ for (const store of await testStores()) {
       await select([a, b]);
       await page.getByRole('button', { name: 'Duplicate as drafts' }).click();
       await page.getByText('2 done.', { exact: true }).waitFor();
-      const copies = await herald.services.store.db.selectFrom('posts').select(['id', 'state']).where('content', 'in', ['Bulk one', 'Bulk two']).where('id', 'not in', [a, b]).where('deleted_at', 'is', null).execute();
-      assert.deepEqual(copies.map((c) => c.state), ['DRAFT', 'DRAFT'], `two draft copies, found ${JSON.stringify(copies)}`);
+      const copies = await herald.services.store.db
+        .selectFrom('posts')
+        .select(['id', 'state'])
+        .where('content', 'in', ['Bulk one', 'Bulk two'])
+        .where('id', 'not in', [a, b])
+        .where('deleted_at', 'is', null)
+        .execute();
+      assert.deepEqual(
+        copies.map((c) => c.state),
+        ['DRAFT', 'DRAFT'],
+        `two draft copies, found ${JSON.stringify(copies)}`,
+      );
       await shot('calendar-bulk');
 
       await select([a, b, published]);
@@ -327,7 +403,16 @@ for (const store of await testStores()) {
       await page.getByRole('button', { name: 'Delete', exact: true }).click();
       // Exactly this summary: the move's ("2 done. Not done: …") is still on screen until the deletions finish.
       await page.getByText('2 done.', { exact: true }).waitFor();
-      const left = await herald.services.store.db.selectFrom('posts').select('id').where('id', 'in', copies.map((c) => c.id)).where('deleted_at', 'is', null).execute();
+      const left = await herald.services.store.db
+        .selectFrom('posts')
+        .select('id')
+        .where(
+          'id',
+          'in',
+          copies.map((c) => c.id),
+        )
+        .where('deleted_at', 'is', null)
+        .execute();
       assert.deepEqual(left, [], 'the copies are deleted');
     });
 
@@ -421,14 +506,21 @@ for (const store of await testStores()) {
       await page.getByLabel(/Move to/).fill(`${utcDate(target)}T11:30`);
       await page.getByRole('button', { name: 'Move', exact: true }).focus();
       await page.keyboard.press('Enter');
-      await eventually(async () => ((await postRow(root.id)).publish_at === Date.parse(`${utcDate(target)}T11:30:00Z`) ? true : undefined), 5000, 'the post to move');
+      await eventually(
+        async () => ((await postRow(root.id)).publish_at === Date.parse(`${utcDate(target)}T11:30:00Z`) ? true : undefined),
+        5000,
+        'the post to move',
+      );
       await shot('post');
     });
 
     it('fits a phone: the calendar and the composer at 390 px without sideways scrolling', async () => {
       const phone = await context.newPage();
       await phone.setViewportSize({ width: 390, height: 844 });
-      for (const [route, name] of [['/', 'phone-calendar'], ['/compose', 'phone-composer']] as const) {
+      for (const [route, name] of [
+        ['/', 'phone-calendar'],
+        ['/compose', 'phone-composer'],
+      ] as const) {
         await phone.goto(herald.url + route);
         await phone.locator('main h1').first().waitFor();
         const width = await phone.evaluate(() => document.documentElement.scrollWidth);
@@ -444,7 +536,24 @@ for (const store of await testStores()) {
       const checking = await chromium.newContext({ bypassCSP: true, storageState: await context.storageState(), timezoneId: 'UTC' });
       const checked = await checking.newPage();
       const problems: string[] = [];
-      const pages: [string, string][] = [['/', 'home'], ['/compose', 'compose'], [`/posts/${post.id}`, 'post'], ...['/channels', '/media', '/attention', '/settings/developers', '/settings/apps', '/settings/webhooks', '/settings/team', '/settings/customers', '/settings/templates', '/settings/notifications', '/settings/preferences'].map((r): [string, string] => [r, r.slice(1).replaceAll('/', '-')])];
+      const pages: [string, string][] = [
+        ['/', 'home'],
+        ['/compose', 'compose'],
+        [`/posts/${post.id}`, 'post'],
+        ...[
+          '/channels',
+          '/media',
+          '/attention',
+          '/settings/developers',
+          '/settings/apps',
+          '/settings/webhooks',
+          '/settings/team',
+          '/settings/customers',
+          '/settings/templates',
+          '/settings/notifications',
+          '/settings/preferences',
+        ].map((r): [string, string] => [r, r.slice(1).replaceAll('/', '-')]),
+      ];
       for (const [route, name] of pages) {
         await checked.goto(herald.url + route);
         await checked.locator('main h1').first().waitFor();
@@ -496,7 +605,11 @@ for (const store of await testStores()) {
       await joining.waitForURL(herald.url + '/');
       await joining.getByText('Web receiver').first().waitFor({ state: 'attached' });
       await stranger.close();
-      const joined = await herald.services.store.db.selectFrom('users').select(['account_id', 'role']).where('email', '=', 'editor@example.com').executeTakeFirstOrThrow();
+      const joined = await herald.services.store.db
+        .selectFrom('users')
+        .select(['account_id', 'role'])
+        .where('email', '=', 'editor@example.com')
+        .executeTakeFirstOrThrow();
       assert.deepEqual(joined, { account_id: accountId, role: 'member' });
     });
 

@@ -34,7 +34,12 @@ export const pub = (path: string) => `/public/v1${path}`;
 async function failure(response: Response): Promise<ApiError> {
   try {
     const body = await response.json();
-    return new ApiError(response.status, body.code ?? body.error ?? 'error', body.message ?? response.statusText, Array.isArray(body.errors) ? body.errors : []);
+    return new ApiError(
+      response.status,
+      body.code ?? body.error ?? 'error',
+      body.message ?? response.statusText,
+      Array.isArray(body.errors) ? body.errors : [],
+    );
   } catch {
     return new ApiError(response.status, 'error', response.statusText || t('error.network'));
   }
@@ -115,7 +120,14 @@ export interface Network {
   auth: 'oauth2' | 'oauth1' | 'credentials';
   configured: boolean;
   missing: string[];
-  rules: { maxLength: number; counting: import('../../src/providers/text-counting.ts').TextCounting; maxMedia: number; minMedia: number; mediaKinds: ('image' | 'video')[]; threads: boolean };
+  rules: {
+    maxLength: number;
+    counting: import('../../src/providers/text-counting.ts').TextCounting;
+    maxMedia: number;
+    minMedia: number;
+    mediaKinds: ('image' | 'video')[];
+    threads: boolean;
+  };
   settings: JsonSchema;
   credentials: JsonSchema | null;
   /** OAuth networks that need something before the person goes there (Mastodon: their server). */

@@ -30,15 +30,21 @@ export function checkItems(network: Network, items: ItemDraft[]): { counts: numb
   if (!rules.threads && items.length > 1) warnings.push(t('composer.noThreads', { name }));
   published.forEach((item, i) => {
     if (counts[i]! > rules.maxLength) {
-      problems.push({ item: i, message: t('composer.tooLong', { name, count: counts[i]!, max: rules.maxLength }), fixes: [...(rules.threads ? (['split'] as const) : []), 'shorten', 'drop'] });
+      problems.push({
+        item: i,
+        message: t('composer.tooLong', { name, count: counts[i]!, max: rules.maxLength }),
+        fixes: [...(rules.threads ? (['split'] as const) : []), 'shorten', 'drop'],
+      });
     }
-    if (item.media.length > rules.maxMedia) problems.push({ item: i, message: t('composer.tooManyMedia', { name, max: rules.maxMedia, count: item.media.length }), fixes: ['drop'] });
+    if (item.media.length > rules.maxMedia)
+      problems.push({ item: i, message: t('composer.tooManyMedia', { name, max: rules.maxMedia, count: item.media.length }), fixes: ['drop'] });
     for (const m of item.media) {
       const kind = m.mimeType.startsWith('video/') ? 'video' : 'image';
       if (!rules.mediaKinds.includes(kind)) problems.push({ item: i, message: t('composer.wrongKind', { name, kind }), fixes: ['drop'] });
     }
   });
-  if (rules.minMedia > 0 && (items[0]?.media.length ?? 0) < rules.minMedia) problems.push({ item: 0, message: t('composer.needsMedia', { name, min: rules.minMedia }), fixes: ['drop'] });
+  if (rules.minMedia > 0 && (items[0]?.media.length ?? 0) < rules.minMedia)
+    problems.push({ item: 0, message: t('composer.needsMedia', { name, min: rules.minMedia }), fixes: ['drop'] });
   return { counts, problems, warnings };
 }
 

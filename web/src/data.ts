@@ -32,7 +32,7 @@ export const useNotifications = () => useQuery({ queryKey: keys.notifications, q
 export function useAction(refresh: QueryKey) {
   const client = useQueryClient();
   const [error, setError] = useState<unknown>();
-  const act = async <R,>(work: () => Promise<R>): Promise<R | undefined> => {
+  const act = async <R>(work: () => Promise<R>): Promise<R | undefined> => {
     setError(undefined);
     try {
       const result = await work();

@@ -30,7 +30,8 @@ function SignedIn({ children }: { children: ReactNode }) {
   const location = useLocation();
   useLiveUpdates(session.isSuccess);
   if (session.isPending) return <Loading />;
-  if (session.error instanceof ApiError && session.error.status === 401) return <Navigate to="/signin" replace state={{ from: location.pathname + location.search }} />;
+  if (session.error instanceof ApiError && session.error.status === 401)
+    return <Navigate to="/signin" replace state={{ from: location.pathname + location.search }} />;
   if (session.error) return <ErrorNote error={session.error} onRetry={() => session.refetch()} />;
   return <Layout>{children}</Layout>;
 }
@@ -41,15 +42,71 @@ function App() {
     <Routes>
       <Route path="/signin" element={<SignIn />} />
       <Route path="/signup" element={<SignUp />} />
-      <Route path="/" element={<SignedIn><CalendarPage /></SignedIn>} />
-      <Route path="/compose" element={<SignedIn><Composer /></SignedIn>} />
-      <Route path="/posts/:id" element={<SignedIn><PostPage /></SignedIn>} />
-      <Route path="/posts/:id/edit" element={<SignedIn><Composer /></SignedIn>} />
-      <Route path="/channels" element={<SignedIn><ChannelsPage /></SignedIn>} />
-      <Route path="/media" element={<SignedIn><MediaPage /></SignedIn>} />
-      <Route path="/attention" element={<SignedIn><AttentionPage /></SignedIn>} />
+      <Route
+        path="/"
+        element={
+          <SignedIn>
+            <CalendarPage />
+          </SignedIn>
+        }
+      />
+      <Route
+        path="/compose"
+        element={
+          <SignedIn>
+            <Composer />
+          </SignedIn>
+        }
+      />
+      <Route
+        path="/posts/:id"
+        element={
+          <SignedIn>
+            <PostPage />
+          </SignedIn>
+        }
+      />
+      <Route
+        path="/posts/:id/edit"
+        element={
+          <SignedIn>
+            <Composer />
+          </SignedIn>
+        }
+      />
+      <Route
+        path="/channels"
+        element={
+          <SignedIn>
+            <ChannelsPage />
+          </SignedIn>
+        }
+      />
+      <Route
+        path="/media"
+        element={
+          <SignedIn>
+            <MediaPage />
+          </SignedIn>
+        }
+      />
+      <Route
+        path="/attention"
+        element={
+          <SignedIn>
+            <AttentionPage />
+          </SignedIn>
+        }
+      />
       <Route path="/settings" element={<Navigate to="/settings/developers" replace />} />
-      <Route path="/settings/:section" element={<SignedIn><SettingsPage /></SignedIn>} />
+      <Route
+        path="/settings/:section"
+        element={
+          <SignedIn>
+            <SettingsPage />
+          </SignedIn>
+        }
+      />
       <Route path="*" element={<Navigate to="/" replace />} />
     </Routes>
   );

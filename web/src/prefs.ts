@@ -12,7 +12,11 @@ const listeners = new Set<() => void>();
 
 function systemDefaults(): Prefs {
   const resolved = new Intl.DateTimeFormat().resolvedOptions();
-  return { zone: resolved.timeZone || 'UTC', weekStart: 1, hour12: resolved.hour12 ?? new Intl.DateTimeFormat(undefined, { hour: 'numeric' }).resolvedOptions().hour12 ?? false };
+  return {
+    zone: resolved.timeZone || 'UTC',
+    weekStart: 1,
+    hour12: resolved.hour12 ?? new Intl.DateTimeFormat(undefined, { hour: 'numeric' }).resolvedOptions().hour12 ?? false,
+  };
 }
 
 let current: Prefs = (() => {

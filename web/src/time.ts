@@ -4,13 +4,30 @@ import { locale } from './i18n.ts';
 
 export function formatWhen(iso: string | number, prefs: Prefs): string {
   // Fields one by one: Intl refuses dateStyle and timeStyle together with timeZoneName.
-  return new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: prefs.zone, hour12: prefs.hour12, timeZoneName: 'short' }).format(new Date(iso));
+  return new Intl.DateTimeFormat(locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZone: prefs.zone,
+    hour12: prefs.hour12,
+    timeZoneName: 'short',
+  }).format(new Date(iso));
 }
 
 /** The wall-clock fields of an instant in `zone`, as a datetime-local input shows them (YYYY-MM-DDTHH:MM). */
 export function toLocalInput(instant: number, zone: string): string {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
       .formatToParts(new Date(instant))
       .map((p) => [p.type, p.value]),
   );

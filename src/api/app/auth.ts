@@ -30,7 +30,12 @@ export async function sessionView(services: Services, user: Parameters<typeof us
     user: userView(user),
     account,
     csrfToken: csrfTokenOf(token),
-    permissions: { manageKeys: can(user.role, 'manage_keys'), manageApps: can(user.role, 'manage_apps'), invite: can(user.role, 'invite'), managePeople: can(user.role, 'manage_people') },
+    permissions: {
+      manageKeys: can(user.role, 'manage_keys'),
+      manageApps: can(user.role, 'manage_apps'),
+      invite: can(user.role, 'invite'),
+      managePeople: can(user.role, 'manage_people'),
+    },
   };
 }
 
@@ -38,7 +43,12 @@ export async function sessionView(services: Services, user: Parameters<typeof us
 async function countLoginAttempt(services: Services, emailAddress: string, clientAddress: string): Promise<void> {
   const email = emailAddress.toLowerCase();
   const limits = services.rateLimiter;
-  await limits.consume(`login:email-address:${email}:${clientAddress}`, LOGIN_ATTEMPTS_PER_EMAIL_AND_ADDRESS, LOGIN_WINDOW_MS, 'Sign-in attempts for this email from this address');
+  await limits.consume(
+    `login:email-address:${email}:${clientAddress}`,
+    LOGIN_ATTEMPTS_PER_EMAIL_AND_ADDRESS,
+    LOGIN_WINDOW_MS,
+    'Sign-in attempts for this email from this address',
+  );
   await limits.consume(`login:address:${clientAddress}`, LOGIN_ATTEMPTS_PER_ADDRESS, LOGIN_WINDOW_MS, 'Sign-in attempts from this address');
   await limits.consume(`login:email:${email}`, LOGIN_ATTEMPTS_PER_EMAIL, LOGIN_WINDOW_MS, 'Sign-in attempts for this email');
 }

@@ -9,7 +9,6 @@ import { idParam } from '../public-v1/schemas.ts';
 import { requirePermission } from '../../domain/people.ts';
 import { parseScopes, SCOPES } from '../../domain/scopes.ts';
 
-
 export function keysRoutes(services: Services): FastifyPluginAsyncZod {
   const { accounts } = services;
   return async (app) => {

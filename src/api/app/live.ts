@@ -59,7 +59,12 @@ export function liveRoutes(changes: ChangeSignal): FastifyPluginAsync {
     app.get('/events', { schema: { hide: true } }, async (request, reply) => {
       reply.hijack();
       const stream = reply.raw;
-      stream.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', connection: 'keep-alive' });
+      stream.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+        connection: 'keep-alive',
+      });
       // `retry` tells the browser how soon to reconnect after a lost connection.
       stream.write(`retry: 1000\nevent: ready\ndata: {}\n\n`);
       streams.add(stream);

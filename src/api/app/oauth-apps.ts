@@ -27,7 +27,11 @@ export function oauthAppsRoutes(services: Services): FastifyPluginAsyncZod {
     });
 
     app.patch('/oauth/apps/:id', {
-      schema: { hide, params: idParam, body: z.object({ name: name.optional(), redirectUris: redirectUris.optional(), tokenLifetime: tokenLifetime.optional() }) },
+      schema: {
+        hide,
+        params: idParam,
+        body: z.object({ name: name.optional(), redirectUris: redirectUris.optional(), tokenLifetime: tokenLifetime.optional() }),
+      },
       handler: async (request) => {
         requirePermission(request.user, 'manage_apps');
         return oauth.updateApp(request.user.account_id, request.params.id, request.body);

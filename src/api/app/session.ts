@@ -40,7 +40,14 @@ export function cookies(request: FastifyRequest): Record<string, string> {
 }
 
 function cookie(name: string, value: string, options: { maxAgeSeconds: number; httpOnly: boolean; secure: boolean }): string {
-  return [`${name}=${encodeURIComponent(value)}`, 'Path=/', `Max-Age=${options.maxAgeSeconds}`, 'SameSite=Lax', ...(options.httpOnly ? ['HttpOnly'] : []), ...(options.secure ? ['Secure'] : [])].join('; ');
+  return [
+    `${name}=${encodeURIComponent(value)}`,
+    'Path=/',
+    `Max-Age=${options.maxAgeSeconds}`,
+    'SameSite=Lax',
+    ...(options.httpOnly ? ['HttpOnly'] : []),
+    ...(options.secure ? ['Secure'] : []),
+  ].join('; ');
 }
 
 export function setSessionCookies(reply: FastifyReply, token: string, expiresAt: number, secure: boolean): void {
@@ -52,7 +59,10 @@ export function setSessionCookies(reply: FastifyReply, token: string, expiresAt:
 }
 
 export function clearSessionCookies(reply: FastifyReply, secure: boolean): void {
-  reply.header('set-cookie', [cookie(SESSION_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure }), cookie(CSRF_COOKIE, '', { maxAgeSeconds: 0, httpOnly: false, secure })]);
+  reply.header('set-cookie', [
+    cookie(SESSION_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure }),
+    cookie(CSRF_COOKIE, '', { maxAgeSeconds: 0, httpOnly: false, secure }),
+  ]);
 }
 
 /** The signed-in person, or undefined (no cookie, unknown or expired session). */
@@ -84,9 +94,12 @@ export function requireSession(people: People) {
     if (!SAFE_METHODS.has(request.method)) {
       const header = request.headers[CSRF_HEADER];
       if (!sameToken(Array.isArray(header) ? header[0] : header, csrfTokenOf(found.token))) {
-        throw new ApiError(403, 'csrf_failed', `The ${CSRF_HEADER} header must carry the session's CSRF token (the ${CSRF_COOKIE} cookie, or csrfToken of GET /api/app/session)`, [
-          { path: `headers.${CSRF_HEADER}`, message: 'must match the session' },
-        ]);
+        throw new ApiError(
+          403,
+          'csrf_failed',
+          `The ${CSRF_HEADER} header must carry the session's CSRF token (the ${CSRF_COOKIE} cookie, or csrfToken of GET /api/app/session)`,
+          [{ path: `headers.${CSRF_HEADER}`, message: 'must match the session' }],
+        );
       }
     }
   };

@@ -18,8 +18,10 @@ export function templatesRoutes(services: Services): FastifyPluginAsyncZod {
       reply.code(201).send(await templates.create(request.user.account_id, request.body)),
     );
 
-    app.patch('/templates/:id', { schema: { hide, params: idParam, body: z.object({ name: name.optional(), content: content.optional() }) } }, async (request) =>
-      templates.update(request.user.account_id, request.params.id, request.body),
+    app.patch(
+      '/templates/:id',
+      { schema: { hide, params: idParam, body: z.object({ name: name.optional(), content: content.optional() }) } },
+      async (request) => templates.update(request.user.account_id, request.params.id, request.body),
     );
 
     app.delete('/templates/:id', { schema: { hide, params: idParam } }, async (request) => {

@@ -25,7 +25,8 @@ function pick(source: unknown): Record<string, string | undefined> {
 
 /** Answers a check that did not pass; undefined when it passed. */
 function answerFailure(reply: FastifyReply, check: AuthorizationCheck): FastifyReply | undefined {
-  if (check.kind === 'refuse') return sendPage(reply, 400, 'Authorization failed', `<h1>This authorization request is not valid</h1><p>${escapeHtml(check.message)}</p>`);
+  if (check.kind === 'refuse')
+    return sendPage(reply, 400, 'Authorization failed', `<h1>This authorization request is not valid</h1><p>${escapeHtml(check.message)}</p>`);
   if (check.kind === 'redirect_error') {
     return reply.redirect(withQuery(check.redirectUri, { error: check.error, error_description: check.description, state: check.state }), 302);
   }
@@ -71,7 +72,12 @@ export function authorizePages(services: Services): FastifyPluginAsync {
       const signedIn = await currentUser(request, people);
       if (!signedIn) return reply.redirect(loginUrl(withQuery('http://x/oauth/authorize', params).slice('http://x'.length)), 303);
       if (!sameToken(typeof form.csrf === 'string' ? form.csrf : undefined, csrfTokenOf(signedIn.token))) {
-        return sendPage(reply, 403, 'Authorization failed', '<h1>This form was not sent from Herald</h1><p>The security token is missing or wrong. Go back and try again.</p>');
+        return sendPage(
+          reply,
+          403,
+          'Authorization failed',
+          '<h1>This form was not sent from Herald</h1><p>The security token is missing or wrong. Go back and try again.</p>',
+        );
       }
       const { request: ask } = check;
       if (form.decision !== 'approve') {

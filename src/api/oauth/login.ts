@@ -39,7 +39,12 @@ export function loginPages(services: Services): FastifyPluginAsyncZod {
   const { people } = services;
   const secure = services.config.publicUrl.startsWith('https:');
 
-  async function render(request: FastifyRequest, reply: FastifyReply, status: number, fields: { next: string; invitation?: string; email?: string; error?: string }) {
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    fields: { next: string; invitation?: string; email?: string; error?: string },
+  ) {
     const mode: Mode = fields.invitation || !(await people.hasUsers()) ? 'signup' : 'login';
     // A fresh pre-session token for every form shown.
     const formToken = crypto.randomBytes(24).toString('base64url');
@@ -74,8 +79,10 @@ ${nameField}<label for="password">Password${mode === 'signup' ? ' (at least 10 c
     app.post('/oauth/login', { schema: { hide: true } }, async (request, reply) => {
       const form = (request.body ?? {}) as Record<string, string | undefined>;
       const next = safeNext(form.next);
-      const again = (status: number, error: string) => render(request, reply, status, { next, invitation: form.invitation || undefined, email: form.email, error });
-      if (!sameToken(form.form_token, cookies(request)[FORM_COOKIE] ?? '\u0000')) return again(403, 'This form expired or was sent from another site. Please try again.');
+      const again = (status: number, error: string) =>
+        render(request, reply, status, { next, invitation: form.invitation || undefined, email: form.email, error });
+      if (!sameToken(form.form_token, cookies(request)[FORM_COOKIE] ?? '\u0000'))
+        return again(403, 'This form expired or was sent from another site. Please try again.');
       try {
         let user;
         if (form.mode === 'signup') {

@@ -29,7 +29,9 @@ export function sendPage(reply: FastifyReply, status: number, title: string, bod
     .header('x-frame-options', 'DENY')
     .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
     .header('referrer-policy', 'no-referrer')
-    .send(`<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style><body>${body}</body></html>`);
+    .send(
+      `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style><body>${body}</body></html>`,
+    );
 }
 
 export function errorBox(message: string | undefined): string {

@@ -53,12 +53,14 @@ function basicPart(encoded: string): string {
 function clientCredentials(request: FastifyRequest, body: Record<string, string | undefined>): { clientId?: string; clientSecret?: string } {
   const header = request.headers.authorization;
   if (header && /^Basic\s+/i.test(header)) {
-    if (body.client_secret !== undefined) throw new OAuthError('invalid_request', 'send the client credentials either in Authorization: Basic or in the body, not both');
+    if (body.client_secret !== undefined)
+      throw new OAuthError('invalid_request', 'send the client credentials either in Authorization: Basic or in the body, not both');
     const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
     const at = decoded.indexOf(':');
     if (at < 0) throw new OAuthError('invalid_client', 'the Basic credentials must be client_id:client_secret');
     const clientId = basicPart(decoded.slice(0, at));
-    if (body.client_id !== undefined && body.client_id !== clientId) throw new OAuthError('invalid_request', 'client_id differs between the body and the Authorization header');
+    if (body.client_id !== undefined && body.client_id !== clientId)
+      throw new OAuthError('invalid_request', 'client_id differs between the body and the Authorization header');
     return { clientId, clientSecret: basicPart(decoded.slice(at + 1)) };
   }
   return { clientId: body.client_id, clientSecret: body.client_secret };

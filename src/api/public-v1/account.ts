@@ -18,13 +18,22 @@ export function accountRoutes(services: Services): FastifyPluginAsyncZod {
     });
 
     app.get('/groups', {
-      schema: { tags: ['customers'], summary: 'Customers (groups of channels)', response: { 200: z.array(z.object({ id: z.string(), name: z.string() })), ...errors } },
+      schema: {
+        tags: ['customers'],
+        summary: 'Customers (groups of channels)',
+        response: { 200: z.array(z.object({ id: z.string(), name: z.string() })), ...errors },
+      },
       handler: async (request) =>
         store.db.selectFrom('customers').select(['id', 'name']).where('account_id', '=', request.principal.accountId).orderBy('name').execute(),
     });
 
     app.post('/groups', {
-      schema: { tags: ['customers'], summary: 'Create a customer', body: z.object({ name: z.string().trim().min(1).max(200) }), response: { 201: z.object({ id: z.string(), name: z.string() }), ...errors } },
+      schema: {
+        tags: ['customers'],
+        summary: 'Create a customer',
+        body: z.object({ name: z.string().trim().min(1).max(200) }),
+        response: { 201: z.object({ id: z.string(), name: z.string() }), ...errors },
+      },
       handler: async (request, reply) => {
         const row = { id: newId(), account_id: request.principal.accountId, name: request.body.name, created_at: Date.now() };
         await store.db.insertInto('customers').values(row).execute();

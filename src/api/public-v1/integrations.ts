@@ -22,7 +22,12 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
   const { channels, posts } = services;
   return async (app) => {
     app.get('/integrations', {
-      schema: { tags, summary: 'List connected channels', querystring: z.object({ group: z.string().max(200).optional() }), response: { 200: z.array(integration), ...errors } },
+      schema: {
+        tags,
+        summary: 'List connected channels',
+        querystring: z.object({ group: z.string().max(200).optional() }),
+        response: { 200: z.array(integration), ...errors },
+      },
       handler: async (request, reply) => sendJsonText(reply, await channels.listJson(request.principal.accountId, request.query.group)),
     });
 
@@ -30,7 +35,8 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Add a channel that connects with credentials (e.g. a webhook URL)',
-        description: 'Channels of OAuth networks are connected through GET /social/{provider}. The answer includes secrets (e.g. the webhook signing secret) once.',
+        description:
+          'Channels of OAuth networks are connected through GET /social/{provider}. The answer includes secrets (e.g. the webhook signing secret) once.',
         body: createIntegrationBody,
         response: { 201: integration.extend({ secrets: z.record(z.string(), z.string()).optional() }), ...errors },
       },
@@ -41,12 +47,23 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
     });
 
     app.patch('/integrations/:id', {
-      schema: { tags, summary: "Change a channel's name, time zone, posting times, customer or disabled flag", params: idParam, body: updateIntegrationBody, response: { 200: integration, ...errors } },
+      schema: {
+        tags,
+        summary: "Change a channel's name, time zone, posting times, customer or disabled flag",
+        params: idParam,
+        body: updateIntegrationBody,
+        response: { 200: integration, ...errors },
+      },
       handler: async (request) => channels.update(request.principal.accountId, request.params.id, request.body),
     });
 
     app.delete('/integrations/:id', {
-      schema: { tags, summary: 'Remove a channel and its pending posts', params: idParam, response: { 200: z.object({ deleted: z.boolean(), id: z.string() }), ...errors } },
+      schema: {
+        tags,
+        summary: 'Remove a channel and its pending posts',
+        params: idParam,
+        response: { 200: z.object({ deleted: z.boolean(), id: z.string() }), ...errors },
+      },
       handler: async (request) => {
         await channels.remove(request.principal.accountId, request.params.id);
         return { deleted: true, id: request.params.id };
@@ -63,7 +80,17 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: "The channel's content rules, settings schema (JSON schema) and helper tools",
         params: idParam,
-        response: { 200: z.object({ output: z.object({ rules: z.string(), maxLength: z.number(), settings: z.unknown(), tools: z.array(z.object({ methodName: z.string(), description: z.string() })) }) }), ...errors },
+        response: {
+          200: z.object({
+            output: z.object({
+              rules: z.string(),
+              maxLength: z.number(),
+              settings: z.unknown(),
+              tools: z.array(z.object({ methodName: z.string(), description: z.string() })),
+            }),
+          }),
+          ...errors,
+        },
       },
       handler: async (request) => {
         const provider = channels.provider(await channels.row(request.principal.accountId, request.params.id));
@@ -79,19 +106,29 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
     });
 
     app.post('/integration-trigger/:id', {
-      schema: { tags, summary: 'Run a helper tool of the channel (list boards, channels...)', params: idParam, body: z.object({ methodName: z.string().min(1).max(100), data: z.unknown().optional() }), response: { 200: z.object({ output: z.unknown() }), ...errors } },
+      schema: {
+        tags,
+        summary: 'Run a helper tool of the channel (list boards, channels...)',
+        params: idParam,
+        body: z.object({ methodName: z.string().min(1).max(100), data: z.unknown().optional() }),
+        response: { 200: z.object({ output: z.unknown() }), ...errors },
+      },
       handler: async (request) => {
         const row = await channels.row(request.principal.accountId, request.params.id);
         const provider = channels.provider(row);
         const tool = Object.hasOwn(provider.tools ?? {}, request.body.methodName) ? provider.tools![request.body.methodName] : undefined;
-        if (!tool) throw new ApiError(404, 'unknown_method', `methodName: ${provider.name} has no tool "${request.body.methodName}"`, [{ path: 'methodName', message: 'unknown tool' }]);
+        if (!tool)
+          throw new ApiError(404, 'unknown_method', `methodName: ${provider.name} has no tool "${request.body.methodName}"`, [
+            { path: 'methodName', message: 'unknown tool' },
+          ]);
         if (tool.acts) requireScope(request.principal, 'channels:write', `run the tool "${request.body.methodName}"`);
         try {
           return { output: await tool.run({ ...services.network(provider), channel: channels.publishView(row), data: request.body.data ?? {} }) };
         } catch (err) {
           // The network's answer is the user's to read, not a 500.
           if (!(err instanceof PublishError)) throw err;
-          if (err.kind === 'auth' || err.kind === 'refused') throw new ApiError(400, 'tool_refused', `${provider.name} refused: ${err.message}`, [{ path: 'methodName', message: err.message }]);
+          if (err.kind === 'auth' || err.kind === 'refused')
+            throw new ApiError(400, 'tool_refused', `${provider.name} refused: ${err.message}`, [{ path: 'methodName', message: err.message }]);
           throw new ApiError(502, 'network_unavailable', `${provider.name} could not be reached: ${err.message}`);
         }
       },
@@ -101,7 +138,8 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: "Start connecting a channel through the network's OAuth",
-        description: 'Send the user to `url`. The network sends them back to Herald, which stores the channel (and asks which account when there are several). Extra query parameters go to the network (e.g. `instance` for Mastodon).',
+        description:
+          'Send the user to `url`. The network sends them back to Herald, which stores the channel (and asks which account when there are several). Extra query parameters go to the network (e.g. `instance` for Mastodon).',
         params: z.object({ provider: z.string().min(1).max(50) }),
         querystring: z.record(z.string(), z.string().max(500)),
         response: { 200: z.object({ url: z.string() }), ...errors },
@@ -116,7 +154,12 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'The networks this server can publish to, and whether each is configured',
-        response: { 200: z.array(z.object({ identifier: z.string(), name: z.string(), auth: z.string(), configured: z.boolean(), missing: z.array(z.string()), rules: z.string() })), ...errors },
+        response: {
+          200: z.array(
+            z.object({ identifier: z.string(), name: z.string(), auth: z.string(), configured: z.boolean(), missing: z.array(z.string()), rules: z.string() }),
+          ),
+          ...errors,
+        },
       },
       handler: async () =>
         allProviders().map((p) => {
@@ -125,18 +168,31 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         }),
     });
 
-    const analyticsAnswer = z.array(z.object({ label: z.string(), data: z.array(z.object({ total: z.number(), date: z.string() })), percentageChange: z.number() }));
+    const analyticsAnswer = z.array(
+      z.object({ label: z.string(), data: z.array(z.object({ total: z.number(), date: z.string() })), percentageChange: z.number() }),
+    );
     const days = z.object({ date: z.coerce.number().int().min(1).max(365).default(7).describe('Days to look back (1-365, 7 when left out)') });
 
     app.get('/analytics/:id', {
-      schema: { tags: ['analytics'], summary: 'Channel analytics for the last `date` days', params: idParam, querystring: days, response: { 200: analyticsAnswer, ...errors, 409: errorSchema, 502: errorSchema } },
+      schema: {
+        tags: ['analytics'],
+        summary: 'Channel analytics for the last `date` days',
+        params: idParam,
+        querystring: days,
+        response: { 200: analyticsAnswer, ...errors, 409: errorSchema, 502: errorSchema },
+      },
       handler: async (request) => services.reads.channelAnalytics(request.principal.accountId, request.params.id, request.query.date),
     });
 
     app.get('/analytics/post/:id', {
-      schema: { tags: ['analytics'], summary: 'Analytics of one published post', params: idParam, querystring: days, response: { 200: analyticsAnswer, ...errors, 409: errorSchema, 502: errorSchema } },
+      schema: {
+        tags: ['analytics'],
+        summary: 'Analytics of one published post',
+        params: idParam,
+        querystring: days,
+        response: { 200: analyticsAnswer, ...errors, 409: errorSchema, 502: errorSchema },
+      },
       handler: async (request) => services.reads.postAnalytics(request.principal.accountId, request.params.id, request.query.date),
     });
   };
 }
-

@@ -39,11 +39,15 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
 
     async function receiveUpload(request: FastifyRequest, reply: FastifyReply) {
       if (!request.isMultipart()) {
-        throw new ApiError(415, 'not_multipart', 'body: send multipart/form-data with one file part named "file"', [{ path: 'body', message: 'must be multipart/form-data' }]);
+        throw new ApiError(415, 'not_multipart', 'body: send multipart/form-data with one file part named "file"', [
+          { path: 'body', message: 'must be multipart/form-data' },
+        ]);
       }
       const declared = Number(request.headers['content-length']);
       if (declared > largest + 64 * 1024) {
-        throw new ApiError(413, 'file_too_large', `file: larger than the ${describeBytes(largest)} allowed`, [{ path: 'file', message: `must be at most ${largest} bytes` }]);
+        throw new ApiError(413, 'file_too_large', `file: larger than the ${describeBytes(largest)} allowed`, [
+          { path: 'file', message: `must be at most ${largest} bytes` },
+        ]);
       }
       const part = await request
         .file({ limits: { fileSize: largest + 1, files: 1, fields: 20, parts: 21 } })
@@ -73,7 +77,8 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Upload a file fetched from a public http(s) URL',
-        description: 'Private, loopback, link-local, CGNAT, multicast and metadata addresses are refused, also after redirects and DNS. The same types and size caps as /upload apply. Accepts an Idempotency-Key header.',
+        description:
+          'Private, loopback, link-local, CGNAT, multicast and metadata addresses are refused, also after redirects and DNS. The same types and size caps as /upload apply. Accepts an Idempotency-Key header.',
         body: z.object({ url: z.string().min(1).max(2048) }),
         response: { 201: mediaObject, ...errors },
       },
@@ -103,7 +108,10 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
           const name = fileNameOf(response.url || url);
           const body = Readable.fromWeb(response.body as never);
           try {
-            const stored = await media.store(request.principal.accountId, body, name, { declaredBytes: Number.isFinite(declared) ? declared : undefined, fingerprint: false });
+            const stored = await media.store(request.principal.accountId, body, name, {
+              declaredBytes: Number.isFinite(declared) ? declared : undefined,
+              fingerprint: false,
+            });
             return { status: 201, body: mediaView(stored.media) };
           } catch (err) {
             // Our own refusals (type, size, damage) stand; a failure of the download itself is the URL's.

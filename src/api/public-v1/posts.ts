@@ -13,7 +13,12 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
   const { posts, rateLimiter, config } = services;
   return async (app) => {
     app.get('/posts', {
-      schema: { tags, summary: 'List posts (first items of threads) in a date range', querystring: listPostsQuery, response: { 200: z.object({ posts: z.array(postSummary) }), ...errors } },
+      schema: {
+        tags,
+        summary: 'List posts (first items of threads) in a date range',
+        querystring: listPostsQuery,
+        response: { 200: z.object({ posts: z.array(postSummary) }), ...errors },
+      },
       // The database builds the list's JSON (see Posts.listJson): sent as it comes, not parsed and serialised again.
       handler: async (request, reply) => {
         const { startDate, endDate, customer } = request.query;
@@ -44,32 +49,75 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
     });
 
     app.get('/posts/:id', {
-      schema: { tags, summary: 'One post with its whole thread, per-item state, errors and attempts', params: idParam, response: { 200: postDetail, ...errors } },
+      schema: {
+        tags,
+        summary: 'One post with its whole thread, per-item state, errors and attempts',
+        params: idParam,
+        response: { 200: postDetail, ...errors },
+      },
       handler: async (request) => posts.detail(request.principal.accountId, request.params.id),
     });
 
     app.delete('/posts/:id', {
-      schema: { tags, summary: "Delete a post's group (the post and its thread)", params: idParam, response: { 200: z.object({ deleted: z.boolean(), id: z.string(), group: z.string() }), ...errors } },
+      schema: {
+        tags,
+        summary: "Delete a post's group (the post and its thread)",
+        params: idParam,
+        response: { 200: z.object({ deleted: z.boolean(), id: z.string(), group: z.string() }), ...errors },
+      },
       handler: async (request) => ({ deleted: true, ...(await posts.deletePost(request.principal.accountId, request.params.id)) }),
     });
 
     app.delete('/posts/group/:group', {
-      schema: { tags, summary: 'Delete a whole group', params: z.object({ group: z.string().min(1).max(200) }), response: { 200: z.object({ deleted: z.boolean(), group: z.string(), ids: z.array(z.string()) }), ...errors } },
-      handler: async (request) => ({ deleted: true, group: request.params.group, ids: await posts.deleteGroup(request.principal.accountId, request.params.group) }),
+      schema: {
+        tags,
+        summary: 'Delete a whole group',
+        params: z.object({ group: z.string().min(1).max(200) }),
+        response: { 200: z.object({ deleted: z.boolean(), group: z.string(), ids: z.array(z.string()) }), ...errors },
+      },
+      handler: async (request) => ({
+        deleted: true,
+        group: request.params.group,
+        ids: await posts.deleteGroup(request.principal.accountId, request.params.group),
+      }),
     });
 
     app.put('/posts/:id/status', {
-      schema: { tags, summary: 'Move a post between DRAFT and QUEUE', params: idParam, body: z.object({ status: z.enum(['draft', 'schedule']) }), response: { 200: z.object({ id: z.string(), state: z.string() }), ...errors } },
-      handler: async (request) => ({ id: request.params.id, state: await posts.setStatus(request.principal.accountId, request.params.id, request.body.status) }),
+      schema: {
+        tags,
+        summary: 'Move a post between DRAFT and QUEUE',
+        params: idParam,
+        body: z.object({ status: z.enum(['draft', 'schedule']) }),
+        response: { 200: z.object({ id: z.string(), state: z.string() }), ...errors },
+      },
+      handler: async (request) => ({
+        id: request.params.id,
+        state: await posts.setStatus(request.principal.accountId, request.params.id, request.body.status),
+      }),
     });
 
     app.put('/posts/:id/settings', {
-      schema: { tags, summary: 'Merge provider settings into a post not yet published', params: idParam, body: z.object({ settings: z.record(z.string(), z.unknown()) }), response: { 200: z.object({ id: z.string(), settings: z.record(z.string(), z.unknown()) }), ...errors } },
-      handler: async (request) => ({ id: request.params.id, settings: await posts.mergeSettings(request.principal.accountId, request.params.id, request.body.settings) }),
+      schema: {
+        tags,
+        summary: 'Merge provider settings into a post not yet published',
+        params: idParam,
+        body: z.object({ settings: z.record(z.string(), z.unknown()) }),
+        response: { 200: z.object({ id: z.string(), settings: z.record(z.string(), z.unknown()) }), ...errors },
+      },
+      handler: async (request) => ({
+        id: request.params.id,
+        settings: await posts.mergeSettings(request.principal.accountId, request.params.id, request.body.settings),
+      }),
     });
 
     app.put('/posts/:id/release-id', {
-      schema: { tags, summary: "Attach the network's id to a post published by hand", params: idParam, body: z.object({ releaseId: z.string().min(1).max(500) }), response: { 200: z.object({ id: z.string(), releaseId: z.string(), state: z.string() }), ...errors } },
+      schema: {
+        tags,
+        summary: "Attach the network's id to a post published by hand",
+        params: idParam,
+        body: z.object({ releaseId: z.string().min(1).max(500) }),
+        response: { 200: z.object({ id: z.string(), releaseId: z.string(), state: z.string() }), ...errors },
+      },
       handler: async (request) => posts.attachReleaseId(request.principal.accountId, request.params.id, request.body.releaseId),
     });
 
@@ -78,16 +126,28 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: "Recent network posts that could be this post's release (for networks that list them; [] for others)",
         params: idParam,
-        response: { 200: z.array(z.object({ id: z.string(), url: z.string(), text: z.string().optional(), at: z.string().optional() })), ...errors, 409: errorSchema, 502: errorSchema },
+        response: {
+          200: z.array(z.object({ id: z.string(), url: z.string(), text: z.string().optional(), at: z.string().optional() })),
+          ...errors,
+          409: errorSchema,
+          502: errorSchema,
+        },
       },
       handler: async (request) =>
-        (await services.reads.recentPosts(request.principal.accountId, request.params.id)).map((p) => ({ ...p, at: p.at === undefined ? undefined : new Date(p.at).toISOString() })),
+        (await services.reads.recentPosts(request.principal.accountId, request.params.id)).map((p) => ({
+          ...p,
+          at: p.at === undefined ? undefined : new Date(p.at).toISOString(),
+        })),
     });
 
     app.post('/posts/:id/retry', {
-      schema: { tags, summary: 'Put the failed items of a post back in the queue, due now', params: idParam, response: { 200: postDetail, ...errors, 409: errorSchema } },
+      schema: {
+        tags,
+        summary: 'Put the failed items of a post back in the queue, due now',
+        params: idParam,
+        response: { 200: postDetail, ...errors, 409: errorSchema },
+      },
       handler: async (request) => posts.retry(request.principal.accountId, request.params.id),
     });
   };
 }
-

@@ -29,7 +29,10 @@ export const mediaRef = z.object({
 });
 
 const tag = z.union([
-  z.string().max(200).transform((v) => ({ value: v, label: v })),
+  z
+    .string()
+    .max(200)
+    .transform((v) => ({ value: v, label: v })),
   z.object({ value: z.string().max(200), label: z.string().max(200).optional() }).transform((t) => ({ value: t.value, label: t.label ?? t.value })),
 ]);
 
@@ -40,7 +43,16 @@ const tag = z.union([
  */
 export function wholeNumber(min: number, max: number) {
   return z
-    .union([z.number(), z.string().regex(/^\d{1,15}$/, 'must be a whole number (digits only)').transform(Number)], { error: 'must be a whole number' })
+    .union(
+      [
+        z.number(),
+        z
+          .string()
+          .regex(/^\d{1,15}$/, 'must be a whole number (digits only)')
+          .transform(Number),
+      ],
+      { error: 'must be a whole number' },
+    )
     .pipe(z.number().int().min(min).max(max));
 }
 
@@ -48,7 +60,10 @@ export const threadItem = z.object({
   id: optionalId,
   content: z.string().max(200_000),
   image: z.array(mediaRef).max(50).optional().default([]),
-  delay: wholeNumber(0, 60 * 24 * 30).optional().default(0).describe('Minutes after the previous item'),
+  delay: wholeNumber(0, 60 * 24 * 30)
+    .optional()
+    .default(0)
+    .describe('Minutes after the previous item'),
 });
 
 export const postEntry = z.object({
@@ -105,7 +120,10 @@ export const updateIntegrationBody = z.object({
   postingTimes: z.array(postingTime).min(1).max(48).optional(),
   customer: z.string().max(200).nullable().optional(),
   disabled: z.boolean().optional(),
-  defaultSettings: z.record(z.string(), z.unknown()).optional().describe("The network's post settings a new post starts from (checked against the network's settings schema)"),
+  defaultSettings: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("The network's post settings a new post starts from (checked against the network's settings schema)"),
 });
 
 export const mediaObject = z.object({
@@ -151,9 +169,7 @@ export const threadItemState = z.object({
   releaseId: z.string().nullable(),
   releaseURL: z.string().nullable(),
   error: z.string().nullable(),
-  attempts: z.array(
-    z.object({ startedAt: z.string(), finishedAt: z.string().nullable(), outcome: z.string(), detail: z.string().nullable() }),
-  ),
+  attempts: z.array(z.object({ startedAt: z.string(), finishedAt: z.string().nullable(), outcome: z.string(), detail: z.string().nullable() })),
 });
 
 export const postDetail = postSummary.extend({ thread: z.array(threadItemState) });

@@ -8,8 +8,15 @@ import { errorBody as errorSchema, idParam } from './schemas.ts';
 const tags = ['webhooks'];
 const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema };
 
-const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048).describe('Where events are POSTed; must be a public address');
-const events = z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(WEBHOOK_EVENTS.length * 2).describe(`Events to receive: ${WEBHOOK_EVENTS.join(', ')}`);
+const webhookUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2048)
+  .describe('Where events are POSTed; must be a public address');
+const events = z
+  .array(z.enum(WEBHOOK_EVENTS))
+  .min(1)
+  .max(WEBHOOK_EVENTS.length * 2)
+  .describe(`Events to receive: ${WEBHOOK_EVENTS.join(', ')}`);
 
 const webhook = z.object({
   id: z.string(),
@@ -66,14 +73,24 @@ export function webhooksRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: "Change a webhook's URL, events, name or disabled flag",
         params: idParam,
-        body: z.object({ url: webhookUrl.optional(), events: events.optional(), name: z.string().trim().min(1).max(200).nullable().optional(), disabled: z.boolean().optional() }),
+        body: z.object({
+          url: webhookUrl.optional(),
+          events: events.optional(),
+          name: z.string().trim().min(1).max(200).nullable().optional(),
+          disabled: z.boolean().optional(),
+        }),
         response: { 200: webhook, ...errors },
       },
       handler: async (request) => webhooks.update(request.principal.accountId, request.params.id, request.body),
     });
 
     app.delete('/webhooks/:id', {
-      schema: { tags, summary: 'Remove a webhook; its pending deliveries are failed', params: idParam, response: { 200: z.object({ deleted: z.boolean(), id: z.string() }), ...errors } },
+      schema: {
+        tags,
+        summary: 'Remove a webhook; its pending deliveries are failed',
+        params: idParam,
+        response: { 200: z.object({ deleted: z.boolean(), id: z.string() }), ...errors },
+      },
       handler: async (request) => {
         await webhooks.remove(request.principal.accountId, request.params.id);
         return { deleted: true, id: request.params.id };
@@ -98,11 +115,17 @@ export function webhooksRoutes(services: Services): FastifyPluginAsyncZod {
         params: deliveryParams,
         response: { 202: delivery, ...errors, 409: errorSchema },
       },
-      handler: async (request, reply) => reply.code(202).send(await webhooks.redeliver(request.principal.accountId, request.params.id, request.params.deliveryId)),
+      handler: async (request, reply) =>
+        reply.code(202).send(await webhooks.redeliver(request.principal.accountId, request.params.id, request.params.deliveryId)),
     });
 
     app.post('/webhooks/:id/test', {
-      schema: { tags, summary: 'Send a ping event to the webhook; follow it in the deliveries list', params: idParam, response: { 202: delivery, ...errors, 409: errorSchema } },
+      schema: {
+        tags,
+        summary: 'Send a ping event to the webhook; follow it in the deliveries list',
+        params: idParam,
+        response: { 202: delivery, ...errors, 409: errorSchema },
+      },
       handler: async (request, reply) => reply.code(202).send(await webhooks.ping(request.principal.accountId, request.params.id)),
     });
   };

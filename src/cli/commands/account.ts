@@ -65,7 +65,14 @@ Example:
       const channels = await client.integrations();
       const hint = `${session.token.slice(0, 6)}…`;
       out.result(
-        { source: session.source, origin: session.origin, apiUrl: session.apiUrl, organizationId: session.organizationId ?? null, connected: true, channels: channels.length },
+        {
+          source: session.source,
+          origin: session.origin,
+          apiUrl: session.apiUrl,
+          organizationId: session.organizationId ?? null,
+          connected: true,
+          channels: channels.length,
+        },
         () =>
           [
             `Credential:  ${session.source === 'login' ? `stored login (${session.origin})` : `API key ${hint} from HERALD_API_KEY`}`,

@@ -29,7 +29,10 @@ Examples:
       if (at <= 0) throw new UsageError(`--query takes key=value, got "${pair}"`);
       query[pair.slice(0, at)] = pair.slice(at + 1);
     }
-    const answer = await clientFor(requireSession(invocation.config)).request(method, route, { body: data ? parseJsonObject(data, '--data') : undefined, query });
+    const answer = await clientFor(requireSession(invocation.config)).request(method, route, {
+      body: data ? parseJsonObject(data, '--data') : undefined,
+      query,
+    });
     invocation.out.line(JSON.stringify(answer ?? null, null, 2));
   },
 };

@@ -27,7 +27,14 @@ Examples:
         ? 'No channels yet. Add one with "herald channels add webhook --credentials \'{"url":"https://..."}\'".'
         : table(
             ['ID', 'NAME', 'NETWORK', 'CUSTOMER', 'TIME ZONE', 'STATUS'],
-            rows.map((c) => [c.id, c.name, c.identifier, c.customer?.name ?? '-', c.timeZone, c.disabled ? 'disabled' : c.needsReconnect ? 'needs reconnect' : 'active']),
+            rows.map((c) => [
+              c.id,
+              c.name,
+              c.identifier,
+              c.customer?.name ?? '-',
+              c.timeZone,
+              c.disabled ? 'disabled' : c.needsReconnect ? 'needs reconnect' : 'active',
+            ]),
             out.style,
           ),
     );
@@ -113,7 +120,15 @@ Example:
   herald groups list --json`,
   async run({ config, out }) {
     const groups = await clientFor(requireSession(config)).groups();
-    out.result(groups, (rows) => (rows.length === 0 ? 'No customers yet: herald groups create "Acme"' : table(['ID', 'NAME'], rows.map((g) => [g.id, g.name]), out.style)));
+    out.result(groups, (rows) =>
+      rows.length === 0
+        ? 'No customers yet: herald groups create "Acme"'
+        : table(
+            ['ID', 'NAME'],
+            rows.map((g) => [g.id, g.name]),
+            out.style,
+          ),
+    );
   },
 };
 

@@ -60,7 +60,9 @@ type When = { type: 'draft' | 'now' | 'schedule'; date?: string; nextSlot?: bool
 
 function whenFrom(invocation: Invocation): When {
   const at = str(invocation, 'at');
-  const chosen = [flag(invocation, 'draft') && 'draft', flag(invocation, 'now') && 'now', at && 'at', flag(invocation, 'next-slot') && 'next-slot'].filter(Boolean);
+  const chosen = [flag(invocation, 'draft') && 'draft', flag(invocation, 'now') && 'now', at && 'at', flag(invocation, 'next-slot') && 'next-slot'].filter(
+    Boolean,
+  );
   if (chosen.length === 0) throw new UsageError('say when: --now, --at <date>, --next-slot, or --draft');
   const date = at ? parseUserDate(at, '--at') : undefined;
   if (flag(invocation, 'draft')) {
@@ -156,7 +158,13 @@ Examples:
     const created: (CreatedPost & { date: string })[] = [];
     let part = 0;
     for (const [date, group] of byDate) {
-      const body: CreatePostsInput = { type: when.type, date, shortLink: flag(invocation, 'short-link'), tags: list(invocation, 'tag'), posts: group.map(entry) };
+      const body: CreatePostsInput = {
+        type: when.type,
+        date,
+        shortLink: flag(invocation, 'short-link'),
+        tags: list(invocation, 'tag'),
+        posts: group.map(entry),
+      };
       const key = idempotencyKey && (byDate.size > 1 ? `${idempotencyKey}:${part}` : idempotencyKey);
       part += 1;
       for (const post of await client.post(body, { idempotencyKey: key })) created.push({ ...post, date });
@@ -165,7 +173,11 @@ Examples:
     out.result(created, (rows) =>
       [
         `${verb}: ${rows.length} post${rows.length === 1 ? '' : 's'}`,
-        table(['POST', 'CHANNEL', 'DATE'], rows.map((p) => [p.postId, p.integration, when.type === 'now' ? 'now' : localDate(p.date)]), out.style),
+        table(
+          ['POST', 'CHANNEL', 'DATE'],
+          rows.map((p) => [p.postId, p.integration, when.type === 'now' ? 'now' : localDate(p.date)]),
+          out.style,
+        ),
       ].join('\n'),
     );
   },
@@ -232,7 +244,10 @@ function describePost(post: PostDetail, style: Styles): string {
     lines.push(...item.content.split('\n').map((l) => `   ${l}`));
     for (const media of item.image) lines.push(`   [media] ${media.path}`);
     if (item.error) lines.push(`   ${style.red(`error: ${item.error}`)}`);
-    if (item.attempts.length > 0) lines.push(style.dim(`   ${item.attempts.length} attempt${item.attempts.length === 1 ? '' : 's'}, last: ${item.attempts[item.attempts.length - 1].outcome}`));
+    if (item.attempts.length > 0)
+      lines.push(
+        style.dim(`   ${item.attempts.length} attempt${item.attempts.length === 1 ? '' : 's'}, last: ${item.attempts[item.attempts.length - 1].outcome}`),
+      );
   });
   return lines.join('\n');
 }

@@ -19,7 +19,11 @@ Example:
     out.result(hooks, (rows) =>
       rows.length === 0
         ? 'No webhooks yet: herald webhooks create --url https://example.com/hook --event post.published'
-        : table(['ID', 'NAME', 'URL', 'EVENTS', 'STATUS'], rows.map((h) => [h.id, h.name ?? '-', h.url, h.events.join(','), h.disabled ? 'disabled' : 'active']), out.style),
+        : table(
+            ['ID', 'NAME', 'URL', 'EVENTS', 'STATUS'],
+            rows.map((h) => [h.id, h.name ?? '-', h.url, h.events.join(','), h.disabled ? 'disabled' : 'active']),
+            out.style,
+          ),
     );
   },
 };
@@ -97,7 +101,14 @@ Example:
         : [
             table(
               ['ID', 'EVENT', 'STATE', 'ATTEMPTS', 'LAST ANSWER', 'CREATED'],
-              rows.map((d) => [d.id, d.event, deliveryState(d, style), String(d.attempts), d.lastStatus !== null ? String(d.lastStatus) : (d.lastError ?? '-'), localDate(d.createdAt)]),
+              rows.map((d) => [
+                d.id,
+                d.event,
+                deliveryState(d, style),
+                String(d.attempts),
+                d.lastStatus !== null ? String(d.lastStatus) : (d.lastError ?? '-'),
+                localDate(d.createdAt),
+              ]),
               style,
             ),
             ...(hasMore ? [`More: herald webhooks deliveries ${id} --page ${page + 1}`] : []),

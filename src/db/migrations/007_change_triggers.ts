@@ -16,6 +16,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       RETURN NULL;
     END $$`.execute(db);
   for (const table of TABLES) {
-    await sql`CREATE TRIGGER ${sql.id(`${table}_changes`)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${sql.table(table)} FOR EACH STATEMENT EXECUTE FUNCTION herald_notify_change()`.execute(db);
+    await sql`CREATE TRIGGER ${sql.id(`${table}_changes`)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${sql.table(table)} FOR EACH STATEMENT EXECUTE FUNCTION herald_notify_change()`.execute(
+      db,
+    );
   }
 }

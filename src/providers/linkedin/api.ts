@@ -60,7 +60,10 @@ export async function rest(ctx: NetworkContext, accessToken: string, path: strin
     return await ctx.http.call(`${ctx.urls.api}${path}`, { ...request, headers: { ...restHeaders(ctx, accessToken), ...request.headers } });
   } catch (err) {
     if (err instanceof PublishError && err.code === 426) {
-      throw new PublishError('refused', `${err.message}. LinkedIn retired API version ${version(ctx)}: set HERALD_LINKEDIN_API_VERSION (or HERALD_LINKEDIN_PAGE_API_VERSION) to an active YYYYMM version`);
+      throw new PublishError(
+        'refused',
+        `${err.message}. LinkedIn retired API version ${version(ctx)}: set HERALD_LINKEDIN_API_VERSION (or HERALD_LINKEDIN_PAGE_API_VERSION) to an active YYYYMM version`,
+      );
     }
     throw err;
   }
@@ -143,7 +146,12 @@ async function uploadImage(ctx: PublishContext, config: LinkedInConfig, media: M
     repeatable: true,
   });
   const bytes = await readMedia(media, IMAGE_BYTES, ctx.http.network);
-  await ctx.http.call(init.value.uploadUrl, { method: 'PUT', body: new Uint8Array(bytes), headers: { authorization: `Bearer ${token}`, 'content-type': media.mimeType }, timeoutMs: 120_000 });
+  await ctx.http.call(init.value.uploadUrl, {
+    method: 'PUT',
+    body: new Uint8Array(bytes),
+    headers: { authorization: `Bearer ${token}`, 'content-type': media.mimeType },
+    timeoutMs: 120_000,
+  });
   await untilAvailable(ctx, token, 'images', init.value.image, mediaFilename(media), 1_000);
   return init.value.image;
 }
@@ -163,7 +171,9 @@ async function untilAvailable(ctx: PublishContext, token: string, kind: 'images'
 
 async function uploadVideo(ctx: PublishContext, config: LinkedInConfig, media: MediaRef): Promise<string> {
   const token = config.accessToken!;
-  const init = await restJson<{ value: { video: string; uploadToken?: string; uploadInstructions: { uploadUrl: string; firstByte: number; lastByte: number }[] } }>(ctx, token, '/rest/videos', {
+  const init = await restJson<{
+    value: { video: string; uploadToken?: string; uploadInstructions: { uploadUrl: string; firstByte: number; lastByte: number }[] };
+  }>(ctx, token, '/rest/videos', {
     method: 'POST',
     query: { action: 'initializeUpload' },
     json: { initializeUploadRequest: { owner: config.author, fileSizeBytes: media.size, uploadCaptions: false, uploadThumbnail: false } },
@@ -177,7 +187,12 @@ async function uploadVideo(ctx: PublishContext, config: LinkedInConfig, media: M
     if (!instruction || instruction.lastByte - instruction.firstByte + 1 !== chunk.length) {
       throw new PublishError('refused', `LinkedIn's upload instructions do not match ${mediaFilename(media)} (${media.size} bytes)`);
     }
-    const put = await ctx.http.call(instruction.uploadUrl, { method: 'PUT', body: new Uint8Array(chunk), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, timeoutMs: 120_000 });
+    const put = await ctx.http.call(instruction.uploadUrl, {
+      method: 'PUT',
+      body: new Uint8Array(chunk),
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+      timeoutMs: 120_000,
+    });
     etags.push(put.headers.get('etag') ?? '');
   }
   await rest(ctx, token, '/rest/videos', {
@@ -227,7 +242,8 @@ export async function publishPost(ctx: PublishContext): Promise<PublishResult> {
   const config = ctx.channel.config as unknown as LinkedInConfig;
   if (ctx.replyTo) return comment(ctx, config, ctx.replyTo.releaseId);
   const urns: string[] = [];
-  for (const media of ctx.item.media) urns.push(media.mimeType.startsWith('video/') ? await uploadVideo(ctx, config, media) : await uploadImage(ctx, config, media));
+  for (const media of ctx.item.media)
+    urns.push(media.mimeType.startsWith('video/') ? await uploadVideo(ctx, config, media) : await uploadImage(ctx, config, media));
   const content = postContent(ctx, urns);
   const response = await rest(ctx, config.accessToken!, '/rest/posts', {
     method: 'POST',

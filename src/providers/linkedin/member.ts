@@ -1,6 +1,17 @@
 /** LinkedIn member profile (`linkedin`): OAuth 2, posts as urn:li:person:{sub}. */
 import type { Provider } from '../types.ts';
-import { exchangeCode, LINKEDIN_URLS, linkedinRules, linkedinSettings, publishPost, readAnswer, refreshTokens, startAuthorization, userInfo, type LinkedInConfig } from './api.ts';
+import {
+  exchangeCode,
+  LINKEDIN_URLS,
+  linkedinRules,
+  linkedinSettings,
+  publishPost,
+  readAnswer,
+  refreshTokens,
+  startAuthorization,
+  userInfo,
+  type LinkedInConfig,
+} from './api.ts';
 
 export const linkedin: Provider = {
   identifier: 'linkedin',

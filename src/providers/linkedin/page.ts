@@ -4,7 +4,18 @@
  */
 import { currentFigures, dailySeries, day } from '../analytics-series.ts';
 import { PublishError, type AnalyticsSeries, type ConnectResult, type NetworkContext, type Provider, type PublishChannel } from '../types.ts';
-import { exchangeCode, LINKEDIN_URLS, linkedinRules, linkedinSettings, publishPost, readAnswer, refreshTokens, restJson, startAuthorization, type LinkedInConfig } from './api.ts';
+import {
+  exchangeCode,
+  LINKEDIN_URLS,
+  linkedinRules,
+  linkedinSettings,
+  publishPost,
+  readAnswer,
+  refreshTokens,
+  restJson,
+  startAuthorization,
+  type LinkedInConfig,
+} from './api.ts';
 
 /** Roles that may post for a page (Postiz and LinkedIn's docs agree on these two). */
 const POSTING_ROLES = new Set(['ADMINISTRATOR', 'CONTENT_ADMINISTRATOR']);
@@ -88,11 +99,19 @@ async function pageAnalytics(ctx: NetworkContext & { channel: PublishChannel; da
   );
   const shareDays = shares.elements ?? [];
   return [
-    ...SHARE_SERIES.map(([field, label]) => dailySeries(label, shareDays.map((e) => ({ date: day(e.timeRange.start), total: e.totalShareStatistics?.[field] ?? 0 })))),
+    ...SHARE_SERIES.map(([field, label]) =>
+      dailySeries(
+        label,
+        shareDays.map((e) => ({ date: day(e.timeRange.start), total: e.totalShareStatistics?.[field] ?? 0 })),
+      ),
+    ),
     // Paid follows (from sponsored content) are new followers too.
     dailySeries(
       'New followers',
-      (followers.elements ?? []).map((e) => ({ date: day(e.timeRange.start), total: (e.followerGains?.organicFollowerGain ?? 0) + (e.followerGains?.paidFollowerGain ?? 0) })),
+      (followers.elements ?? []).map((e) => ({
+        date: day(e.timeRange.start),
+        total: (e.followerGains?.organicFollowerGain ?? 0) + (e.followerGains?.paidFollowerGain ?? 0),
+      })),
     ),
   ];
 }
@@ -104,7 +123,7 @@ async function postAnalytics(ctx: NetworkContext & { channel: PublishChannel; re
   const kind = /^urn:li:(share|ugcPost):\d+$/.exec(urn)?.[1];
   if (!kind) throw new PublishError('refused', `LinkedIn keeps statistics for posts (share or ugcPost URNs), not for ${urn}`);
   const finder = kind === 'share' ? 'shares' : 'ugcPosts';
-  const answer = await restJson<{ elements?: ({ share?: string; ugcPost?: string; totalShareStatistics?: ShareStatistics })[] }>(
+  const answer = await restJson<{ elements?: { share?: string; ugcPost?: string; totalShareStatistics?: ShareStatistics }[] }>(
     ctx,
     accessToken!,
     statisticsPath('organizationalEntityShareStatistics', author, `&${finder}=List(${encodeURIComponent(urn)})`),

@@ -18,7 +18,13 @@ export function graphVersion(ctx: Pick<NetworkContext, 'app'>): string {
 
 /** Where the user grants the permissions. */
 export function loginDialogUrl(ctx: NetworkContext & { state: string; redirectUri: string }, scopes: string[]): string {
-  return authorizationUrl(`${ctx.urls.login}/${graphVersion(ctx)}/dialog/oauth`, { clientId: ctx.app.CLIENT_ID, redirectUri: ctx.redirectUri, state: ctx.state, scopes, scopeSeparator: ',' });
+  return authorizationUrl(`${ctx.urls.login}/${graphVersion(ctx)}/dialog/oauth`, {
+    clientId: ctx.app.CLIENT_ID,
+    redirectUri: ctx.redirectUri,
+    state: ctx.state,
+    scopes,
+    scopeSeparator: ',',
+  });
 }
 
 export interface UserToken {

@@ -49,7 +49,9 @@ export function regainAccessMs(header: string | null): number | undefined {
 
 /** Meta's error as the user reads it: the user-facing text when Meta gives one, and the codes. */
 function describe(error: GraphErrorBody): string {
-  const text = error.error_user_msg ? `${error.error_user_title ? `${error.error_user_title}: ` : ''}${error.error_user_msg}` : (error.message ?? 'unknown error');
+  const text = error.error_user_msg
+    ? `${error.error_user_title ? `${error.error_user_title}: ` : ''}${error.error_user_msg}`
+    : (error.message ?? 'unknown error');
   const codes = error.code !== undefined ? ` (code ${error.code}${error.error_subcode ? `, subcode ${error.error_subcode}` : ''})` : '';
   return `${text}${codes}`;
 }
@@ -133,7 +135,12 @@ export class Graph {
    */
   async post<T = any>(path: string, body: Params = {}, options: { headers?: Record<string, string>; repeatable?: boolean } = {}): Promise<T> {
     const { headers, params } = this.auth(body);
-    return graphCall<T>(this.ctx, this.url(path), { method: 'POST', headers: { ...headers, ...options.headers }, form: stringParams(params), repeatable: options.repeatable });
+    return graphCall<T>(this.ctx, this.url(path), {
+      method: 'POST',
+      headers: { ...headers, ...options.headers },
+      form: stringParams(params),
+      repeatable: options.repeatable,
+    });
   }
 }
 
@@ -182,11 +189,15 @@ export async function waitForContainer(graph: Graph, id: string, poll: Container
     const container = await graph.get<Record<string, string>>(id, { fields: `${poll.stateField},${poll.errorField}` });
     const state = container[poll.stateField];
     if (state === 'FINISHED' || state === 'PUBLISHED') return state;
-    if (state === 'ERROR') throw new PublishError('refused', `${graph.network} could not process the media: ${container[poll.errorField] || 'no reason given'}`);
+    if (state === 'ERROR')
+      throw new PublishError('refused', `${graph.network} could not process the media: ${container[poll.errorField] || 'no reason given'}`);
     if (state === 'EXPIRED') throw new PublishError('retryable', `${graph.network} let the media container expire before it was published`);
     const wait = POLL_DELAYS_MS[Math.min(look, POLL_DELAYS_MS.length - 1)];
     if (Date.now() + wait > deadline || signal.aborted) {
-      throw new PublishError('retryable', `${graph.network} is still processing the media (container ${id} is ${state ?? 'in an unknown state'}); waiting for it again later`);
+      throw new PublishError(
+        'retryable',
+        `${graph.network} is still processing the media (container ${id} is ${state ?? 'in an unknown state'}); waiting for it again later`,
+      );
     }
     await sleep(wait, signal);
   }
@@ -202,7 +213,10 @@ const LIVE_STATES = new Set(['IN_PROGRESS', 'FINISHED', 'PUBLISHED']);
  * container, which for a long video takes minutes.
  */
 export async function mediaContainer(ctx: PublishContext, graph: Graph, path: string, params: Params, poll: ContainerPoll): Promise<string> {
-  const key = `meta-container:${crypto.createHash('sha256').update(JSON.stringify([graph.url(path), params])).digest('base64url')}`;
+  const key = `meta-container:${crypto
+    .createHash('sha256')
+    .update(JSON.stringify([graph.url(path), params]))
+    .digest('base64url')}`;
   const kept = await ctx.progress.get(key);
   if (kept) {
     try {

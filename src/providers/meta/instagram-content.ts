@@ -18,7 +18,11 @@ export const instagramSettings = z.object({
   post_type: z.enum(['post', 'story']).describe('post (a single video becomes a reel) or story'),
   is_trial_reel: z.boolean().optional().describe('Share a reel with non-followers first'),
   graduation_strategy: z.enum(['MANUAL', 'SS_PERFORMANCE']).optional().describe('When a trial reel is shared with followers'),
-  collaborators: z.array(z.object({ label: z.string().min(1).max(100) })).max(3).optional().describe('Instagram usernames invited as collaborators'),
+  collaborators: z
+    .array(z.object({ label: z.string().min(1).max(100) }))
+    .max(3)
+    .optional()
+    .describe('Instagram usernames invited as collaborators'),
 });
 
 type Settings = z.infer<typeof instagramSettings>;
@@ -108,7 +112,11 @@ function singleContainerParams(media: MediaRef, caption: string, settings: Setti
 async function publishStories(ctx: PublishContext, ig: InstagramAccount): Promise<PublishResult> {
   const ids: string[] = [];
   for (const media of ctx.item.media) {
-    const container = await createContainer(ctx, ig, isVideo(media) ? { media_type: 'STORIES', video_url: media.url } : { media_type: 'STORIES', image_url: media.url });
+    const container = await createContainer(
+      ctx,
+      ig,
+      isVideo(media) ? { media_type: 'STORIES', video_url: media.url } : { media_type: 'STORIES', image_url: media.url },
+    );
     ids.push(await publishContainer(ctx, ig, container));
   }
   return { releaseId: ids[0], releaseUrl: await permalink(ig, ids[0]) };
@@ -124,11 +132,20 @@ async function publishPost(ctx: PublishContext, ig: InstagramAccount): Promise<P
   } else {
     const children: string[] = [];
     for (const m of media) {
-      const child = await createContainer(ctx, ig, isVideo(m) ? { is_carousel_item: true, media_type: 'VIDEO', video_url: m.url } : { is_carousel_item: true, image_url: m.url });
+      const child = await createContainer(
+        ctx,
+        ig,
+        isVideo(m) ? { is_carousel_item: true, media_type: 'VIDEO', video_url: m.url } : { is_carousel_item: true, image_url: m.url },
+      );
       await waitForContainer(ig.graph, child, POLL, ctx.signal);
       children.push(child);
     }
-    container = await createContainer(ctx, ig, { media_type: 'CAROUSEL', children: children.join(','), caption: content, collaborators: collaboratorsParam(settings) });
+    container = await createContainer(ctx, ig, {
+      media_type: 'CAROUSEL',
+      children: children.join(','),
+      caption: content,
+      collaborators: collaboratorsParam(settings),
+    });
   }
   const id = await publishContainer(ctx, ig, container);
   return { releaseId: id, releaseUrl: await permalink(ig, id) };
@@ -161,7 +178,10 @@ export async function findOnInstagram(ctx: PublishContext, ig: InstagramAccount)
   if (item.threadIndex > 0) {
     if (!ctx.replyTo) return null;
     const mediaId = await commentedMedia(ctx, ig);
-    const { data = [] } = await ig.graph.get<{ data?: { id: string; text?: string; timestamp?: string }[] }>(`${mediaId}/comments`, { fields: 'id,text,timestamp', limit: 50 });
+    const { data = [] } = await ig.graph.get<{ data?: { id: string; text?: string; timestamp?: string }[] }>(`${mediaId}/comments`, {
+      fields: 'id,text,timestamp',
+      limit: 50,
+    });
     const found = findByText(data, 'text', 'timestamp', item.content, item.publishAt);
     return found ? { releaseId: found.id, releaseUrl: await permalink(ig, mediaId) } : null;
   }
@@ -207,7 +227,14 @@ export async function instagramAccountAnalytics(ig: InstagramAccount, days: numb
   const totals: InsightsAnswer[] = [];
   for (const range of insightRanges(days, ACCOUNT_RANGE_DAYS)) {
     daily.push(await ig.graph.get<InsightsAnswer>(`${ig.userId}/insights`, { metric: 'reach', period: 'day', metric_type: 'time_series', ...range }));
-    totals.push(await ig.graph.get<InsightsAnswer>(`${ig.userId}/insights`, { metric: ACCOUNT_TOTALS.map(([name]) => name).join(','), period: 'day', metric_type: 'total_value', ...range }));
+    totals.push(
+      await ig.graph.get<InsightsAnswer>(`${ig.userId}/insights`, {
+        metric: ACCOUNT_TOTALS.map(([name]) => name).join(','),
+        period: 'day',
+        metric_type: 'total_value',
+        ...range,
+      }),
+    );
   }
   const account = await ig.graph.get<{ followers_count?: number; media_count?: number }>(ig.userId, { fields: 'followers_count,media_count' });
   const reach = dailyPoints(daily, 'reach', days);

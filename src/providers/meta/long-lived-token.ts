@@ -48,11 +48,20 @@ export function authorizationCode(query: Record<string, string>, network: string
 }
 
 /** Code → short-lived → long-lived token. */
-export async function connectToken(ctx: NetworkContext, flow: LongLivedTokenFlow, code: string, redirectUri: string): Promise<TokenFields & { userId?: string }> {
-  const short = await graphCall<{ access_token?: string; user_id?: string | number; data?: { access_token?: string; user_id?: string | number }[] }>(ctx, flow.codeUrl, {
-    method: 'POST',
-    form: { client_id: ctx.app.CLIENT_ID, client_secret: ctx.app.CLIENT_SECRET, grant_type: 'authorization_code', redirect_uri: redirectUri, code },
-  });
+export async function connectToken(
+  ctx: NetworkContext,
+  flow: LongLivedTokenFlow,
+  code: string,
+  redirectUri: string,
+): Promise<TokenFields & { userId?: string }> {
+  const short = await graphCall<{ access_token?: string; user_id?: string | number; data?: { access_token?: string; user_id?: string | number }[] }>(
+    ctx,
+    flow.codeUrl,
+    {
+      method: 'POST',
+      form: { client_id: ctx.app.CLIENT_ID, client_secret: ctx.app.CLIENT_SECRET, grant_type: 'authorization_code', redirect_uri: redirectUri, code },
+    },
+  );
   // Instagram's reference shows the token flat, its Business Login guide inside data[]: both are read.
   const first = short.access_token ? short : (short.data?.[0] ?? {});
   if (!first.access_token) throw new PublishError('refused', `${flow.network} gave no access token for the authorization code`);

@@ -80,7 +80,8 @@ export const x: Provider = {
     async finish(ctx) {
       const { query, stash } = ctx;
       if (query.denied) throw new PublishError('refused', 'the user did not authorize Herald');
-      if (!query.oauth_verifier || query.oauth_token !== stash.requestToken) throw new PublishError('refused', 'X sent back a different or missing request token');
+      if (!query.oauth_verifier || query.oauth_token !== stash.requestToken)
+        throw new PublishError('refused', 'X sent back a different or missing request token');
       const access = await signedForm(
         ctx,
         consumerKeys(ctx, { token: String(stash.requestToken), tokenSecret: String(stash.requestSecret) }),
@@ -89,9 +90,14 @@ export const x: Provider = {
       );
       if (!access.oauth_token || !access.oauth_token_secret) throw new PublishError('refused', 'X gave no access token');
       const user = { token: access.oauth_token, tokenSecret: access.oauth_token_secret };
-      const me = await signedJson<{ data: { id: string; name: string; username: string; profile_image_url?: string } }>(ctx, consumerKeys(ctx, user), `${ctx.urls.api}/2/users/me`, {
-        query: { 'user.fields': 'profile_image_url,verified' },
-      });
+      const me = await signedJson<{ data: { id: string; name: string; username: string; profile_image_url?: string } }>(
+        ctx,
+        consumerKeys(ctx, user),
+        `${ctx.urls.api}/2/users/me`,
+        {
+          query: { 'user.fields': 'profile_image_url,verified' },
+        },
+      );
       const config: XConfig = { ...user, userId: me.data.id, username: me.data.username };
       return [{ externalId: me.data.id, name: me.data.name, picture: me.data.profile_image_url ?? null, profile: me.data.username, config: { ...config } }];
     },
@@ -124,5 +130,8 @@ export const x: Provider = {
 };
 
 function withoutLinks(text: string): string {
-  return text.replace(/https?:\/\/\S+/g, '').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/https?:\/\/\S+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

@@ -34,13 +34,22 @@ async function uploadImage(ctx: PublishContext, keys: OAuth1Keys, media: MediaRe
   form.append('media_category', 'tweet_image');
   form.append('media_type', media.mimeType);
   form.append('media', await mediaBlob(media, X_IMAGE_BYTES, 'X'), mediaFilename(media));
-  const answer = await signedJson<{ data: { id: string } }>(ctx, keys, `${ctx.urls.api}/2/media/upload`, { method: 'POST', body: form, timeoutMs: 120_000, repeatable: true });
+  const answer = await signedJson<{ data: { id: string } }>(ctx, keys, `${ctx.urls.api}/2/media/upload`, {
+    method: 'POST',
+    body: form,
+    timeoutMs: 120_000,
+    repeatable: true,
+  });
   return answer.data.id;
 }
 
 async function uploadChunked(ctx: PublishContext, keys: OAuth1Keys, media: MediaRef, category: 'tweet_gif' | 'tweet_video'): Promise<string> {
   const limit = category === 'tweet_gif' ? X_GIF_BYTES : X_VIDEO_BYTES;
-  if (media.size > limit) throw new PublishError('refused', `X accepts ${category === 'tweet_gif' ? 'GIFs' : 'videos'} up to ${limit / 1024 / 1024} MB; ${mediaFilename(media)} is larger`);
+  if (media.size > limit)
+    throw new PublishError(
+      'refused',
+      `X accepts ${category === 'tweet_gif' ? 'GIFs' : 'videos'} up to ${limit / 1024 / 1024} MB; ${mediaFilename(media)} is larger`,
+    );
   const base = `${ctx.urls.api}/2/media/upload`;
   const init = await signedJson<{ data: { id: string } }>(ctx, keys, `${base}/initialize`, {
     method: 'POST',

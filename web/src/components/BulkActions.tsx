@@ -18,7 +18,9 @@ const DAY = 86_400_000;
 /** Runs `work` on each post and words the outcome: how many succeeded, and each refusal with its reason. */
 async function each(posts: Selected[], work: (post: Selected) => Promise<unknown>): Promise<{ done: number; refused: string[] }> {
   const outcomes = await Promise.allSettled(posts.map(work));
-  const refused = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [`${posts[i]!.content.slice(0, 30) || posts[i]!.id}: ${(o.reason as Error).message}`] : []));
+  const refused = outcomes.flatMap((o, i) =>
+    o.status === 'rejected' ? [`${posts[i]!.content.slice(0, 30) || posts[i]!.id}: ${(o.reason as Error).message}`] : [],
+  );
   return { done: outcomes.length - refused.length, refused };
 }
 
@@ -27,7 +29,13 @@ function duplicate(post: Selected) {
     api('POST', pub('/posts'), {
       type: 'draft',
       date: detail.publishDate,
-      posts: [{ integration: { id: detail.integration.id }, settings: detail.settings, value: detail.thread.map((item) => ({ content: item.content, image: item.image, delay: item.delay })) }],
+      posts: [
+        {
+          integration: { id: detail.integration.id },
+          settings: detail.settings,
+          value: detail.thread.map((item) => ({ content: item.content, image: item.image, delay: item.delay })),
+        },
+      ],
     }),
   );
 }
@@ -41,7 +49,10 @@ export function BulkActions({ selected, onDone }: { selected: Selected[]; onDone
     const { done, refused } = await each(selected, work);
     setBusy(false);
     await client.invalidateQueries({ queryKey: keys.posts });
-    onDone({ kind: refused.length ? 'warning' : 'success', text: [t('bulk.done', { count: done }), ...refused.map((r) => t('bulk.refused', { reason: r }))].join(' ') });
+    onDone({
+      kind: refused.length ? 'warning' : 'success',
+      text: [t('bulk.done', { count: done }), ...refused.map((r) => t('bulk.refused', { reason: r }))].join(' '),
+    });
   };
   return (
     <section className="bulk" aria-label={t('bulk.label')}>
@@ -50,13 +61,22 @@ export function BulkActions({ selected, onDone }: { selected: Selected[]; onDone
         {t('bulk.days')}
         <input type="number" value={days} onChange={(e) => setDays(Math.trunc(Number(e.target.value)) || 0)} style={{ width: '5rem' }} />
       </label>
-      <button type="button" disabled={busy || selected.length === 0 || days === 0} onClick={() => run((p) => api('PUT', `/posts/${p.id}/date`, { date: new Date(Date.parse(p.publishDate) + days * DAY).toISOString() }))}>
+      <button
+        type="button"
+        disabled={busy || selected.length === 0 || days === 0}
+        onClick={() => run((p) => api('PUT', `/posts/${p.id}/date`, { date: new Date(Date.parse(p.publishDate) + days * DAY).toISOString() }))}
+      >
         {t('bulk.move')}
       </button>
       <button type="button" disabled={busy || selected.length === 0} onClick={() => run(duplicate)}>
         {t('bulk.duplicate')}
       </button>
-      <button type="button" className="danger" disabled={busy || selected.length === 0} onClick={() => confirm(t('bulk.confirmDelete', { count: selected.length })) && run((p) => api('DELETE', pub(`/posts/${p.id}`)))}>
+      <button
+        type="button"
+        className="danger"
+        disabled={busy || selected.length === 0}
+        onClick={() => confirm(t('bulk.confirmDelete', { count: selected.length })) && run((p) => api('DELETE', pub(`/posts/${p.id}`)))}
+      >
         {t('common.delete')}
       </button>
     </section>

@@ -42,7 +42,11 @@ export function Layout({ children }: { children: ReactNode }) {
               <path d="M6 8a6 6 0 1 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
               <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />
             </svg>
-            {unread > 0 && <span className="badge" data-testid="unread">{unread}</span>}
+            {unread > 0 && (
+              <span className="badge" data-testid="unread">
+                {unread}
+              </span>
+            )}
           </NavLink>
           <span className="who">{session.data?.user.name || session.data?.user.email}</span>
           <button

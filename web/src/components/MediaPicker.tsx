@@ -9,10 +9,24 @@ import { Dialog, ErrorNote } from './ui.tsx';
 
 type Attached = ItemDraft['media'][number];
 
-export const attach = (m: MediaItem): Attached => ({ id: m.id, path: m.path, mimeType: m.mimeType, thumbnail: m.thumbnail, name: m.originalName || m.name, alt: m.alt ?? '' });
+export const attach = (m: MediaItem): Attached => ({
+  id: m.id,
+  path: m.path,
+  mimeType: m.mimeType,
+  thumbnail: m.thumbnail,
+  name: m.originalName || m.name,
+  alt: m.alt ?? '',
+});
 
 /** A post's stored reference (its path only) as the composer and the post page show it: the kind is read from the file name. */
-export const fromRef = (m: MediaRef): Attached => ({ id: m.id ?? '', path: m.path, mimeType: /\.(mp4|mov|webm)$/i.test(m.path) ? 'video/mp4' : 'image/*', thumbnail: null, name: m.path.split('/').pop() ?? '', alt: '' });
+export const fromRef = (m: MediaRef): Attached => ({
+  id: m.id ?? '',
+  path: m.path,
+  mimeType: /\.(mp4|mov|webm)$/i.test(m.path) ? 'video/mp4' : 'image/*',
+  thumbnail: null,
+  name: m.path.split('/').pop() ?? '',
+  alt: '',
+});
 
 export function useUploads(onDone: (m: MediaItem) => void) {
   const client = useQueryClient();
@@ -78,7 +92,15 @@ export function Thumb({ item }: { item: { thumbnail: string | null; path: string
 }
 
 /** Memoised: typing in the item's text leaves its media as they are. */
-export const ItemMedia = memo(function ItemMedia({ media, onChange, idPrefix }: { media: Attached[]; onChange: (media: Attached[]) => void; idPrefix: string }) {
+export const ItemMedia = memo(function ItemMedia({
+  media,
+  onChange,
+  idPrefix,
+}: {
+  media: Attached[];
+  onChange: (media: Attached[]) => void;
+  idPrefix: string;
+}) {
   const [picking, setPicking] = useState(false);
   const [over, setOver] = useState(false);
   // Uploads finishing together each append to the latest list, not to the one of the render they started in.
@@ -136,7 +158,14 @@ export const ItemMedia = memo(function ItemMedia({ media, onChange, idPrefix }: 
         <span>{t('composer.dropHere')}</span>
         <label className="button">
           {t('composer.chooseFiles')}
-          <input id={`${idPrefix}-files`} type="file" multiple accept="image/*,video/*" className="visually-hidden" onChange={(e) => e.target.files && uploads.start(e.target.files)} />
+          <input
+            id={`${idPrefix}-files`}
+            type="file"
+            multiple
+            accept="image/*,video/*"
+            className="visually-hidden"
+            onChange={(e) => e.target.files && uploads.start(e.target.files)}
+          />
         </label>
         <button type="button" onClick={() => setPicking(true)}>
           {t('composer.fromLibrary')}

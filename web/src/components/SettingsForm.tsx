@@ -13,7 +13,10 @@ function kindOf(schema: JsonSchema): string {
 }
 
 function label(name: string): string {
-  return name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]/g, ' ').replace(/^./, (c) => c.toUpperCase());
+  return name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/[_-]/g, ' ')
+    .replace(/^./, (c) => c.toUpperCase());
 }
 
 export function SchemaFields({
@@ -64,7 +67,12 @@ export function SchemaFields({
           );
         } else if (kind === 'enum') {
           input = (
-            <select id={id} value={current === undefined ? '' : String(current)} onChange={(e) => set(name, e.target.value || undefined)} aria-describedby={described}>
+            <select
+              id={id}
+              value={current === undefined ? '' : String(current)}
+              onChange={(e) => set(name, e.target.value || undefined)}
+              aria-describedby={described}
+            >
               <option value="">—</option>
               {(field.enum ?? []).map((option) => (
                 <option key={String(option)}>{String(option)}</option>
@@ -72,13 +80,31 @@ export function SchemaFields({
             </select>
           );
         } else if (kind === 'number' || kind === 'integer') {
-          input = <input id={id} type="number" value={current === undefined ? '' : String(current)} onChange={(e) => set(name, e.target.value === '' ? undefined : Number(e.target.value))} aria-describedby={described} />;
+          input = (
+            <input
+              id={id}
+              type="number"
+              value={current === undefined ? '' : String(current)}
+              onChange={(e) => set(name, e.target.value === '' ? undefined : Number(e.target.value))}
+              aria-describedby={described}
+            />
+          );
         } else if (kind === 'array') {
           input = (
             <input
               id={id}
               value={Array.isArray(current) ? current.join(', ') : ''}
-              onChange={(e) => set(name, e.target.value ? e.target.value.split(',').map((s) => s.trim()).filter(Boolean) : undefined)}
+              onChange={(e) =>
+                set(
+                  name,
+                  e.target.value
+                    ? e.target.value
+                        .split(',')
+                        .map((s) => s.trim())
+                        .filter(Boolean)
+                    : undefined,
+                )
+              }
               aria-describedby={described}
             />
           );
@@ -99,7 +125,16 @@ export function SchemaFields({
           );
         } else {
           const secret = secretFields && /token|password|secret|key/i.test(name);
-          input = <input id={id} type={secret ? 'password' : 'text'} autoComplete="off" value={current === undefined ? '' : String(current)} onChange={(e) => set(name, e.target.value)} aria-describedby={described} />;
+          input = (
+            <input
+              id={id}
+              type={secret ? 'password' : 'text'}
+              autoComplete="off"
+              value={current === undefined ? '' : String(current)}
+              onChange={(e) => set(name, e.target.value)}
+              aria-describedby={described}
+            />
+          );
         }
         return (
           <div key={name} className="field">

@@ -129,7 +129,17 @@ export const ZoneSelect = memo(function ZoneSelect({ value, onChange, id }: { va
 });
 
 /** A button that deletes (or revokes, removes) after the person confirms, naming what goes. */
-export function DeleteButton({ name, onConfirm, label = t('common.delete'), question }: { name: string; onConfirm: () => unknown; label?: string; question?: string }) {
+export function DeleteButton({
+  name,
+  onConfirm,
+  label = t('common.delete'),
+  question,
+}: {
+  name: string;
+  onConfirm: () => unknown;
+  label?: string;
+  question?: string;
+}) {
   return (
     <button type="button" className="danger" onClick={() => confirm(question ?? t('common.confirmDelete', { name })) && onConfirm()}>
       {label}
@@ -138,7 +148,23 @@ export function DeleteButton({ name, onConfirm, label = t('common.delete'), ques
 }
 
 /** A labelled text input with the API's complaint about `path` beside it. */
-export function TextField({ label, value, onChange, error, path, id, type = 'text' }: { label: string; value: string; onChange: (value: string) => void; error: unknown; path: string; id: string; type?: string }) {
+export function TextField({
+  label,
+  value,
+  onChange,
+  error,
+  path,
+  id,
+  type = 'text',
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error: unknown;
+  path: string;
+  id: string;
+  type?: string;
+}) {
   return (
     <>
       <label>

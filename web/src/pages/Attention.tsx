@@ -19,7 +19,8 @@ export function AttentionPage() {
   const channels = useChannels();
   const failed = useQuery({
     queryKey: [...keys.posts, 'failed'],
-    queryFn: async () => (await postsInRange(new Date(Date.now() - 90 * DAY).toISOString(), new Date(Date.now() + 365 * DAY).toISOString())).filter((p) => p.state === 'ERROR'),
+    queryFn: async () =>
+      (await postsInRange(new Date(Date.now() - 90 * DAY).toISOString(), new Date(Date.now() + 365 * DAY).toISOString())).filter((p) => p.state === 'ERROR'),
   });
   const [error, setError] = useState<unknown>();
   if (failed.isPending || channels.isPending) return <Loading />;

@@ -11,7 +11,17 @@ function useStatus() {
   return useQuery({ queryKey: ['auth-status'], queryFn: () => api<{ signupOpen: boolean }>('GET', '/auth/status') });
 }
 
-function AuthForm({ title, intro, submit, fields }: { title: string; intro?: string; submit: (form: FormData) => Promise<Session>; fields: ('name' | 'email' | 'password')[] }) {
+function AuthForm({
+  title,
+  intro,
+  submit,
+  fields,
+}: {
+  title: string;
+  intro?: string;
+  submit: (form: FormData) => Promise<Session>;
+  fields: ('name' | 'email' | 'password')[];
+}) {
   const navigate = useNavigate();
   const location = useLocation();
   const client = useQueryClient();
@@ -49,7 +59,13 @@ function AuthForm({ title, intro, submit, fields }: { title: string; intro?: str
         <FieldError error={error} path="email" id="email-error" />
         <label>
           {t('auth.password')}
-          <input name="password" type="password" autoComplete={fields.includes('name') ? 'new-password' : 'current-password'} required aria-describedby="password-help password-error" />
+          <input
+            name="password"
+            type="password"
+            autoComplete={fields.includes('name') ? 'new-password' : 'current-password'}
+            required
+            aria-describedby="password-help password-error"
+          />
         </label>
         {fields.includes('name') && <small id="password-help">{t('auth.passwordHelp')}</small>}
         <FieldError error={error} path="password" id="password-error" />
@@ -68,7 +84,11 @@ export function SignIn() {
   if (status.data?.signupOpen) return <Navigate to="/signup" replace />;
   return (
     <>
-      <AuthForm title={t('auth.signIn')} fields={['email', 'password']} submit={(form) => api<Session>('POST', '/auth/login', { email: form.get('email'), password: form.get('password') })} />
+      <AuthForm
+        title={t('auth.signIn')}
+        fields={['email', 'password']}
+        submit={(form) => api<Session>('POST', '/auth/login', { email: form.get('email'), password: form.get('password') })}
+      />
       <p className="auth-foot">{t('auth.noAccount')}</p>
     </>
   );
@@ -86,7 +106,14 @@ export function SignUp() {
         title={invitation ? t('auth.signUpInvited') : t('auth.signUp')}
         intro={invitation ? undefined : t('auth.signUpIntro')}
         fields={['name', 'email', 'password']}
-        submit={(form) => api<Session>('POST', '/auth/signup', { email: form.get('email'), password: form.get('password'), name: (form.get('name') as string) || undefined, invitation })}
+        submit={(form) =>
+          api<Session>('POST', '/auth/signup', {
+            email: form.get('email'),
+            password: form.get('password'),
+            name: (form.get('name') as string) || undefined,
+            invitation,
+          })
+        }
       />
       {invitation && (
         <p className="auth-foot">

@@ -57,12 +57,20 @@ export function CalendarPage() {
   });
 
   const customerOf = useMemo(() => new Map((channels.data ?? []).map((c) => [c.id, c.customer?.id ?? ''])), [channels.data]);
-  const customers = useMemo(() => [...new Map((channels.data ?? []).flatMap((c) => (c.customer ? [[c.customer.id, c.customer.name] as const] : []))).entries()], [channels.data]);
+  const customers = useMemo(
+    () => [...new Map((channels.data ?? []).flatMap((c) => (c.customer ? [[c.customer.id, c.customer.name] as const] : []))).entries()],
+    [channels.data],
+  );
 
   const events = useMemo(
     () =>
       (posts.data ?? [])
-        .filter((p) => (!filter.channel || p.integration.id === filter.channel) && (!filter.state || p.state === filter.state) && (!filter.customer || customerOf.get(p.integration.id) === filter.customer))
+        .filter(
+          (p) =>
+            (!filter.channel || p.integration.id === filter.channel) &&
+            (!filter.state || p.state === filter.state) &&
+            (!filter.customer || customerOf.get(p.integration.id) === filter.customer),
+        )
         .map((p) => ({
           id: p.id,
           start: p.publishDate,
@@ -129,10 +137,14 @@ export function CalendarPage() {
         </label>
       </div>
       <div className="row">
-        <button type="button" aria-pressed={selecting} onClick={() => {
+        <button
+          type="button"
+          aria-pressed={selecting}
+          onClick={() => {
             setSelecting(!selecting);
             setChosen(new Set());
-          }}>
+          }}
+        >
           {t('bulk.select')}
         </button>
         {selecting && (

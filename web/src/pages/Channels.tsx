@@ -43,45 +43,47 @@ export function ChannelsPage() {
       <ErrorNote error={channels.error ?? networks.error ?? error} onRetry={() => void channels.refetch()} />
       {channels.data?.length === 0 && <p>{t('channels.none')}</p>}
       <ListTable headers={[t('common.name'), t('channels.network'), t('channels.customer'), t('channels.state')]}>
-          {channels.data?.map((c) => (
-            <tr key={c.id} data-testid={`channel-${c.id}`}>
-              <td>
-                <Avatar src={c.picture} name={c.name} /> {c.name}
-              </td>
-              <td>{nameOf.get(c.identifier) ?? c.identifier}</td>
-              <td>{c.customer?.name ?? '—'}</td>
-              <td>
-                {c.needsReconnect ? (
-                  <button
-                    type="button"
-                    className="danger"
-                    onClick={() => {
-                      const network = networks.data?.find((n) => n.identifier === c.identifier);
-                      if (network?.startOptions) setAdding(network);
-                      else reconnect(c.identifier).catch(setError);
-                    }}
-                  >
-                    {t('channels.needsReconnect', { network: nameOf.get(c.identifier) ?? c.identifier })}
-                  </button>
-                ) : c.disabled ? (
-                  t('channels.disabled')
-                ) : (
-                  t('channels.active')
-                )}
-              </td>
-              <td>
-                <button type="button" onClick={() => setEditing(c)}>
-                  {t('common.edit')}
+        {channels.data?.map((c) => (
+          <tr key={c.id} data-testid={`channel-${c.id}`}>
+            <td>
+              <Avatar src={c.picture} name={c.name} /> {c.name}
+            </td>
+            <td>{nameOf.get(c.identifier) ?? c.identifier}</td>
+            <td>{c.customer?.name ?? '—'}</td>
+            <td>
+              {c.needsReconnect ? (
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() => {
+                    const network = networks.data?.find((n) => n.identifier === c.identifier);
+                    if (network?.startOptions) setAdding(network);
+                    else reconnect(c.identifier).catch(setError);
+                  }}
+                >
+                  {t('channels.needsReconnect', { network: nameOf.get(c.identifier) ?? c.identifier })}
                 </button>
-              </td>
-            </tr>
-          ))}
+              ) : c.disabled ? (
+                t('channels.disabled')
+              ) : (
+                t('channels.active')
+              )}
+            </td>
+            <td>
+              <button type="button" onClick={() => setEditing(c)}>
+                {t('common.edit')}
+              </button>
+            </td>
+          </tr>
+        ))}
       </ListTable>
       <Dialog title={t('channels.add')} open={adding !== false} onClose={() => setAdding(false)}>
         <AddChannel networks={networks.data ?? []} initial={typeof adding === 'object' ? adding : undefined} onDone={() => setAdding(false)} />
       </Dialog>
       <Dialog title={editing?.name ?? ''} open={!!editing} onClose={() => setEditing(undefined)}>
-        {editing && <EditChannel channel={editing} network={networks.data?.find((n) => n.identifier === editing.identifier)} onDone={() => setEditing(undefined)} />}
+        {editing && (
+          <EditChannel channel={editing} network={networks.data?.find((n) => n.identifier === editing.identifier)} onDone={() => setEditing(undefined)} />
+        )}
       </Dialog>
     </section>
   );
@@ -111,10 +113,16 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
   }
   if (chosen?.startOptions) {
     return (
-      <NetworkForm title={t('channels.credentialsFor', { name: chosen.name })} submitLabel={t('channels.connectWith', { name: chosen.name })} error={error} onCancel={() => setChosen(undefined)} onSubmit={() => {
+      <NetworkForm
+        title={t('channels.credentialsFor', { name: chosen.name })}
+        submitLabel={t('channels.connectWith', { name: chosen.name })}
+        error={error}
+        onCancel={() => setChosen(undefined)}
+        onSubmit={() => {
           setError(undefined);
           reconnect(chosen.identifier, options).catch(setError);
-        }}>
+        }}
+      >
         <SchemaFields schema={chosen.startOptions} value={options} onChange={setOptions} idPrefix="start" error={error} errorPath="" />
       </NetworkForm>
     );
@@ -123,7 +131,11 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
     const connect = async () => {
       setError(undefined);
       try {
-        const created = await api<Channel & { secrets?: Record<string, string> }>('POST', pub('/integrations'), { identifier: chosen.identifier, name: name || undefined, credentials });
+        const created = await api<Channel & { secrets?: Record<string, string> }>('POST', pub('/integrations'), {
+          identifier: chosen.identifier,
+          name: name || undefined,
+          credentials,
+        });
         await client.invalidateQueries({ queryKey: keys.channels });
         if (created.secrets) setSecrets(created.secrets);
         else onDone();
@@ -132,12 +144,26 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
       }
     };
     return (
-      <NetworkForm title={t('channels.credentialsFor', { name: chosen.name })} submitLabel={t('channels.connect')} error={error} onCancel={() => setChosen(undefined)} onSubmit={connect}>
+      <NetworkForm
+        title={t('channels.credentialsFor', { name: chosen.name })}
+        submitLabel={t('channels.connect')}
+        error={error}
+        onCancel={() => setChosen(undefined)}
+        onSubmit={connect}
+      >
         <label>
           {t('common.name')}
           <input value={name} onChange={(e) => setName(e.target.value)} />
         </label>
-        <SchemaFields schema={chosen.credentials ?? {}} value={credentials} onChange={setCredentials} idPrefix="credentials" error={error} errorPath="credentials" secretFields />
+        <SchemaFields
+          schema={chosen.credentials ?? {}}
+          value={credentials}
+          onChange={setCredentials}
+          idPrefix="credentials"
+          error={error}
+          errorPath="credentials"
+          secretFields
+        />
       </NetworkForm>
     );
   }
@@ -172,7 +198,21 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
 }
 
 /** What a network asks before connecting (credentials, or where to go), with the API's complaints. */
-function NetworkForm({ title, submitLabel, error, onCancel, onSubmit, children }: { title: string; submitLabel: string; error: unknown; onCancel: () => void; onSubmit: () => unknown; children: ReactNode }) {
+function NetworkForm({
+  title,
+  submitLabel,
+  error,
+  onCancel,
+  onSubmit,
+  children,
+}: {
+  title: string;
+  submitLabel: string;
+  error: unknown;
+  onCancel: () => void;
+  onSubmit: () => unknown;
+  children: ReactNode;
+}) {
   return (
     <form
       onSubmit={(e) => {
@@ -197,7 +237,14 @@ function NetworkForm({ title, submitLabel, error, onCancel, onSubmit, children }
 
 function EditChannel({ channel, network, onDone }: { channel: Channel; network?: Network; onDone: () => void }) {
   const customers = useQuery({ queryKey: ['customers'], queryFn: () => api<{ id: string; name: string }[]>('GET', '/customers') });
-  const [form, setForm] = useState({ name: channel.name, timeZone: channel.timeZone, postingTimes: channel.postingTimes.join(', '), customer: channel.customer?.id ?? '', disabled: channel.disabled, defaultSettings: channel.defaultSettings });
+  const [form, setForm] = useState({
+    name: channel.name,
+    timeZone: channel.timeZone,
+    postingTimes: channel.postingTimes.join(', '),
+    customer: channel.customer?.id ?? '',
+    disabled: channel.disabled,
+    defaultSettings: channel.defaultSettings,
+  });
   const { error, act } = useAction(keys.channels);
   return (
     <form
@@ -207,7 +254,10 @@ function EditChannel({ channel, network, onDone }: { channel: Channel; network?:
           api('PATCH', pub(`/integrations/${channel.id}`), {
             name: form.name,
             timeZone: form.timeZone,
-            postingTimes: form.postingTimes.split(',').map((s) => s.trim()).filter(Boolean),
+            postingTimes: form.postingTimes
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
             customer: form.customer || null,
             disabled: form.disabled,
             defaultSettings: form.defaultSettings,
@@ -221,7 +271,14 @@ function EditChannel({ channel, network, onDone }: { channel: Channel; network?:
         {t('channels.timeZone')}
         <ZoneSelect value={form.timeZone} onChange={(timeZone) => setForm({ ...form, timeZone })} />
       </label>
-      <TextField label={t('channels.postingTimes')} value={form.postingTimes} onChange={(postingTimes) => setForm({ ...form, postingTimes })} error={error} path="postingTimes" id="edit-times" />
+      <TextField
+        label={t('channels.postingTimes')}
+        value={form.postingTimes}
+        onChange={(postingTimes) => setForm({ ...form, postingTimes })}
+        error={error}
+        path="postingTimes"
+        id="edit-times"
+      />
       <label>
         {t('channels.customer')}
         <select value={form.customer} onChange={(e) => setForm({ ...form, customer: e.target.value })}>
@@ -236,7 +293,14 @@ function EditChannel({ channel, network, onDone }: { channel: Channel; network?:
       {network && Object.keys(network.settings.properties ?? {}).length > 0 && (
         <fieldset>
           <legend>{t('channels.defaults', { name: network.name })}</legend>
-          <SchemaFields schema={{ ...network.settings, required: [] }} value={form.defaultSettings} onChange={(defaultSettings) => setForm({ ...form, defaultSettings })} idPrefix="defaults" error={error} errorPath="defaultSettings" />
+          <SchemaFields
+            schema={{ ...network.settings, required: [] }}
+            value={form.defaultSettings}
+            onChange={(defaultSettings) => setForm({ ...form, defaultSettings })}
+            idPrefix="defaults"
+            error={error}
+            errorPath="defaultSettings"
+          />
         </fieldset>
       )}
       <label className="check">

@@ -37,7 +37,16 @@ export interface Draft {
 const emptyItem = (): ItemDraft => ({ content: '', media: [], delay: 0 });
 
 function blank(zone: string): Draft {
-  return { channels: [], shared: [emptyItem()], custom: {}, settings: {}, when: 'at', local: toLocalInput(Date.now() + 3_600_000, zone), zone, shortLink: false };
+  return {
+    channels: [],
+    shared: [emptyItem()],
+    custom: {},
+    settings: {},
+    when: 'at',
+    local: toLocalInput(Date.now() + 3_600_000, zone),
+    zone,
+    shortLink: false,
+  };
 }
 
 function fromPost(post: PostDetail, zone: string, editing: boolean): Draft {
@@ -73,10 +82,31 @@ export function Composer() {
   const error = channels.error ?? networks.error ?? post.error;
   if (error) return <ErrorNote error={error} onRetry={() => void Promise.all([channels.refetch(), networks.refetch(), post.refetch()])} />;
   const start = post.data ? fromPost(post.data, prefs.zone, !!id) : blank(prefs.zone);
-  return <ComposerForm key={source ?? 'new'} editing={id} start={start} channels={channels.data!} networks={networks.data!} restoreFrom={id ? storageKey(id) : from ? undefined : storageKey()} />;
+  return (
+    <ComposerForm
+      key={source ?? 'new'}
+      editing={id}
+      start={start}
+      channels={channels.data!}
+      networks={networks.data!}
+      restoreFrom={id ? storageKey(id) : from ? undefined : storageKey()}
+    />
+  );
 }
 
-function ComposerForm({ editing, start, channels, networks, restoreFrom }: { editing?: string; start: Draft; channels: Channel[]; networks: Network[]; restoreFrom?: string }) {
+function ComposerForm({
+  editing,
+  start,
+  channels,
+  networks,
+  restoreFrom,
+}: {
+  editing?: string;
+  start: Draft;
+  channels: Channel[];
+  networks: Network[];
+  restoreFrom?: string;
+}) {
   const navigate = useNavigate();
   const client = useQueryClient();
   const prefs = usePrefs();
@@ -118,9 +148,13 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
   }, [channels]);
 
   const update = (change: Partial<Draft>) => setDraft((d) => ({ ...d, ...change }));
-  const updateFirst = (change: (content: string) => string) => setDraft((d) => ({ ...d, shared: d.shared.map((item, i) => (i === 0 ? { ...item, content: change(item.content) } : item)) }));
+  const updateFirst = (change: (content: string) => string) =>
+    setDraft((d) => ({ ...d, shared: d.shared.map((item, i) => (i === 0 ? { ...item, content: change(item.content) } : item)) }));
   // The same wall-clock time in the newly chosen zone.
-  const changeZone = useCallback((zone: string) => setDraft((d) => ({ ...d, zone, local: toLocalInput(fromLocalInput(d.local, d.zone) ?? Date.now(), zone) })), []);
+  const changeZone = useCallback(
+    (zone: string) => setDraft((d) => ({ ...d, zone, local: toLocalInput(fromLocalInput(d.local, d.zone) ?? Date.now(), zone) })),
+    [],
+  );
   const setItems = (cid: string | null, items: ItemDraft[]) =>
     setDraft((d) => (cid === null ? { ...d, shared: items } : { ...d, custom: { ...d.custom, [cid]: items } }));
   // Changes one item (an index past the end adds one; null removes it). Stable, so unchanged items skip rendering.
@@ -128,7 +162,12 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
     (owner, index, change) =>
       setDraft((d) => {
         const items = owner === null ? d.shared : (d.custom[owner] ?? d.shared);
-        const next = change === null ? items.filter((_, j) => j !== index) : index >= items.length ? [...items, { ...emptyItem(), ...change }] : items.map((item, j) => (j === index ? { ...item, ...change } : item));
+        const next =
+          change === null
+            ? items.filter((_, j) => j !== index)
+            : index >= items.length
+              ? [...items, { ...emptyItem(), ...change }]
+              : items.map((item, j) => (j === index ? { ...item, ...change } : item));
         return owner === null ? { ...d, shared: next } : { ...d, custom: { ...d.custom, [owner]: next } };
       }),
     [],
@@ -146,7 +185,9 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
     if (fix === 'drop') return toggleChannel(channel.id);
     const text = items[item]!.content;
     const replacement =
-      fix === 'split' ? splitToFit(network, text).map((content, i) => (i === 0 ? { ...items[item]!, content } : { ...emptyItem(), content })) : [{ ...items[item]!, content: cutTo(network, text, network.rules.maxLength) }];
+      fix === 'split'
+        ? splitToFit(network, text).map((content, i) => (i === 0 ? { ...items[item]!, content } : { ...emptyItem(), content }))
+        : [{ ...items[item]!, content: cutTo(network, text, network.rules.maxLength) }];
     setItems(channel.id, [...items.slice(0, item), ...replacement, ...items.slice(item + 1)]);
   };
 
@@ -164,7 +205,8 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
 
   const submit = async () => {
     setError(undefined);
-    if (draft.channels.length === 0) return setError(new ApiError(400, 'invalid', t('composer.pickChannel'), [{ path: 'posts', message: t('composer.pickChannel') }]));
+    if (draft.channels.length === 0)
+      return setError(new ApiError(400, 'invalid', t('composer.pickChannel'), [{ path: 'posts', message: t('composer.pickChannel') }]));
     const date = draft.when === 'at' ? fromLocalInput(draft.local, draft.zone) : draft.when === 'slot' ? (slot ? Date.parse(slot) : undefined) : undefined;
     const type = editing ? 'update' : draft.when === 'draft' ? 'draft' : draft.when === 'now' ? 'now' : 'schedule';
     const body = {
@@ -181,7 +223,12 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
     setBusy(true);
     try {
       // Alt texts are saved on the files first, so the networks that take them get them.
-      const withAlt = new Map(selected.flatMap((c) => itemsOf(c.id).flatMap((i) => i.media)).filter((m) => m.alt).map((m) => [m.id, m.alt]));
+      const withAlt = new Map(
+        selected
+          .flatMap((c) => itemsOf(c.id).flatMap((i) => i.media))
+          .filter((m) => m.alt)
+          .map((m) => [m.id, m.alt]),
+      );
       await Promise.all([...withAlt].map(([mediaId, alt]) => api('PATCH', `/media/${mediaId}`, { alt })));
       const created = await api<{ postId: string }[]>('POST', pub('/posts'), body);
       if (editing && draft.when === 'draft') await api('PUT', pub(`/posts/${editing}/status`), { status: 'draft' });
@@ -196,7 +243,13 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
   };
 
   const entryIndex = (cid: string) => selected.findIndex((c) => c.id === cid);
-  const submitLabel = editing ? t('composer.submitUpdate') : draft.when === 'now' ? t('composer.submitNow') : draft.when === 'draft' ? t('composer.submitDraft') : t('composer.submitSchedule');
+  const submitLabel = editing
+    ? t('composer.submitUpdate')
+    : draft.when === 'now'
+      ? t('composer.submitNow')
+      : draft.when === 'draft'
+        ? t('composer.submitDraft')
+        : t('composer.submitSchedule');
 
   return (
     <form
@@ -239,7 +292,12 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
             <div className="channel-chips">
               {list.map((c) => (
                 <label key={c.id} className={`chip${draft.channels.includes(c.id) ? ' on' : ''}${c.disabled ? ' off' : ''}`}>
-                  <input type="checkbox" checked={draft.channels.includes(c.id)} onChange={() => toggleChannel(c.id)} disabled={c.disabled && !draft.channels.includes(c.id)} />
+                  <input
+                    type="checkbox"
+                    checked={draft.channels.includes(c.id)}
+                    onChange={() => toggleChannel(c.id)}
+                    disabled={c.disabled && !draft.channels.includes(c.id)}
+                  />
                   <Avatar src={c.picture} name={c.name} size={22} />
                   <span>
                     {c.name} <small>{networkOf.get(c.identifier)?.name ?? c.identifier}</small>
@@ -254,7 +312,10 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
 
       <div className="composer-body">
         <div className="composer-main">
-          <TextPicker onTemplate={(text) => updateFirst((content) => (content.trim() ? `${content}\n\n${text}` : text))} onSignature={(text) => updateFirst((content) => `${content.trimEnd()}\n\n${text}`)} />
+          <TextPicker
+            onTemplate={(text) => updateFirst((content) => (content.trim() ? `${content}\n\n${text}` : text))}
+            onSignature={(text) => updateFirst((content) => `${content.trimEnd()}\n\n${text}`)}
+          />
           <ThreadEditor
             title={t('composer.content')}
             owner={null}
@@ -281,7 +342,8 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
                 <ul className="counts">
                   {(network.rules.threads ? items : items.slice(0, 1)).map((_, i) => (
                     <li key={i} className={check.counts[i]! > network.rules.maxLength ? 'over' : ''} data-testid={`count-${c.id}-${i}`}>
-                      {i === 0 ? t('composer.firstItem') : t('composer.reply', { n: i })}: {t('composer.count', { count: check.counts[i]!, max: network.rules.maxLength })}
+                      {i === 0 ? t('composer.firstItem') : t('composer.reply', { n: i })}:{' '}
+                      {t('composer.count', { count: check.counts[i]!, max: network.rules.maxLength })}
                     </li>
                   ))}
                 </ul>
@@ -295,14 +357,26 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
                     {p.message}{' '}
                     {p.fixes.map((fix) => (
                       <button key={fix} type="button" onClick={() => applyFix(c, network, p.item, fix)}>
-                        {fix === 'split' ? t('composer.split') : fix === 'shorten' ? t('composer.shorten', { max: network.rules.maxLength }) : t('composer.drop', { name: network.name })}
+                        {fix === 'split'
+                          ? t('composer.split')
+                          : fix === 'shorten'
+                            ? t('composer.shorten', { max: network.rules.maxLength })
+                            : t('composer.drop', { name: network.name })}
                       </button>
                     ))}
                   </div>
                 ))}
                 {draft.custom[c.id] ? (
                   <>
-                    <ThreadEditor title={t('composer.adjusting', { name: c.name })} owner={c.id} items={items} updateItem={updateItem} idPrefix={`custom-${c.id}`} error={error} errorPaths={`${at}.value`} />
+                    <ThreadEditor
+                      title={t('composer.adjusting', { name: c.name })}
+                      owner={c.id}
+                      items={items}
+                      updateItem={updateItem}
+                      idPrefix={`custom-${c.id}`}
+                      error={error}
+                      errorPaths={`${at}.value`}
+                    />
                     <button
                       type="button"
                       onClick={() =>
@@ -348,7 +422,14 @@ function ComposerForm({ editing, start, channels, networks, restoreFrom }: { edi
         <legend>{t('composer.when')}</legend>
         {(['at', 'slot', 'now', 'draft'] as const).map((w) => (
           <label key={w} className="check">
-            <input type="radio" name="when" value={w} checked={draft.when === w} onChange={() => update({ when: w })} disabled={!!editing && (w === 'now' || w === 'slot')} />
+            <input
+              type="radio"
+              name="when"
+              value={w}
+              checked={draft.when === w}
+              onChange={() => update({ when: w })}
+              disabled={!!editing && (w === 'now' || w === 'slot')}
+            />
             {t(w === 'at' ? 'composer.at' : w === 'slot' ? 'composer.nextSlot' : w === 'now' ? 'composer.now' : 'composer.draft')}
           </label>
         ))}
@@ -421,7 +502,23 @@ function TextPicker({ onTemplate, onSignature }: { onTemplate: (text: string) =>
 type UpdateItem = (owner: string | null, index: number, change: Partial<ItemDraft> | null) => void;
 
 /** One thread (the shared one, or a channel's own): its items, and adding one. */
-function ThreadEditor({ title, owner, items, updateItem, idPrefix, error, errorPaths }: { title: string; owner: string | null; items: ItemDraft[]; updateItem: UpdateItem; idPrefix: string; error: unknown; errorPaths: string }) {
+function ThreadEditor({
+  title,
+  owner,
+  items,
+  updateItem,
+  idPrefix,
+  error,
+  errorPaths,
+}: {
+  title: string;
+  owner: string | null;
+  items: ItemDraft[];
+  updateItem: UpdateItem;
+  idPrefix: string;
+  error: unknown;
+  errorPaths: string;
+}) {
   return (
     <fieldset className="thread">
       <legend>{title}</legend>
@@ -436,12 +533,34 @@ function ThreadEditor({ title, owner, items, updateItem, idPrefix, error, errorP
 }
 
 /** One item of a thread; memoised, so a keystroke renders only the item typed in. */
-const ThreadItem = memo(function ThreadItem({ owner, index: i, item, updateItem, idPrefix: id, error, errorPaths }: { owner: string | null; index: number; item: ItemDraft; updateItem: UpdateItem; idPrefix: string; error: unknown; errorPaths: string }) {
+const ThreadItem = memo(function ThreadItem({
+  owner,
+  index: i,
+  item,
+  updateItem,
+  idPrefix: id,
+  error,
+  errorPaths,
+}: {
+  owner: string | null;
+  index: number;
+  item: ItemDraft;
+  updateItem: UpdateItem;
+  idPrefix: string;
+  error: unknown;
+  errorPaths: string;
+}) {
   const onMedia = useCallback((media: ItemDraft['media']) => updateItem(owner, i, { media }), [owner, i, updateItem]);
   return (
     <div className="thread-item">
       <label htmlFor={`${id}-text`}>{i === 0 ? t('composer.firstItem') : t('composer.reply', { n: i })}</label>
-      <textarea id={`${id}-text`} value={item.content} rows={i === 0 ? 6 : 3} onChange={(e) => updateItem(owner, i, { content: e.target.value })} aria-describedby={`${id}-error`} />
+      <textarea
+        id={`${id}-text`}
+        value={item.content}
+        rows={i === 0 ? 6 : 3}
+        onChange={(e) => updateItem(owner, i, { content: e.target.value })}
+        aria-describedby={`${id}-error`}
+      />
       <div id={`${id}-error`}>
         {errorPaths
           .split(' ')

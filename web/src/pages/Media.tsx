@@ -17,7 +17,11 @@ export function MediaPage() {
   const [tag, setTag] = useState('');
   const library = useInfiniteQuery({
     queryKey: [...keys.media, 'library', tag],
-    queryFn: ({ pageParam }) => api<{ media: MediaItem[]; hasMore: boolean; page: number }>('GET', pub(`/media?page=${pageParam}&limit=${PAGE}${tag ? `&tag=${encodeURIComponent(tag)}` : ''}`)),
+    queryFn: ({ pageParam }) =>
+      api<{ media: MediaItem[]; hasMore: boolean; page: number }>(
+        'GET',
+        pub(`/media?page=${pageParam}&limit=${PAGE}${tag ? `&tag=${encodeURIComponent(tag)}` : ''}`),
+      ),
     initialPageParam: 0,
     getNextPageParam: (last) => (last.hasMore ? last.page + 1 : undefined),
   });
@@ -97,7 +101,11 @@ export function MediaPage() {
 function WhereUsed({ id }: { id: string }) {
   const prefs = usePrefs();
   const [open, setOpen] = useState(false);
-  const usage = useQuery({ queryKey: [...keys.media, 'usage', id], queryFn: () => api<{ id: string; state: PostState; publishDate: string; channel: string }[]>('GET', `/media/${id}/usage`), enabled: open });
+  const usage = useQuery({
+    queryKey: [...keys.media, 'usage', id],
+    queryFn: () => api<{ id: string; state: PostState; publishDate: string; channel: string }[]>('GET', `/media/${id}/usage`),
+    enabled: open,
+  });
   return (
     <div>
       <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>
@@ -131,7 +139,14 @@ function Tags({ item }: { item: MediaItem }) {
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        void act(() => api('PATCH', `/media/${item.id}`, { tags: text.split(',').map((s) => s.trim()).filter(Boolean) }));
+        void act(() =>
+          api('PATCH', `/media/${item.id}`, {
+            tags: text
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          }),
+        );
       }}
     >
       <label>

@@ -53,7 +53,11 @@ export function PostPage() {
             {t('post.retry')}
           </button>
         )}
-        {movable && <Link to={`/posts/${p.id}/edit`} className="button">{t('common.edit')}</Link>}
+        {movable && (
+          <Link to={`/posts/${p.id}/edit`} className="button">
+            {t('common.edit')}
+          </Link>
+        )}
         <Link to={`/compose?from=${p.id}`} className="button">
           {t('post.duplicate')}
         </Link>
@@ -82,7 +86,12 @@ export function PostPage() {
         >
           <label>
             {t('post.moveTo')} ({prefs.zone})
-            <input type="datetime-local" value={moveTo ?? toLocalInput(Date.parse(p.publishDate), prefs.zone)} onChange={(e) => setMoveTo(e.target.value)} aria-describedby="move-error" />
+            <input
+              type="datetime-local"
+              value={moveTo ?? toLocalInput(Date.parse(p.publishDate), prefs.zone)}
+              onChange={(e) => setMoveTo(e.target.value)}
+              aria-describedby="move-error"
+            />
           </label>
           <button type="submit">{t('post.move')}</button>
           <FieldError error={error} path="date" id="move-error" />

@@ -27,7 +27,16 @@ const SECTIONS: [string, MessageKey][] = [
 
 export function SettingsPage() {
   const { section = 'developers' } = useParams();
-  const body: Record<string, () => ReactNode> = { developers: Keys, apps: Apps, webhooks: Webhooks, team: Team, customers: Customers, templates: TemplatesSection, notifications: Notifications, preferences: Preferences };
+  const body: Record<string, () => ReactNode> = {
+    developers: Keys,
+    apps: Apps,
+    webhooks: Webhooks,
+    team: Team,
+    customers: Customers,
+    templates: TemplatesSection,
+    notifications: Notifications,
+    preferences: Preferences,
+  };
   const Body = body[section] ?? Keys;
   return (
     <section className="settings">
@@ -84,14 +93,27 @@ function Keys() {
             <li key={k.id} className="card" data-testid={`key-${k.name}`}>
               <strong>{k.name}</strong> <code>{k.hint}</code>
               <small>
-                {k.scopes ? k.scopes.join(', ') : t('keys.fullAccess')} · {k.lastUsedAt ? t('keys.lastUsed', { when: formatWhen(k.lastUsedAt, prefs) }) : t('keys.neverUsed')}
+                {k.scopes ? k.scopes.join(', ') : t('keys.fullAccess')} ·{' '}
+                {k.lastUsedAt ? t('keys.lastUsed', { when: formatWhen(k.lastUsedAt, prefs) }) : t('keys.neverUsed')}
               </small>
               {canManage && (
                 <div className="row">
-                  <button type="button" onClick={() => act(() => api<{ key: string }>('POST', `/keys/${k.id}/reveal`)).then((r) => r && setShown({ id: k.id, key: r.key, label: k.name }))}>
+                  <button
+                    type="button"
+                    onClick={() =>
+                      act(() => api<{ key: string }>('POST', `/keys/${k.id}/reveal`)).then((r) => r && setShown({ id: k.id, key: r.key, label: k.name }))
+                    }
+                  >
                     {t('keys.reveal')}
                   </button>
-                  <button type="button" onClick={() => act(() => api<{ key: string }>('POST', `/keys/${k.id}/rotate`)).then((r) => r && setShown({ id: k.id, key: r.key, label: t('keys.rotated') }))}>
+                  <button
+                    type="button"
+                    onClick={() =>
+                      act(() => api<{ key: string }>('POST', `/keys/${k.id}/rotate`)).then(
+                        (r) => r && setShown({ id: k.id, key: r.key, label: t('keys.rotated') }),
+                      )
+                    }
+                  >
                     {t('keys.rotate')}
                   </button>
                   <DeleteButton name={k.name} label={t('keys.revoke')} onConfirm={() => act(() => api('DELETE', `/keys/${k.id}`))} />
@@ -119,7 +141,11 @@ function Keys() {
             <legend>{t('keys.scopes')}</legend>
             {scopes.data?.map((s) => (
               <label key={s.name} className="check">
-                <input type="checkbox" checked={chosen.includes(s.name)} onChange={(e) => setChosen(e.target.checked ? [...chosen, s.name] : chosen.filter((c) => c !== s.name))} />
+                <input
+                  type="checkbox"
+                  checked={chosen.includes(s.name)}
+                  onChange={(e) => setChosen(e.target.checked ? [...chosen, s.name] : chosen.filter((c) => c !== s.name))}
+                />
                 <code>{s.name}</code> {s.description}
               </label>
             ))}
@@ -162,7 +188,14 @@ function Apps() {
             <strong>{a.name}</strong> <code>{a.clientId}</code>
             <small>{a.redirectUris.join(', ')}</small>
             <div className="row">
-              <button type="button" onClick={() => act(() => api<{ clientId: string; clientSecret: string }>('POST', `/oauth/apps/${a.clientId}/secret`)).then((made) => made && setCreated(made))}>
+              <button
+                type="button"
+                onClick={() =>
+                  act(() => api<{ clientId: string; clientSecret: string }>('POST', `/oauth/apps/${a.clientId}/secret`)).then(
+                    (made) => made && setCreated(made),
+                  )
+                }
+              >
                 {t('apps.newSecret')}
               </button>
               <DeleteButton name={a.name} onConfirm={() => act(() => api('DELETE', `/oauth/apps/${a.clientId}`))} />
@@ -174,7 +207,15 @@ function Apps() {
         className="panel"
         onSubmit={async (e) => {
           e.preventDefault();
-          const made = await act(() => api<{ clientId: string; clientSecret: string }>('POST', '/oauth/apps', { name: form.name, redirectUris: form.redirectUris.split('\n').map((s) => s.trim()).filter(Boolean) }));
+          const made = await act(() =>
+            api<{ clientId: string; clientSecret: string }>('POST', '/oauth/apps', {
+              name: form.name,
+              redirectUris: form.redirectUris
+                .split('\n')
+                .map((s) => s.trim())
+                .filter(Boolean),
+            }),
+          );
           if (made) setCreated(made);
         }}
       >
@@ -259,7 +300,11 @@ function Webhooks() {
           <legend>{t('webhooks.events')}</legend>
           {events.data?.map((ev) => (
             <label key={ev} className="check">
-              <input type="checkbox" checked={form.events.includes(ev)} onChange={(e) => setForm({ ...form, events: e.target.checked ? [...form.events, ev] : form.events.filter((x) => x !== ev) })} />
+              <input
+                type="checkbox"
+                checked={form.events.includes(ev)}
+                onChange={(e) => setForm({ ...form, events: e.target.checked ? [...form.events, ev] : form.events.filter((x) => x !== ev) })}
+              />
               <code>{ev}</code>
             </label>
           ))}
@@ -325,29 +370,33 @@ function Team() {
       <h2>{t('team.people')}</h2>
       <ErrorNote error={people.list.error ?? people.error ?? invitations.error} />
       <ListTable headers={[t('auth.email'), t('team.role')]}>
-          {people.list.data?.map((p) => (
-            <tr key={p.id}>
-              <td>
-                {p.name ? `${p.name} · ` : ''}
-                {p.email} {p.id === me && t('team.you')}
-              </td>
-              <td>
-                {p.role === 'owner' || !session.data?.permissions.managePeople ? (
-                  p.role
-                ) : (
-                  <select aria-label={`${t('team.role')}: ${p.email}`} value={p.role} onChange={(e) => people.act(() => api('PATCH', `/people/${p.id}`, { role: e.target.value }))}>
-                    <option value="admin">admin</option>
-                    <option value="member">member</option>
-                  </select>
-                )}
-              </td>
-              <td>
-                {p.role !== 'owner' && p.id !== me && session.data?.permissions.managePeople && (
-                  <DeleteButton name={p.email} label={t('common.remove')} onConfirm={() => people.act(() => api('DELETE', `/people/${p.id}`))} />
-                )}
-              </td>
-            </tr>
-          ))}
+        {people.list.data?.map((p) => (
+          <tr key={p.id}>
+            <td>
+              {p.name ? `${p.name} · ` : ''}
+              {p.email} {p.id === me && t('team.you')}
+            </td>
+            <td>
+              {p.role === 'owner' || !session.data?.permissions.managePeople ? (
+                p.role
+              ) : (
+                <select
+                  aria-label={`${t('team.role')}: ${p.email}`}
+                  value={p.role}
+                  onChange={(e) => people.act(() => api('PATCH', `/people/${p.id}`, { role: e.target.value }))}
+                >
+                  <option value="admin">admin</option>
+                  <option value="member">member</option>
+                </select>
+              )}
+            </td>
+            <td>
+              {p.role !== 'owner' && p.id !== me && session.data?.permissions.managePeople && (
+                <DeleteButton name={p.email} label={t('common.remove')} onConfirm={() => people.act(() => api('DELETE', `/people/${p.id}`))} />
+              )}
+            </td>
+          </tr>
+        ))}
       </ListTable>
       {session.data?.permissions.invite && (
         <>
@@ -374,7 +423,15 @@ function Team() {
               }
             }}
           >
-            <TextField label={t('auth.email')} type="email" value={form.email} onChange={(email) => setForm({ ...form, email })} error={invitations.error} path="email" id="invite-email" />
+            <TextField
+              label={t('auth.email')}
+              type="email"
+              value={form.email}
+              onChange={(email) => setForm({ ...form, email })}
+              error={invitations.error}
+              path="email"
+              id="invite-email"
+            />
             <label>
               {t('team.role')}
               <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
