@@ -277,7 +277,7 @@ function s3Config(env: Env): { config: S3Config; publicUrl?: string } | undefine
     throw new Error('HERALD_S3_ACCESS_KEY_ID and HERALD_S3_SECRET_ACCESS_KEY must be set together');
   }
   const prefix = (env.HERALD_S3_PREFIX || '').replace(/^\/+/, '');
-  if (prefix && !/^[A-Za-z0-9._\/-]+\/$/.test(prefix)) throw new Error('HERALD_S3_PREFIX must be letters, digits, ".", "_", "-" or "/" and end with "/"');
+  if (prefix && !/^[A-Za-z0-9._/-]+\/$/.test(prefix)) throw new Error('HERALD_S3_PREFIX must be letters, digits, ".", "_", "-" or "/" and end with "/"');
   return {
     config: {
       bucket,

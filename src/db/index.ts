@@ -180,7 +180,10 @@ function watchingPool(pool: pg.Pool, changes: ChangeSignal): PostgresPool {
     async connect() {
       const client = await pool.connect();
       let own = wrapped.get(client);
-      if (!own) wrapped.set(client, (own = wrap(client)));
+      if (!own) {
+        own = wrap(client);
+        wrapped.set(client, own);
+      }
       return own;
     },
     end: () => pool.end(),

@@ -118,20 +118,29 @@ class SniffAndCap extends Transform {
       try {
         this.checkCap();
       } catch (err) {
-        return done(err as Error);
+        done(err as Error);
+        return;
       }
-      return done(null, chunk);
+      done(null, chunk);
+      return;
     }
     this.head.push(chunk);
     this.headLength += chunk.length;
-    if (this.headLength < SNIFF_BYTES) return done();
+    if (this.headLength < SNIFF_BYTES) {
+      done();
+      return;
+    }
     this.decide().then(() => done(), done);
   }
 
   override _flush(done: (err?: Error | null) => void): void {
-    if (this.mime) return done();
+    if (this.mime) {
+      done();
+      return;
+    }
     if (this.headLength === 0) {
-      return done(new ApiError(400, 'empty_file', 'file: is empty', [{ path: 'file', message: 'must not be empty' }]));
+      done(new ApiError(400, 'empty_file', 'file: is empty', [{ path: 'file', message: 'must not be empty' }]));
+      return;
     }
     this.decide().then(() => done(), done);
   }

@@ -12,7 +12,7 @@ import { newId } from '../lib/ids.ts';
 import { randomToken, sha256 } from '../lib/secrets.ts';
 import { iso } from '../lib/time.ts';
 import type { Principal } from './accounts.ts';
-import { ApiError, invalidField, notFound } from './errors.ts';
+import { type ApiError, invalidField, notFound } from './errors.ts';
 import { capScopesForRole, parseScopes, scopeString, scopesFromJson, scopesToJson, within, type ScopeList } from './scopes.ts';
 
 export const ACCESS_TOKEN_PREFIX = 'hat_';

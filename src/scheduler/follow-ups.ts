@@ -57,7 +57,7 @@ export class FollowUps extends Periodic {
     const post = await db.selectFrom('posts').selectAll().where('id', '=', row.post_id).where('deleted_at', 'is', null).executeTakeFirst();
     const channel = post && (await db.selectFrom('channels').selectAll().where('id', '=', post.channel_id).executeTakeFirst());
     const provider = channel && findProvider(channel.provider);
-    if (!post || post.state !== 'PUBLISHED' || !post.release_id || !channel || !provider?.followUp) {
+    if (post?.state !== 'PUBLISHED' || !post.release_id || !channel || !provider?.followUp) {
       await done();
       return false;
     }

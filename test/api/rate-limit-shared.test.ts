@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ApiError } from '../../src/domain/errors.ts';
+import type { ApiError } from '../../src/domain/errors.ts';
 import { RateLimiter } from '../../src/domain/rate-limit.ts';
 import { startHerald, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';

@@ -37,7 +37,7 @@ for (const store of await testStores()) {
     });
 
     it('delivers a thread as signed JSON POSTs, in order, replies naming the previous release', async () => {
-      receiver.respond((d, i) => ({ body: { id: `release-${i}`, url: `https://example.net/p/${i}` } }));
+      receiver.respond((_d, i) => ({ body: { id: `release-${i}`, url: `https://example.net/p/${i}` } }));
       const media = await upload(account, herald.api, PNG_1x1, 'photo.png');
       assert.equal(media.status, 201);
       const created = await account.call('POST', '/posts', {

@@ -23,7 +23,7 @@ describe('herald client: help', () => {
     for (const { name, run } of runs) {
       assert.equal(run.code, 0, `${name}: ${describeRun(run)}`);
       assert.ok(run.stdout.startsWith(`Usage: herald ${name}`), `${name}: ${run.stdout}`);
-      assert.match(run.stdout, /Examples?:\n  herald /, `${name} --help has no example`);
+      assert.match(run.stdout, /Examples?:\n {2}herald /, `${name} --help has no example`);
     }
   });
 
@@ -200,7 +200,7 @@ for (const store of await testStores()) {
         assert.deepEqual(printed(await cli(['posts', 'get', made.postId, '--json'])), (await account.call('GET', `/posts/${made.postId}`)).body);
         const run = await cli(['posts', 'get', made.postId]);
         assert.equal(run.code, 0, describeRun(run));
-        assert.match(run.stdout, /1\. DRAFT .*\n   Head of thread\n2\. DRAFT  \+2 min .*\n   tail of thread/);
+        assert.match(run.stdout, /1\. DRAFT .*\n {3}Head of thread\n2\. DRAFT {2}\+2 min .*\n {3}tail of thread/);
       });
 
       it('posts delete removes the post', async () => {
@@ -296,7 +296,7 @@ for (const store of await testStores()) {
         const run = await cli(['posts', 'create', '-i', channel.id, '-c', 'x'.repeat(10), '--at', '2031-01-01', '--setting', '__type=not-a-provider']);
         assert.equal(run.code, 1, describeRun(run));
         assert.match(run.stderr, /HTTP 4\d\d/);
-        assert.match(run.stderr, /^  - \S+: /m, 'each offending field on its own line');
+        assert.match(run.stderr, /^ {2}- \S+: /m, 'each offending field on its own line');
       });
 
       it('posts retry of a post that did not fail: the server refuses, exit 1', async () => {

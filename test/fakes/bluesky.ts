@@ -167,7 +167,7 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
       const limit = Math.min(Number(request.query.limit ?? 50), 100);
       // Newest first unless reverse=true.
       const records = fake.records
-        .filter((r) => collection === 'app.bsky.feed.post')
+        .filter(() => collection === 'app.bsky.feed.post')
         .slice()
         .reverse()
         .slice(0, limit);

@@ -155,7 +155,7 @@ export function instagramContentRoutes(fake: InstagramFake, insightsPermission: 
         if (children.length < 2 || children.length > 10) return graphError(100, 'Invalid parameter: too little or too many attachments');
         for (const child of children) {
           const c = store.containers.get(child);
-          if (!c || c.params.is_carousel_item !== 'true' || lookAt(c) !== 'FINISHED') return graphError(100, `(#100) The carousel item ${child} is not ready`);
+          if (c?.params.is_carousel_item !== 'true' || lookAt(c) !== 'FINISHED') return graphError(100, `(#100) The carousel item ${child} is not ready`);
         }
       } else if (!p.image_url && !p.video_url) {
         return graphError(100, '(#100) The parameter image_url is required.');

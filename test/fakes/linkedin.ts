@@ -260,7 +260,7 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
     },
     'GET /rest/images/:urn': rest((request) => {
       const upload = uploads.get(request.params.urn.split(':').pop()!);
-      if (!upload || upload.kind !== 'image') return error(404, 'NOT_FOUND', 'Not found');
+      if (upload?.kind !== 'image') return error(404, 'NOT_FOUND', 'Not found');
       return { status: 200, body: { id: request.params.urn, status: imageStatus(upload), owner: upload.owner } };
     }),
     'GET /rest/videos/:urn': rest((request) => {

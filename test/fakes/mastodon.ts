@@ -45,14 +45,14 @@ export interface MastodonFake extends NetworkFake {
   garbleNextStatusAnswer?: boolean;
 }
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** Roughly how Mastodon renders plain text: paragraphs, line breaks, and links wrapped in spans. */
 function render(text: string): string {
   const linked = (line: string) =>
-    escape(line).replace(/https?:\/\/[^\s<]+/g, (url) => {
+    escapeHtml(line).replace(/https?:\/\/[^\s<]+/g, (url) => {
       const [, scheme, rest] = /^(https?:\/\/)(.*)$/.exec(url)!;
       return `<a href="${url}" rel="nofollow noopener" target="_blank"><span class="invisible">${scheme}</span><span class="ellipsis">${rest.slice(0, 30)}</span><span class="invisible">${rest.slice(30)}</span></a>`;
     });

@@ -90,7 +90,12 @@ function parseMultipart(raw: Buffer, boundary: string): NonNullable<RecordedRequ
 function compile(route: string): { method: string; pattern: RegExp; names: string[] } {
   const [method, path] = route.split(' ');
   const names: string[] = [];
-  const pattern = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, (_m, name) => (names.push(name), '([^/]+)'))}$`);
+  const pattern = new RegExp(
+    `^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, (_m, name) => {
+      names.push(name);
+      return '([^/]+)';
+    })}$`,
+  );
   return { method, pattern, names };
 }
 
@@ -158,7 +163,9 @@ export async function startNetworkFake(routes: Routes = {}): Promise<NetworkFake
       for (const [route, { compiled, handler }] of table) {
         const match = compiled.method === recorded.method ? compiled.pattern.exec(recorded.path) : null;
         if (!match) continue;
-        compiled.names.forEach((name, i) => (recorded.params[name] = decodeURIComponent(match[i + 1])));
+        compiled.names.forEach((name, i) => {
+          recorded.params[name] = decodeURIComponent(match[i + 1]);
+        });
         const failure = failures.get(route);
         if (failure && failure.times > 0 && (failure.answer.handleThenHang || failure.answer.handleFirst)) {
           failure.times--;

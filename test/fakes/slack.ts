@@ -184,8 +184,10 @@ export async function startSlackFake(): Promise<SlackFake> {
       const upload = uploads.get(req.query.file);
       if (!upload) return slackError('file_not_found');
       const shares: Record<string, { ts: string; thread_ts?: string }[]> = {};
-      for (const m of messages.filter((msg) => msg.files.includes(req.query.file)))
-        (shares[m.channel] ??= []).push({ ts: m.ts, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) });
+      for (const m of messages.filter((msg) => msg.files.includes(req.query.file))) {
+        shares[m.channel] ??= [];
+        shares[m.channel].push({ ts: m.ts, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) });
+      }
       return { body: { ok: true, file: { id: req.query.file, name: upload.filename, size: upload.length, shares: { public: shares } } } };
     },
   })) as SlackFake;

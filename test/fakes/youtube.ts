@@ -234,7 +234,9 @@ export async function startYouTubeFake(): Promise<YouTubeFake> {
         if (a.day < q.startDate || a.day > q.endDate || (videos && !videos.includes(a.videoId))) continue;
         const key = byDay ? a.day : '';
         const row = sums.get(key) ?? metrics.map(() => 0);
-        metrics.forEach((m, i) => (row[i] += a.metrics[m as ReportMetric] ?? 0));
+        metrics.forEach((m, i) => {
+          row[i] += a.metrics[m as ReportMetric] ?? 0;
+        });
         sums.set(key, row);
       }
       let rows = [...sums.entries()].map(([key, values]) => (byDay ? [key, ...values] : values));

@@ -165,7 +165,7 @@ export const PNG_1x1 = Buffer.from(
 );
 
 /** Uploads bytes as multipart part "file". */
-export async function upload(account: TestAccount, api: string, bytes: Buffer, filename = 'image.png', headers: Record<string, string> = {}) {
+export async function upload(account: TestAccount, _api: string, bytes: Buffer, filename = 'image.png', headers: Record<string, string> = {}) {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(bytes)]), filename);
   return account.call('POST', '/upload', form, headers);

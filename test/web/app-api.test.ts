@@ -25,8 +25,7 @@ function listen(url: string, cookie: string): Promise<{ events: string[]; close:
       let buffer = '';
       response.on('data', (chunk) => {
         buffer += chunk;
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const type = /^event: (.+)$/m.exec(block)?.[1];

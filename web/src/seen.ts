@@ -16,6 +16,7 @@ export function useUnreadCount(list: { createdAt: string }[]): number {
 }
 
 export function markSeen(list: { createdAt: string }[]): void {
+  // biome-ignore lint/complexity/useMathMinMax: the dates are ISO strings, compared as text.
   const newest = list.reduce((max, n) => (n.createdAt > max ? n.createdAt : max), seenUpTo());
   if (newest === seenUpTo()) return;
   localStorage.setItem(KEY, newest);

@@ -40,7 +40,7 @@ export function loginPages(services: Services): FastifyPluginAsyncZod {
   const secure = services.config.publicUrl.startsWith('https:');
 
   async function render(
-    request: FastifyRequest,
+    _request: FastifyRequest,
     reply: FastifyReply,
     status: number,
     fields: { next: string; invitation?: string; email?: string; error?: string },

@@ -19,7 +19,7 @@ function rulesText(p: ReturnType<typeof allProviders>[number]): string {
 }
 
 export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
-  const { channels, posts } = services;
+  const { channels } = services;
   return async (app) => {
     app.get('/integrations', {
       schema: {

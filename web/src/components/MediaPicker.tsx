@@ -146,8 +146,10 @@ export const ItemMedia = memo(function ItemMedia({
           </li>
         ))}
       </ol>
-      <div
+      {/* Dropping is the mouse's way; the file chooser inside is the keyboard's. */}
+      <section
         className={`dropzone${over ? ' over' : ''}`}
+        aria-label={t('composer.dropHere')}
         onDragOver={(e) => {
           e.preventDefault();
           setOver(true);
@@ -170,7 +172,7 @@ export const ItemMedia = memo(function ItemMedia({
         <button type="button" onClick={() => setPicking(true)}>
           {t('composer.fromLibrary')}
         </button>
-      </div>
+      </section>
       <UploadProgress progress={uploads.progress} />
       <ErrorNote error={uploads.error} />
       <LibraryDialog
