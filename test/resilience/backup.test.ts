@@ -4,7 +4,6 @@
  * Herald opens the sealed channel tokens, serves the media and publishes.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,24 +11,11 @@ import { after, before, describe, it } from 'node:test';
 import { caller, eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { verifiedByStandardWebhooks } from '../helpers/standard-webhooks.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { runHerald } from '../cli/run-herald.ts';
 
 /** `herald <args>` as a user runs it, on the data folder given. */
-function herald(args: string[], dataDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('HERALD_')));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'herald.js'), ...args], {
-      env: { ...env, HERALD_DATA_DIR: dataDir, HERALD_SECRET: 'test-secret-2f9c4e7a1b3d5f8e0a6c9b2d4f7e1a3c' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function herald(args: string[], dataDir: string) {
+  return runHerald(args, { HERALD_DATA_DIR: dataDir, HERALD_SECRET: 'test-secret-2f9c4e7a1b3d5f8e0a6c9b2d4f7e1a3c' });
 }
 
 describe('backup and restore of the embedded store (sqlite)', () => {
