@@ -222,7 +222,7 @@ export function loadClientConfig(env: Env = process.env, home: string = os.homed
 
 /** Settings of the device-flow auth server (`herald auth-server`, see the README). */
 export interface AuthServerConfig {
-  /** PORT: where it listens (3111). */
+  /** HERALD_AUTH_PORT: where it listens (3111). */
   port: number;
   /** HERALD_HOST: address to bind. */
   host: string;
@@ -232,9 +232,9 @@ export interface AuthServerConfig {
   apiUrl: string;
   /** Herald's consent page, next to the API: HERALD_API_URL without /api, plus /oauth/authorize. */
   authorizeUrl: string;
-  /** HERALD_AUTH_CLIENT_ID and HERALD_AUTH_CLIENT_SECRET: this server's OAuth application at Herald. */
-  clientId: string;
-  clientSecret: string;
+  /** HERALD_AUTH_CLIENT_ID and HERALD_AUTH_CLIENT_SECRET: this server's OAuth application at Herald; without them it registers its own. */
+  clientId?: string;
+  clientSecret?: string;
   /** HERALD_AUTH_POLL_INTERVAL: seconds clients wait between polls of /device/token. */
   pollIntervalSeconds: number;
   /** HERALD_AUTH_SCOPE: scopes asked for (space-separated); unset asks for full access. */
@@ -244,16 +244,14 @@ export interface AuthServerConfig {
 }
 
 export function loadAuthServerConfig(env: Env = process.env): AuthServerConfig {
-  const port = int(env, 'PORT', 3111);
+  const port = int(env, 'HERALD_AUTH_PORT', 3111);
   const apiUrl = url(env, 'HERALD_API_URL', `${url(env, 'HERALD_PUBLIC_URL', 'http://localhost:5000')}/api`);
   if (!/\/api$/.test(new URL(apiUrl).pathname))
     throw new Error(`HERALD_API_URL must end with the /api prefix (e.g. http://localhost:5000/api), got "${apiUrl}"`);
-  const clientId = env.HERALD_AUTH_CLIENT_ID;
-  const clientSecret = env.HERALD_AUTH_CLIENT_SECRET;
-  if (!clientId || !clientSecret) {
-    throw new Error(
-      'HERALD_AUTH_CLIENT_ID and HERALD_AUTH_CLIENT_SECRET are required: register the auth server as an application (npx herald apps create, see README)',
-    );
+  const clientId = env.HERALD_AUTH_CLIENT_ID || undefined;
+  const clientSecret = env.HERALD_AUTH_CLIENT_SECRET || undefined;
+  if (Boolean(clientId) !== Boolean(clientSecret)) {
+    throw new Error('HERALD_AUTH_CLIENT_ID and HERALD_AUTH_CLIENT_SECRET go together: give both, or neither and the auth server registers its own application');
   }
   return {
     port,

@@ -22,7 +22,7 @@ const KEYS_USAGE = `API keys of this Herald's account (which the first person to
   keys revoke <id>            revoke a key
   (--json prints JSON; the store used is the one "npm start" uses, named on stderr)`;
 
-const AUTH_SERVER_USAGE = `Device-flow auth server (port PORT, 3111; needs HERALD_AUTH_CLIENT_ID/SECRET, see README):
+const AUTH_SERVER_USAGE = `Device-flow auth server (port HERALD_AUTH_PORT, 3111; registers its own application on Herald's store, see README):
   auth-server                 run it`;
 
 /** What "herald <command> --help" prints. */

@@ -11,7 +11,9 @@ export async function runAuthServer(config: Config, onShutdown: (close: () => Pr
     [
       `Herald auth server is listening on ${settings.publicUrl}`,
       `  Herald API:   ${settings.apiUrl}  (consent page ${settings.authorizeUrl})`,
-      `  callback:     ${settings.publicUrl}/device/callback  (must be a redirect URI of client ${settings.clientId})`,
+      server.application.registered
+        ? `  application:  registered its own at Herald (client ${server.application.clientId}), kept for the next start`
+        : `  callback:     ${settings.publicUrl}/device/callback  (must be a redirect URI of client ${server.application.clientId})`,
       `  clients:      HERALD_AUTH_SERVER=${settings.publicUrl} herald login   or   postiz auth:login --auth-server ${settings.publicUrl}`,
     ].join('\n'),
   );

@@ -18,6 +18,7 @@ import { installFormParser } from '../api/form-body.ts';
 import { errorBox, escapeHtml, sendPage, withQuery } from '../api/oauth/pages.ts';
 import { DEVICE_REQUEST_TTL_MS, DeviceRequests, formatUserCode, type TokenGrant } from './device-requests.ts';
 import { proxyTrust } from '../api/slow-clients.ts';
+import { ownApplication } from './own-application.ts';
 
 const CODES_PER_ADDRESS = 60;
 const VERIFY_ATTEMPTS_PER_ADDRESS = 30;
@@ -28,8 +29,13 @@ export interface AuthServer {
   /** http://host:port it listens on. */
   url: string;
   server: FastifyInstance;
+  /** Its OAuth application at Herald, and whether it registered it itself now. */
+  application: { clientId: string; registered: boolean };
   close(): Promise<void>;
 }
+
+/** The settings with the OAuth application known. */
+type ReadyConfig = AuthServerConfig & { clientId: string; clientSecret: string };
 
 /** RFC 8628 3.5 error answer of /device/token. */
 function deviceError(reply: FastifyReply, error: string, description: string, extra: Record<string, unknown> = {}): FastifyReply {
@@ -60,7 +66,7 @@ function verifyPage(reply: FastifyReply, status: number, code: string, error?: s
 }
 
 export async function buildAuthServer(
-  config: AuthServerConfig,
+  config: ReadyConfig,
   store: Store,
   box: ReturnType<typeof createSecretBox>,
   options: { logger?: boolean; logLevel?: string } = {},
@@ -217,7 +223,12 @@ export async function startAuthServer(
   try {
     await migrate(store);
     const box = createSecretBox(resolveSecret(storeConfig.secret, storeConfig.dataDir));
-    const server = await buildAuthServer(config, store, box, { logger: options.logger, logLevel: storeConfig.logLevel });
+    // On Herald's own store it needs no application registered by hand.
+    const application =
+      config.clientId && config.clientSecret
+        ? { clientId: config.clientId, clientSecret: config.clientSecret, registered: false }
+        : await ownApplication(store, box, storeConfig.dataDir, `${config.publicUrl}/device/callback`);
+    const server = await buildAuthServer({ ...config, ...application }, store, box, { logger: options.logger, logLevel: storeConfig.logLevel });
     await server.listen({ port: config.port, host: config.host });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -225,6 +236,7 @@ export async function startAuthServer(
     return {
       url: `http://${host}:${port}`,
       server,
+      application: { clientId: application.clientId, registered: application.registered },
       async close() {
         await server.close();
         await store.close();

@@ -32,6 +32,33 @@ function herald(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number 
   });
 }
 
+/** Starts `herald auth-server` and waits until it listens; its output so far, and how to stop it. */
+async function startAuth(env: NodeJS.ProcessEnv): Promise<{ output: () => string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [BIN, 'auth-server'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`auth-server did not start:\n${output}`)), 30_000);
+    const collect = (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes('auth server is listening')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.on('exit', (code) => reject(new Error(`auth-server exited with ${code}:\n${output}`)));
+  });
+  return {
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 for (const store of await testStores()) {
   describe(`herald apps and herald auth-server (${store})`, storeSuite(store), () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-auth-cli-'));
@@ -55,11 +82,36 @@ for (const store of await testStores()) {
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
 
-    it('auth-server without its client credentials fails with a message saying what to do', async () => {
-      const run = await herald(['auth-server'], { ...env, PORT: String(port) });
-      assert.equal(run.code, 1);
-      assert.match(run.stderr, /HERALD_AUTH_CLIENT_ID and HERALD_AUTH_CLIENT_SECRET are required/);
-      assert.match(run.stderr, /herald apps create/);
+    it("auth-server on Herald's store without client credentials registers its own application, and uses it again after a restart", async () => {
+      const authUrl = `http://127.0.0.1:${port}`;
+      const authEnv = {
+        ...env,
+        HERALD_AUTH_PORT: String(port),
+        HERALD_HOST: '127.0.0.1',
+        HERALD_AUTH_PUBLIC_URL: authUrl,
+        HERALD_API_URL: 'http://127.0.0.1:5999/api',
+      };
+      const first = await startAuth(authEnv);
+      const registered = /registered its own at Herald \(client ([^)]+)\)/.exec(first.output());
+      assert.ok(registered, first.output());
+      const code = await fetch(`${authUrl}/device/code`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+      assert.equal(code.status, 200);
+      await first.stop();
+
+      const second = await startAuth(authEnv);
+      assert.ok(second.output().includes(`client ${registered[1]})`), second.output());
+      assert.ok(!second.output().includes('registered its own'), 'the same application, not a second one');
+      await second.stop();
+      const listed = JSON.parse((await herald(['apps', 'list', '--json'], env)).stdout);
+      assert.deepEqual(
+        listed.map((a: any) => [a.clientId, a.redirectUris]),
+        [[registered[1], [`${authUrl}/device/callback`]]],
+      );
+      assert.equal(listed[0].tokenLifetime, 90 * 24 * 60 * 60);
+      // Only one of client id and secret is a mistake, said at once.
+      const half = await herald(['auth-server'], { ...authEnv, HERALD_AUTH_CLIENT_ID: 'only-the-id' });
+      assert.equal(half.code, 1);
+      assert.match(half.stderr, /HERALD_AUTH_CLIENT_ID and HERALD_AUTH_CLIENT_SECRET go together/);
     });
 
     it('apps create registers the client; auth-server runs with it and starts device flows', async () => {
@@ -73,44 +125,21 @@ for (const store of await testStores()) {
       assert.match(app.clientSecret, /^hcs_/);
       assert.equal(app.tokenLifetime, 7776000);
       const listed = await herald(['apps', 'list', '--json'], env);
-      assert.deepEqual(
-        JSON.parse(listed.stdout).map((a: any) => a.clientId),
-        [app.clientId],
-      );
+      // Beside the one the auth server registered for itself in the test before.
+      assert.equal(JSON.parse(listed.stdout).filter((a: any) => a.clientId === app.clientId).length, 1);
       assert.ok(!listed.stdout.includes(app.clientSecret), '!listed.stdout.includes(app.clientSecret)');
 
-      const child = spawn(process.execPath, [BIN, 'auth-server'], {
-        cwd: ROOT,
-        env: {
-          ...env,
-          PORT: String(port),
-          HERALD_HOST: '127.0.0.1',
-          HERALD_AUTH_PUBLIC_URL: authUrl,
-          HERALD_API_URL: 'http://127.0.0.1:5999/api',
-          HERALD_AUTH_CLIENT_ID: app.clientId,
-          HERALD_AUTH_CLIENT_SECRET: app.clientSecret,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+      const auth = await startAuth({
+        ...env,
+        HERALD_AUTH_PORT: String(port),
+        HERALD_HOST: '127.0.0.1',
+        HERALD_AUTH_PUBLIC_URL: authUrl,
+        HERALD_API_URL: 'http://127.0.0.1:5999/api',
+        HERALD_AUTH_CLIENT_ID: app.clientId,
+        HERALD_AUTH_CLIENT_SECRET: app.clientSecret,
       });
-      const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-      stop = async () => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-        await exited;
-      };
-      let output = '';
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`auth-server did not start:\n${output}`)), 30_000);
-        const collect = (chunk: Buffer) => {
-          output += chunk;
-          if (output.includes('auth server is listening')) {
-            clearTimeout(timer);
-            resolve();
-          }
-        };
-        child.stdout.on('data', collect);
-        child.stderr.on('data', collect);
-        child.on('exit', (code) => reject(new Error(`auth-server exited with ${code}:\n${output}`)));
-      });
+      stop = auth.stop;
+      const output = auth.output();
       assert.ok(!output.includes(app.clientSecret), 'the secret is never printed');
       assert.deepEqual(await (await fetch(`${authUrl}/health`)).json(), { status: 'ok' });
       const started = await fetch(`${authUrl}/device/code`, { method: 'POST', headers: { 'content-type': 'application/json' } });

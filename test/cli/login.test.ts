@@ -98,7 +98,7 @@ for (const store of await testStores()) {
       assert.equal(app.status, 201, JSON.stringify(app.body));
       auth = await startAuthServer(
         loadAuthServerConfig({
-          PORT: String(port),
+          HERALD_AUTH_PORT: String(port),
           HERALD_HOST: '127.0.0.1',
           HERALD_AUTH_PUBLIC_URL: authUrl,
           HERALD_API_URL: `${herald.url}/api`,
