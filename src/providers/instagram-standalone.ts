@@ -18,8 +18,7 @@ import {
   recentInstagramPosts,
   type InstagramAccount,
 } from './meta/instagram-content.ts';
-import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow } from './meta/long-lived-token.ts';
-import { authorizationUrl } from './oauth2-tokens.ts';
+import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow, loginUrl } from './meta/long-lived-token.ts';
 
 const NAME = 'Instagram';
 
@@ -60,15 +59,7 @@ export const instagramStandalone: Provider = {
 
   oauth: {
     async start(ctx) {
-      return {
-        url: authorizationUrl(`${ctx.urls.login}/oauth/authorize`, {
-          clientId: ctx.app.CLIENT_ID,
-          redirectUri: ctx.redirectUri,
-          state: ctx.state,
-          scopes: SCOPES,
-          scopeSeparator: ',',
-        }),
-      };
+      return { url: loginUrl(ctx, SCOPES) };
     },
     async finish(ctx) {
       const token = await connectToken(ctx, flow(ctx), authorizationCode(ctx.query, NAME), ctx.redirectUri);

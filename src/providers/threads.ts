@@ -9,8 +9,7 @@ import { PublishError, type NetworkContext, type Provider, type PublishChannel, 
 import { Graph, findByText, mediaContainer, metaTime, readGraphAnswer, waitForContainer } from './meta/graph.ts';
 import { dailyPoints, figure, insightRanges, type InsightsAnswer } from './meta/insights.ts';
 import { currentFigures, dailySeries } from './analytics-series.ts';
-import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow } from './meta/long-lived-token.ts';
-import { authorizationUrl } from './oauth2-tokens.ts';
+import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow, loginUrl } from './meta/long-lived-token.ts';
 
 const NAME = 'Threads';
 const DEFAULT_VERSION = 'v1.0';
@@ -159,15 +158,7 @@ export const threads: Provider = {
 
   oauth: {
     async start(ctx) {
-      return {
-        url: authorizationUrl(`${ctx.urls.login}/oauth/authorize`, {
-          clientId: ctx.app.CLIENT_ID,
-          redirectUri: ctx.redirectUri,
-          state: ctx.state,
-          scopes: SCOPES,
-          scopeSeparator: ',',
-        }),
-      };
+      return { url: loginUrl(ctx, SCOPES) };
     },
     async finish(ctx) {
       const token = await connectToken(ctx, flow(ctx), authorizationCode(ctx.query, NAME), ctx.redirectUri);

@@ -14,6 +14,7 @@ import {
   granted,
   graphError,
   insightEntry,
+  insightsAnswer,
   insightsRange,
   lifetimeFigure,
   newId,
@@ -105,15 +106,7 @@ export async function startFacebookFake(): Promise<FacebookFake> {
       return total;
     };
     const data = metrics.map((name) => insightEntry(page, name, period, { values: days.map((d) => dailyValue(d, sum(name, d))) }));
-    return {
-      body: {
-        data,
-        paging: {
-          previous: `${fake.url}${request.path}?since=${range.since - (range.until - range.since)}&until=${range.since}`,
-          next: `${fake.url}${request.path}?since=${range.until}&until=${range.until + (range.until - range.since)}`,
-        },
-      },
-    };
+    return insightsAnswer(fake, request, range, data);
   };
 
   /** GET /{post-id}/insights: lifetime values; a video is not a post and has no such edge. */

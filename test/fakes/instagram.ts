@@ -17,6 +17,7 @@ import {
   granted,
   graphError,
   insightEntry,
+  insightsAnswer,
   insightsBook,
   insightsRange,
   lifetimeFigure,
@@ -119,15 +120,7 @@ export function instagramContentRoutes(fake: InstagramFake, insightsPermission: 
         ? insightEntry(user, name, 'day', { total_value: { value: days.reduce((sum, d) => sum + dailyFigure(fake, user, name, d), 0) } })
         : insightEntry(user, name, 'day', { values: days.map((d) => dailyValue(d, dailyFigure(fake, user, name, d))) }),
     );
-    return {
-      body: {
-        data,
-        paging: {
-          previous: `${fake.url}${request.path}?since=${range.since - (range.until - range.since)}&until=${range.since}`,
-          next: `${fake.url}${request.path}?since=${range.until}&until=${range.until + (range.until - range.since)}`,
-        },
-      },
-    };
+    return insightsAnswer(fake, request, range, data);
   };
 
   /** GET /{ig-media-id}/insights: lifetime values of the metrics its product type has. */

@@ -206,6 +206,20 @@ export function insightEntry(
   return { name, period, ...figures, title, description: `${title} (${period})`, id: `${objectId}/${edge}/${name}/${period}` };
 }
 
+/** An Insights answer for a range, with the paging links to the ranges before and after it, as Graph gives them. */
+export function insightsAnswer(fake: NetworkFake, request: RecordedRequest, range: { since: number; until: number }, data: unknown[]): FakeAnswer {
+  const span = range.until - range.since;
+  return {
+    body: {
+      data,
+      paging: {
+        previous: `${fake.url}${request.path}?since=${range.since - span}&until=${range.since}`,
+        next: `${fake.url}${request.path}?since=${range.until}&until=${range.until + span}`,
+      },
+    },
+  };
+}
+
 /**
  * since/until of an insights request (Unix seconds; yesterday through today
  * when left out), or Graph's refusal when they are more than `maxDays` apart or

@@ -4,6 +4,7 @@
  * which renews itself (there is no separate refresh token) as long as it has not
  * expired. Both networks document the same steps with their own grant names.
  */
+import { authorizationUrl } from '../oauth2-tokens.ts';
 import { PublishError, type NetworkContext } from '../types.ts';
 import { graphCall } from './graph.ts';
 
@@ -38,6 +39,17 @@ function tokenFields(answer: { access_token?: string; expires_in?: number }, net
   if (!answer.access_token) throw new PublishError('refused', `${network} answered without an access token`);
   const lapses = now + Number(answer.expires_in ?? 3600) * 1000;
   return { accessToken: answer.access_token, tokenExpiresAt: lapses, expiresAt: lapses - RENEW_EARLY_MS };
+}
+
+/** Where the person grants access: the login host's /oauth/authorize, scopes comma-separated as both networks take them. */
+export function loginUrl(ctx: NetworkContext & { state: string; redirectUri: string }, scopes: string[]): string {
+  return authorizationUrl(`${ctx.urls.login}/oauth/authorize`, {
+    clientId: ctx.app.CLIENT_ID,
+    redirectUri: ctx.redirectUri,
+    state: ctx.state,
+    scopes,
+    scopeSeparator: ',',
+  });
 }
 
 /** The code the network sent back (which may end with "#_", not part of it). */
