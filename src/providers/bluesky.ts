@@ -289,18 +289,25 @@ async function uploadVideo(ctx: PublishContext, config: Config, media: MediaRef)
     job = answer.jobStatus ?? (answer as VideoJob);
     await ctx.progress.set(key, job.jobId);
   }
-  let current = job;
+  const jobId = job.jobId;
+  // The first look is the job as the upload (or the kept job's status) described it; then the service is asked.
+  let known: VideoJob | undefined = job;
+  let blob: unknown;
   await waitForProcessing(
     async () => {
-      if (current.state === 'JOB_STATE_COMPLETED' && current.blob) return { done: true };
-      if (current.state === 'JOB_STATE_FAILED') return { done: false, failed: current.error ?? current.message ?? 'the video service failed the job' };
-      await new Promise((resolve) => setTimeout(resolve, VIDEO_JOB_POLL_MS));
-      current = (await jobStatus(current.jobId)).jobStatus;
-      return { done: false, checkAfterMs: 0 };
+      const look = known ?? (await jobStatus(jobId)).jobStatus;
+      known = undefined;
+      if (look.state === 'JOB_STATE_COMPLETED' && look.blob) {
+        blob = look.blob;
+        return { done: true };
+      }
+      if (look.state === 'JOB_STATE_FAILED') return { done: false, failed: look.error ?? look.message ?? 'the video service failed the job' };
+      return { done: false, checkAfterMs: VIDEO_JOB_POLL_MS };
     },
+    // The pauses between looks end with the publish's deadline.
     { network: 'Bluesky', what: mediaFilename(media), signal: ctx.signal },
   );
-  return current.blob;
+  return blob;
 }
 
 /** The reply refs: the parent as it is, the root from the parent's own reply (or the parent when it starts the thread). */
