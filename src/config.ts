@@ -151,6 +151,7 @@ export function heraldRoot(): string {
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  const root = heraldRoot();
   const port = int(env, 'HERALD_PORT', 5000);
   const publicUrl = url(env, 'HERALD_PUBLIC_URL', `http://localhost:${port}`);
   const databaseUrl = env.HERALD_DATABASE_URL || undefined;
@@ -169,8 +170,8 @@ export function loadConfig(env: Env = process.env): Config {
     uploadUrl: url(env, 'HERALD_UPLOAD_URL', s3?.publicUrl ?? `${publicUrl}/uploads`),
     // Relative paths given are the user's (from where they run Herald); the defaults are Herald's own folder,
     // so "herald keys" run from anywhere finds the store "npm start" uses.
-    dataDir: env.HERALD_DATA_DIR ? path.resolve(env.HERALD_DATA_DIR) : path.join(heraldRoot(), 'data'),
-    webDir: env.HERALD_WEB_DIR ? path.resolve(env.HERALD_WEB_DIR) : path.join(heraldRoot(), 'dist', 'web'),
+    dataDir: env.HERALD_DATA_DIR ? path.resolve(env.HERALD_DATA_DIR) : path.join(root, 'data'),
+    webDir: env.HERALD_WEB_DIR ? path.resolve(env.HERALD_WEB_DIR) : path.join(root, 'dist', 'web'),
     databaseUrl,
     secret: strongSecret(env.HERALD_SECRET),
     postsPerHour: int(env, 'HERALD_POSTS_PER_HOUR', 30, 1),

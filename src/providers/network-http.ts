@@ -31,6 +31,8 @@ export interface NetworkRequest {
    * HEAD, PUT and DELETE are; POST and PATCH are not.
    */
   repeatable?: boolean;
+  /** Reads a JSON body where JSON.parse would lose something (TikTok's int64 ids as numbers). */
+  parseJson?: (raw: string) => unknown;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -106,7 +108,7 @@ export class NetworkHttp {
     } catch (err) {
       throw classifyFetchError(err, this.network, isRepeatable(request));
     }
-    const answer = readAnswer(url, response, text);
+    const answer = readAnswer(url, response, text, request.parseJson);
     const verdict = this.reader?.(answer);
     if (!response.ok || verdict) throw classifyAnswer(this.network, answer, verdict ?? {}, isRepeatable(request));
     return answer;
@@ -129,18 +131,18 @@ export class NetworkHttp {
 
   /** The classified failure of a non-2xx answer to a `send` (for answers read by status, like an upload's 308). */
   async failure(url: string, response: Response, request: NetworkRequest): Promise<PublishError> {
-    const answer = readAnswer(url, response, await response.text().catch(() => ''));
+    const answer = readAnswer(url, response, await response.text().catch(() => ''), request.parseJson);
     return classifyAnswer(this.network, answer, this.reader?.(answer) ?? {}, isRepeatable(request));
   }
 }
 
-function readAnswer(url: string, response: Response, text: string): NetworkAnswer {
+function readAnswer(url: string, response: Response, text: string, parseJson: (raw: string) => unknown = JSON.parse): NetworkAnswer {
   const raw = text.trim();
   let body: unknown = raw;
   let isJson = false;
   if (raw !== '') {
     try {
-      body = JSON.parse(raw);
+      body = parseJson(raw);
       isJson = true;
     } catch {
       /* kept as text */

@@ -89,18 +89,17 @@ function bigIntsAsStrings(raw: string): string {
 }
 
 async function tiktokCall<T = any>(ctx: NetworkContext, token: string | undefined, path: string, body?: unknown, method = 'POST'): Promise<T> {
-  const answer = await ctx.http.call(`${ctx.urls.api}${path}`, {
+  const answer = await ctx.http.json<{ data: T }>(`${ctx.urls.api}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(method === 'POST' ? { 'content-type': 'application/json; charset=UTF-8' } : {}) },
     ...(body === undefined ? {} : { json: body }),
     repeatable: isRepeatable(path),
+    parseJson: (raw) => JSON.parse(bigIntsAsStrings(raw)),
   });
-  if (!answer.isJson)
-    throw new PublishError(
-      isRepeatable(path) ? 'retryable' : 'unknown',
-      `TikTok answered ${answer.status} with a body that is not JSON, so the outcome is unknown. Check the account before retrying.`,
-    );
-  return JSON.parse(bigIntsAsStrings(answer.raw)).data as T;
+  // Every TikTok answer has a body; an empty one says nothing of the outcome.
+  if (answer === undefined)
+    throw new PublishError(isRepeatable(path) ? 'retryable' : 'unknown', 'TikTok answered with an empty body. Check the account before retrying.');
+  return answer.data;
 }
 
 async function tokenRequest(ctx: NetworkContext, form: Record<string, string | undefined>): Promise<TokenConfig & { scope?: string; openId?: string }> {
