@@ -18,12 +18,17 @@ import { youtube } from './youtube.ts';
 import { tiktok } from './tiktok.ts';
 import { mastodon } from './mastodon.ts';
 import { bluesky } from './bluesky.ts';
+// Wave two: one import per network here, and its name in WAVE_TWO below.
+
+/** Networks added after the first seventeen, each an adapter module of its own. */
+const WAVE_TWO: Provider[] = [];
 
 const providers = new Map<string, Provider>([[webhook.identifier, webhook]]);
 for (const network of [telegram, x, linkedin, linkedinPage, pinterest, reddit]) providers.set(network.identifier, network);
 for (const network of [facebook, instagram, instagramStandalone, threads]) providers.set(network.identifier, network);
 for (const network of [youtube, tiktok, mastodon, bluesky]) providers.set(network.identifier, network);
 for (const network of [discord, slack, nostr]) providers.set(network.identifier, network);
+for (const network of WAVE_TWO) providers.set(network.identifier, network);
 
 export function findProvider(identifier: string): Provider | undefined {
   return providers.get(identifier);

@@ -257,6 +257,8 @@ export interface Provider {
   optionalSettings?: string[];
   /** What the user gives when adding a credentials channel. */
   credentials?: z.ZodObject;
+  /** Said plainly where a person connects a channel: what the network allows (Medium takes no new tokens; Skool has no official API). */
+  connectNote?: string;
   /** Provider-specific post settings, without __type. Required fields apply to non-drafts. */
   settings: z.ZodObject;
   rules: ContentRules;

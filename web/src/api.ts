@@ -132,6 +132,8 @@ export interface Network {
   credentials: JsonSchema | null;
   /** OAuth networks that need something before the person goes there (Mastodon: their server). */
   startOptions: JsonSchema | null;
+  /** What the network allows, said where the person connects (Medium takes no new tokens). */
+  note: string | null;
 }
 
 export interface Session {

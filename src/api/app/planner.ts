@@ -40,6 +40,7 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
         settings: jsonSchema(p.settings),
         credentials: p.credentials ? jsonSchema(p.credentials) : null,
         startOptions: p.oauth?.startOptions ? jsonSchema(p.oauth.startOptions) : null,
+        note: p.connectNote ?? null,
       };
     });
     app.get('/networks', { schema: { hide } }, async () => catalogue);

@@ -115,6 +115,7 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
     return (
       <NetworkForm
         title={t('channels.credentialsFor', { name: chosen.name })}
+        note={chosen.note}
         submitLabel={t('channels.connectWith', { name: chosen.name })}
         error={error}
         onCancel={() => setChosen(undefined)}
@@ -146,6 +147,7 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
     return (
       <NetworkForm
         title={t('channels.credentialsFor', { name: chosen.name })}
+        note={chosen.note}
         submitLabel={t('channels.connect')}
         error={error}
         onCancel={() => setChosen(undefined)}
@@ -200,6 +202,7 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
 /** What a network asks before connecting (credentials, or where to go), with the API's complaints. */
 function NetworkForm({
   title,
+  note,
   submitLabel,
   error,
   onCancel,
@@ -207,6 +210,7 @@ function NetworkForm({
   children,
 }: {
   title: string;
+  note?: string | null;
   submitLabel: string;
   error: unknown;
   onCancel: () => void;
@@ -221,6 +225,7 @@ function NetworkForm({
       }}
     >
       <h3>{title}</h3>
+      {note && <Notice>{note}</Notice>}
       {children}
       <ErrorNote error={error} />
       <div className="row">
