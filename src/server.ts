@@ -18,7 +18,7 @@ import { clientErrorHandler, installErrorHandling, installInputGuard, installJso
 import { connectRoutes } from './api/connect.ts';
 import { registerPublicRoutes } from './api/public-v1/index.ts';
 import { followShortLink } from './domain/shortlinks.ts';
-import { registerUploads } from './media/serve.ts';
+import { registerUploads } from './api/uploads.ts';
 import { registerWebApp } from './api/web-app.ts';
 import { errorBody } from './api/errors.ts';
 import { checkResponsesAgainstSchemas } from './api/response-check.ts';

@@ -4,10 +4,9 @@
  * where the process publishes, its engine looked at the queue recently), else
  * 503 naming what is wrong. GET /api/health stays a liveness check.
  */
-import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../app.ts';
-import { pendingMigrations } from '../db/index.ts';
+import { pendingMigrations, ping } from '../db/index.ts';
 import { deadline } from '../lib/deadline.ts';
 
 /** A store that takes longer than this to answer SELECT 1 is not ready. */
@@ -20,7 +19,7 @@ type Check = 'ok' | 'not running here' | string;
 async function storeCheck(services: Services): Promise<Check> {
   const limit = deadline(STORE_TIMEOUT_MS);
   try {
-    const answer = sql`SELECT 1`.execute(services.store.db);
+    const answer = ping(services.store.db);
     const timedOut = new Promise<never>((_, reject) =>
       limit.signal.addEventListener('abort', () => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)), { once: true }),
     );

@@ -10,6 +10,7 @@ import {
   Migrator,
   PostgresDialect,
   SqliteDialect,
+  sql,
   type Migration,
   type PostgresPool,
   type PostgresPoolClient,
@@ -106,6 +107,11 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
   } finally {
     await admin.end().catch(() => {});
   }
+}
+
+/** Asks the store the smallest question there is: it answers when it is reachable. */
+export async function ping(db: Kysely<Database>): Promise<void> {
+  await sql`SELECT 1`.execute(db);
 }
 
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {

@@ -70,7 +70,7 @@ export interface MediaRow {
   thumbnail_url: string | null;
   created_at: number;
   deleted_at: number | null;
-  /** JSON array of tag names (see MEDIA_TAG in domain/media-tag.ts). */
+  /** JSON array of tag names (see MEDIA_TAG in contract/media.ts). */
   tags: string;
 }
 

@@ -74,6 +74,11 @@ export class Accounts {
     return id;
   }
 
+  /** The account's id and name, as the web application shows it. */
+  async describe(accountId: string): Promise<{ id: string; name: string }> {
+    return this.db.selectFrom('accounts').select(['id', 'name']).where('id', '=', accountId).executeTakeFirstOrThrow();
+  }
+
   /** The first account of the installation, created on first use (the owner). */
   async ownerAccount(): Promise<string> {
     // The owner's own account first: parallel first sign-ups may each have created one before one of them won.

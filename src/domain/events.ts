@@ -8,9 +8,10 @@
 import type { Kysely } from 'kysely';
 import type { ChannelRow, Database, PostRow } from '../db/schema.ts';
 import { iso } from '../lib/time.ts';
-import type { WebhookEvent, Webhooks } from './webhooks.ts';
+import type { WebhookEvent } from '../contract/webhooks.ts';
+import type { Webhooks } from './webhooks.ts';
 
-export type { WebhookEvent } from './webhooks.ts';
+export type { WebhookEvent } from '../contract/webhooks.ts';
 
 export interface AccountEvent {
   type: WebhookEvent;

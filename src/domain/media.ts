@@ -296,7 +296,7 @@ export class Media implements MediaLookup {
     tag?: string,
   ): Promise<{ media: MediaRow[]; total: number; page: number; limit: number; hasMore: boolean }> {
     let live = this.db.selectFrom('media').where('account_id', '=', accountId).where('deleted_at', 'is', null);
-    // tags is JSON text of names that MEDIA_TAG (media-tag.ts) allows: no quote, %, _ or backslash to escape.
+    // tags is JSON text of names that MEDIA_TAG (contract/media.ts) allows: no quote, %, _ or backslash to escape.
     if (tag !== undefined) live = live.where('tags', 'like', `%${JSON.stringify(tag)}%`);
     const [rows, count] = await Promise.all([
       live

@@ -5,7 +5,7 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { ChannelRow, Database, PostRow, PostState } from '../db/schema.ts';
-import type { CreatePostsBody, PostSummary } from '../api/public-v1/schemas.ts';
+import type { CreatePostsBody, PostSummary } from '../contract/index.ts';
 import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';
 import type { Dialect } from '../db/index.ts';

@@ -1,6 +1,8 @@
 /** Short links served by Herald itself at {public_url}/s/{code}, with a click count. */
 import type { Kysely } from 'kysely';
 import type { Database, ShortLinkRow } from '../db/schema.ts';
+import { iso } from '../lib/time.ts';
+import { notFound } from './errors.ts';
 import { shortCode } from '../lib/ids.ts';
 
 const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'\]]+/gi;
@@ -55,11 +57,14 @@ export async function followShortLink(db: Kysely<Database>, code: string, countC
   return row?.url;
 }
 
+/** Where one of the account's short links points and how often it was followed (404 when it has no such link). */
 export async function shortLinkStats(db: Kysely<Database>, accountId: string, code: string) {
-  return db
+  const link = await db
     .selectFrom('short_links')
     .select(['code', 'url', 'clicks', 'created_at'])
     .where('account_id', '=', accountId)
     .where('code', '=', code)
     .executeTakeFirst();
+  if (!link) throw notFound('Short link', code);
+  return { code: link.code, url: link.url, clicks: link.clicks, createdAt: iso(link.created_at) };
 }

@@ -14,11 +14,9 @@ import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
 import type { SecretBox } from '../lib/secrets.ts';
 import { iso } from '../lib/time.ts';
 import { newWebhookSecret } from '../lib/webhook-signature.ts';
+import type { WebhookEvent } from '../contract/webhooks.ts';
 import { conflict, invalidField, notFound } from './errors.ts';
 
-/** The events an endpoint can subscribe to. */
-export const WEBHOOK_EVENTS = ['post.created', 'post.updated', 'post.deleted', 'post.published', 'post.failed', 'channel.needs_reconnect'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 /** Sent only on request (POST /webhooks/{id}/test), whatever the subscription. */
 export const PING_EVENT = 'ping';
 

@@ -3,7 +3,7 @@
  * schemas the server validates with, so the two cannot drift apart.
  */
 import type { z } from 'zod';
-import type * as schemas from '../api/public-v1/schemas.ts';
+import type * as schemas from '../contract/index.ts';
 
 /** A connected channel (GET /integrations). */
 export type Integration = z.output<typeof schemas.integration>;
@@ -26,66 +26,21 @@ export type CreateIntegrationInput = z.input<typeof schemas.createIntegrationBod
 /** Body of PATCH /integrations/{id}. */
 export type UpdateIntegrationInput = z.input<typeof schemas.updateIntegrationBody>;
 
-export interface CreatedPost {
-  postId: string;
-  integration: string;
-}
-export interface DeletedPost {
-  deleted: boolean;
-  id: string;
-  group: string;
-}
-export interface DeletedGroup {
-  deleted: boolean;
-  group: string;
-  ids: string[];
-}
-export interface Customer {
-  id: string;
-  name: string;
-}
-export interface NotificationsPage {
-  notifications: { id: string; content: string; link: string | null; createdAt: string }[];
-  total: number;
-  page: number;
-  limit: number;
-  hasMore: boolean;
-}
+/** One entry of POST /posts' answer: the post made on one channel. */
+export type CreatedPost = z.output<typeof schemas.createdPosts>[number];
+/** DELETE /posts/{id}. */
+export type DeletedPost = z.output<typeof schemas.deletedPost>;
+/** DELETE /posts/group/{group}. */
+export type DeletedGroup = z.output<typeof schemas.deletedGroup>;
+/** A customer (GET /groups). */
+export type Customer = z.output<typeof schemas.customer>;
+/** GET /notifications. */
+export type NotificationsPage = z.output<typeof schemas.notificationsPage>;
 /** A webhook of the account (/webhooks): Herald POSTs signed events about its posts and channels to `url`. */
-export interface Webhook {
-  id: string;
-  name: string | null;
-  url: string;
-  events: string[];
-  disabled: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-export interface CreateWebhookInput {
-  url: string;
-  /** post.created, post.updated, post.deleted, post.published, post.failed, channel.needs_reconnect */
-  events: string[];
-  name?: string;
-}
-export interface WebhookDelivery {
-  id: string;
-  webhookId: string;
-  /** The webhook-id header: the same on every retry and redelivery. */
-  messageId: string;
-  event: string;
-  state: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
-  payload: { type: string; timestamp: string; data: Record<string, unknown> };
-  attemptLog: { at: string; status: number | null; error: string | null }[];
-}
-export interface WebhookDeliveriesPage {
-  deliveries: WebhookDelivery[];
-  page: number;
-  limit: number;
-  hasMore: boolean;
-}
+export type Webhook = z.output<typeof schemas.webhook>;
+/** Body of POST /webhooks. */
+export type CreateWebhookInput = z.input<typeof schemas.createWebhookBody>;
+/** One delivery of an event to a webhook, with every attempt. */
+export type WebhookDelivery = z.output<typeof schemas.webhookDelivery>;
+/** GET /webhooks/{id}/deliveries. */
+export type WebhookDeliveriesPage = z.output<typeof schemas.deliveriesPage>;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { wholeNumber } from '../../src/api/public-v1/schemas.ts';
+import { wholeNumber } from '../../src/contract/index.ts';
 
 describe('wholeNumber (delay, page, limit)', () => {
   const minutes = wholeNumber(0, 100);

@@ -4,7 +4,7 @@
  * words them (with the fields they concern).
  */
 import type { z } from 'zod';
-import type { integration, mediaObject, postDetail, postSummary } from '../../src/api/public-v1/schemas.ts';
+import type { integration, mediaObject, postDetail, postSummary } from '../../src/contract/index.ts';
 import { t } from './i18n.ts';
 
 export interface FieldProblem {

@@ -25,7 +25,7 @@ export const password = z.string().min(10, 'must be at least 10 characters').max
 
 /** What the web UI needs to know about the signed-in person. */
 export async function sessionView(services: Services, user: Parameters<typeof userView>[0], token: string) {
-  const account = await services.store.db.selectFrom('accounts').select(['id', 'name']).where('id', '=', user.account_id).executeTakeFirstOrThrow();
+  const account = await services.accounts.describe(user.account_id);
   return {
     user: userView(user),
     account,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
-import { idParam } from '../public-v1/schemas.ts';
+import { idParam } from '../../contract/index.ts';
 
 const name = z.string().trim().min(1).max(200);
 

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
-import { idParam } from '../public-v1/schemas.ts';
+import { idParam } from '../../contract/index.ts';
 import { MAX_TOKEN_TTL_SECONDS } from '../../domain/oauth.ts';
 import { requirePermission } from '../../domain/people.ts';
 

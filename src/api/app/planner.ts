@@ -11,8 +11,8 @@ import type { Services } from '../../app.ts';
 import { allProviders } from '../../providers/index.ts';
 import { networkSettings } from '../../providers/network-settings.ts';
 import { mediaView } from '../../domain/media.ts';
-import { WEBHOOK_EVENTS } from '../../domain/webhooks.ts';
-import { idParam, isoInstant, mediaTag } from '../public-v1/schemas.ts';
+import { WEBHOOK_EVENTS } from '../../contract/webhooks.ts';
+import { idParam, isoInstant, mediaTag } from '../../contract/index.ts';
 import { sessionPrincipal } from './public-api.ts';
 
 export function plannerRoutes(services: Services): FastifyPluginAsyncZod {

@@ -46,7 +46,7 @@ export function authorizePages(services: Services): FastifyPluginAsync {
       const signedIn = await currentUser(request, people);
       if (!signedIn) return reply.redirect(loginUrl(request.url), 302);
       const { request: ask } = check;
-      const account = await services.store.db.selectFrom('accounts').select('name').where('id', '=', signedIn.user.account_id).executeTakeFirstOrThrow();
+      const account = await services.accounts.describe(signedIn.user.account_id);
       const wants =
         ask.scopes === null
           ? '<li>full access to the account: posts, media, channels, customers and settings reachable through the API</li>'

@@ -8,10 +8,10 @@ import { iso } from '../../lib/time.ts';
 import type { Services } from '../../app.ts';
 import { sendJsonText } from '../json-text.ts';
 import { requireScope } from '../auth.ts';
-import { createIntegrationBody, errorBody as errorSchema, idParam, integration, updateIntegrationBody } from './schemas.ts';
+import { analytics, analyticsQuery, createIntegrationBody, idParam, integration, network, updateIntegrationBody } from '../../contract/index.ts';
+import { routeErrors } from './route-errors.ts';
 
 const tags = ['integrations'];
-const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema };
 
 function rulesText(p: ReturnType<typeof allProviders>[number]): string {
   const r = p.rules;
@@ -26,7 +26,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'List connected channels',
         querystring: z.object({ group: z.string().max(200).optional() }),
-        response: { 200: z.array(integration), ...errors },
+        response: { 200: z.array(integration), ...routeErrors() },
       },
       handler: async (request, reply) => sendJsonText(reply, await channels.listJson(request.principal.accountId, request.query.group)),
     });
@@ -38,7 +38,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         description:
           'Channels of OAuth networks are connected through GET /social/{provider}. The answer includes secrets (e.g. the webhook signing secret) once.',
         body: createIntegrationBody,
-        response: { 201: integration.extend({ secrets: z.record(z.string(), z.string()).optional() }), ...errors },
+        response: { 201: integration.extend({ secrets: z.record(z.string(), z.string()).optional() }), ...routeErrors(404) },
       },
       handler: async (request, reply) => {
         const { channel, revealOnce } = await channels.addWithCredentials(request.principal.accountId, request.body);
@@ -52,7 +52,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         summary: "Change a channel's name, time zone, posting times, customer or disabled flag",
         params: idParam,
         body: updateIntegrationBody,
-        response: { 200: integration, ...errors },
+        response: { 200: integration, ...routeErrors(404) },
       },
       handler: async (request) => channels.update(request.principal.accountId, request.params.id, request.body),
     });
@@ -62,7 +62,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Remove a channel and its pending posts',
         params: idParam,
-        response: { 200: z.object({ deleted: z.boolean(), id: z.string() }), ...errors },
+        response: { 200: z.object({ deleted: z.boolean(), id: z.string() }), ...routeErrors(404) },
       },
       handler: async (request) => {
         await channels.remove(request.principal.accountId, request.params.id);
@@ -71,7 +71,12 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
     });
 
     app.get('/find-slot/:id', {
-      schema: { tags, summary: "The channel's next free posting time", params: idParam, response: { 200: z.object({ date: z.string() }), ...errors } },
+      schema: {
+        tags,
+        summary: "The channel's next free posting time",
+        params: idParam,
+        response: { 200: z.object({ date: z.string() }), ...routeErrors(404) },
+      },
       handler: async (request) => ({ date: iso(await channels.findSlot(request.principal.accountId, request.params.id)) }),
     });
 
@@ -89,7 +94,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
               tools: z.array(z.object({ methodName: z.string(), description: z.string() })),
             }),
           }),
-          ...errors,
+          ...routeErrors(404),
         },
       },
       handler: async (request) => {
@@ -111,7 +116,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         summary: 'Run a helper tool of the channel (list boards, channels...)',
         params: idParam,
         body: z.object({ methodName: z.string().min(1).max(100), data: z.unknown().optional() }),
-        response: { 200: z.object({ output: z.unknown() }), ...errors },
+        response: { 200: z.object({ output: z.unknown() }), ...routeErrors(404) },
       },
       handler: async (request) => {
         const row = await channels.row(request.principal.accountId, request.params.id);
@@ -142,7 +147,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
           'Send the user to `url`. The network sends them back to Herald, which stores the channel (and asks which account when there are several). Extra query parameters go to the network (e.g. `instance` for Mastodon).',
         params: z.object({ provider: z.string().min(1).max(50) }),
         querystring: z.record(z.string(), z.string().max(500)),
-        response: { 200: z.object({ url: z.string() }), ...errors },
+        response: { 200: z.object({ url: z.string() }), ...routeErrors(404) },
       },
       handler: async (request) => {
         const { refresh: _refresh, ...options } = request.query;
@@ -155,10 +160,8 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'The networks this server can publish to, and whether each is configured',
         response: {
-          200: z.array(
-            z.object({ identifier: z.string(), name: z.string(), auth: z.string(), configured: z.boolean(), missing: z.array(z.string()), rules: z.string() }),
-          ),
-          ...errors,
+          200: z.array(network),
+          ...routeErrors(),
         },
       },
       handler: async () =>
@@ -168,18 +171,13 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         }),
     });
 
-    const analyticsAnswer = z.array(
-      z.object({ label: z.string(), data: z.array(z.object({ total: z.number(), date: z.string() })), percentageChange: z.number() }),
-    );
-    const days = z.object({ date: z.coerce.number().int().min(1).max(365).default(7).describe('Days to look back (1-365, 7 when left out)') });
-
     app.get('/analytics/:id', {
       schema: {
         tags: ['analytics'],
         summary: 'Channel analytics for the last `date` days',
         params: idParam,
-        querystring: days,
-        response: { 200: analyticsAnswer, ...errors, 409: errorSchema, 502: errorSchema },
+        querystring: analyticsQuery,
+        response: { 200: analytics, ...routeErrors(404, 409, 502) },
       },
       handler: async (request) => services.reads.channelAnalytics(request.principal.accountId, request.params.id, request.query.date),
     });
@@ -189,8 +187,8 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         tags: ['analytics'],
         summary: 'Analytics of one published post',
         params: idParam,
-        querystring: days,
-        response: { 200: analyticsAnswer, ...errors, 409: errorSchema, 502: errorSchema },
+        querystring: analyticsQuery,
+        response: { 200: analytics, ...routeErrors(404, 409, 502) },
       },
       handler: async (request) => services.reads.postAnalytics(request.principal.accountId, request.params.id, request.query.date),
     });

@@ -7,10 +7,10 @@ import { describeBytes, MEDIA_PAGE_SIZE, mediaView, uploadFingerprint } from '..
 import { OutboundRefused } from '../../lib/outbound.ts';
 import { idempotencyKey, idempotent, jsonBodyHash } from '../idempotent.ts';
 import type { Services } from '../../app.ts';
-import { errorBody as errorSchema, mediaObject, mediaTag } from './schemas.ts';
+import { mediaObject, mediaPage, mediaTag, pageQuery } from '../../contract/index.ts';
+import { routeErrors } from './route-errors.ts';
 
 const tags = ['media'];
-const errors = { 400: errorSchema, 401: errorSchema, 413: errorSchema, 415: errorSchema };
 /** After refusing an upload, how long the client may take to read the answer before the connection is dropped. */
 const CUT_OFF_GRACE_MS = 2_000;
 
@@ -24,7 +24,7 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         summary: 'Upload a file (multipart/form-data, one part named "file")',
         description: `The type is read from the bytes, not from the name: JPEG, PNG, GIF, WebP, AVIF, BMP, TIFF (at most ${describeBytes(config.maxImageBytes)}), MP4, MOV, WebM (at most ${describeBytes(config.maxVideoBytes)}). Accepts an Idempotency-Key header.`,
         consumes: ['multipart/form-data'],
-        response: { 201: mediaObject, ...errors },
+        response: { 201: mediaObject, ...routeErrors(413, 415) },
       },
       handler: async (request, reply) => {
         try {
@@ -80,7 +80,7 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         description:
           'Private, loopback, link-local, CGNAT, multicast and metadata addresses are refused, also after redirects and DNS. The same types and size caps as /upload apply. Accepts an Idempotency-Key header.',
         body: z.object({ url: z.string().min(1).max(2048) }),
-        response: { 201: mediaObject, ...errors },
+        response: { 201: mediaObject, ...routeErrors(413, 415) },
       },
       handler: async (request, reply) => {
         const hash = jsonBodyHash(request);
@@ -128,13 +128,13 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'The media library: files uploaded by this account, newest first (page counts from 0)',
         querystring: z.object({
-          page: z.coerce.number().int().min(0).max(100_000).optional().default(0),
+          page: pageQuery.shape.page,
           limit: z.coerce.number().int().min(1).max(200).optional().default(MEDIA_PAGE_SIZE),
           tag: mediaTag.optional().describe('Only files with this tag'),
         }),
         response: {
-          200: z.object({ media: z.array(mediaObject), total: z.number(), page: z.number(), limit: z.number(), hasMore: z.boolean() }),
-          ...errors,
+          200: mediaPage,
+          ...routeErrors(),
         },
       },
       handler: async (request) => {
@@ -148,7 +148,7 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Delete a file, its thumbnail and converted copies; refused (409) while a scheduled post uses it',
         params: z.object({ id: z.string().min(1).max(200) }),
-        response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), 404: errorSchema, 409: errorSchema, ...errors },
+        response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...routeErrors(404, 409) },
       },
       handler: async (request) => {
         const removed = await media.remove(request.principal.accountId, request.params.id);

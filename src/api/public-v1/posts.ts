@@ -4,10 +4,20 @@ import { limitHeaders } from '../../domain/rate-limit.ts';
 import { idempotent, jsonBodyHash } from '../idempotent.ts';
 import { sendJsonText } from '../json-text.ts';
 import type { Services } from '../../app.ts';
-import { createPostsBody, errorBody as errorSchema, idParam, listPostsQuery, postDetail, postSummary } from './schemas.ts';
+import {
+  createdPosts,
+  createPostsBody,
+  deletedGroup,
+  deletedPost,
+  idParam,
+  listPostsQuery,
+  postDetail,
+  postSummary,
+  recentPost,
+} from '../../contract/index.ts';
+import { routeErrors } from './route-errors.ts';
 
 const tags = ['posts'];
-const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema };
 
 export function postsRoutes(services: Services): FastifyPluginAsyncZod {
   const { posts, rateLimiter, config } = services;
@@ -17,7 +27,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'List posts (first items of threads) in a date range',
         querystring: listPostsQuery,
-        response: { 200: z.object({ posts: z.array(postSummary) }), ...errors },
+        response: { 200: z.object({ posts: z.array(postSummary) }), ...routeErrors() },
       },
       // The database builds the list's JSON (see Posts.listJson): sent as it comes, not parsed and serialised again.
       handler: async (request, reply) => {
@@ -33,7 +43,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         summary: 'Create, schedule, publish now or update posts on one or more channels',
         description: `Limited to ${config.postsPerHour} requests per hour per account; send several channels in one call. Accepts an Idempotency-Key header.`,
         body: createPostsBody,
-        response: { 201: z.array(z.object({ postId: z.string(), integration: z.string() })), ...errors, 429: errorSchema },
+        response: { 201: createdPosts, ...routeErrors(404) },
       },
       handler: async (request, reply) => {
         const { accountId } = request.principal;
@@ -53,7 +63,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'One post with its whole thread, per-item state, errors and attempts',
         params: idParam,
-        response: { 200: postDetail, ...errors },
+        response: { 200: postDetail, ...routeErrors(404) },
       },
       handler: async (request) => posts.detail(request.principal.accountId, request.params.id),
     });
@@ -63,7 +73,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: "Delete a post's group (the post and its thread)",
         params: idParam,
-        response: { 200: z.object({ deleted: z.boolean(), id: z.string(), group: z.string() }), ...errors },
+        response: { 200: deletedPost, ...routeErrors(404) },
       },
       handler: async (request) => ({ deleted: true, ...(await posts.deletePost(request.principal.accountId, request.params.id)) }),
     });
@@ -73,7 +83,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Delete a whole group',
         params: z.object({ group: z.string().min(1).max(200) }),
-        response: { 200: z.object({ deleted: z.boolean(), group: z.string(), ids: z.array(z.string()) }), ...errors },
+        response: { 200: deletedGroup, ...routeErrors(404) },
       },
       handler: async (request) => ({
         deleted: true,
@@ -88,7 +98,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         summary: 'Move a post between DRAFT and QUEUE',
         params: idParam,
         body: z.object({ status: z.enum(['draft', 'schedule']) }),
-        response: { 200: z.object({ id: z.string(), state: z.string() }), ...errors },
+        response: { 200: z.object({ id: z.string(), state: z.string() }), ...routeErrors(404) },
       },
       handler: async (request) => ({
         id: request.params.id,
@@ -102,7 +112,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         summary: 'Merge provider settings into a post not yet published',
         params: idParam,
         body: z.object({ settings: z.record(z.string(), z.unknown()) }),
-        response: { 200: z.object({ id: z.string(), settings: z.record(z.string(), z.unknown()) }), ...errors },
+        response: { 200: z.object({ id: z.string(), settings: z.record(z.string(), z.unknown()) }), ...routeErrors(404) },
       },
       handler: async (request) => ({
         id: request.params.id,
@@ -116,7 +126,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         summary: "Attach the network's id to a post published by hand",
         params: idParam,
         body: z.object({ releaseId: z.string().min(1).max(500) }),
-        response: { 200: z.object({ id: z.string(), releaseId: z.string(), state: z.string() }), ...errors },
+        response: { 200: z.object({ id: z.string(), releaseId: z.string(), state: z.string() }), ...routeErrors(404) },
       },
       handler: async (request) => posts.attachReleaseId(request.principal.accountId, request.params.id, request.body.releaseId),
     });
@@ -127,10 +137,8 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         summary: "Recent network posts that could be this post's release (for networks that list them; [] for others)",
         params: idParam,
         response: {
-          200: z.array(z.object({ id: z.string(), url: z.string(), text: z.string().optional(), at: z.string().optional() })),
-          ...errors,
-          409: errorSchema,
-          502: errorSchema,
+          200: z.array(recentPost),
+          ...routeErrors(404, 409, 502),
         },
       },
       handler: async (request) =>
@@ -145,7 +153,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Put the failed items of a post back in the queue, due now',
         params: idParam,
-        response: { 200: postDetail, ...errors, 409: errorSchema },
+        response: { 200: postDetail, ...routeErrors(404, 409) },
       },
       handler: async (request) => posts.retry(request.principal.accountId, request.params.id),
     });

@@ -2,47 +2,10 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
-import { WEBHOOK_EVENTS } from '../../domain/webhooks.ts';
-import { errorBody as errorSchema, idParam } from './schemas.ts';
+import { createdWebhook, createWebhookBody, deliveriesPage, idParam, pageQuery, updateWebhookBody, webhook, webhookDelivery } from '../../contract/index.ts';
+import { routeErrors } from './route-errors.ts';
 
 const tags = ['webhooks'];
-const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema };
-
-const webhookUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .max(2048)
-  .describe('Where events are POSTed; must be a public address');
-const events = z
-  .array(z.enum(WEBHOOK_EVENTS))
-  .min(1)
-  .max(WEBHOOK_EVENTS.length * 2)
-  .describe(`Events to receive: ${WEBHOOK_EVENTS.join(', ')}`);
-
-const webhook = z.object({
-  id: z.string(),
-  name: z.string().nullable(),
-  url: z.string(),
-  events: z.array(z.enum(WEBHOOK_EVENTS)),
-  disabled: z.boolean(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
-
-const delivery = z.object({
-  id: z.string(),
-  webhookId: z.string(),
-  messageId: z.string().describe('The webhook-id header; the same on every retry and redelivery'),
-  event: z.string(),
-  state: z.enum(['pending', 'delivered', 'failed']),
-  attempts: z.number(),
-  nextAttemptAt: z.string().nullable(),
-  lastStatus: z.number().nullable(),
-  lastError: z.string().nullable(),
-  createdAt: z.string(),
-  deliveredAt: z.string().nullable(),
-  payload: z.object({ type: z.string(), timestamp: z.string(), data: z.record(z.string(), z.unknown()) }),
-  attemptLog: z.array(z.object({ at: z.string(), status: z.number().nullable(), error: z.string().nullable() })),
-});
 
 const deliveryParams = z.object({ id: z.string().min(1).max(200), deliveryId: z.string().min(1).max(200) });
 
@@ -50,7 +13,7 @@ export function webhooksRoutes(services: Services): FastifyPluginAsyncZod {
   const { webhooks } = services;
   return async (app) => {
     app.get('/webhooks', {
-      schema: { tags, summary: "The account's webhooks", response: { 200: z.array(webhook), ...errors } },
+      schema: { tags, summary: "The account's webhooks", response: { 200: z.array(webhook), ...routeErrors() } },
       handler: async (request) => webhooks.list(request.principal.accountId),
     });
 
@@ -59,8 +22,8 @@ export function webhooksRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Register a webhook',
         description: 'The answer contains the signing secret (whsec_...) once; it cannot be read again.',
-        body: z.object({ url: webhookUrl, events, name: z.string().trim().min(1).max(200).optional() }),
-        response: { 201: webhook.extend({ secret: z.string() }), ...errors },
+        body: createWebhookBody,
+        response: { 201: createdWebhook, ...routeErrors() },
       },
       handler: async (request, reply) => {
         const { webhook: created, secret } = await webhooks.create(request.principal.accountId, request.body);
@@ -73,13 +36,8 @@ export function webhooksRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: "Change a webhook's URL, events, name or disabled flag",
         params: idParam,
-        body: z.object({
-          url: webhookUrl.optional(),
-          events: events.optional(),
-          name: z.string().trim().min(1).max(200).nullable().optional(),
-          disabled: z.boolean().optional(),
-        }),
-        response: { 200: webhook, ...errors },
+        body: updateWebhookBody,
+        response: { 200: webhook, ...routeErrors(404) },
       },
       handler: async (request) => webhooks.update(request.principal.accountId, request.params.id, request.body),
     });
@@ -89,7 +47,7 @@ export function webhooksRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Remove a webhook; its pending deliveries are failed',
         params: idParam,
-        response: { 200: z.object({ deleted: z.boolean(), id: z.string() }), ...errors },
+        response: { 200: z.object({ deleted: z.boolean(), id: z.string() }), ...routeErrors(404) },
       },
       handler: async (request) => {
         await webhooks.remove(request.principal.accountId, request.params.id);
@@ -102,8 +60,8 @@ export function webhooksRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Deliveries to a webhook, newest first, with every attempt (page counts from 0)',
         params: idParam,
-        querystring: z.object({ page: z.coerce.number().int().min(0).max(100_000).optional().default(0) }),
-        response: { 200: z.object({ deliveries: z.array(delivery), page: z.number(), limit: z.number(), hasMore: z.boolean() }), ...errors },
+        querystring: pageQuery,
+        response: { 200: deliveriesPage, ...routeErrors(404) },
       },
       handler: async (request) => webhooks.deliveries(request.principal.accountId, request.params.id, request.query.page),
     });
@@ -113,7 +71,7 @@ export function webhooksRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Send a recorded event again (same webhook-id and body) as a new delivery',
         params: deliveryParams,
-        response: { 202: delivery, ...errors, 409: errorSchema },
+        response: { 202: webhookDelivery, ...routeErrors(404, 409) },
       },
       handler: async (request, reply) =>
         reply.code(202).send(await webhooks.redeliver(request.principal.accountId, request.params.id, request.params.deliveryId)),
@@ -124,7 +82,7 @@ export function webhooksRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Send a ping event to the webhook; follow it in the deliveries list',
         params: idParam,
-        response: { 202: delivery, ...errors, 409: errorSchema },
+        response: { 202: webhookDelivery, ...routeErrors(404, 409) },
       },
       handler: async (request, reply) => reply.code(202).send(await webhooks.ping(request.principal.accountId, request.params.id)),
     });

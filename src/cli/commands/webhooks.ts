@@ -1,11 +1,16 @@
 /** The account's webhooks (/webhooks): Herald POSTs signed events about posts and channels to a URL. */
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../../contract/webhooks.ts';
 import type { WebhookDelivery } from '../../sdk/index.ts';
 import type { Command } from '../command.ts';
 import { list, positional, str, UsageError } from '../command.ts';
 import { localDate, table, type Styles } from '../output.ts';
 import { clientFor, requireSession } from '../session.ts';
 
-const EVENTS = 'post.created, post.updated, post.deleted, post.published, post.failed, channel.needs_reconnect';
+const EVENTS = WEBHOOK_EVENTS.join(', ');
+
+function isEvent(name: string): name is WebhookEvent {
+  return (WEBHOOK_EVENTS as readonly string[]).includes(name);
+}
 
 const listWebhooks: Command = {
   name: 'webhooks list',
@@ -51,8 +56,10 @@ Example:
     const events = list(invocation, 'event');
     if (!url) throw new UsageError('give the --url to call');
     if (events.length === 0) throw new UsageError(`give at least one --event (${EVENTS})`);
+    const unknown = events.filter((e) => !isEvent(e));
+    if (unknown.length > 0) throw new UsageError(`unknown --event ${unknown.join(', ')} (the events are ${EVENTS})`);
     const hook = await clientFor(requireSession(invocation.config)).createWebhook(
-      { url, events, name: str(invocation, 'name') },
+      { url, events: events.filter(isEvent), name: str(invocation, 'name') },
       { idempotencyKey: str(invocation, 'idempotency-key') },
     );
     invocation.out.result(hook, (h) =>

@@ -8,9 +8,9 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
-import { errorBody } from '../api/errors.ts';
-import { IMMUTABLE_CACHE } from './s3-storage.ts';
-import { checkKey, typeOfKey, type ByteRange, type MediaStorage } from './storage.ts';
+import { errorBody } from './errors.ts';
+import { IMMUTABLE_CACHE } from '../media/s3-storage.ts';
+import { checkKey, typeOfKey, type ByteRange, type MediaStorage } from '../media/storage.ts';
 
 export async function registerUploads(app: FastifyInstance, config: Config, storage: MediaStorage): Promise<void> {
   // A bucket with its own public address (HERALD_S3_PUBLIC_URL) serves the files itself.

@@ -1,0 +1,7 @@
+/** The public API's contract: every request and response schema, in one place the API, the domain and the SDK share. */
+export * from './common.ts';
+export * from './media.ts';
+export * from './posts.ts';
+export * from './channels.ts';
+export * from './webhooks.ts';
+export * from './account.ts';
