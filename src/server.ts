@@ -18,6 +18,7 @@ import { clientErrorHandler, installErrorHandling, installInputGuard, installJso
 import { connectRoutes } from './api/connect.ts';
 import { registerPublicRoutes } from './api/public-v1/index.ts';
 import { followShortLink } from './domain/shortlinks.ts';
+import { errorCodeTable } from './domain/error-codes.ts';
 import { registerUploads } from './api/uploads.ts';
 import { registerWebApp } from './api/web-app.ts';
 import { errorBody } from './api/errors.ts';
@@ -70,8 +71,11 @@ export async function buildServer(
       info: {
         title: 'Herald public API',
         version: '1.0.0',
-        description:
+        description: [
           'Schedule and publish posts to many networks. Authenticate with the header `Authorization: YOUR_API_KEY` (an API key or an OAuth access token).',
+          'Every error answer has one shape, `{statusCode, error, message, msg, code, errors: [{path, message}]}`; `code` is one of these:',
+          errorCodeTable(),
+        ].join('\n\n'),
       },
       // "Try it out" calls the server the page was opened on; the public address is listed for clients elsewhere.
       servers: [

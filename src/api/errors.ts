@@ -7,9 +7,10 @@ import http from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ApiError, type FieldProblem } from '../domain/errors.ts';
+import type { ErrorCode } from '../domain/error-codes.ts';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 
-export function errorBody(statusCode: number, code: string, message: string, errors: FieldProblem[] = []) {
+export function errorBody(statusCode: number, code: ErrorCode, message: string, errors: FieldProblem[] = []) {
   return { statusCode, error: http.STATUS_CODES[statusCode] ?? 'Error', message, msg: message, code, errors };
 }
 
@@ -20,8 +21,16 @@ export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
     .send(errorBody(err.statusCode, err.code, err.message, err.errors));
 }
 
+/** The code of a failed schema validation, by the part of the request that failed it. */
+const VALIDATION_CODES: Record<string, ErrorCode> = {
+  body: 'invalid_body',
+  querystring: 'invalid_query',
+  params: 'invalid_params',
+  headers: 'invalid_headers',
+};
+
 /** Fastify's own 4xx errors, by code: the name we give them and the part of the request at fault. */
-const FASTIFY_CODES: Record<string, { code: string; path: string; rule: string }> = {
+const FASTIFY_CODES: Record<string, { code: ErrorCode; path: string; rule: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     code: 'unsupported_content_type',
     path: 'headers.content-type',
@@ -64,9 +73,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       const problems = validationProblems(err as never);
       const where = (err as { validationContext?: string }).validationContext ?? 'body';
       const message = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
-      return reply
-        .code(400)
-        .send(errorBody(400, where === 'body' ? 'invalid_body' : `invalid_${where === 'querystring' ? 'query' : where}`, message, problems));
+      return reply.code(400).send(errorBody(400, VALIDATION_CODES[where] ?? 'invalid_body', message, problems));
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendFrameworkError(reply, err);
@@ -166,7 +173,7 @@ export function installInputGuard(app: FastifyInstance): void {
 }
 
 /** Socket-level failures by Node's error code: status, our code and the rule broken. */
-const CLIENT_ERRORS: Record<string, [status: number, code: string, message: string]> = {
+const CLIENT_ERRORS: Record<string, [status: number, code: ErrorCode, message: string]> = {
   HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'headers: are larger than this server accepts'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'the request took too long to arrive'],
 };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { startHerald, type TestHerald } from '../helpers/herald.ts';
+import { ERROR_CODES } from '../../src/domain/error-codes.ts';
 
 const PREFIX = '/api/public/v1';
 
@@ -91,6 +92,20 @@ describe('OpenAPI document and docs UI', () => {
     for (const route of contract) {
       const [method, path] = route.split(' ');
       assert.ok(doc.paths[PREFIX + path]?.[method.toLowerCase()], `${route} is documented`);
+    }
+  });
+
+  it('documents on every route the errors any request can meet, and what each error code means', () => {
+    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+      if (!path.startsWith(PREFIX)) continue;
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const status of ['400', '401', '403', '429', '503']) {
+          assert.ok(operation.responses[status], `${method.toUpperCase()} ${path} documents ${status}`);
+        }
+      }
+    }
+    for (const [code, { status }] of Object.entries(ERROR_CODES)) {
+      assert.ok(doc.info.description.includes(`| \`${code}\` | ${status} |`), `the description lists ${code}`);
     }
   });
 
