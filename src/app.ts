@@ -34,6 +34,8 @@ import { networkContext } from './providers/network-settings.ts';
 import { announceDue } from './scheduler/due-signal.ts';
 import { inBackground } from './lib/background.ts';
 import { setLogLevel } from './lib/log.ts';
+import { Metrics } from './lib/metrics.ts';
+import { queueFigures } from './scheduler/claim.ts';
 import type { NetworkContext, Provider } from './providers/types.ts';
 
 export interface Services {
@@ -67,6 +69,8 @@ export interface Services {
   network: (provider: Provider, signal?: AbortSignal) => NetworkContext;
   /** Tells the local engine that work is due at `at`; the engine replaces this no-op when it runs here. */
   wake: (at: number) => void;
+  /** What this process counts, for Prometheus (GET /api/metrics, HERALD_METRICS_PORT). */
+  metrics: Metrics;
   /** When this process's engine last looked at the queue, and how often it looks; the engine sets it when it runs here. */
   engineLooked?: () => { at: number; everyMs: number };
   close(): Promise<void>;
@@ -114,6 +118,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     progress: new PublishProgress(store.db),
     reads: new NetworkReads(store.db, channels, posts, network, tokenKeeper),
     rateLimiter: new RateLimiter(store.db),
+    metrics: new Metrics(() => queueFigures(store)),
     notifications: new Notifications(store.db),
     webhooks,
     events,

@@ -59,6 +59,11 @@ export interface Config {
   /** HERALD_SHUTDOWN_SECONDS: how long a stopping process lets publishes already sent finish. */
   shutdownMs: number;
   logLevel: string;
+  /** HERALD_METRICS_TOKEN: GET /api/metrics answers to `Authorization: Bearer` this token; without it, that route does not exist. */
+  metricsToken?: string;
+  /** HERALD_METRICS_PORT: a listener of its own for GET /metrics (workers have no other), on HERALD_METRICS_HOST (127.0.0.1). */
+  metricsPort?: number;
+  metricsHost: string;
   /**
    * Every HERALD_* variable as given: networks read their app credentials and
    * base URLs from here by name (HERALD_X_API_KEY, HERALD_BLUESKY_SERVICE_URL...),
@@ -116,6 +121,13 @@ export function trustedProxies(env: Env): TrustedProxies {
       throw new Error(`HERALD_TRUST_PROXY: "${part}" is not an address, a CIDR range or one of loopback, linklocal, uniquelocal`);
     }
   }
+  return value;
+}
+
+/** A metrics token short enough to guess would make the metrics public in all but name. */
+function metricsToken(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (value.length < 16) throw new Error('HERALD_METRICS_TOKEN must be at least 16 characters (e.g. openssl rand -hex 24)');
   return value;
 }
 
@@ -192,6 +204,9 @@ export function loadConfig(env: Env = process.env): Config {
     leaseMs: int(env, 'HERALD_LEASE_SECONDS', 120, 2) * 1000,
     shutdownMs: int(env, 'HERALD_SHUTDOWN_SECONDS', 20, 0) * 1000,
     logLevel: env.HERALD_LOG_LEVEL || 'info',
+    metricsToken: metricsToken(env.HERALD_METRICS_TOKEN),
+    metricsPort: env.HERALD_METRICS_PORT ? int(env, 'HERALD_METRICS_PORT', 0, 1) : undefined,
+    metricsHost: env.HERALD_METRICS_HOST || '127.0.0.1',
     networkEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('HERALD_') && !!e[1])),
   };
 }

@@ -2,6 +2,7 @@
  * The `herald` command: run the service (start, serve, worker), migrate the
  * database, and manage API keys without a web UI.
  */
+import { serveMetrics } from './api/metrics.ts';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.ts';
 import { createServices, startWorkers, type Services } from './app.ts';
@@ -92,12 +93,14 @@ async function runService(config: Config, withServer: boolean, withEngine: boole
   const workers = startWorkers(services, { engine: withEngine ? {} : false, webhooks: withEngine ? {} : false });
   const server = withServer ? await buildServer(services) : undefined;
   if (server) await server.listen({ port: config.port, host: config.host });
+  const metricsServer = config.metricsPort ? await serveMetrics(services.metrics, config.metricsHost, config.metricsPort) : undefined;
   // The engine's timers do not hold the process open (so tests and shutdowns end
   // cleanly); a worker without a server stays up until it is told to stop.
   const keepAlive = server ? undefined : setInterval(() => {}, 60 * 60_000);
   onShutdown(async () => {
     clearInterval(keepAlive);
     // No new requests and no new claims; publishes already sent get HERALD_SHUTDOWN_SECONDS to finish.
+    metricsServer?.close();
     await Promise.all([server?.close(), workers.stop(config.shutdownMs)]);
     await services.close();
   }, config.shutdownMs + SHUTDOWN_SLACK_MS);
@@ -110,6 +113,8 @@ async function runService(config: Config, withServer: boolean, withEngine: boole
     lines.push(`  API key:     npx herald keys create --name my-key`);
   }
   lines.push(`  publishing:  ${workers.engine ? 'this process publishes due posts' : 'off here (run "herald worker")'}`);
+  if (metricsServer) lines.push(`  metrics:     http://${config.metricsHost}:${config.metricsPort}/metrics`);
+  else if (server && config.metricsToken) lines.push(`  metrics:     ${config.publicUrl}/api/metrics   (Authorization: Bearer HERALD_METRICS_TOKEN)`);
   console.log(lines.join('\n'));
 }
 

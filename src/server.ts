@@ -25,6 +25,7 @@ import { errorBody } from './api/errors.ts';
 import { checkResponsesAgainstSchemas } from './api/response-check.ts';
 import { capConnectionsPerAddress, IDLE_SOCKET_MS, installBodyDeadline, KEEP_ALIVE_MS, proxyTrust } from './api/slow-clients.ts';
 import { registerReadiness } from './api/readiness.ts';
+import { registerMetrics } from './api/metrics.ts';
 import { log } from './lib/log.ts';
 
 export async function buildServer(
@@ -105,6 +106,7 @@ export async function buildServer(
 
   app.get('/api/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   registerReadiness(app, services);
+  registerMetrics(app, services);
 
   // Web side (session cookie), the OAuth2 authorization server, and its sign-in and consent pages.
   await app.register(appRoutes(services), { prefix: '/api/app' });

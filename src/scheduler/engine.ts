@@ -33,6 +33,7 @@ import { FOLLOW_FOR_MS, FollowUps } from './follow-ups.ts';
 import { isStoreUnavailable } from '../db/unavailable.ts';
 import { complete, failWithThread, handBack, renewLease, scheduleReply } from '../domain/post-queue.ts';
 import { errorFields, log } from '../lib/log.ts';
+import type { Metrics } from '../lib/metrics.ts';
 
 export interface EngineOptions {
   /** How long a claim is held; an item whose worker died is taken again after this. */
@@ -65,11 +66,12 @@ export function backoffMs(attempt: number, random = Math.random): number {
 }
 
 /**
- * One line per publish attempt, with ids a person can search for: the post,
- * channel and network, the attempt, how long it took, and its class
- * (published, retryable, refused, unknown, auth) with the network's reason.
+ * Counts each publish attempt and logs one line for it, with ids a person can
+ * search for: the post, channel and network, the attempt, how long it took,
+ * and its class (published, retryable, refused, unknown, auth) with the network's reason.
  */
-function logOutcome(job: Job, startedAt: number, outcome: 'published' | FailureKind, reason?: string): void {
+function recordOutcome(metrics: Metrics, job: Job, startedAt: number, outcome: 'published' | FailureKind, reason?: string): void {
+  metrics.publish(job.provider.identifier, outcome);
   const fields = {
     post: job.item.id,
     channel: job.channel.id,
@@ -295,6 +297,7 @@ export class Engine {
       if (!attempt) return;
       let result: PublishResult;
       const startedAt = Date.now();
+      if (item.attempts === 1 && !refreshed) this.services.metrics.late(provider.identifier, (startedAt - item.publish_at) / 1000);
       try {
         result = await provider.publish(ctx);
       } catch (err) {
@@ -302,7 +305,7 @@ export class Engine {
         // Cut off by the stop: the attempt stays "sending" for the next worker to judge.
         if (this.abandoned) return;
         const failure = err instanceof PublishError ? err : new PublishError('unknown', UNKNOWN_OUTCOME);
-        logOutcome(job, startedAt, failure.kind, failure.message);
+        recordOutcome(this.services.metrics, job, startedAt, failure.kind, failure.message);
         if (failure.kind === 'unknown') {
           await attempt('unknown', failure.message);
           // Sent again after a pause (the next claim sees this attempt and repeats it), within the retry deadline.
@@ -323,7 +326,7 @@ export class Engine {
         return this.fail(item, failure.message, { channel: job.channel });
       }
       limit.clear();
-      logOutcome(job, startedAt, 'published');
+      recordOutcome(this.services.metrics, job, startedAt, 'published');
       return this.published(job, result, attempt.id);
     }
   }

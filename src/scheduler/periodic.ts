@@ -9,6 +9,7 @@ import { errorFields, log } from '../lib/log.ts';
 export class Periodic {
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
+  private stopped = false;
 
   constructor(
     /** For log lines. */
@@ -19,7 +20,10 @@ export class Periodic {
   ) {}
 
   start(): void {
+    this.stopped = false;
     const next = () => {
+      // Stopped while a run was going: that run ends, and no timer comes after it.
+      if (this.stopped) return;
       this.timer = setTimeout(() => void this.run().finally(next), this.everyMs);
       this.timer.unref();
     };
@@ -27,6 +31,7 @@ export class Periodic {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;

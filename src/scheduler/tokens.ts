@@ -63,11 +63,14 @@ export class TokenKeeper {
       try {
         fresh = await provider.refresh({ ...this.services.network(provider, AbortSignal.timeout(30_000)), channel: current });
       } catch (err) {
-        if (err instanceof PublishError && (err.kind === 'retryable' || err.kind === 'unknown')) {
+        const retrying = err instanceof PublishError && (err.kind === 'retryable' || err.kind === 'unknown');
+        this.services.metrics.refresh(provider.identifier, retrying ? 'retrying' : 'reconnect');
+        if (retrying) {
           throw new PublishError('retryable', `Renewing access to ${provider.name} failed for now: ${err.message}`, err.retryAfterMs);
         }
         throw new ReconnectNeeded(`${provider.name} refused to renew access (${(err as Error).message})`);
       }
+      this.services.metrics.refresh(provider.identifier, 'renewed');
       const config = await this.services.channels.saveTokens(row.id, current.config, fresh);
       return { ...current, config };
     } finally {

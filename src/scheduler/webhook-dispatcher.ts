@@ -6,6 +6,7 @@
  * the webhook-id header stays the same so they can drop repeats.
  */
 import os from 'node:os';
+import type { Metrics } from '../lib/metrics.ts';
 import { sql } from 'kysely';
 import type { Store } from '../db/index.ts';
 import type { WebhookDeliveryRow, WebhookDeliveryState } from '../db/schema.ts';
@@ -81,6 +82,7 @@ export interface DispatcherDeps {
   store: Store;
   webhooks: Webhooks;
   outbound: OutboundGuard;
+  metrics: Metrics;
 }
 
 export class WebhookDispatcher {
@@ -170,6 +172,7 @@ export class WebhookDispatcher {
 
   private async finish(delivery: WebhookDeliveryRow, state: WebhookDeliveryState, status: number | null, error: string | null, nextAt?: number): Promise<void> {
     const now = Date.now();
+    this.deps.metrics.delivery(state === 'pending' ? 'retrying' : state);
     const log: AttemptRecord[] = [...(JSON.parse(delivery.attempt_log) as AttemptRecord[]), { at: now, status, error }];
     await this.deps.store.db
       .updateTable('webhook_deliveries')
