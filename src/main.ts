@@ -2,6 +2,7 @@
  * The `herald` command: run the service (start, serve, worker), migrate the
  * database, and manage API keys without a web UI.
  */
+import { moveStore } from './admin/move-store.ts';
 import { serveMetrics } from './api/metrics.ts';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.ts';
@@ -26,6 +27,29 @@ const KEYS_USAGE = `API keys of this Herald's account (which the first person to
 const AUTH_SERVER_USAGE = `Device-flow auth server (port HERALD_AUTH_PORT, 3111; registers its own application on Herald's store, see README):
   auth-server                 run it`;
 
+const MOVE_STORE_HELP = `Usage: herald move-store --to postgres://USER@HOST:5432/DATABASE
+
+Copies the embedded store (HERALD_DATA_DIR) into an empty PostgreSQL database,
+creating it where the user may, and checks every table's rows and checksum on
+both sides. Stop every Herald on the data folder first; the source is only read.
+Then start Herald with HERALD_DATABASE_URL set and the same HERALD_DATA_DIR (its
+media and the secret that seals tokens stay there).`;
+
+async function moveStoreCommand(config: Config, args: string[]): Promise<void> {
+  const at = args.indexOf('--to');
+  const target = at >= 0 ? args[at + 1] : args.find((a) => a.startsWith('--to='))?.slice('--to='.length);
+  if (!target) fail(MOVE_STORE_HELP);
+  const moved = await moveStore(config, target, (line) => console.error(`herald: ${line}`));
+  const width = Math.max(...moved.map((t) => t.table.length));
+  for (const t of moved) console.log(`${t.table.padEnd(width)}  ${String(t.rows).padStart(8)} rows  checksum ${t.checksum}  same on both sides`);
+  const where = new URL(target);
+  where.password = where.password ? '***' : '';
+  console.log(
+    `Moved ${moved.reduce((n, t) => n + t.rows, 0)} rows in ${moved.length} tables to ${where.toString()}; ${config.dataDir} is unchanged.\n` +
+      `Start Herald with HERALD_DATABASE_URL set to that database and HERALD_DATA_DIR=${config.dataDir} (media and secret.key stay there).`,
+  );
+}
+
 /** What "herald <command> --help" prints. */
 const COMMAND_HELP: Record<string, string> = {
   start: 'herald start: the API server and the publishing engine in one process (what npm start runs).',
@@ -35,6 +59,7 @@ const COMMAND_HELP: Record<string, string> = {
   backup:
     'herald backup FILE: a consistent copy of the embedded store (the database, the media folder and the secret that seals tokens) as one .tar.gz, taken while Herald runs. Keep it private: it holds the secret.',
   restore: 'herald restore FILE: put a backup back into an empty data folder (HERALD_DATA_DIR) that no Herald uses.',
+  'move-store': MOVE_STORE_HELP,
   keys: KEYS_USAGE,
   apps: APPS_USAGE,
   'auth-server': AUTH_SERVER_USAGE,
@@ -49,6 +74,7 @@ Service:
   migrate               bring the database schema up to date
   backup FILE           copy the embedded store and its media into FILE (.tar.gz), while it runs
   restore FILE          put a backup back into an empty data folder
+  move-store --to URL   copy the embedded store into an empty PostgreSQL database
 
 ${KEYS_USAGE}
 
@@ -236,6 +262,8 @@ async function main(argv: string[]): Promise<void> {
       }
       return;
     }
+    case 'move-store':
+      return moveStoreCommand(config, rest);
     case 'keys':
       return keys(config, rest);
     case 'apps':

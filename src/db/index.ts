@@ -3,6 +3,7 @@
  * given. Both speak through Kysely, so the rest of the code has one query path;
  * `dialect` is exposed only for the few statements that differ (claiming work).
  */
+import { markStoreUser } from '../lib/data-lock.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -143,6 +144,7 @@ export function openStore(options: { databaseUrl?: string; dataDir: string }): S
   sqlite.exec('PRAGMA foreign_keys = ON');
   const changes = fileChangeSignal(file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite, connectionWatcher(changes)) }) });
+  const unmark = markStoreUser(options.dataDir);
   return {
     db,
     dialect: 'sqlite',
@@ -151,6 +153,7 @@ export function openStore(options: { databaseUrl?: string; dataDir: string }): S
     close: async () => {
       await db.destroy();
       await changes.close();
+      unmark();
     },
   };
 }
