@@ -19,9 +19,46 @@ import { tiktok } from './tiktok.ts';
 import { mastodon } from './mastodon.ts';
 import { bluesky } from './bluesky.ts';
 // Wave two: one import per network here, and its name in WAVE_TWO below.
+import { wordpress } from './wordpress.ts';
+import { skool } from './skool.ts';
+import { tiktokBusiness } from './tiktok-business.ts';
+import { moltbook } from './moltbook.ts';
+import { kick } from './kick.ts';
+import { wrapcast } from './wrapcast.ts';
+import { vk } from './vk.ts';
+import { tumblr } from './tumblr.ts';
+import { mewe } from './mewe.ts';
+import { twitch } from './twitch.ts';
+import { listmonk } from './listmonk.ts';
+import { devto } from './devto.ts';
+import { lemmy } from './lemmy.ts';
+import { hashnode } from './hashnode.ts';
+import { medium } from './medium.ts';
+import { gmb } from './gmb.ts';
+import { dribbble } from './dribbble.ts';
+import { whop } from './whop.ts';
 
 /** Networks added after the first seventeen, each an adapter module of its own. */
-const WAVE_TWO: Provider[] = [];
+const WAVE_TWO: Provider[] = [
+  devto,
+  lemmy,
+  hashnode,
+  medium,
+  gmb,
+  dribbble,
+  whop,
+  listmonk,
+  twitch,
+  kick,
+  tiktokBusiness,
+  skool,
+  vk,
+  wrapcast,
+  moltbook,
+  tumblr,
+  mewe,
+  wordpress,
+];
 
 const providers = new Map<string, Provider>([[webhook.identifier, webhook]]);
 for (const network of [telegram, x, linkedin, linkedinPage, pinterest, reddit]) providers.set(network.identifier, network);

@@ -1,0 +1,123 @@
+/**
+ * A local subset of Neynar's Farcaster API, from the fact sheet: every call needs
+ * `x-api-key` (401 otherwise); signers are a table of signer_uuid → {fid, status,
+ * api key}, and a cast needs an approved signer of the same key; text is limited
+ * in UTF-8 bytes (320, or 1,024 as a long cast), at most 2 embeds of 256 bytes
+ * each, parents are "0x" + 40 hex; `idem` makes a repeat return the first cast.
+ * Errors use Neynar's {code, message, property} shape.
+ */
+import crypto from 'node:crypto';
+import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
+
+export interface FakeSigner {
+  fid: number;
+  status: 'generated' | 'pending_approval' | 'approved' | 'revoked';
+  apiKey: string;
+}
+
+export interface FakeCast {
+  hash: string;
+  fid: number;
+  text: string;
+  embeds: { url?: string }[];
+  parent?: string;
+  channel_id?: string;
+  idem?: string;
+}
+
+export interface WrapcastFake extends NetworkFake {
+  apiKey: string;
+  signers: Map<string, FakeSigner>;
+  users: Map<number, { fid: number; username: string; display_name: string; pfp_url: string; follower_count: number; following_count: number }>;
+  casts: FakeCast[];
+}
+
+const error = (status: number, code: string, message: string, property?: string): FakeAnswer => ({
+  status,
+  body: { code, message, ...(property ? { property } : {}) },
+});
+
+const CHANNELS = [
+  { id: 'neynar', name: 'Neynar', parent_url: 'chain://eip155:1/erc721:0xneynar' },
+  { id: 'dev', name: 'Developers', parent_url: 'https://farcaster.xyz/~/channel/dev' },
+];
+
+export async function startWrapcastFake(): Promise<WrapcastFake> {
+  const apiKey = 'NEYNAR-TEST-KEY-5A1F';
+  const signers = new Map<string, FakeSigner>();
+  const users: WrapcastFake['users'] = new Map();
+  const casts: FakeCast[] = [];
+
+  const keyed =
+    (handler: (req: RecordedRequest) => FakeAnswer) =>
+    (req: RecordedRequest): FakeAnswer => {
+      const key = req.headers['x-api-key'];
+      if (!key) return error(401, 'Unauthorized', 'API key is missing');
+      if (key !== apiKey) return error(401, 'Unauthorized', 'Invalid API key');
+      return handler(req);
+    };
+
+  const castView = (c: FakeCast) => ({ hash: c.hash, author: { fid: c.fid }, text: c.text });
+
+  const publish = keyed((req) => {
+    const b = req.json ?? {};
+    const signer = signers.get(b.signer_uuid);
+    if (!signer || signer.apiKey !== req.headers['x-api-key']) return error(404, 'NotFound', 'Signer not found', 'signer_uuid');
+    if (signer.status !== 'approved') return error(403, 'Forbidden', `Signer is ${signer.status}, not approved`, 'signer_uuid');
+    const embeds = b.embeds ?? [];
+    if (b.text === undefined && embeds.length === 0) return error(400, 'InvalidField', 'text or embeds is required', 'text');
+    const bytes = Buffer.byteLength(b.text ?? '', 'utf8');
+    if (bytes > 1024) return error(400, 'InvalidField', `text is ${bytes} bytes; a cast takes at most 1024`, 'text');
+    if (!Array.isArray(embeds) || embeds.length > 2) return error(400, 'InvalidField', 'embeds must contain at most 2 items', 'embeds');
+    for (const e of embeds) {
+      if (typeof e.url === 'string' && Buffer.byteLength(e.url) > 256) return error(400, 'InvalidField', 'embed url is longer than 256 bytes', 'embeds');
+      if (typeof e.url !== 'string' && !e.cast_id) return error(400, 'InvalidField', 'embed must have url or cast_id', 'embeds');
+    }
+    if (b.parent !== undefined) {
+      if (!/^0x[0-9a-f]{40}$/.test(b.parent)) return error(400, 'InvalidField', 'parent must be a cast hash (0x + 40 hex) or a URL', 'parent');
+      if (!casts.some((c) => c.hash === b.parent)) return error(404, 'NotFound', 'Parent cast not found', 'parent');
+    }
+    if (b.channel_id !== undefined && !CHANNELS.some((c) => c.id === b.channel_id)) return error(400, 'InvalidField', 'Channel not found', 'channel_id');
+    // The same idem from the same signer: the cast made the first time.
+    const repeat = b.idem ? casts.find((c) => c.idem === b.idem && c.fid === signer.fid) : undefined;
+    if (repeat) return { body: { success: true, cast: castView(repeat) } };
+    const cast: FakeCast = {
+      hash: `0x${crypto.randomBytes(20).toString('hex')}`,
+      fid: signer.fid,
+      text: b.text ?? '',
+      embeds,
+      ...(b.parent ? { parent: b.parent } : {}),
+      ...(b.channel_id ? { channel_id: b.channel_id } : {}),
+      ...(b.idem ? { idem: b.idem } : {}),
+    };
+    casts.push(cast);
+    return { body: { success: true, cast: castView(cast) } };
+  });
+
+  const fake = (await startNetworkFake({
+    'GET /v2/farcaster/signer': keyed((req) => {
+      const signer = signers.get(req.query.signer_uuid ?? '');
+      if (!signer || signer.apiKey !== req.headers['x-api-key']) return error(404, 'NotFound', 'Signer not found', 'signer_uuid');
+      return {
+        body: {
+          signer_uuid: req.query.signer_uuid,
+          public_key: '0x8e7d9b0f2c4a6e1d3b5f7a9c0e2d4b6f8a1c3e5d7b9f0a2c4e6d8b0f2a4c6e8d',
+          status: signer.status,
+          ...(signer.status === 'generated' ? {} : { fid: signer.fid }),
+        },
+      };
+    }),
+    'GET /v2/farcaster/user/bulk': keyed((req) => {
+      const fids = (req.query.fids ?? '').split(',').map(Number);
+      return { body: { users: fids.map((fid) => users.get(fid)).filter(Boolean) } };
+    }),
+    'GET /v2/farcaster/channel/search': keyed((req) => {
+      const q = (req.query.q ?? '').toLowerCase();
+      return { body: { channels: CHANNELS.filter((c) => c.id.includes(q) || c.name.toLowerCase().includes(q)) } };
+    }),
+    'POST /v2/farcaster/cast': publish,
+    'POST /v2/farcaster/cast/': publish,
+  })) as WrapcastFake;
+
+  return Object.assign(fake, { apiKey, signers, users, casts });
+}
