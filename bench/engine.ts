@@ -300,7 +300,8 @@ for (const kind of STORES) {
       const r = await drain(kind, workers, receiver);
       runs.push(r);
       console.log(
-        `drain ${kind} ${workers} worker(s), run ${i + 1}: ${r.perSecond.toFixed(0)} posts/s (baseline ${r.baselinePerSecond.toFixed(0)}/s, ${((100 * r.perSecond) / r.baselinePerSecond).toFixed(0)} %), duplicates ${r.duplicates}`,
+        `drain ${kind} ${workers} worker(s), run ${i + 1}: ${r.perSecond.toFixed(0)} posts/s ` +
+          `(baseline ${r.baselinePerSecond.toFixed(0)}/s, ${((100 * r.perSecond) / r.baselinePerSecond).toFixed(0)} %), duplicates ${r.duplicates}`,
       );
     }
     const sorted = [...runs].sort((a, b) => a.perSecond - b.perSecond);
@@ -315,21 +316,27 @@ for (const kind of STORES) {
 await receiver.close();
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+const sqliteDrain = drains.find((d) => d.store === 'sqlite');
+const drainVerdict = sqliteDrain ? (sqliteDrain.perSecond >= TARGETS.drainPerSecondSqlite ? 'met' : 'missed') : 'not run';
+const latenessVerdict = spreads.length ? (spreads.every((s) => s.p99 <= TARGETS.latenessP99Ms) ? 'met' : 'missed') : 'not run';
 const lines = [
-  `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; network answering after ${LATENCY_MS} ms; ${CONCURRENCY} posts in flight per worker.`,
+  `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ` +
+    `Node ${process.version}; network answering after ${LATENCY_MS} ms; ${CONCURRENCY} posts in flight per worker.`,
   '',
   `| drain (median of ${RUNS} runs) | posts | posts/s | every run | baseline posts/s | ratio | duplicates |`,
   '|---|---|---|---|---|---|---|',
   ...drains.map(
     (d) =>
-      `| ${d.store}, ${d.workers} worker${d.workers > 1 ? 's' : ''} | ${d.posts} | ${d.perSecond.toFixed(0)} | ${(d.runs ?? [d.perSecond]).map((r) => r.toFixed(0)).join(', ')} | ${d.baselinePerSecond.toFixed(0)} | ${((100 * d.perSecond) / d.baselinePerSecond).toFixed(0)} % | ${d.duplicates} |`,
+      `| ${d.store}, ${d.workers} worker${d.workers > 1 ? 's' : ''} | ${d.posts} | ${d.perSecond.toFixed(0)} | ` +
+      `${(d.runs ?? [d.perSecond]).map((r) => r.toFixed(0)).join(', ')} | ${d.baselinePerSecond.toFixed(0)} | ` +
+      `${((100 * d.perSecond) / d.baselinePerSecond).toFixed(0)} % | ${d.duplicates} |`,
   ),
   '',
   '| spread load | posts over | lateness p50 | p99 | max |',
   '|---|---|---|---|---|',
   ...spreads.map((s) => `| ${s.store}, 1 worker | ${s.posts} in ${SPREAD_SECONDS} s | ${s.p50} ms | ${s.p99} ms | ${s.max} ms |`),
   '',
-  `Targets: drain ≥ ${TARGETS.drainPerSecondSqlite} posts/s on SQLite (${drains.find((d) => d.store === 'sqlite') ? (drains.find((d) => d.store === 'sqlite')!.perSecond >= TARGETS.drainPerSecondSqlite ? 'met' : 'missed') : 'not run'}); lateness p99 ≤ ${TARGETS.latenessP99Ms} ms (${spreads.length ? (spreads.every((s) => s.p99 <= TARGETS.latenessP99Ms) ? 'met' : 'missed') : 'not run'}).`,
+  `Targets: drain ≥ ${TARGETS.drainPerSecondSqlite} posts/s on SQLite (${drainVerdict}); lateness p99 ≤ ${TARGETS.latenessP99Ms} ms (${latenessVerdict}).`,
 ];
 console.log(lines.join('\n'));
 if (options['no-write'] !== 'true') {

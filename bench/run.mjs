@@ -317,7 +317,8 @@ async function load(label, serverPid, { url, method = 'GET', headers = {}, body,
   const perSecond = result.requests.total / (result.duration || DURATION);
   const cpuUs = result.requests.total > 0 ? (cpuMs * 1000) / result.requests.total : NaN;
   console.log(
-    `  ${label.padEnd(44)} ${perSecond.toFixed(0).padStart(7)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms   server CPU ${cpuUs.toFixed(0)} µs/request${failed ? `   ${result.timeouts} timed out, ${failed - result.timeouts} other errors` : ''}`,
+    `  ${label.padEnd(44)} ${perSecond.toFixed(0).padStart(7)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms   ` +
+      `server CPU ${cpuUs.toFixed(0)} µs/request${failed ? `   ${result.timeouts} timed out, ${failed - result.timeouts} other errors` : ''}`,
   );
   return { perSecond, cpuUs, failed, timeouts: result.timeouts, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
 }
@@ -475,7 +476,8 @@ function report({ info, starts, herald, baseline }) {
       const target = targetOf(name, run.store, h, b);
       const failed = h.failed ? ` (${h.timeouts} timed out${h.failed > h.timeouts ? `, ${h.failed - h.timeouts} other errors` : ''})` : '';
       lines.push(
-        `| ${label} | ${run.store} | ${fmt(h.perSecond)}${failed} | ${fmt(b.perSecond)} | ${fmt((h.perSecond / b.perSecond) * 100)} % | ${h.p50} / ${h.p99} | ` +
+        `| ${label} | ${run.store} | ${fmt(h.perSecond)}${failed} | ${fmt(b.perSecond)} | ` +
+          `${fmt((h.perSecond / b.perSecond) * 100)} % | ${h.p50} / ${h.p99} | ` +
           `${fmt(h.cpuUs)} / ${fmt(b.cpuUs)} µs | ${target?.text ?? '–'} | ${target ? verdict(target.ok) : ''} |`,
       );
     }
@@ -487,7 +489,8 @@ function report({ info, starts, herald, baseline }) {
   }
   for (const s of starts) {
     lines.push(
-      `| ready (spawn to first HTTP answer), median of ${READY_RUNS} (${s.readyRuns.map((ms) => fmt(ms)).join(', ')}) | ${s.store} | ${fmt(s.readyMs)} ms | ≤ ${fmt(TARGETS.readyMs)} ms | ${verdict(s.readyMs <= TARGETS.readyMs)} |`,
+      `| ready (spawn to first HTTP answer), median of ${READY_RUNS} (${s.readyRuns.map((ms) => fmt(ms)).join(', ')}) | ${s.store} | ` +
+        `${fmt(s.readyMs)} ms | ≤ ${fmt(TARGETS.readyMs)} ms | ${verdict(s.readyMs <= TARGETS.readyMs)} |`,
     );
     lines.push(
       `| RSS ${IDLE_MS / 1000} s after ready | ${s.store} | ${fmt(s.rssMb, 1)} MB | ≤ ${TARGETS.idleRssMb} MB | ${verdict(s.rssMb <= TARGETS.idleRssMb)} |`,
@@ -497,7 +500,8 @@ function report({ info, starts, herald, baseline }) {
   lines.push('');
   const sizes = herald.map(
     (r) =>
-      `${r.store}: /integrations ${fmt(r.sizes.integrations)} B, /posts ${fmt(r.sizes.posts)} B, POST answer ${fmt(r.sizes.created)} B (request body ${fmt(r.createBodyBytes)} B)`,
+      `${r.store}: /integrations ${fmt(r.sizes.integrations)} B, /posts ${fmt(r.sizes.posts)} B, ` +
+      `POST answer ${fmt(r.sizes.created)} B (request body ${fmt(r.createBodyBytes)} B)`,
   );
   lines.push(`Payload sizes (JSON bytes Herald answered; the baseline serves the ${herald[0].store} ones): ${sizes.join('; ')}.`);
   lines.push(`Herald RSS after the load (serve): ${herald.map((r) => `${r.store} ${fmt(r.afterLoad.rssMb, 1)} MB`).join(', ')}.`);

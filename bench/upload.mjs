@@ -222,18 +222,27 @@ async function main() {
     () => false,
   );
   const lines = [
-    `Run of ${when} on ${cpus.length} × ${cpus[0].model.trim()}, ${fmt(os.totalmem() / 1024 ** 3, 1)} GiB RAM, Linux ${os.release()}, Node ${process.version}; ${fmt(mb)} MB file in ${os.tmpdir()} (the data folder is on the same file system), ${RUNS} runs, medians. ` +
-      `${ffprobe ? 'ffprobe is installed: each upload also runs it on the stored file (for dimensions and duration).' : 'ffprobe is not installed: uploads are stored without reading dimensions or duration.'} Load average (1 min) at the end ${fmt(os.loadavg()[0], 2)}.`,
+    `Run of ${when} on ${cpus.length} × ${cpus[0].model.trim()}, ${fmt(os.totalmem() / 1024 ** 3, 1)} GiB RAM, ` +
+      `Linux ${os.release()}, Node ${process.version}; ${fmt(mb)} MB file in ${os.tmpdir()} (the data folder is on the same file system), ` +
+      `${RUNS} runs, medians. ` +
+      (ffprobe
+        ? 'ffprobe is installed: each upload also runs it on the stored file (for dimensions and duration).'
+        : 'ffprobe is not installed: uploads are stored without reading dimensions or duration.') +
+      ` Load average (1 min) at the end ${fmt(os.loadavg()[0], 2)}.`,
     '',
     '| Figure | Value | Target | |',
     '|---|---:|---|---|',
     `| \`cp\` of the file (runs: ${cpSeconds.map((s) => fmt(s, 2)).join(', ')} s) | ${fmt(cpRate)} MB/s | | |`,
     `| bare Node HTTP server writing the body to a file (reference; runs: ${bareSeconds.map((s) => fmt(s, 2)).join(', ')} s) | ${fmt(bareRate)} MB/s | | |`,
-    `| bare Node HTTP server discarding the body: the transport's ceiling (reference; runs: ${discardSeconds.map((s) => fmt(s, 2)).join(', ')} s) | ${fmt(discardRate)} MB/s, ${fmt((discardRate / cpRate) * 100)} % of \`cp\` | | |`,
+    `| bare Node HTTP server discarding the body: the transport's ceiling (reference; runs: ${discardSeconds.map((s) => fmt(s, 2)).join(', ')} s) | ` +
+      `${fmt(discardRate)} MB/s, ${fmt((discardRate / cpRate) * 100)} % of \`cp\` | | |`,
     `| \`POST /upload\`, request start to answer (runs: ${uploadSeconds.map((s) => fmt(s, 2)).join(', ')} s) | ${fmt(uploadRate)} MB/s | | |`,
-    `| upload throughput / \`cp\` throughput | ${fmt(ratio * 100)} % | ≥ ${TARGETS.throughputRatio * 100} % | ${ratio >= TARGETS.throughputRatio ? 'met' : '**missed**'} |`,
+    `| upload throughput / \`cp\` throughput | ${fmt(ratio * 100)} % | ≥ ${TARGETS.throughputRatio * 100} % | ` +
+      `${ratio >= TARGETS.throughputRatio ? 'met' : '**missed**'} |`,
     `| upload throughput / bare Node server throughput (reference) | ${fmt((uploadRate / bareRate) * 100)} % | | |`,
-    `| server peak RSS growth during an upload, worst run (runs: ${growthMb.map((g) => fmt(g, 1)).join(', ')} MB; ${peakReset ? 'VmHWM reset before each run' : 'sampled every 20 ms'}) | ${fmt(worstGrowth, 1)} MB | < ${TARGETS.rssGrowthMb} MB | ${worstGrowth < TARGETS.rssGrowthMb ? 'met' : '**missed**'} |`,
+    `| server peak RSS growth during an upload, worst run (runs: ${growthMb.map((g) => fmt(g, 1)).join(', ')} MB; ` +
+      `${peakReset ? 'VmHWM reset before each run' : 'sampled every 20 ms'}) | ${fmt(worstGrowth, 1)} MB | < ${TARGETS.rssGrowthMb} MB | ` +
+      `${worstGrowth < TARGETS.rssGrowthMb ? 'met' : '**missed**'} |`,
   ];
   console.log(lines.join('\n'));
   if (!options['no-write']) {

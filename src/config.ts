@@ -111,7 +111,8 @@ export function trustedProxies(env: Env): TrustedProxies {
   if (/^\d+$/.test(value)) return Number(value);
   if (/^(true|yes|on|all|\*)$/i.test(value)) {
     throw new Error(
-      'HERALD_TRUST_PROXY must name the proxies (addresses or CIDR ranges, comma-separated) or give a hop count; trusting every sender would let any client choose its address',
+      'HERALD_TRUST_PROXY must name the proxies (addresses or CIDR ranges, comma-separated) or give a hop count; ' +
+        'trusting every sender would let any client choose its address',
     );
   }
   for (const part of value.split(',').map((p) => p.trim())) {

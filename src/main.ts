@@ -57,7 +57,8 @@ const COMMAND_HELP: Record<string, string> = {
   worker: 'herald worker: a publishing engine only; any number share one PostgreSQL database.',
   migrate: 'herald migrate: bring the database schema up to date (every start does it too).',
   backup:
-    'herald backup FILE: a consistent copy of the embedded store (the database, the media folder and the secret that seals tokens) as one .tar.gz, taken while Herald runs. Keep it private: it holds the secret.',
+    'herald backup FILE: a consistent copy of the embedded store (the database, the media folder and the secret that seals tokens) ' +
+    'as one .tar.gz, taken while Herald runs. Keep it private: it holds the secret.',
   restore: 'herald restore FILE: put a backup back into an empty data folder (HERALD_DATA_DIR) that no Herald uses.',
   'move-store': MOVE_STORE_HELP,
   keys: KEYS_USAGE,
@@ -166,7 +167,8 @@ async function keys(config: Config, args: string[]): Promise<void> {
         const { key, summary } = await accounts.createKey(accountId, values.name ?? 'default');
         print(
           { ...summary, key },
-          `Created API key "${summary.name}" (id ${summary.id}):\n\n  ${key}\n\nUse it as "Authorization: ${key.slice(0, 6)}..." or HERALD_API_KEY. Reveal it again with: npx herald keys reveal ${summary.id}\n` +
+          `Created API key "${summary.name}" (id ${summary.id}):\n\n  ${key}\n\n` +
+            `Use it as "Authorization: ${key.slice(0, 6)}..." or HERALD_API_KEY. Reveal it again with: npx herald keys reveal ${summary.id}\n` +
             `It belongs to this Herald's account; the first person to sign up at ${config.publicUrl}/signup owns it.`,
         );
         return;

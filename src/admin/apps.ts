@@ -36,7 +36,8 @@ export async function appsCommand(services: Services, args: string[]): Promise<v
       });
       print(
         { ...app, clientSecret },
-        `Registered "${app.name}".\n\n  client id:     ${app.clientId}\n  client secret: ${clientSecret}\n\nThe secret is shown only now (new one: herald apps rotate-secret ${app.clientId}).`,
+        `Registered "${app.name}".\n\n  client id:     ${app.clientId}\n  client secret: ${clientSecret}\n\n` +
+          `The secret is shown only now (new one: herald apps rotate-secret ${app.clientId}).`,
       );
       return;
     }

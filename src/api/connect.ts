@@ -32,13 +32,15 @@ function answer(request: FastifyRequest, reply: FastifyReply, result: Finished) 
       reply,
       200,
       `${result.provider.name} connected`,
-      `<h1>${escapeHtml(result.provider.name)} connected</h1><p>The channel <strong>${escapeHtml(result.name)}</strong> is connected. You can close this window.</p>`,
+      `<h1>${escapeHtml(result.provider.name)} connected</h1>` +
+        `<p>The channel <strong>${escapeHtml(result.name)}</strong> is connected. You can close this window.</p>`,
     );
   }
   const items = result.choices
     .map(
       (c) =>
-        `<li><form method="post" action="/connect/${escapeHtml(result.provider.identifier)}/choose">${hiddenFields({ state: result.state, index: String(c.index) })}` +
+        `<li><form method="post" action="/connect/${escapeHtml(result.provider.identifier)}/choose">` +
+        `${hiddenFields({ state: result.state, index: String(c.index) })}` +
         `<button type="submit">${escapeHtml(c.name)}</button></form></li>`,
     )
     .join('');

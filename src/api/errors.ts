@@ -95,7 +95,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (path.startsWith('/public/')) {
       // The hint names this server's own address, whatever port or host it runs on.
       const apiUrl = `${request.protocol}://${request.host}/api`;
-      const message = `Not found. The API lives under /api: set the API URL to include the /api prefix (here ${apiUrl}), then /public/v1/... is appended to it.`;
+      const message =
+        'Not found. The API lives under /api: ' + `set the API URL to include the /api prefix (here ${apiUrl}), then /public/v1/... is appended to it.`;
       return reply.code(404).send(errorBody(404, 'missing_api_prefix', message));
     }
     return reply.code(404).send(errorBody(404, 'route_not_found', `No route ${request.method} ${path}`));
@@ -190,6 +191,7 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: impor
   const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'bad_request', 'the request is not valid HTTP'];
   const body = JSON.stringify(errorBody(status, code, message));
   socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

@@ -58,7 +58,8 @@ export function installBodyDeadline(app: FastifyInstance, ms: number): void {
       const body = JSON.stringify(errorBody(408, 'request_timeout', `the request took too long to arrive (longer than ${Math.round(ms / 1000)} s)`));
       if (socket.writable && !request.raw.complete) {
         socket.end(
-          `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\n' +
+            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
         );
       }
       socket.destroy();

@@ -59,9 +59,10 @@ function verifyPage(reply: FastifyReply, status: number, code: string, error?: s
     reply,
     status,
     'Sign in a device to Herald',
-    `<h1>Sign in a device to Herald</h1><p>Enter the code your terminal shows.</p>${errorBox(error)}
-<form method="post" action="/device/verify"><label for="code">Code</label><input type="text" id="code" name="code" class="code" value="${escapeHtml(code)}" autocomplete="off" autocapitalize="characters" required>
-<button type="submit">Continue</button></form>`,
+    `<h1>Sign in a device to Herald</h1><p>Enter the code your terminal shows.</p>${errorBox(error)}\n` +
+      '<form method="post" action="/device/verify"><label for="code">Code</label>' +
+      `<input type="text" id="code" name="code" class="code" value="${escapeHtml(code)}" autocomplete="off" autocapitalize="characters" required>\n` +
+      '<button type="submit">Continue</button></form>',
   );
 }
 

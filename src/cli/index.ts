@@ -41,7 +41,10 @@ function find(argv: string[]): { command?: Command; rest: string[]; group?: Comm
 }
 
 function groupHelp(name: string, group: Command[]): string {
-  return `Usage: herald ${name} <command>\n\n${group.map((c) => `  ${c.name.padEnd(22)}${c.summary}`).join('\n')}\n\nRun "herald ${name} <command> --help" for options and examples.`;
+  return (
+    `Usage: herald ${name} <command>\n\n${group.map((c) => `  ${c.name.padEnd(22)}${c.summary}`).join('\n')}\n\n` +
+    `Run "herald ${name} <command> --help" for options and examples.`
+  );
 }
 
 function describeFailure(err: unknown, out: Output): { message: string; code: number } {

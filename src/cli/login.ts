@@ -74,7 +74,8 @@ export async function login(config: ClientConfig, out: Output, options: { authSe
   const started = await postJson<DeviceCode & { error?: string; error_description?: string; message?: string }>(authServer, '/device/code', {});
   if (started.status >= 300 || !started.body.device_code || !started.body.user_code || !started.body.verification_uri) {
     throw new ClientError(
-      `the auth server could not start a login (${started.status}): ${started.body.error_description ?? started.body.message ?? started.body.error ?? 'no device code in its answer'}`,
+      `the auth server could not start a login (${started.status}): ` +
+        `${started.body.error_description ?? started.body.message ?? started.body.error ?? 'no device code in its answer'}`,
     );
   }
   const code = started.body;

@@ -5,7 +5,10 @@
  * hint; the engine waits for the store instead of judging the post.
  */
 
-/** PostgreSQL SQLSTATE classes and codes: connection exceptions (08), operator intervention (57P), insufficient resources (53), and a database refusing connections. */
+/**
+ * PostgreSQL SQLSTATE classes and codes: connection exceptions (08), operator
+ * intervention (57P), insufficient resources (53), and a database refusing connections.
+ */
 const PG_CODES = /^(08...|57P0[1-4]|53...|55000)$/;
 /** Node's socket errors on the way to the server. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);

@@ -57,7 +57,8 @@ export class Connections {
       throw new ApiError(
         400,
         'not_oauth',
-        `${provider.name} channels connect with credentials, not OAuth: POST /api/public/v1/integrations with {"identifier":"${provider.identifier}","credentials":{...}}`,
+        `${provider.name} channels connect with credentials, not OAuth: ` +
+          `POST /api/public/v1/integrations with {"identifier":"${provider.identifier}","credentials":{...}}`,
         [{ path: 'provider', message: 'connects with credentials' }],
       );
     }

@@ -347,7 +347,8 @@ export class Media implements MediaLookup {
       throw new ApiError(
         409,
         'media_in_use',
-        `Media ${row.id} is used by ${users.length} scheduled post${users.length === 1 ? '' : 's'} (${shown}${users.length > 10 ? ', ...' : ''}); delete those posts or remove the media from them first`,
+        `Media ${row.id} is used by ${users.length} scheduled post${users.length === 1 ? '' : 's'} (${shown}${users.length > 10 ? ', ...' : ''}); ` +
+          'delete those posts or remove the media from them first',
         [{ path: 'id', message: `is used by scheduled posts: ${shown}` }],
       );
     }

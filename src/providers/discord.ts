@@ -99,7 +99,8 @@ async function channelAccess<T>(ctx: NetworkContext, config: DiscordConfig, chan
     }
     throw new PublishError(
       'refused',
-      `The Herald bot is in the server but cannot use the channel ${channelId} (Discord: Missing Access): give it View Channel and Send Messages there, or pick another channel`,
+      `The Herald bot is in the server but cannot use the channel ${channelId} (Discord: Missing Access): ` +
+        'give it View Channel and Send Messages there, or pick another channel',
     );
   }
 }

@@ -138,7 +138,8 @@ async function findSubmitted(ctx: PublishContext, sr: string, title: string, sin
     if (!(err instanceof PublishError) || err.kind === 'auth') throw err;
     throw new PublishError(
       'unknown',
-      `Reddit accepted the media post to r/${sr} but it has not appeared among u/${config.username}'s posts yet (${err.message}). It may still appear: check r/${sr} before publishing it again.`,
+      `Reddit accepted the media post to r/${sr} but it has not appeared among u/${config.username}'s posts yet (${err.message}). ` +
+        `It may still appear: check r/${sr} before publishing it again.`,
     );
   }
   return found!;

@@ -381,7 +381,8 @@ export const tiktok: Provider = {
       if (!/^\d+$/.test(ctx.releaseId)) {
         throw new PublishError(
           'refused',
-          `TikTok has not given this post its public id yet (it still has the publish id ${ctx.releaseId}: processing, in moderation, or sent to the TikTok inbox), so it has no figures yet`,
+          `TikTok has not given this post its public id yet (it still has the publish id ${ctx.releaseId}: ` +
+            'processing, in moderation, or sent to the TikTok inbox), so it has no figures yet',
         );
       }
       const config = ctx.channel.config as unknown as Config;

@@ -339,12 +339,11 @@ export class Engine {
   private async beginAttempt(item: PostRow): Promise<(((outcome: string, detail: string | null) => Promise<void>) & { id: string }) | undefined> {
     const db = this.services.store.db;
     const id = newId();
-    const inserted = await sql`
+    const insert = sql`
       INSERT INTO post_attempts (id, post_id, worker, started_at, finished_at, outcome, detail)
       SELECT ${id}, ${item.id}, ${this.worker}, ${Date.now()}, NULL, 'sending', NULL
-      WHERE EXISTS (SELECT 1 FROM posts WHERE id = ${item.id} AND version = ${item.version} AND deleted_at IS NULL AND lease_owner = ${item.lease_owner})`.execute(
-      db,
-    );
+      WHERE EXISTS (SELECT 1 FROM posts WHERE id = ${item.id} AND version = ${item.version} AND deleted_at IS NULL AND lease_owner = ${item.lease_owner})`;
+    const inserted = await insert.execute(db);
     if (Number(inserted.numAffectedRows ?? 0) === 0) return undefined;
     return Object.assign(
       async (outcome: string, detail: string | null) => {

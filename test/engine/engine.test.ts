@@ -311,27 +311,31 @@ for (const store of await testStores()) {
       await receiver.close();
     });
 
-    it('a receiver that takes the post and never answers: sent again with the same webhook-id (receivers drop repeats) until the retry deadline, then ERROR telling the user to check', async () => {
-      const c = await addWebhookChannel(account, {}, `${receiver.url}?hang`);
-      receiver.respond(() => ({ delayMs: 60_000 }));
-      const [created] = await createPosts(account, postBody('now', [entry(c.id, ['maybe published'])]));
-      const post = await eventually(
-        async () => {
-          const p = (await account.call('GET', `/posts/${created.postId}`)).body;
-          return p.state === 'ERROR' ? p : undefined;
-        },
-        30_000,
-        'the unknown outcome',
-      );
-      assert.match(post.error, /may have been published.*[Cc]heck.*gave up/);
-      const sent = receiver.deliveries.filter((d) => d.path.endsWith('?hang'));
-      assert.ok(sent.length >= 2, `sent again (${sent.length})`);
-      assert.deepEqual([...new Set(sent.map((d) => d.headers['webhook-id']))], [created.postId], 'always as the same delivery');
-      assert.ok(
-        post.thread[0].attempts.every((a: any) => a.outcome === 'unknown'),
-        'each attempt of unknown outcome',
-      );
-    });
+    it(
+      'a receiver that takes the post and never answers: sent again with the same webhook-id (receivers drop repeats) until the retry deadline, ' +
+        'then ERROR telling the user to check',
+      async () => {
+        const c = await addWebhookChannel(account, {}, `${receiver.url}?hang`);
+        receiver.respond(() => ({ delayMs: 60_000 }));
+        const [created] = await createPosts(account, postBody('now', [entry(c.id, ['maybe published'])]));
+        const post = await eventually(
+          async () => {
+            const p = (await account.call('GET', `/posts/${created.postId}`)).body;
+            return p.state === 'ERROR' ? p : undefined;
+          },
+          30_000,
+          'the unknown outcome',
+        );
+        assert.match(post.error, /may have been published.*[Cc]heck.*gave up/);
+        const sent = receiver.deliveries.filter((d) => d.path.endsWith('?hang'));
+        assert.ok(sent.length >= 2, `sent again (${sent.length})`);
+        assert.deepEqual([...new Set(sent.map((d) => d.headers['webhook-id']))], [created.postId], 'always as the same delivery');
+        assert.ok(
+          post.thread[0].attempts.every((a: any) => a.outcome === 'unknown'),
+          'each attempt of unknown outcome',
+        );
+      },
+    );
 
     it('a receiver that is always unavailable: retried until the deadline, then ERROR saying so', async () => {
       receiver.respond(() => ({ status: 503, body: { error: 'maintenance' } }));

@@ -53,71 +53,75 @@ for (const store of await testStores()) {
       await worker.stop();
     });
 
-    it('kill -9 in the middle of 2,000 posts: another worker finishes; every post published, only those in flight sent again (the receiver drops the repeat), one post.published event each', async () => {
-      const channel = await addWebhookChannel(account, {}, `${receiver.url}?crash`);
-      // An account webhook hears of every publish: the event is part of the change, so a kill loses none.
-      const hook = await account.call('POST', '/webhooks', { url: `${receiver.url}?events`, events: ['post.published'] });
-      assert.equal(hook.status, 201, JSON.stringify(hook.body));
-      const ids = await queuePosts(account, channel.id, 2_000, 'crash');
-      await Promise.all(workers.splice(0).map((w) => w.stop()));
-      const first = await startWorker(herald);
-      workers.push(first);
-      await eventually(async () => (receiver.deliveries.length >= 300 ? true : undefined), 60_000, 'the first worker to be busy');
-      await first.stop('SIGKILL');
-      const deliveredBeforeKill = receiver.deliveries.length;
-      assert.ok(deliveredBeforeKill < 2_000, 'killed in the middle');
+    it(
+      'kill -9 in the middle of 2,000 posts: another worker finishes; every post published, ' +
+        'only those in flight sent again (the receiver drops the repeat), one post.published event each',
+      async () => {
+        const channel = await addWebhookChannel(account, {}, `${receiver.url}?crash`);
+        // An account webhook hears of every publish: the event is part of the change, so a kill loses none.
+        const hook = await account.call('POST', '/webhooks', { url: `${receiver.url}?events`, events: ['post.published'] });
+        assert.equal(hook.status, 201, JSON.stringify(hook.body));
+        const ids = await queuePosts(account, channel.id, 2_000, 'crash');
+        await Promise.all(workers.splice(0).map((w) => w.stop()));
+        const first = await startWorker(herald);
+        workers.push(first);
+        await eventually(async () => (receiver.deliveries.length >= 300 ? true : undefined), 60_000, 'the first worker to be busy');
+        await first.stop('SIGKILL');
+        const deliveredBeforeKill = receiver.deliveries.length;
+        assert.ok(deliveredBeforeKill < 2_000, 'killed in the middle');
 
-      workers.push(await startWorker(herald));
-      const final = await eventually(
-        async () => {
-          const now = await states(herald, ids);
-          return [...now.values()].some((s) => s.state === 'QUEUE') ? undefined : now;
-        },
-        120_000,
-        'every post to leave the queue',
-      );
+        workers.push(await startWorker(herald));
+        const final = await eventually(
+          async () => {
+            const now = await states(herald, ids);
+            return [...now.values()].some((s) => s.state === 'QUEUE') ? undefined : now;
+          },
+          120_000,
+          'every post to leave the queue',
+        );
 
-      const counts = deliveriesById(receiver);
-      const published = ids.filter((id) => final.get(id)!.state === 'PUBLISHED');
-      // A webhook receiver drops a repeated webhook-id, so what the killed worker had in flight is
-      // sent again rather than left "in doubt": every post is published, and reaches the receiver.
-      assert.deepEqual(
-        ids.filter((id) => final.get(id)!.state !== 'PUBLISHED').map((id) => final.get(id)),
-        [],
-        'every post published',
-      );
-      for (const id of ids) assert.ok((counts.get(id) ?? 0) >= 1, `post ${id} reached the receiver`);
-      const repeated = await assertRepeatsFollowUnknown(herald, counts, ids);
-      assert.ok(repeated <= herald.services.config.workerConcurrency, `${repeated} sent again, at most what the killed worker had in flight`);
-      const byWorker = await herald.services.store.db.selectFrom('post_attempts').select('worker').distinct().where('post_id', 'in', ids).execute();
-      assert.equal(byWorker.length, 2, 'both workers published some');
+        const counts = deliveriesById(receiver);
+        const published = ids.filter((id) => final.get(id)!.state === 'PUBLISHED');
+        // A webhook receiver drops a repeated webhook-id, so what the killed worker had in flight is
+        // sent again rather than left "in doubt": every post is published, and reaches the receiver.
+        assert.deepEqual(
+          ids.filter((id) => final.get(id)!.state !== 'PUBLISHED').map((id) => final.get(id)),
+          [],
+          'every post published',
+        );
+        for (const id of ids) assert.ok((counts.get(id) ?? 0) >= 1, `post ${id} reached the receiver`);
+        const repeated = await assertRepeatsFollowUnknown(herald, counts, ids);
+        assert.ok(repeated <= herald.services.config.workerConcurrency, `${repeated} sent again, at most what the killed worker had in flight`);
+        const byWorker = await herald.services.store.db.selectFrom('post_attempts').select('worker').distinct().where('post_id', 'in', ids).execute();
+        assert.equal(byWorker.length, 2, 'both workers published some');
 
-      const recorded = await herald.services.store.db
-        .selectFrom('webhook_deliveries')
-        .select(['payload', 'message_id'])
-        .where('webhook_id', '=', hook.body.id)
-        .execute();
-      const eventsPerPost = new Map<string, number>();
-      for (const r of recorded) {
-        const id = JSON.parse(r.payload).data.post.id as string;
-        eventsPerPost.set(id, (eventsPerPost.get(id) ?? 0) + 1);
-      }
-      assert.deepEqual(
-        published.filter((id) => eventsPerPost.get(id) !== 1),
-        [],
-        'every published post has exactly one post.published event',
-      );
-      assert.equal(eventsPerPost.size, published.length, 'no event for a post that was not published');
-      const heard = await eventually(
-        async () => {
-          const messages = new Set(receiver.deliveries.filter((d) => d.path.endsWith('?events')).map((d) => d.headers['webhook-id']));
-          return messages.size >= published.length ? messages : undefined;
-        },
-        60_000,
-        'every post.published event to be delivered',
-      );
-      assert.equal(heard.size, published.length, 'each event delivered under one webhook-id');
-    });
+        const recorded = await herald.services.store.db
+          .selectFrom('webhook_deliveries')
+          .select(['payload', 'message_id'])
+          .where('webhook_id', '=', hook.body.id)
+          .execute();
+        const eventsPerPost = new Map<string, number>();
+        for (const r of recorded) {
+          const id = JSON.parse(r.payload).data.post.id as string;
+          eventsPerPost.set(id, (eventsPerPost.get(id) ?? 0) + 1);
+        }
+        assert.deepEqual(
+          published.filter((id) => eventsPerPost.get(id) !== 1),
+          [],
+          'every published post has exactly one post.published event',
+        );
+        assert.equal(eventsPerPost.size, published.length, 'no event for a post that was not published');
+        const heard = await eventually(
+          async () => {
+            const messages = new Set(receiver.deliveries.filter((d) => d.path.endsWith('?events')).map((d) => d.headers['webhook-id']));
+            return messages.size >= published.length ? messages : undefined;
+          },
+          60_000,
+          'every post.published event to be delivered',
+        );
+        assert.equal(heard.size, published.length, 'each event delivered under one webhook-id');
+      },
+    );
 
     if (store === 'postgres') {
       it('three workers drain 5,000 due posts together: each delivered exactly once, none missed', async () => {

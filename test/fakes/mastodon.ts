@@ -54,7 +54,10 @@ function render(text: string): string {
   const linked = (line: string) =>
     escapeHtml(line).replace(/https?:\/\/[^\s<]+/g, (url) => {
       const [, scheme, rest] = /^(https?:\/\/)(.*)$/.exec(url)!;
-      return `<a href="${url}" rel="nofollow noopener" target="_blank"><span class="invisible">${scheme}</span><span class="ellipsis">${rest.slice(0, 30)}</span><span class="invisible">${rest.slice(30)}</span></a>`;
+      return (
+        `<a href="${url}" rel="nofollow noopener" target="_blank"><span class="invisible">${scheme}</span>` +
+        `<span class="ellipsis">${rest.slice(0, 30)}</span><span class="invisible">${rest.slice(30)}</span></a>`
+      );
     });
   return text
     .split(/\n{2,}/)
@@ -155,7 +158,8 @@ export async function startMastodonFake(): Promise<MastodonFake> {
           body: {
             error: 'invalid_grant',
             error_description:
-              'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+              'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, ' +
+              'or was issued to another client.',
           },
         };
       }

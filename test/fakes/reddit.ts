@@ -197,7 +197,9 @@ export async function startRedditFake(): Promise<RedditFake> {
       return {
         status: 201,
         headers: { 'content-type': 'application/xml' },
-        body: `<?xml version="1.0" encoding="UTF-8"?><PostResponse><Location>${encodeURIComponent(location).replace(/%2F/g, '/').replace(/%3A/g, ':')}</Location><Key>${key}</Key></PostResponse>`,
+        body:
+          '<?xml version="1.0" encoding="UTF-8"?><PostResponse>' +
+          `<Location>${encodeURIComponent(location).replace(/%2F/g, '/').replace(/%3A/g, ':')}</Location><Key>${key}</Key></PostResponse>`,
       };
     },
     'GET /subreddits/search': authed((request) => ({

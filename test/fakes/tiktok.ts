@@ -298,7 +298,9 @@ export async function startTikTokFake(): Promise<TikTokFake> {
         fake.published.push(post);
       }
       return {
-        body: `{"data":{"status":"PUBLISH_COMPLETE","publicaly_available_post_id":[${post.postId}],"uploaded_bytes":1},"error":{"code":"ok","message":"","log_id":"1"}}`,
+        body:
+          `{"data":{"status":"PUBLISH_COMPLETE","publicaly_available_post_id":[${post.postId}],"uploaded_bytes":1},` +
+          '"error":{"code":"ok","message":"","log_id":"1"}}',
         headers: { 'content-type': 'application/json' },
       };
     },

@@ -179,19 +179,23 @@ for (const store of await testStores()) {
       }
     });
 
-    it(`videos: ${withFfmpeg ? 'width, height, duration and a poster read with ffprobe and ffmpeg' : 'kept without dimensions (ffmpeg is not installed here)'}`, async () => {
-      if (withFfmpeg) {
-        const clip = await upload(account, herald.api, await mp4Video(), 'clip.mov');
-        assert.equal(clip.status, 201, JSON.stringify(clip.body));
-        assert.deepEqual([clip.body.mimeType, clip.body.width, clip.body.height], ['video/mp4', 320, 240]);
-        assert.ok(Math.abs(clip.body.duration - 1) < 0.2, `duration ${clip.body.duration}`);
-        const poster = await sharp(Buffer.from(await (await fetch(clip.body.thumbnail)).arrayBuffer())).metadata();
-        assert.deepEqual([poster.format, poster.width, poster.height], ['jpeg', 320, 240]);
-      } else {
-        const clip = await upload(account, herald.api, mp4Header(4096), 'clip.mp4');
-        assert.deepEqual([clip.status, clip.body.width, clip.body.duration, clip.body.thumbnail], [201, null, null, null]);
-      }
-    });
+    it(
+      'videos: ' +
+        (withFfmpeg ? 'width, height, duration and a poster read with ffprobe and ffmpeg' : 'kept without dimensions (ffmpeg is not installed here)'),
+      async () => {
+        if (withFfmpeg) {
+          const clip = await upload(account, herald.api, await mp4Video(), 'clip.mov');
+          assert.equal(clip.status, 201, JSON.stringify(clip.body));
+          assert.deepEqual([clip.body.mimeType, clip.body.width, clip.body.height], ['video/mp4', 320, 240]);
+          assert.ok(Math.abs(clip.body.duration - 1) < 0.2, `duration ${clip.body.duration}`);
+          const poster = await sharp(Buffer.from(await (await fetch(clip.body.thumbnail)).arrayBuffer())).metadata();
+          assert.deepEqual([poster.format, poster.width, poster.height], ['jpeg', 320, 240]);
+        } else {
+          const clip = await upload(account, herald.api, mp4Header(4096), 'clip.mp4');
+          assert.deepEqual([clip.status, clip.body.width, clip.body.duration, clip.body.thumbnail], [201, null, null, null]);
+        }
+      },
+    );
 
     it('serves files with their type, nosniff, long caching and byte ranges', async () => {
       const png = await noisyPng(64, 64);

@@ -50,7 +50,8 @@ for (const store of await testStores()) {
         if (req.url === '/article') {
           res.writeHead(200, { 'content-type': 'text/html' });
           res.end(
-            '<html><head><meta property="og:title" content="A real card"><meta property="og:description" content="Built by Herald"><meta property="og:image" content="/cover.png"></head></html>',
+            '<html><head><meta property="og:title" content="A real card"><meta property="og:description" content="Built by Herald">' +
+              '<meta property="og:image" content="/cover.png"></head></html>',
           );
         } else if (req.url === '/cover.png') {
           res.writeHead(200, { 'content-type': 'image/png' });

@@ -93,7 +93,8 @@ for (const store of await testStores()) {
       // The HTML page a browser sees says the same, escaped.
       const again = await startConnect(account, 'linkedin');
       const page = await fetch(
-        `${herald.url}/connect/linkedin/callback?state=${again.searchParams.get('state')}&error=denied&error_description=${encodeURIComponent('<script>x</script>')}`,
+        `${herald.url}/connect/linkedin/callback?state=${again.searchParams.get('state')}` +
+          `&error=denied&error_description=${encodeURIComponent('<script>x</script>')}`,
       );
       assert.equal(page.status, 400);
       const html = await page.text();

@@ -345,31 +345,34 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /v2/video/query/').length, queries);
     });
 
-    it("asks to reconnect, with TikTok's reason, when the user unticked the analytics permissions; connecting again with them restores the figures", async () => {
-      fake.untickedScopes = new Set(['user.info.stats', 'video.list']);
-      const again = await connectOAuth(herald, account, 'tiktok');
-      assert.equal(again.id, channelId);
-      fake.untickedScopes.clear();
+    it(
+      "asks to reconnect, with TikTok's reason, when the user unticked the analytics permissions; " + 'connecting again with them restores the figures',
+      async () => {
+        fake.untickedScopes = new Set(['user.info.stats', 'video.list']);
+        const again = await connectOAuth(herald, account, 'tiktok');
+        assert.equal(again.id, channelId);
+        fake.untickedScopes.clear();
 
-      const channel = await account.call('GET', `/analytics/${channelId}?date=30`);
-      assert.equal(channel.status, 409, JSON.stringify(channel.body));
-      assert.equal(channel.body.code, 'reconnect_needed');
-      assert.match(
-        channel.body.message,
-        /scope_permission_missed: The fields follower_count,following_count,likes_count,video_count need the scope user.info.stats/,
-      );
+        const channel = await account.call('GET', `/analytics/${channelId}?date=30`);
+        assert.equal(channel.status, 409, JSON.stringify(channel.body));
+        assert.equal(channel.body.code, 'reconnect_needed');
+        assert.match(
+          channel.body.message,
+          /scope_permission_missed: The fields follower_count,following_count,likes_count,video_count need the scope user.info.stats/,
+        );
 
-      const video = await uploadMp4(account, herald, 2500);
-      const counted = await settled(account, await publishNow(account, channelId, [{ content: 'Posting still works', media: [video] }], SETTINGS));
-      assert.equal(counted.state, 'PUBLISHED', counted.error ?? '');
-      const figures = await account.call('GET', `/analytics/post/${counted.id}?date=30`);
-      assert.equal(figures.status, 409, JSON.stringify(figures.body));
-      assert.match(figures.body.message, /scope_not_authorized: The user did not authorize the scope required/);
+        const video = await uploadMp4(account, herald, 2500);
+        const counted = await settled(account, await publishNow(account, channelId, [{ content: 'Posting still works', media: [video] }], SETTINGS));
+        assert.equal(counted.state, 'PUBLISHED', counted.error ?? '');
+        const figures = await account.call('GET', `/analytics/post/${counted.id}?date=30`);
+        assert.equal(figures.status, 409, JSON.stringify(figures.body));
+        assert.match(figures.body.message, /scope_not_authorized: The user did not authorize the scope required/);
 
-      await connectOAuth(herald, account, 'tiktok');
-      const restored = await account.call('GET', `/analytics/post/${counted.id}?date=30`);
-      assert.equal(restored.status, 200, JSON.stringify(restored.body));
-      assert.equal((await listedChannel(account, channelId)).needsReconnect, false, 'a read does not mark the channel');
-    });
+        await connectOAuth(herald, account, 'tiktok');
+        const restored = await account.call('GET', `/analytics/post/${counted.id}?date=30`);
+        assert.equal(restored.status, 200, JSON.stringify(restored.body));
+        assert.equal((await listedChannel(account, channelId)).needsReconnect, false, 'a read does not mark the channel');
+      },
+    );
   });
 }

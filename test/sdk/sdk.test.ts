@@ -291,7 +291,9 @@ describe('the herald/sdk package entry', () => {
          const sdk = new Herald('key', 'http://localhost:5000/api', { throwOnError: true });
          export async function names(): Promise<string[]> { const list: Integration[] = await sdk.integrations(); return list.map((c) => c.name); }
          export async function states(id: string): Promise<string[]> { const post: PostDetail = await sdk.getPost(id); return post.thread.map((t) => t.state); }
-         export async function ids(): Promise<string[]> { const created = await sdk.post({ type: 'now', date: '2026-01-01T00:00:00Z', shortLink: false, tags: [], posts: [{ integration: { id: 'c' }, value: [{ content: 'hi', image: [] }] }] }); return created.map((p) => p.postId); }\n`,
+         export async function ids(): Promise<string[]> { const created = await sdk.post({ type: 'now', date: '2026-01-01T00:00:00Z', ` +
+          `shortLink: false, tags: [], posts: [{ integration: { id: 'c' }, value: [{ content: 'hi', image: [] }] }] }); ` +
+          'return created.map((p) => p.postId); }\n',
       );
       fs.writeFileSync(
         path.join(consumer, 'bad.ts'),

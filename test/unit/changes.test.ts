@@ -32,7 +32,8 @@ describe('which statements signal a change to the read caches', () => {
   it('a statement writing two tables names both', () => {
     assert.deepEqual(
       signalsFor([
-        'with gone as (delete from "channels" where "id" = $1 returning "id") update "posts" set "deleted_at" = $2 where "channel_id" in (select "id" from gone)',
+        'with gone as (delete from "channels" where "id" = $1 returning "id") ' +
+          'update "posts" set "deleted_at" = $2 where "channel_id" in (select "id" from gone)',
       ]),
       [tables('channels', 'posts')],
     );

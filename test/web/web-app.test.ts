@@ -139,6 +139,16 @@ for (const store of await testStores()) {
       await page.getByTestId(`channel-${channels.webhook}`).getByText('Web receiver').waitFor();
     });
 
+    it("shows what a network allows in its connect form (Medium takes no new tokens)", async () => {
+      await page.getByRole('button', { name: 'Add a channel' }).click();
+      await page.getByRole('button', { name: 'Medium', exact: true }).click();
+      await page.getByText('accepts no new integrations', { exact: false }).waitFor();
+      await shot('channels-connect-note');
+      await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+      await page.getByRole('button', { name: 'Medium', exact: true }).waitFor();
+      await page.keyboard.press('Escape');
+    });
+
     it('connects Pinterest through the network and comes back to the channels page', async () => {
       await page.getByRole('button', { name: 'Add a channel' }).click();
       await page.getByRole('button', { name: 'Pinterest', exact: true }).click();

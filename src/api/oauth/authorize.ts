@@ -55,11 +55,13 @@ export function authorizePages(services: Services): FastifyPluginAsync {
         reply,
         200,
         `Authorize ${ask.app.name}`,
-        `<h1>Authorize ${escapeHtml(ask.app.name)}?</h1>
-<p><strong>${escapeHtml(ask.app.name)}</strong> asks to act for the Herald account <strong>${escapeHtml(account.name)}</strong> (you are signed in as ${escapeHtml(signedIn.user.email)}). It will be able to:</p>
-<ul>${wants}</ul><p>After approving you go to <code>${escapeHtml(new URL(ask.redirectUri).origin)}</code>. You can revoke this access at any time in Settings.</p>
-<form method="post" action="/oauth/authorize">${hiddenFields({ ...params, csrf: csrfTokenOf(signedIn.token) })}
-<button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny">Deny</button></form>`,
+        `<h1>Authorize ${escapeHtml(ask.app.name)}?</h1>\n` +
+          `<p><strong>${escapeHtml(ask.app.name)}</strong> asks to act for the Herald account <strong>${escapeHtml(account.name)}</strong> ` +
+          `(you are signed in as ${escapeHtml(signedIn.user.email)}). It will be able to:</p>\n` +
+          `<ul>${wants}</ul><p>After approving you go to <code>${escapeHtml(new URL(ask.redirectUri).origin)}</code>. ` +
+          'You can revoke this access at any time in Settings.</p>\n' +
+          `<form method="post" action="/oauth/authorize">${hiddenFields({ ...params, csrf: csrfTokenOf(signedIn.token) })}\n` +
+          '<button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny">Deny</button></form>',
       );
     });
 

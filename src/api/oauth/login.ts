@@ -61,10 +61,13 @@ export function loginPages(services: Services): FastifyPluginAsyncZod {
       reply,
       status,
       title,
-      `<h1>${title}</h1>${intro}${errorBox(fields.error)}<form method="post" action="/oauth/login">${hiddenFields({ next: fields.next, mode, form_token: formToken, invitation: fields.invitation })}
-<label for="email">Email</label><input type="email" id="email" name="email" required autocomplete="email" value="${escapeHtml(fields.email ?? '')}">
-${nameField}<label for="password">Password${mode === 'signup' ? ' (at least 10 characters)' : ''}</label><input type="password" id="password" name="password" required autocomplete="${mode === 'signup' ? 'new-password' : 'current-password'}">
-<button type="submit">${mode === 'login' ? 'Sign in' : 'Create account'}</button></form>`,
+      `<h1>${title}</h1>${intro}${errorBox(fields.error)}<form method="post" action="/oauth/login">` +
+        `${hiddenFields({ next: fields.next, mode, form_token: formToken, invitation: fields.invitation })}\n` +
+        '<label for="email">Email</label>' +
+        `<input type="email" id="email" name="email" required autocomplete="email" value="${escapeHtml(fields.email ?? '')}">\n` +
+        `${nameField}<label for="password">Password${mode === 'signup' ? ' (at least 10 characters)' : ''}</label>` +
+        `<input type="password" id="password" name="password" required autocomplete="${mode === 'signup' ? 'new-password' : 'current-password'}">\n` +
+        `<button type="submit">${mode === 'login' ? 'Sign in' : 'Create account'}</button></form>`,
     );
   }
 

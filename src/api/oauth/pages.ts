@@ -16,9 +16,12 @@ export function hiddenFields(values: Record<string, string | undefined>): string
     .join('');
 }
 
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem;color:#222}
-h1{font-size:1.4rem}label{display:block;margin:.8rem 0 .2rem}input[type=text],input[type=email],input[type=password]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
-button{margin:1rem .5rem 0 0;padding:.5rem 1rem;font-size:1rem}.error{color:#a00;border:1px solid #a00;padding:.5rem}.code{font-family:monospace;font-size:1.4rem;letter-spacing:.2rem}`;
+const STYLE =
+  'body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem;color:#222}\n' +
+  'h1{font-size:1.4rem}label{display:block;margin:.8rem 0 .2rem}' +
+  'input[type=text],input[type=email],input[type=password]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}\n' +
+  'button{margin:1rem .5rem 0 0;padding:.5rem 1rem;font-size:1rem}.error{color:#a00;border:1px solid #a00;padding:.5rem}' +
+  '.code{font-family:monospace;font-size:1.4rem;letter-spacing:.2rem}';
 
 /** Sends a complete page; pages that take decisions must never be framed by another site. */
 export function sendPage(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {
@@ -30,7 +33,8 @@ export function sendPage(reply: FastifyReply, status: number, title: string, bod
     .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
     .header('referrer-policy', 'no-referrer')
     .send(
-      `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style><body>${body}</body></html>`,
+      '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
+        `<title>${escapeHtml(title)}</title><style>${STYLE}</style><body>${body}</body></html>`,
     );
 }
 

@@ -15,7 +15,10 @@ const tags = ['integrations'];
 
 function rulesText(p: ReturnType<typeof allProviders>[number]): string {
   const r = p.rules;
-  return `At most ${r.maxLength} characters; up to ${r.maxMedia} media (${r.mediaKinds.join(', ')}); ${r.threads ? 'later items are published as replies' : 'no threads: only the first item is published'}.`;
+  return (
+    `At most ${r.maxLength} characters; up to ${r.maxMedia} media (${r.mediaKinds.join(', ')}); ` +
+    `${r.threads ? 'later items are published as replies' : 'no threads: only the first item is published'}.`
+  );
 }
 
 export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
@@ -144,7 +147,8 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: "Start connecting a channel through the network's OAuth",
         description:
-          'Send the user to `url`. The network sends them back to Herald, which stores the channel (and asks which account when there are several). Extra query parameters go to the network (e.g. `instance` for Mastodon).',
+          'Send the user to `url`. The network sends them back to Herald, which stores the channel (and asks which account when there are several). ' +
+          'Extra query parameters go to the network (e.g. `instance` for Mastodon).',
         params: z.object({ provider: z.string().min(1).max(50) }),
         querystring: z.record(z.string(), z.string().max(500)),
         response: { 200: z.object({ url: z.string() }), ...routeErrors(404) },

@@ -22,7 +22,9 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Upload a file (multipart/form-data, one part named "file")',
-        description: `The type is read from the bytes, not from the name: JPEG, PNG, GIF, WebP, AVIF, BMP, TIFF (at most ${describeBytes(config.maxImageBytes)}), MP4, MOV, WebM (at most ${describeBytes(config.maxVideoBytes)}). Accepts an Idempotency-Key header.`,
+        description:
+          `The type is read from the bytes, not from the name: JPEG, PNG, GIF, WebP, AVIF, BMP, TIFF (at most ${describeBytes(config.maxImageBytes)}), ` +
+          `MP4, MOV, WebM (at most ${describeBytes(config.maxVideoBytes)}). Accepts an Idempotency-Key header.`,
         consumes: ['multipart/form-data'],
         response: { 201: mediaObject, ...routeErrors(413, 415) },
       },
@@ -78,7 +80,8 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Upload a file fetched from a public http(s) URL',
         description:
-          'Private, loopback, link-local, CGNAT, multicast and metadata addresses are refused, also after redirects and DNS. The same types and size caps as /upload apply. Accepts an Idempotency-Key header.',
+          'Private, loopback, link-local, CGNAT, multicast and metadata addresses are refused, also after redirects and DNS. ' +
+          'The same types and size caps as /upload apply. Accepts an Idempotency-Key header.',
         body: z.object({ url: z.string().min(1).max(2048) }),
         response: { 201: mediaObject, ...routeErrors(413, 415) },
       },

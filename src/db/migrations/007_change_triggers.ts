@@ -16,8 +16,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       RETURN NULL;
     END $$`.execute(db);
   for (const table of TABLES) {
-    await sql`CREATE TRIGGER ${sql.id(`${table}_changes`)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${sql.table(table)} FOR EACH STATEMENT EXECUTE FUNCTION herald_notify_change()`.execute(
-      db,
-    );
+    const events = sql`AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${sql.table(table)}`;
+    await sql`CREATE TRIGGER ${sql.id(`${table}_changes`)} ${events} FOR EACH STATEMENT EXECUTE FUNCTION herald_notify_change()`.execute(db);
   }
 }

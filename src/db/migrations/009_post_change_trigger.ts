@@ -7,7 +7,6 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  await sql`CREATE TRIGGER posts_changes AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON posts FOR EACH STATEMENT EXECUTE FUNCTION herald_notify_change()`.execute(
-    db,
-  );
+  const events = sql`AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON posts`;
+  await sql`CREATE TRIGGER posts_changes ${events} FOR EACH STATEMENT EXECUTE FUNCTION herald_notify_change()`.execute(db);
 }

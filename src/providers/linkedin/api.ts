@@ -62,7 +62,8 @@ export async function rest(ctx: NetworkContext, accessToken: string, path: strin
     if (err instanceof PublishError && err.code === 426) {
       throw new PublishError(
         'refused',
-        `${err.message}. LinkedIn retired API version ${version(ctx)}: set HERALD_LINKEDIN_API_VERSION (or HERALD_LINKEDIN_PAGE_API_VERSION) to an active YYYYMM version`,
+        `${err.message}. LinkedIn retired API version ${version(ctx)}: ` +
+          'set HERALD_LINKEDIN_API_VERSION (or HERALD_LINKEDIN_PAGE_API_VERSION) to an active YYYYMM version',
       );
     }
     throw err;
