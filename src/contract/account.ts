@@ -10,3 +10,6 @@ export const notificationsPage = z.object({
 });
 
 export const shortLink = z.object({ code: z.string(), url: z.string(), clicks: z.number(), createdAt: z.string() });
+
+/** GET /is-connected. */
+export const connected = z.object({ connected: z.boolean() });

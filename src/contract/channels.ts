@@ -59,3 +59,22 @@ export const analytics = z.array(
 export const analyticsQuery = z.object({
   date: z.coerce.number().int().min(1).max(365).default(7).describe('Days to look back (1-365, 7 when left out)'),
 });
+
+/** POST /integrations answers the channel with its secrets (a webhook's signing secret) this once. */
+export const createdIntegration = integration.extend({ secrets: z.record(z.string(), z.string()).optional() });
+export const deletedIntegration = z.object({ deleted: z.boolean(), id: z.string() });
+/** GET /find-slot/{id}: the channel's next free posting time. */
+export const freeSlot = z.object({ date: z.string() });
+/** GET /integration-settings/{id}. */
+export const integrationSettings = z.object({
+  output: z.object({
+    rules: z.string(),
+    maxLength: z.number(),
+    settings: z.unknown(),
+    tools: z.array(z.object({ methodName: z.string(), description: z.string() })),
+  }),
+});
+export const toolCallBody = z.object({ methodName: z.string().min(1).max(100), data: z.unknown().optional() });
+export const toolAnswer = z.object({ output: z.unknown() });
+/** GET /social/{provider}: where to send the person to connect. */
+export const connectStart = z.object({ url: z.string() });

@@ -28,3 +28,6 @@ export const mediaObject = z.object({
 });
 
 export const mediaPage = z.object({ media: z.array(mediaObject), total: z.number(), page: z.number(), limit: z.number(), hasMore: z.boolean() });
+
+export const uploadFromUrlBody = z.object({ url: z.string().min(1).max(2048) });
+export const deletedMedia = z.object({ id: z.string(), deleted: z.literal(true) });

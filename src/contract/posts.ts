@@ -84,3 +84,11 @@ export const deletedGroup = z.object({ deleted: z.boolean(), group: z.string(), 
 
 /** A post the network lists for the channel (GET /posts/{id}/missing), to match a post published by hand. */
 export const recentPost = z.object({ id: z.string(), url: z.string(), text: z.string().optional(), at: z.string().optional() });
+
+export const postsList = z.object({ posts: z.array(postSummary) });
+export const postStatusBody = z.object({ status: z.enum(['draft', 'schedule']) });
+export const postStatus = z.object({ id: z.string(), state: z.string() });
+export const postSettingsBody = z.object({ settings: z.record(z.string(), z.unknown()) });
+export const postSettings = z.object({ id: z.string(), settings: z.record(z.string(), z.unknown()) });
+export const releaseIdBody = z.object({ releaseId: z.string().min(1).max(500) });
+export const releaseIdSet = z.object({ id: z.string(), releaseId: z.string(), state: z.string() });

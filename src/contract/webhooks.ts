@@ -54,3 +54,5 @@ export const webhookDelivery = z.object({
 });
 
 export const deliveriesPage = z.object({ deliveries: z.array(webhookDelivery), page: z.number(), limit: z.number(), hasMore: z.boolean() });
+
+export const deletedWebhook = z.object({ deleted: z.boolean(), id: z.string() });

@@ -118,8 +118,11 @@ export async function ping(db: Kysely<Database>): Promise<void> {
 export function openStore(options: { databaseUrl?: string; dataDir: string }): Store {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-    // An idle client that loses its connection must not crash the process.
+    // A connection lost (the server restarted, pg_terminate_backend) must not end the process. The pool
+    // listens for errors only while a client is idle; this listener holds from the client's creation on,
+    // also while a request holds it. The query in flight fails on its own, and the pool drops the client.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const changes = notifyChangeSignal(options.databaseUrl);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: watchingPool(pool, changes) }) });
     const where = new URL(options.databaseUrl);
@@ -173,10 +176,6 @@ function ownOnly(dataDir: string, file: string): void {
 function watchingPool(pool: pg.Pool, changes: ChangeSignal): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
-    // The pool listens for errors only while a client is idle; a connection lost while a
-    // request holds it (the server restarted, pg_terminate_backend) would otherwise end the
-    // process. The query in flight fails on its own, and the pool drops the broken client.
-    client.on('error', () => {});
     const watch = connectionWatcher(changes);
     // Kysely passes (sql, parameters), or a cursor object for .stream() (reads only; no cursor is configured here).
     const query = ((sql: string, parameters: unknown[]) => {

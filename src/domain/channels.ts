@@ -340,11 +340,12 @@ export class Channels {
   }
 
   /** Stores refreshed tokens (the old refresh token stays when the network sent none). */
-  async saveTokens(id: string, current: Record<string, unknown>, fresh: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** Stores renewed tokens; the next renewal is reckoned from `now`, when these were obtained. */
+  async saveTokens(id: string, current: Record<string, unknown>, fresh: Record<string, unknown>, now = Date.now()): Promise<Record<string, unknown>> {
     const config = keepRefreshToken(current, { ...current, ...fresh });
     await this.db
       .updateTable('channels')
-      .set({ config_sealed: this.box.encrypt(JSON.stringify(config)), renew_at: renewalTime(config) })
+      .set({ config_sealed: this.box.encrypt(JSON.stringify(config)), renew_at: renewalTime(config, now) })
       .where('id', '=', id)
       .execute();
     return config;

@@ -80,7 +80,9 @@ function readAnswer({ ok, status, headers, body }: NetworkAnswer): Verdict | und
   if (status === 403) {
     return {
       kind: 'refused',
-      detail: `${detail ?? 'Forbidden'}. Dribbble lets only accounts allowed to upload shots post through its API, with the "upload" permission, and for a team only its members.`,
+      detail:
+        `${detail ?? 'Forbidden'}. Dribbble lets only accounts allowed to upload shots post through its API, ` +
+        'with the "upload" permission, and for a team only its members.',
     };
   }
   return detail ? { detail } : undefined;
@@ -138,7 +140,8 @@ export const dribbble: Provider = {
   urls: { auth: 'https://dribbble.com', api: 'https://api.dribbble.com' },
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
   connectNote:
-    'Only Dribbble accounts allowed to upload shots (players and teams) can post through its API, and the Herald app needs the "upload" permission from Dribbble. Each post is one 4:3 image (400×300, 800×600 or a larger multiple) with a title.',
+    'Only Dribbble accounts allowed to upload shots (players and teams) can post through its API, and the Herald app needs the "upload" permission from ' +
+    'Dribbble. Each post is one 4:3 image (400×300, 800×600 or a larger multiple) with a title.',
   settings,
   rules: {
     maxLength: 40_000,

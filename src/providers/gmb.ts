@@ -131,7 +131,9 @@ function readAnswer({ ok, status, body, headers }: NetworkAnswer): Verdict | und
       return {
         kind: 'refused',
         code: 'quota_zero',
-        detail: `${detail ?? 'RESOURCE_EXHAUSTED'}. The Google Cloud project has a quota of 0 for the Business Profile APIs: it must be approved through Google's Business Profile API access request first. This does not clear by waiting.`,
+        detail:
+          `${detail ?? 'RESOURCE_EXHAUSTED'}. The Google Cloud project has a quota of 0 for the Business Profile APIs: ` +
+          "it must be approved through Google's Business Profile API access request first. This does not clear by waiting.",
       };
     }
     return { kind: 'retryable', detail, retryAfterMs: retryAfterMs(headers.get('retry-after')) ?? QUOTA_WAIT_MS };
@@ -139,7 +141,9 @@ function readAnswer({ ok, status, body, headers }: NetworkAnswer): Verdict | und
   if (status === 403) {
     return {
       kind: 'refused',
-      detail: `${detail ?? 'PERMISSION_DENIED'}. The Google account may have lost access to this location, or the Business Profile APIs are not enabled for Herald's Cloud project.`,
+      detail:
+        `${detail ?? 'PERMISSION_DENIED'}. The Google account may have lost access to this location, ` +
+        "or the Business Profile APIs are not enabled for Herald's Cloud project.",
     };
   }
   return detail ? { detail } : undefined;
@@ -269,7 +273,8 @@ export const gmb: Provider = {
   },
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
   connectNote:
-    'Google opens the Business Profile APIs only to Cloud projects it has approved (an access request, reviewed in about two weeks); until then every call is refused with a quota of 0. After signing in with Google you pick the location to post to.',
+    'Google opens the Business Profile APIs only to Cloud projects it has approved (an access request, reviewed in about two weeks); until then every ' +
+    'call is refused with a quota of 0. After signing in with Google you pick the location to post to.',
   settings,
   rules: {
     // The Business Profile form's limit; the API states none.

@@ -174,7 +174,8 @@ export const hashnode: Provider = {
   readAnswer,
   credentials,
   connectNote:
-    'Publishing through the Hashnode API needs the publication to be on the Pro plan (since May 2026); otherwise Hashnode refuses each post with its Pro-plan message.',
+    'Publishing through the Hashnode API needs the publication to be on the Pro plan (since May 2026); otherwise Hashnode refuses each post with its ' +
+    'Pro-plan message.',
   settings,
   rules: {
     maxLength: MAX_CONTENT_BYTES,

@@ -34,7 +34,9 @@ function readAnswer({ status, url, body }: NetworkAnswer): Verdict | undefined {
   if (body?.data?.is_sent === false) {
     return {
       kind: 'refused',
-      detail: `the chat did not deliver the message${body.message && body.message !== 'OK' ? `: ${body.message}` : ' (slow mode, followers-only or a blocked word)'}`,
+      detail:
+        'the chat did not deliver the message' +
+        (body.message && body.message !== 'OK' ? `: ${body.message}` : ' (slow mode, followers-only or a blocked word)'),
     };
   }
   return undefined;

@@ -176,7 +176,8 @@ export const listmonk: Provider = {
   readAnswer,
   credentials,
   connectNote:
-    'Create an API user in listmonk (Admin → Users, type "API") whose role may read lists and templates and manage and send campaigns (campaigns:manage, campaigns:send, campaigns:get). Each post is a campaign emailed to the chosen list as soon as it is published.',
+    'Create an API user in listmonk (Admin → Users, type "API") whose role may read lists and templates and manage and send campaigns (campaigns:manage, ' +
+    'campaigns:send, campaigns:get). Each post is a campaign emailed to the chosen list as soon as it is published.',
   settings,
   rules: {
     // A campaign's body has no limit of its own; the subject is checked by the settings.

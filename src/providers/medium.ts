@@ -135,7 +135,8 @@ export const medium: Provider = {
   readAnswer,
   credentials,
   connectNote:
-    'Medium no longer supports its API: it accepts no new integrations, and accounts created since about 2023 cannot create integration tokens. Connect Medium only if you already have an integration token; Medium may stop accepting it without notice.',
+    'Medium no longer supports its API: it accepts no new integrations, and accounts created since about 2023 cannot create integration tokens. Connect ' +
+    'Medium only if you already have an integration token; Medium may stop accepting it without notice.',
   settings,
   rules: {
     maxLength: MAX_CONTENT,

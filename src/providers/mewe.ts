@@ -103,7 +103,8 @@ export const mewe: Provider = {
   appSettings: ['APP_ID', 'API_KEY'],
   optionalSettings: ['CALM_SECONDS'],
   connectNote:
-    'MeWe’s API is a developer preview: the server needs an approved MeWe Standalone App. MeWe tokens cannot be renewed: when one expires (MeWe says when), connect the channel again. MeWe gives no link to a single post.',
+    'MeWe’s API is a developer preview: the server needs an approved MeWe Standalone App. MeWe tokens cannot be renewed: when one expires (MeWe says ' +
+    'when), connect the channel again. MeWe gives no link to a single post.',
   settings,
   rules: {
     // providers.md's limit (MeWe's own is unconfirmed).

@@ -128,7 +128,8 @@ async function verify(ctx: PublishContext, config: Config, challenge: Challenge)
   if (!answer) {
     throw new PublishError(
       'refused',
-      `Moltbook asked for a verification Herald cannot answer with confidence ("${challenge.text.slice(0, 300)}"), so the post stays unpublished. Answer it on Moltbook, or post again later.`,
+      `Moltbook asked for a verification Herald cannot answer with confidence ("${challenge.text.slice(0, 300)}"), ` +
+        'so the post stays unpublished. Answer it on Moltbook, or post again later.',
     );
   }
   try {
@@ -155,7 +156,9 @@ export const moltbook: Provider = {
   readAnswer,
   credentials,
   connectNote:
-    'Paste the API key of a Moltbook agent that its owner has claimed. Moltbook lets an agent post once every 30 minutes and comment once every 20 seconds (50 a day); Herald waits as Moltbook asks. Moltbook may ask a verification question before a post counts: Herald answers the arithmetic ones it can read with confidence and otherwise fails the post saying so.',
+    'Paste the API key of a Moltbook agent that its owner has claimed. Moltbook lets an agent post once every 30 minutes and comment once every 20 ' +
+    'seconds (50 a day); Herald waits as Moltbook asks. Moltbook may ask a verification question before a post counts: Herald answers the arithmetic ' +
+    'ones it can read with confidence and otherwise fails the post saying so.',
   settings,
   rules: {
     maxLength: 300,

@@ -166,7 +166,9 @@ export const skool: Provider = {
   urls: { api: 'https://api2.skool.com' },
   credentials,
   connectNote:
-    'Skool has no official API. Herald posts with your browser session: copy the auth_token and client_id cookies (and aws-waf-token, if present) of skool.com from a logged-in browser. Skool may change its private API or end the session at any time (logging out, a password change, or the firewall token expiring after a few days), and automated posting may be against Skool’s terms; connect again when Herald asks.',
+    'Skool has no official API. Herald posts with your browser session: copy the auth_token and client_id cookies (and aws-waf-token, if present) of ' +
+    'skool.com from a logged-in browser. Skool may change its private API or end the session at any time (logging out, a password change, or the ' +
+    'firewall token expiring after a few days), and automated posting may be against Skool’s terms; connect again when Herald asks.',
   readAnswer,
   settings,
   rules: {

@@ -293,7 +293,8 @@ export const tiktokBusiness: Provider = {
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
   optionalSettings: ['STATUS_WAIT_SECONDS'],
   connectNote:
-    'TikTok pulls each photo and video from this server’s upload address, which must be verified for the TikTok for Business app (URL prefix or domain), else TikTok answers url_ownership_unverified.',
+    'TikTok pulls each photo and video from this server’s upload address, which must be verified for the TikTok for Business app (URL prefix or domain), ' +
+    'else TikTok answers url_ownership_unverified.',
   settings,
   rules: {
     // Photo captions take 4,000 characters; a video's caption 2,200 (checked below). Counted in UTF-16 units.

@@ -167,7 +167,8 @@ export const whop: Provider = {
   // CLIENT_SECRET for a confidential app; API_VERSION overrides the Api-Version-Date sent.
   optionalSettings: ['CLIENT_SECRET', 'API_VERSION'],
   connectNote:
-    'Each post goes to the forum you pick in its settings (a company and one of its forums); the forum’s own "who can post" setting still applies to your account.',
+    'Each post goes to the forum you pick in its settings (a company and one of its forums); the forum’s own "who can post" setting still applies to ' +
+    'your account.',
   settings,
   rules: {
     maxLength: 50_000,

@@ -89,7 +89,8 @@ function rest<T = any>(ctx: NetworkContext, config: Config, path: string, reques
 /** Codes of a request WordPress took as anonymous: the password was not accepted, or the Authorization header never arrived. */
 const ANONYMOUS = new Set(['rest_not_logged_in', 'rest_cannot_create', 'rest_cannot_edit', 'rest_cannot_view', 'rest_forbidden', 'rest_cannot_read']);
 const ANONYMOUS_HINT =
-  'WordPress treated the request as anonymous: the application password was revoked or is wrong, or the server (a proxy, CGI or a security plugin) drops the Authorization header';
+  'WordPress treated the request as anonymous: the application password was revoked or is wrong, or the server (a proxy, CGI or a security plugin) drops ' +
+  'the Authorization header';
 
 /**
  * WordPress's error body `{code, message, data: {status, params}}`. Every 401 is
@@ -257,7 +258,9 @@ export const wordpress: Provider = {
   credentials,
   settings,
   connectNote:
-    'Use an application password (wp-admin → Users → Profile → Application Passwords), not your login password. WordPress offers them only on sites served over HTTPS (or marked local). A Contributor cannot publish: choose the status "pending" to send posts for review. WordPress.com sites without plugins use another API and cannot be connected here.',
+    'Use an application password (wp-admin → Users → Profile → Application Passwords), not your login password. WordPress offers them only on sites ' +
+    'served over HTTPS (or marked local). A Contributor cannot publish: choose the status "pending" to send posts for review. WordPress.com sites ' +
+    'without plugins use another API and cannot be connected here.',
   rules: {
     // The post is HTML stored in a longtext column; PHP's request size is the practical bound.
     maxLength: 100_000,

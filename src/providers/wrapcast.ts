@@ -122,7 +122,9 @@ export const wrapcast: Provider = {
   readAnswer,
   credentials,
   connectNote:
-    "Sign in with Neynar on this server's Neynar app (its client id is HERALD_WRAPCAST_CLIENT_ID) and approve the signer; paste the signer_uuid it gives. A signer works only with the API key of the app that created it. Images are shared as links to Herald's upload host, which must stay reachable.",
+    "Sign in with Neynar on this server's Neynar app (its client id is HERALD_WRAPCAST_CLIENT_ID) and approve the signer; paste the signer_uuid it " +
+    "gives. A signer works only with the API key of the app that created it. Images are shared as links to Herald's upload host, which must stay " +
+    'reachable.',
   settings,
   rules: {
     maxLength: MAX_TEXT_BYTES,

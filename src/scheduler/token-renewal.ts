@@ -76,7 +76,7 @@ export class TokenRenewal extends Periodic {
       }
     }
     try {
-      await this.tokens.refresh(provider, row, channel);
+      await this.tokens.refresh(provider, row, channel, now);
       return true;
     } catch (err) {
       if (err instanceof ReconnectNeeded) {

@@ -50,8 +50,8 @@ export class TokenKeeper {
     return this.refresh(provider, row, channel);
   }
 
-  /** New tokens for the channel (after a 401, or ahead of expiry). */
-  async refresh(provider: Provider, row: ChannelRow, used: PublishChannel): Promise<PublishChannel> {
+  /** New tokens for the channel (after a 401, or ahead of expiry), as of `now`. */
+  async refresh(provider: Provider, row: ChannelRow, used: PublishChannel, now = Date.now()): Promise<PublishChannel> {
     if (!provider.refresh) throw new ReconnectNeeded(`${provider.name} does not let Herald renew access`);
     const release = await this.lock(row.id);
     try {
@@ -71,7 +71,7 @@ export class TokenKeeper {
         throw new ReconnectNeeded(`${provider.name} refused to renew access (${(err as Error).message})`);
       }
       this.services.metrics.refresh(provider.identifier, 'renewed');
-      const config = await this.services.channels.saveTokens(row.id, current.config, fresh);
+      const config = await this.services.channels.saveTokens(row.id, current.config, fresh, now);
       return { ...current, config };
     } finally {
       await release();

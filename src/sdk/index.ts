@@ -15,6 +15,20 @@
 import { HeraldApiError, HeraldConnectionError } from './errors.ts';
 import { fileForm, type ProgressListener, type UploadSource } from './multipart.ts';
 import type {
+  Analytics,
+  Connected,
+  CreatedIntegration,
+  CreatedWebhook,
+  DeletedIntegration,
+  DeletedWebhook,
+  FreeSlot,
+  IntegrationSettings,
+  PostSettings,
+  PostStatus,
+  PostsList,
+  RecentPost,
+  ReleaseIdSet,
+  ToolAnswer,
   CreatedPost,
   CreateIntegrationInput,
   CreatePostsInput,
@@ -28,7 +42,6 @@ import type {
   Media,
   NotificationsPage,
   PostDetail,
-  PostSummary,
   UpdateIntegrationInput,
   Webhook,
   WebhookDeliveriesPage,
@@ -103,7 +116,7 @@ export class Herald<const O extends HeraldOptions = {}> {
 
   /** GET /is-connected: whether the key works. */
   isConnected() {
-    return this.call<{ connected: boolean }>('GET', '/is-connected');
+    return this.call<Connected>('GET', '/is-connected');
   }
 
   // Channels
@@ -114,25 +127,25 @@ export class Herald<const O extends HeraldOptions = {}> {
   }
   /** GET /find-slot/{id}: the channel's next free posting time. */
   findSlot(channelId: string) {
-    return this.call<{ date: string }>('GET', `/find-slot/${encodeURIComponent(channelId)}`);
+    return this.call<FreeSlot>('GET', `/find-slot/${encodeURIComponent(channelId)}`);
   }
   /** POST /integrations: add a channel that connects with credentials (`webhook`). */
   createIntegration(body: CreateIntegrationInput, options: CreateOptions = {}) {
-    return this.call<Integration & { secrets?: Record<string, string> }>('POST', '/integrations', { body, ...options });
+    return this.call<CreatedIntegration>('POST', '/integrations', { body, ...options });
   }
   updateIntegration(channelId: string, body: UpdateIntegrationInput) {
     return this.call<Integration>('PATCH', `/integrations/${encodeURIComponent(channelId)}`, { body });
   }
   deleteIntegration(channelId: string) {
-    return this.call<Record<string, unknown>>('DELETE', `/integrations/${encodeURIComponent(channelId)}`);
+    return this.call<DeletedIntegration>('DELETE', `/integrations/${encodeURIComponent(channelId)}`);
   }
   /** GET /integration-settings/{id}: content rules, settings JSON schema and helper tools. */
   integrationSettings(channelId: string) {
-    return this.call<{ output: Record<string, unknown> }>('GET', `/integration-settings/${encodeURIComponent(channelId)}`);
+    return this.call<IntegrationSettings>('GET', `/integration-settings/${encodeURIComponent(channelId)}`);
   }
   /** POST /integration-trigger/{id}: run a provider helper tool. */
   triggerIntegration(channelId: string, methodName: string, data: Record<string, unknown> = {}) {
-    return this.call<{ output: unknown }>('POST', `/integration-trigger/${encodeURIComponent(channelId)}`, { body: { methodName, data } });
+    return this.call<ToolAnswer>('POST', `/integration-trigger/${encodeURIComponent(channelId)}`, { body: { methodName, data } });
   }
 
   // Media
@@ -160,7 +173,7 @@ export class Herald<const O extends HeraldOptions = {}> {
   }
   /** GET /posts: first items of threads between startDate and endDate. */
   postList(filters: ListPostsFilters) {
-    return this.call<{ posts: PostSummary[] }>('GET', '/posts', { query: filters });
+    return this.call<PostsList>('GET', '/posts', { query: filters });
   }
   /** GET /posts/{id}: the whole thread with per-item state, errors and attempts. */
   getPost(postId: string) {
@@ -181,16 +194,16 @@ export class Herald<const O extends HeraldOptions = {}> {
   }
   /** PUT /posts/{id}/status: move between DRAFT ("draft") and QUEUE ("schedule"). */
   changePostStatus(postId: string, status: 'draft' | 'schedule') {
-    return this.call<{ id: string; state: string }>('PUT', `/posts/${encodeURIComponent(postId)}/status`, { body: { status } });
+    return this.call<PostStatus>('PUT', `/posts/${encodeURIComponent(postId)}/status`, { body: { status } });
   }
   updatePostSettings(postId: string, settings: Record<string, unknown>) {
-    return this.call<{ id: string; settings: Record<string, unknown> }>('PUT', `/posts/${encodeURIComponent(postId)}/settings`, { body: { settings } });
+    return this.call<PostSettings>('PUT', `/posts/${encodeURIComponent(postId)}/settings`, { body: { settings } });
   }
   updateReleaseId(postId: string, releaseId: string) {
-    return this.call<{ id: string; releaseId: string; state: string }>('PUT', `/posts/${encodeURIComponent(postId)}/release-id`, { body: { releaseId } });
+    return this.call<ReleaseIdSet>('PUT', `/posts/${encodeURIComponent(postId)}/release-id`, { body: { releaseId } });
   }
   getMissingContent(postId: string) {
-    return this.call<{ id: string; url: string }[]>('GET', `/posts/${encodeURIComponent(postId)}/missing`);
+    return this.call<RecentPost[]>('GET', `/posts/${encodeURIComponent(postId)}/missing`);
   }
   /** POST /posts/{id}/retry: put the failed items back in the queue. */
   retryPost(postId: string) {
@@ -209,10 +222,10 @@ export class Herald<const O extends HeraldOptions = {}> {
     return this.call<NotificationsPage>('GET', '/notifications', { query: { page } });
   }
   analytics(channelId: string, days?: number) {
-    return this.call<unknown>('GET', `/analytics/${encodeURIComponent(channelId)}`, { query: { date: days } });
+    return this.call<Analytics>('GET', `/analytics/${encodeURIComponent(channelId)}`, { query: { date: days } });
   }
   postAnalytics(postId: string, days?: number) {
-    return this.call<unknown>('GET', `/analytics/post/${encodeURIComponent(postId)}`, { query: { date: days } });
+    return this.call<Analytics>('GET', `/analytics/post/${encodeURIComponent(postId)}`, { query: { date: days } });
   }
 
   // Outgoing webhooks of the account
@@ -222,10 +235,10 @@ export class Herald<const O extends HeraldOptions = {}> {
   }
   /** POST /webhooks; the answer carries the signing `secret`, shown this once. */
   createWebhook(body: CreateWebhookInput, options: CreateOptions = {}) {
-    return this.call<Webhook & { secret: string }>('POST', '/webhooks', { body, ...options });
+    return this.call<CreatedWebhook>('POST', '/webhooks', { body, ...options });
   }
   deleteWebhook(webhookId: string) {
-    return this.call<{ deleted: boolean; id: string }>('DELETE', `/webhooks/${encodeURIComponent(webhookId)}`);
+    return this.call<DeletedWebhook>('DELETE', `/webhooks/${encodeURIComponent(webhookId)}`);
   }
   /** GET /webhooks/{id}/deliveries: newest first, with every attempt. */
   webhookDeliveries(webhookId: string, page = 0) {

@@ -44,3 +44,31 @@ export type CreateWebhookInput = z.input<typeof schemas.createWebhookBody>;
 export type WebhookDelivery = z.output<typeof schemas.webhookDelivery>;
 /** GET /webhooks/{id}/deliveries. */
 export type WebhookDeliveriesPage = z.output<typeof schemas.deliveriesPage>;
+/** GET /is-connected. */
+export type Connected = z.output<typeof schemas.connected>;
+/** POST /integrations: the channel, with its secrets shown this once. */
+export type CreatedIntegration = z.output<typeof schemas.createdIntegration>;
+/** DELETE /integrations/{id}. */
+export type DeletedIntegration = z.output<typeof schemas.deletedIntegration>;
+/** GET /find-slot/{id}. */
+export type FreeSlot = z.output<typeof schemas.freeSlot>;
+/** GET /integration-settings/{id}. */
+export type IntegrationSettings = z.output<typeof schemas.integrationSettings>;
+/** POST /integration-trigger/{id}. */
+export type ToolAnswer = z.output<typeof schemas.toolAnswer>;
+/** GET /posts. */
+export type PostsList = z.output<typeof schemas.postsList>;
+/** PUT /posts/{id}/status. */
+export type PostStatus = z.output<typeof schemas.postStatus>;
+/** PUT /posts/{id}/settings. */
+export type PostSettings = z.output<typeof schemas.postSettings>;
+/** PUT /posts/{id}/release-id. */
+export type ReleaseIdSet = z.output<typeof schemas.releaseIdSet>;
+/** One entry of GET /posts/{id}/missing. */
+export type RecentPost = z.output<typeof schemas.recentPost>;
+/** GET /analytics/{id} and /analytics/post/{id}. */
+export type Analytics = z.output<typeof schemas.analytics>;
+/** POST /webhooks: the webhook, with its signing secret shown this once. */
+export type CreatedWebhook = z.output<typeof schemas.createdWebhook>;
+/** DELETE /webhooks/{id}. */
+export type DeletedWebhook = z.output<typeof schemas.deletedWebhook>;

@@ -56,7 +56,8 @@ export function quotaExceeded(limit: number): FakeAnswer {
   return googleError(
     429,
     'RESOURCE_EXHAUSTED',
-    "Quota exceeded for quota metric 'Requests per minute' and limit 'Requests per minute per project' of service 'mybusiness.googleapis.com' for consumer 'project_number:1234'.",
+    "Quota exceeded for quota metric 'Requests per minute' and limit 'Requests per minute per project' of service 'mybusiness.googleapis.com' for " +
+      "consumer 'project_number:1234'.",
     [
       {
         '@type': 'type.googleapis.com/google.rpc.ErrorInfo',

@@ -142,7 +142,10 @@ export async function startMediumFake(): Promise<MediumFake> {
         .reverse()
         .map(
           (p) =>
-            `<item><title><![CDATA[${p.title}]]></title><link>${escapeXml(`${p.url}?source=rss-${fake.user.id}------2`)}</link><guid isPermaLink="false">https://medium.com/p/${p.id}</guid><pubDate>${new Date(p.publishedAt).toUTCString()}</pubDate></item>`,
+            `<item><title><![CDATA[${p.title}]]></title>` +
+            `<link>${escapeXml(`${p.url}?source=rss-${fake.user.id}------2`)}</link>` +
+            `<guid isPermaLink="false">https://medium.com/p/${p.id}</guid>` +
+            `<pubDate>${new Date(p.publishedAt).toUTCString()}</pubDate></item>`,
         )
         .join('');
       return {

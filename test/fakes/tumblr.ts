@@ -204,7 +204,8 @@ export async function startTumblrFake(): Promise<TumblrFake> {
         .slice(0, limit);
       const items = posts.map(
         (p) =>
-          `{"id":${p.id},"id_string":"${p.id}","blog_name":"${blog.name}","post_url":"${blog.url}post/${p.id}","timestamp":${p.timestamp},"content":${JSON.stringify(p.body.content)},"tags":[]}`,
+          `{"id":${p.id},"id_string":"${p.id}","blog_name":"${blog.name}","post_url":"${blog.url}post/${p.id}","timestamp":${p.timestamp},` +
+          `"content":${JSON.stringify(p.body.content)},"tags":[]}`,
       );
       return {
         headers: { 'content-type': 'application/json' },

@@ -68,7 +68,9 @@ function runPhp(file: string, env: Record<string, string>): string {
 }
 
 function mariadb(statement: string): void {
-  const code = `$m = new mysqli(${phpString(MARIADB.host)}, 'root', '', null, ${MARIADB.port}); if (!$m->query(${phpString(statement)})) { fwrite(STDERR, $m->error); exit(1); }`;
+  const code =
+    `$m = new mysqli(${phpString(MARIADB.host)}, 'root', '', null, ${MARIADB.port}); ` +
+    `if (!$m->query(${phpString(statement)})) { fwrite(STDERR, $m->error); exit(1); }`;
   const result = spawnSync('php', ['-r', code], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`MariaDB refused "${statement}": ${result.stderr}`);
 }
@@ -110,7 +112,8 @@ function wp_mail() { return true; }
 `;
 }
 
-const INSTALL = `
+const INSTALL =
+  `
 define('WP_INSTALLING', true);
 require ${phpString(WORDPRESS_DIR)} . '/wp-load.php';
 require_once ABSPATH . 'wp-admin/includes/upgrade.php';
@@ -119,10 +122,12 @@ global $wp_rewrite;
 $wp_rewrite->set_permalink_structure('/%postname%/');
 flush_rewrite_rules(false);
 function herald_user($login, $name, $role) {
-  $id = wp_insert_user(['user_login' => $login, 'user_pass' => wp_generate_password(24), 'user_email' => $login . '@example.test', 'display_name' => $name, 'role' => $role]);
+  $id = wp_insert_user(['user_login' => $login, 'user_pass' => wp_generate_password(24), ` +
+  `'user_email' => $login . '@example.test', 'display_name' => $name, 'role' => $role]);
   if (is_wp_error($id)) { fwrite(STDERR, $id->get_error_message()); exit(1); }
   [$password, $item] = WP_Application_Passwords::create_new_application_password($id, ['name' => 'herald']);
-  return ['id' => $id, 'login' => $login, 'name' => $name, 'appPassword' => WP_Application_Passwords::chunk_password($password), 'appPasswordUuid' => $item['uuid']];
+  return ['id' => $id, 'login' => $login, 'name' => $name, ` +
+  `'appPassword' => WP_Application_Passwords::chunk_password($password), 'appPasswordUuid' => $item['uuid']];
 }
 $category = wp_insert_term('Releases', 'category');
 $tag = wp_insert_term('herald', 'post_tag');

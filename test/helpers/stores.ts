@@ -9,17 +9,21 @@ export type StoreKind = 'sqlite' | 'postgres';
 
 export const ADMIN_URL = process.env.HERALD_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
+/** Whether the server answers; a loaded machine (two test files and their Heralds at once) may take seconds to, so it is asked three times. */
 async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5_000 });
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return true;
+    } catch {
+      if (attempt < 3) await new Promise((r) => setTimeout(r, 1_000));
+    } finally {
+      await client.end().catch(() => {});
+    }
   }
+  return false;
 }
 
 let cached: Promise<StoreKind[]> | undefined;

@@ -169,7 +169,8 @@ for (const store of await testStores()) {
       // A password of its own, so revoking it leaves the other suite's alone.
       const extra = JSON.parse(
         s.php(
-          `[$p, $item] = WP_Application_Passwords::create_new_application_password(${s.author.id}, ['name' => 'revoked-${store}']); echo json_encode(['password' => $p, 'uuid' => $item['uuid']]);`,
+          `[$p, $item] = WP_Application_Passwords::create_new_application_password(${s.author.id}, ['name' => 'revoked-${store}']); ` +
+            `echo json_encode(['password' => $p, 'uuid' => $item['uuid']]);`,
         ),
       );
       const other = await herald.newAccount('Revoking');

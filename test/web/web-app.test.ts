@@ -139,7 +139,7 @@ for (const store of await testStores()) {
       await page.getByTestId(`channel-${channels.webhook}`).getByText('Web receiver').waitFor();
     });
 
-    it("shows what a network allows in its connect form (Medium takes no new tokens)", async () => {
+    it('shows what a network allows in its connect form (Medium takes no new tokens)', async () => {
       await page.getByRole('button', { name: 'Add a channel' }).click();
       await page.getByRole('button', { name: 'Medium', exact: true }).click();
       await page.getByText('accepts no new integrations', { exact: false }).waitFor();

@@ -8,7 +8,22 @@ import { iso } from '../../lib/time.ts';
 import type { Services } from '../../app.ts';
 import { sendJsonText } from '../json-text.ts';
 import { requireScope } from '../auth.ts';
-import { analytics, analyticsQuery, createIntegrationBody, idParam, integration, network, updateIntegrationBody } from '../../contract/index.ts';
+import {
+  analytics,
+  analyticsQuery,
+  connectStart,
+  createdIntegration,
+  createIntegrationBody,
+  deletedIntegration,
+  freeSlot,
+  idParam,
+  integration,
+  integrationSettings,
+  network,
+  toolAnswer,
+  toolCallBody,
+  updateIntegrationBody,
+} from '../../contract/index.ts';
 import { routeErrors } from './route-errors.ts';
 
 const tags = ['integrations'];
@@ -41,7 +56,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         description:
           'Channels of OAuth networks are connected through GET /social/{provider}. The answer includes secrets (e.g. the webhook signing secret) once.',
         body: createIntegrationBody,
-        response: { 201: integration.extend({ secrets: z.record(z.string(), z.string()).optional() }), ...routeErrors(404) },
+        response: { 201: createdIntegration, ...routeErrors(404) },
       },
       handler: async (request, reply) => {
         const { channel, revealOnce } = await channels.addWithCredentials(request.principal.accountId, request.body);
@@ -65,7 +80,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Remove a channel and its pending posts',
         params: idParam,
-        response: { 200: z.object({ deleted: z.boolean(), id: z.string() }), ...routeErrors(404) },
+        response: { 200: deletedIntegration, ...routeErrors(404) },
       },
       handler: async (request) => {
         await channels.remove(request.principal.accountId, request.params.id);
@@ -78,7 +93,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: "The channel's next free posting time",
         params: idParam,
-        response: { 200: z.object({ date: z.string() }), ...routeErrors(404) },
+        response: { 200: freeSlot, ...routeErrors(404) },
       },
       handler: async (request) => ({ date: iso(await channels.findSlot(request.principal.accountId, request.params.id)) }),
     });
@@ -88,17 +103,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: "The channel's content rules, settings schema (JSON schema) and helper tools",
         params: idParam,
-        response: {
-          200: z.object({
-            output: z.object({
-              rules: z.string(),
-              maxLength: z.number(),
-              settings: z.unknown(),
-              tools: z.array(z.object({ methodName: z.string(), description: z.string() })),
-            }),
-          }),
-          ...routeErrors(404),
-        },
+        response: { 200: integrationSettings, ...routeErrors(404) },
       },
       handler: async (request) => {
         const provider = channels.provider(await channels.row(request.principal.accountId, request.params.id));
@@ -118,8 +123,8 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Run a helper tool of the channel (list boards, channels...)',
         params: idParam,
-        body: z.object({ methodName: z.string().min(1).max(100), data: z.unknown().optional() }),
-        response: { 200: z.object({ output: z.unknown() }), ...routeErrors(404) },
+        body: toolCallBody,
+        response: { 200: toolAnswer, ...routeErrors(404) },
       },
       handler: async (request) => {
         const row = await channels.row(request.principal.accountId, request.params.id);
@@ -151,7 +156,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
           'Extra query parameters go to the network (e.g. `instance` for Mastodon).',
         params: z.object({ provider: z.string().min(1).max(50) }),
         querystring: z.record(z.string(), z.string().max(500)),
-        response: { 200: z.object({ url: z.string() }), ...routeErrors(404) },
+        response: { 200: connectStart, ...routeErrors(404) },
       },
       handler: async (request) => {
         const { refresh: _refresh, ...options } = request.query;

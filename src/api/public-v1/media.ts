@@ -7,7 +7,7 @@ import { describeBytes, MEDIA_PAGE_SIZE, mediaView, uploadFingerprint } from '..
 import { OutboundRefused } from '../../lib/outbound.ts';
 import { idempotencyKey, idempotent, jsonBodyHash } from '../idempotent.ts';
 import type { Services } from '../../app.ts';
-import { mediaObject, mediaPage, mediaTag, pageQuery } from '../../contract/index.ts';
+import { deletedMedia, mediaObject, mediaPage, mediaTag, pageQuery, uploadFromUrlBody } from '../../contract/index.ts';
 import { routeErrors } from './route-errors.ts';
 
 const tags = ['media'];
@@ -82,7 +82,7 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         description:
           'Private, loopback, link-local, CGNAT, multicast and metadata addresses are refused, also after redirects and DNS. ' +
           'The same types and size caps as /upload apply. Accepts an Idempotency-Key header.',
-        body: z.object({ url: z.string().min(1).max(2048) }),
+        body: uploadFromUrlBody,
         response: { 201: mediaObject, ...routeErrors(413, 415) },
       },
       handler: async (request, reply) => {
@@ -151,7 +151,7 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Delete a file, its thumbnail and converted copies; refused (409) while a scheduled post uses it',
         params: z.object({ id: z.string().min(1).max(200) }),
-        response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...routeErrors(404, 409) },
+        response: { 200: deletedMedia, ...routeErrors(404, 409) },
       },
       handler: async (request) => {
         const removed = await media.remove(request.principal.accountId, request.params.id);

@@ -12,8 +12,14 @@ import {
   idParam,
   listPostsQuery,
   postDetail,
-  postSummary,
+  postSettings,
+  postSettingsBody,
+  postStatus,
+  postStatusBody,
+  postsList,
   recentPost,
+  releaseIdBody,
+  releaseIdSet,
 } from '../../contract/index.ts';
 import { routeErrors } from './route-errors.ts';
 
@@ -27,7 +33,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'List posts (first items of threads) in a date range',
         querystring: listPostsQuery,
-        response: { 200: z.object({ posts: z.array(postSummary) }), ...routeErrors() },
+        response: { 200: postsList, ...routeErrors() },
       },
       // The database builds the list's JSON (see Posts.listJson): sent as it comes, not parsed and serialised again.
       handler: async (request, reply) => {
@@ -97,8 +103,8 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Move a post between DRAFT and QUEUE',
         params: idParam,
-        body: z.object({ status: z.enum(['draft', 'schedule']) }),
-        response: { 200: z.object({ id: z.string(), state: z.string() }), ...routeErrors(404) },
+        body: postStatusBody,
+        response: { 200: postStatus, ...routeErrors(404) },
       },
       handler: async (request) => ({
         id: request.params.id,
@@ -111,8 +117,8 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Merge provider settings into a post not yet published',
         params: idParam,
-        body: z.object({ settings: z.record(z.string(), z.unknown()) }),
-        response: { 200: z.object({ id: z.string(), settings: z.record(z.string(), z.unknown()) }), ...routeErrors(404) },
+        body: postSettingsBody,
+        response: { 200: postSettings, ...routeErrors(404) },
       },
       handler: async (request) => ({
         id: request.params.id,
@@ -125,8 +131,8 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: "Attach the network's id to a post published by hand",
         params: idParam,
-        body: z.object({ releaseId: z.string().min(1).max(500) }),
-        response: { 200: z.object({ id: z.string(), releaseId: z.string(), state: z.string() }), ...routeErrors(404) },
+        body: releaseIdBody,
+        response: { 200: releaseIdSet, ...routeErrors(404) },
       },
       handler: async (request) => posts.attachReleaseId(request.principal.accountId, request.params.id, request.body.releaseId),
     });

@@ -2,7 +2,17 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
-import { createdWebhook, createWebhookBody, deliveriesPage, idParam, pageQuery, updateWebhookBody, webhook, webhookDelivery } from '../../contract/index.ts';
+import {
+  createdWebhook,
+  createWebhookBody,
+  deletedWebhook,
+  deliveriesPage,
+  idParam,
+  pageQuery,
+  updateWebhookBody,
+  webhook,
+  webhookDelivery,
+} from '../../contract/index.ts';
 import { routeErrors } from './route-errors.ts';
 
 const tags = ['webhooks'];
@@ -47,7 +57,7 @@ export function webhooksRoutes(services: Services): FastifyPluginAsyncZod {
         tags,
         summary: 'Remove a webhook; its pending deliveries are failed',
         params: idParam,
-        response: { 200: z.object({ deleted: z.boolean(), id: z.string() }), ...routeErrors(404) },
+        response: { 200: deletedWebhook, ...routeErrors(404) },
       },
       handler: async (request) => {
         await webhooks.remove(request.principal.accountId, request.params.id);
