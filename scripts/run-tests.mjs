@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every test file with node's test runner (TypeScript through tsx), two
-// files at a time, each in its own process with a time limit: a file that hangs
+// files at a time (HERALD_TEST_PARALLEL), the slowest first, each in its own process with a time limit: a file that hangs
 // fails with its name instead of holding the run. Ends with one line
 // "N passed, N failed, N skipped" that CI reads.
 import { spawn } from 'node:child_process';
@@ -9,7 +9,15 @@ import path from 'node:path';
 
 /** Longest a test file may run (the slowest, the multi-process drains, take about a minute). */
 const FILE_TIMEOUT_MS = Number(process.env.HERALD_TEST_FILE_TIMEOUT_S || 600) * 1000;
-const PARALLEL_FILES = 2;
+const PARALLEL_FILES = Number(process.env.HERALD_TEST_PARALLEL || 2);
+/** The longest files (a minute or more each) start first, so none is left running alone at the end. */
+const SLOW_FIRST = [
+  'test/engine/workers.test.ts',
+  'test/web/web-app.test.ts',
+  'test/engine/engine.test.ts',
+  'test/cli/keys.test.ts',
+  'test/resilience/graceful-stop.test.ts',
+];
 
 function testFiles(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -84,7 +92,11 @@ function runFile(file) {
 }
 
 const only = process.argv.slice(2);
-const files = only.length > 0 ? only : testFiles('test').sort();
+const rank = (file) => {
+  const at = SLOW_FIRST.indexOf(file.split(path.sep).join('/'));
+  return at === -1 ? SLOW_FIRST.length : at;
+};
+const files = only.length > 0 ? only : testFiles('test').sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 const total = { passed: 0, failed: 0, skipped: 0, postgresSkipped: 0 };
 const failedFiles = [];
 let next = 0;

@@ -11,6 +11,7 @@
  * up among the user's own, and a repeat that DEV refuses as taken is that article.
  */
 import { z } from 'zod';
+import { postSettings } from './post-settings.ts';
 import { invalidField } from '../domain/errors.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
 import { currentFigures } from './analytics-series.ts';
@@ -61,14 +62,6 @@ const settings = z.object({
 });
 
 type Settings = z.infer<typeof settings>;
-
-/** The post's settings; POST /posts checked them, so a failure here is a post changed since, refused with the reason. */
-function settingsOf(item: { settings: Record<string, unknown> }): z.infer<typeof settings> {
-  const parsed = settings.safeParse(item.settings);
-  if (!parsed.success)
-    throw new PublishError('refused', `the post settings are not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
-  return parsed.data;
-}
 
 const credentials = z.object({
   apiKey: z.string().trim().min(8, 'is required: create one at dev.to → Settings → Extensions → DEV Community API Keys').describe('DEV API key'),
@@ -211,7 +204,7 @@ export const devto: Provider = {
 
   async publish(ctx) {
     const config = configOf(ctx.channel);
-    const s = settingsOf(ctx.item);
+    const s = postSettings(settings, ctx.item, NETWORK);
     const article = articleJson(ctx, s);
     const sentBefore = (await ctx.progress.get(SENT)) !== undefined;
     await ctx.progress.set(SENT, '1');
@@ -233,7 +226,7 @@ export const devto: Provider = {
 
   async findPublished(ctx) {
     const config = configOf(ctx.channel);
-    const s = settingsOf(ctx.item);
+    const s = postSettings(settings, ctx.item, NETWORK);
     return findArticle(ctx, config, s.title, articleBody(ctx.item));
   },
 

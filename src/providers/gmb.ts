@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import { errorMessage, retryAfterMs, type NetworkAnswer, type Verdict } from './http-failures.ts';
-import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from './oauth2-tokens.ts';
+import { googleConsentUrl, refreshTokens, requestToken, tokenFields } from './oauth2-tokens.ts';
 import {
   PublishError,
   type ConnectResult,
@@ -292,15 +292,7 @@ export const gmb: Provider = {
     pkce: true,
     async start({ urls, app, state, redirectUri, codeChallenge }) {
       return {
-        url: authorizationUrl(`${urls.auth}/o/oauth2/v2/auth`, {
-          clientId: app.CLIENT_ID,
-          redirectUri,
-          state,
-          scopes: SCOPES,
-          codeChallenge,
-          // offline + consent: Google sends a refresh token every time.
-          extra: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
-        }),
+        url: googleConsentUrl(urls.auth, { clientId: app.CLIENT_ID, redirectUri, state, scopes: SCOPES, codeChallenge }),
       };
     },
 
@@ -330,18 +322,8 @@ export const gmb: Provider = {
     },
   },
 
-  async refresh(ctx) {
-    const refreshToken = needRefreshToken(ctx.channel.config, 'Google');
-    // Google keeps the refresh token: an answer without one keeps the stored one.
-    return tokenFields(
-      await requestToken(ctx, `${ctx.urls.token}/token`, {
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-        client_id: ctx.app.CLIENT_ID,
-        client_secret: ctx.app.CLIENT_SECRET,
-      }),
-    );
-  },
+  // Google keeps the refresh token: an answer without one keeps the stored one.
+  refresh: (ctx) => refreshTokens(ctx, `${ctx.urls.token}/token`, 'Google'),
 
   async publish(ctx) {
     const cfg = config(ctx.channel);

@@ -12,6 +12,7 @@
  * publication's newest posts are searched for the title.
  */
 import { z } from 'zod';
+import { postSettings } from './post-settings.ts';
 import { invalidField } from '../domain/errors.ts';
 import { currentFigures } from './analytics-series.ts';
 import type { NetworkAnswer, Verdict } from './http-failures.ts';
@@ -43,14 +44,6 @@ const settings = z.object({
 });
 
 type Settings = z.infer<typeof settings>;
-
-/** The post's settings; POST /posts checked them, so a failure here is a post changed since, refused with the reason. */
-function settingsOf(item: { settings: Record<string, unknown> }): z.infer<typeof settings> {
-  const parsed = settings.safeParse(item.settings);
-  if (!parsed.success)
-    throw new PublishError('refused', `the post settings are not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
-  return parsed.data;
-}
 
 const credentials = z.object({
   apiKey: z
@@ -205,7 +198,7 @@ export const hashnode: Provider = {
 
   async publish(ctx) {
     const config = configOf(ctx.channel);
-    const s = settingsOf(ctx.item);
+    const s = postSettings(settings, ctx.item, NETWORK);
     const data = await gql(ctx, config.apiKey, PUBLISH, { input: publishInput(ctx.item, s) }, true);
     const post = data.publishPost?.post;
     if (!post?.id) throw new PublishError('unknown', `${NETWORK} answered without the post; check the publication before publishing again`);
@@ -215,7 +208,7 @@ export const hashnode: Provider = {
   /** The publication's newest posts by this user, for the item's title. */
   async findPublished(ctx) {
     const config = configOf(ctx.channel);
-    const s = settingsOf(ctx.item);
+    const s = postSettings(settings, ctx.item, NETWORK);
     const since = ctx.item.publishAt.getTime() - 60_000;
     const found = (await publicationPosts(ctx, config, s.publication)).find(
       (p) => p.title === s.title && (!p.author || p.author.username === config.username) && (!p.publishedAt || Date.parse(p.publishedAt) >= since),

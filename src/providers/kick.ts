@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import type { NetworkAnswer, Verdict } from './http-failures.ts';
 import type { NetworkRequest } from './network-http.ts';
-import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from './oauth2-tokens.ts';
+import { authorizationUrl, refreshTokens, requestToken, tokenFields } from './oauth2-tokens.ts';
 import { PublishError, type NetworkContext, type Provider, type PublishContext } from './types.ts';
 
 const NETWORK = 'Kick';
@@ -98,16 +98,7 @@ export const kick: Provider = {
   },
 
   /** Kick returns a new refresh token with every refresh; a 400 "Invalid request" means connecting again. */
-  async refresh(ctx) {
-    const refreshToken = needRefreshToken(ctx.channel.config, NETWORK);
-    const answer = await requestToken(ctx, `${ctx.urls.auth}/oauth/token`, {
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-      client_id: ctx.app.CLIENT_ID,
-      client_secret: ctx.app.CLIENT_SECRET,
-    });
-    return tokenFields(answer);
-  },
+  refresh: (ctx) => refreshTokens(ctx, `${ctx.urls.auth}/oauth/token`, NETWORK),
 
   async publish(ctx: PublishContext) {
     const config = ctx.channel.config as unknown as KickConfig;

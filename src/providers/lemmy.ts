@@ -12,6 +12,7 @@
  * retry after one community failed does not post to the others again.
  */
 import { z } from 'zod';
+import { postSettings } from './post-settings.ts';
 import { invalidField } from '../domain/errors.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
 import { currentFigures } from './analytics-series.ts';
@@ -57,14 +58,6 @@ const settings = z.object({
 });
 
 type Target = z.infer<typeof target>;
-
-/** The post's settings; POST /posts checked them, so a failure here is a post changed since, refused with the reason. */
-function settingsOf(item: { settings: Record<string, unknown> }): z.infer<typeof settings> {
-  const parsed = settings.safeParse(item.settings);
-  if (!parsed.success)
-    throw new PublishError('refused', `the post settings are not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
-  return parsed.data;
-}
 
 const credentials = z.object({
   service: z
@@ -264,7 +257,7 @@ export const lemmy: Provider = {
     const picture = media ? await uploadImage(ctx, config, media) : undefined;
     if (ctx.replyTo) return comment(ctx, config, picture);
 
-    const targets = settingsOf(ctx.item).subreddit.map((s) => s.value);
+    const targets = postSettings(settings, ctx.item, NETWORK).subreddit.map((s) => s.value);
     const made: number[] = [];
     for (const t of targets) {
       const community = await communityId(ctx, config, t);
@@ -298,7 +291,7 @@ export const lemmy: Provider = {
     const config = configOf(ctx.channel);
     const since = ctx.item.publishAt.getTime() - 60_000;
     const made: number[] = [];
-    for (const t of settingsOf(ctx.item).subreddit.map((s) => s.value)) {
+    for (const t of postSettings(settings, ctx.item, NETWORK).subreddit.map((s) => s.value)) {
       const community = await communityId(ctx, config, t);
       const kept = await ctx.progress.get(madeKey(community));
       const id = kept ? Number(kept) : await findInCommunity(ctx, config, community, t.title, since);

@@ -9,6 +9,7 @@
  * an unknown outcome the profile's public RSS feed is searched for the title.
  */
 import { z } from 'zod';
+import { postSettings } from './post-settings.ts';
 import { invalidField } from '../domain/errors.ts';
 import type { NetworkAnswer, Verdict } from './http-failures.ts';
 import type { NetworkRequest } from './network-http.ts';
@@ -35,14 +36,6 @@ const settings = z.object({
 });
 
 type Settings = z.infer<typeof settings>;
-
-/** The post's settings; POST /posts checked them, so a failure here is a post changed since, refused with the reason. */
-function settingsOf(item: { settings: Record<string, unknown> }): z.infer<typeof settings> {
-  const parsed = settings.safeParse(item.settings);
-  if (!parsed.success)
-    throw new PublishError('refused', `the post settings are not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
-  return parsed.data;
-}
 
 const credentials = z.object({
   apiKey: z
@@ -164,7 +157,7 @@ export const medium: Provider = {
 
   async publish(ctx) {
     const config = configOf(ctx.channel);
-    const s = settingsOf(ctx.item);
+    const s = postSettings(settings, ctx.item, NETWORK);
     const status = s.publication ? await publicationStatus(ctx, config, s.publication) : 'public';
     const path = s.publication ? `/publications/${encodeURIComponent(s.publication)}/posts` : `/users/${encodeURIComponent(config.userId)}/posts`;
     const created = await api<{ data: { id: string; url: string } }>(ctx, config.apiKey, path, {
@@ -184,7 +177,7 @@ export const medium: Provider = {
   /** Only public posts on the profile are in its feed; a publication's post cannot be looked up. */
   async findPublished(ctx): Promise<PublishResult | null> {
     const config = configOf(ctx.channel);
-    const s = settingsOf(ctx.item);
+    const s = postSettings(settings, ctx.item, NETWORK);
     if (s.publication) throw new PublishError('unknown', 'Medium lists no posts of a publication through its API');
     const since = ctx.item.publishAt.getTime() - 60_000;
     const found = (await feed(ctx, config.username)).find((p) => p.title === s.title && (p.at === undefined || p.at >= since - 60_000));

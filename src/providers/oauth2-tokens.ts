@@ -4,7 +4,7 @@
  * Basic, as the network asks. Answers become Herald's token fields.
  */
 import { errorMessage } from './http-failures.ts';
-import { PublishError, type NetworkContext, type TokenConfig } from './types.ts';
+import { PublishError, type NetworkContext, type PublishChannel, type TokenConfig } from './types.ts';
 
 export interface TokenAnswer {
   access_token?: string;
@@ -85,4 +85,32 @@ export function needRefreshToken(config: Record<string, unknown>, network: strin
   const token = config.refreshToken;
   if (typeof token !== 'string' || token === '') throw new PublishError('auth', `${network} gave this channel no refresh token, so it must be connected again`);
   return token;
+}
+
+/**
+ * The refresh most networks take: the channel's refresh token with the app's id
+ * and secret in the form. A network that rotates refresh tokens answers a new
+ * one, which replaces the spent one; without one, the stored token is kept.
+ */
+export async function refreshTokens(
+  ctx: NetworkContext & { channel: PublishChannel },
+  url: string,
+  network: string,
+  options: TokenRequestOptions = {},
+): Promise<TokenConfig & Record<string, unknown>> {
+  const form = {
+    grant_type: 'refresh_token',
+    refresh_token: needRefreshToken(ctx.channel.config, network),
+    client_id: ctx.app.CLIENT_ID,
+    client_secret: ctx.app.CLIENT_SECRET,
+  };
+  return tokenFields(await requestToken(ctx, url, form, options));
+}
+
+/** Google's consent screen, asking for offline access and consent every time, so Google sends a refresh token on every connection. */
+export function googleConsentUrl(authBase: string, request: Omit<AuthorizationRequest, 'extra'>): string {
+  return authorizationUrl(`${authBase}/o/oauth2/v2/auth`, {
+    ...request,
+    extra: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
+  });
 }

@@ -12,6 +12,7 @@
  * connected again with fresh cookies.
  */
 import { z } from 'zod';
+import { postSettings } from './post-settings.ts';
 import { invalidField } from '../domain/errors.ts';
 import type { NetworkAnswer, Verdict } from './http-failures.ts';
 import { readMedia } from './media-bytes.ts';
@@ -210,14 +211,7 @@ export const skool: Provider = {
 
   async publish(ctx) {
     const config = configOf(ctx.channel);
-    const parsed = settings.safeParse(ctx.item.settings);
-    // Settings are checked when the post is accepted; a post saved before a rule changed fails with the reason.
-    if (!parsed.success)
-      throw new PublishError(
-        'refused',
-        `the post's Skool settings are not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
-    const s = parsed.data;
+    const s = postSettings(settings, ctx.item, NETWORK);
     const attachments: string[] = [];
     for (const media of ctx.item.media) attachments.push(await uploadImage(ctx, config, media));
 

@@ -13,6 +13,8 @@
  * publishes again), and the status is polled until TikTok names the post.
  */
 import { z } from 'zod';
+import { PRIVACY, settings as tiktokSettings } from './tiktok.ts';
+import { postSettings } from './post-settings.ts';
 import { currentFigures } from './analytics-series.ts';
 import type { NetworkAnswer, Verdict } from './http-failures.ts';
 import type { NetworkRequest } from './network-http.ts';
@@ -31,7 +33,6 @@ import {
 
 const NETWORK = 'TikTok for Business';
 const SCOPES = ['user.info.basic', 'user.info.username', 'user.info.stats', 'video.list', 'video.publish', 'video.upload'];
-const PRIVACY = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
 const VIDEO_CAPTION = 2200;
 const PHOTO_CAPTION = 4000;
 /** How long one publish follows TikTok's work before following it in the background (HERALD_TIKTOK_BUSINESS_STATUS_WAIT_SECONDS). */
@@ -47,17 +48,9 @@ const SHARE_ID = 'tiktok-business:share_id';
 const AUTH_CODES = new Set([40104, 40105]);
 const RATE_CODES = new Set([40100, 51021]);
 
-const settings = z.object({
-  title: z.string().max(90).optional().describe('Title of a photo post (at most 90 characters)'),
+const settings = tiktokSettings.extend({
   privacy_level: z.enum(PRIVACY).describe('Who can see a photo post; videos take the account’s default'),
-  duet: z.boolean().describe('Allow duets (videos)'),
-  stitch: z.boolean().describe('Allow stitches (videos)'),
-  comment: z.boolean().describe('Allow comments'),
-  brand_content_toggle: z.boolean().describe('Paid partnership promoting a third-party brand'),
-  brand_organic_toggle: z.boolean().describe("Promotes the creator's own business"),
-  autoAddMusic: z.enum(['yes', 'no']).describe('Let TikTok add music to a photo post'),
   content_posting_method: z.enum(['DIRECT_POST', 'UPLOAD']).describe('DIRECT_POST publishes; UPLOAD leaves a draft in the TikTok app to finish there'),
-  video_made_with_ai: z.boolean().optional().describe('The video is AI-generated'),
   music: z
     .object({
       id: z.string().min(1).describe('A TikTok song clip id'),
@@ -381,14 +374,7 @@ export const tiktokBusiness: Provider = {
 
   async publish(ctx) {
     const config = configOf(ctx.channel);
-    const parsed = settings.safeParse(ctx.item.settings);
-    // Settings are checked when the post is accepted; a post saved before a rule changed fails with the reason.
-    if (!parsed.success)
-      throw new PublishError(
-        'refused',
-        `the post's TikTok for Business settings are not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
-    const s = parsed.data;
+    const s = postSettings(settings, ctx.item, NETWORK);
     // An earlier attempt got as far as a share_id: the post exists on TikTok, only follow it.
     let shareId = await ctx.progress.get(SHARE_ID);
     if (!shareId) {

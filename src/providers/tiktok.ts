@@ -13,7 +13,7 @@ import { currentFigures } from './analytics-series.ts';
 
 // user.info.stats and video.list are for analytics only: a user who unticks them can still post.
 const SCOPES = ['user.info.basic', 'user.info.profile', 'video.publish', 'video.upload', 'user.info.stats', 'video.list'];
-const PRIVACY = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
+export const PRIVACY = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
 
 /** Chunks of 10 MB: inside TikTok's 5–64 MB window, so a 4 GB video stays far below 1000 chunks. */
 export const CHUNK_BYTES = 10 * 1024 * 1024;
@@ -27,7 +27,8 @@ const DEFAULT_STATUS_WAIT_S = 40;
 const PROCESSING_CHECK_MS = 30_000;
 const MODERATION_CHECK_MS = 10 * 60_000;
 
-const settings = z.object({
+/** A post's TikTok settings; TikTok for Business takes the same fields (and a sound). */
+export const settings = z.object({
   title: z.string().max(90).optional().describe('Title of a photo post'),
   privacy_level: z.enum(PRIVACY).describe("Who can see the post; must be one of the account's options"),
   duet: z.boolean().describe('Allow duets (videos)'),

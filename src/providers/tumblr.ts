@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import type { NetworkAnswer, Verdict } from './http-failures.ts';
 import { mediaBlob, mediaFilename } from './media-bytes.ts';
-import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from './oauth2-tokens.ts';
+import { authorizationUrl, refreshTokens, requestToken, tokenFields } from './oauth2-tokens.ts';
 import { currentFigures } from './analytics-series.ts';
 import {
   PublishError,
@@ -229,17 +229,8 @@ export const tumblr: Provider = {
     },
   },
 
-  async refresh(ctx) {
-    const refreshToken = needRefreshToken(ctx.channel.config, 'Tumblr');
-    // Each refresh answers a new refresh token; the spent one stops working.
-    const answer = await requestToken(
-      ctx,
-      `${ctx.urls.api}/v2/oauth2/token`,
-      { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: ctx.app.CLIENT_ID, client_secret: ctx.app.CLIENT_SECRET },
-      { headers: { 'user-agent': USER_AGENT } },
-    );
-    return tokenFields(answer);
-  },
+  // Each refresh answers a new refresh token; the spent one stops working.
+  refresh: (ctx) => refreshTokens(ctx, `${ctx.urls.api}/v2/oauth2/token`, 'Tumblr', { headers: { 'user-agent': USER_AGENT } }),
 
   async publish(ctx) {
     const config = configOf(ctx.channel);

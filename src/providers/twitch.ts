@@ -11,9 +11,10 @@
  * (`is_sent: false`: AutoMod, slow mode, followers-only...) failed for good.
  */
 import { z } from 'zod';
+import { postSettings } from './post-settings.ts';
 import type { NetworkAnswer, Verdict } from './http-failures.ts';
 import type { NetworkRequest } from './network-http.ts';
-import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from './oauth2-tokens.ts';
+import { authorizationUrl, refreshTokens, requestToken, tokenFields } from './oauth2-tokens.ts';
 import { PublishError, type NetworkContext, type Provider, type PublishChannel, type PublishContext } from './types.ts';
 
 const NETWORK = 'Twitch';
@@ -125,26 +126,11 @@ export const twitch: Provider = {
   },
 
   /** Twitch rotates the refresh token: the new one replaces the old. A 400 "Invalid refresh token" means connecting again. */
-  async refresh(ctx) {
-    const refreshToken = needRefreshToken(ctx.channel.config, NETWORK);
-    const answer = await requestToken(ctx, `${ctx.urls.auth}/token`, {
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-      client_id: ctx.app.CLIENT_ID,
-      client_secret: ctx.app.CLIENT_SECRET,
-    });
-    return tokenFields(answer);
-  },
+  refresh: (ctx) => refreshTokens(ctx, `${ctx.urls.auth}/token`, NETWORK),
 
   async publish(ctx: PublishContext) {
     const config = ctx.channel.config as unknown as TwitchConfig;
-    const parsed = settings.safeParse(ctx.item.settings);
-    if (!parsed.success)
-      throw new PublishError(
-        'refused',
-        `the post's Twitch settings are not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
-    const { messageType, announcementColor } = parsed.data;
+    const { messageType, announcementColor } = postSettings(settings, ctx.item, NETWORK);
     const releaseUrl = channelUrl(config.login);
 
     if (messageType === 'announcement' && ctx.item.threadIndex === 0) {

@@ -11,6 +11,7 @@
  * instead of being created twice.
  */
 import { z } from 'zod';
+import { postSettings } from './post-settings.ts';
 import { invalidField } from '../domain/errors.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
 import { currentFigures } from './analytics-series.ts';
@@ -167,16 +168,6 @@ export function slugOf(title: string): string {
     .replace(/-+$/, '');
 }
 
-function settingsOf(ctx: PublishContext): Settings {
-  const parsed = settings.safeParse(ctx.item.settings);
-  if (!parsed.success)
-    throw new PublishError(
-      'refused',
-      `the WordPress settings are incomplete: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`,
-    );
-  return parsed.data;
-}
-
 /** The featured image's bytes: the `main_image` setting, else the item's own image. */
 async function featuredImage(
   ctx: PublishContext,
@@ -314,7 +305,7 @@ export const wordpress: Provider = {
 
   async publish(ctx) {
     const config = ctx.channel.config as unknown as Config;
-    const s = settingsOf(ctx);
+    const s = postSettings(settings, ctx.item, NETWORK);
     const featured = await uploadFeatured(ctx, config, s);
     const slug = slugOf(s.title);
     const created = await rest<WpPost>(ctx, config, `/wp/v2/${s.type}`, {
@@ -340,7 +331,7 @@ export const wordpress: Provider = {
    */
   async findPublished(ctx) {
     const config = ctx.channel.config as unknown as Config;
-    const s = settingsOf(ctx);
+    const s = postSettings(settings, ctx.item, NETWORK);
     const slug = slugOf(s.title);
     const slugs = slug ? [slug, ...Array.from({ length: SLUG_VARIANTS - 1 }, (_, i) => `${slug}-${i + 2}`)].join(',') : undefined;
     const found = await rest<WpPost[]>(ctx, config, `/wp/v2/${s.type}`, {

@@ -19,7 +19,7 @@ import {
   type PublishContext,
   type TokenConfig,
 } from './types.ts';
-import { authorizationUrl } from './oauth2-tokens.ts';
+import { googleConsentUrl } from './oauth2-tokens.ts';
 import { dailySeries, day, period } from './analytics-series.ts';
 
 const SCOPES = [
@@ -271,15 +271,7 @@ export const youtube: Provider = {
     pkce: true,
     async start({ urls, app, state, redirectUri, codeChallenge }) {
       return {
-        url: authorizationUrl(`${urls.auth}/o/oauth2/v2/auth`, {
-          clientId: app.CLIENT_ID,
-          redirectUri,
-          state,
-          scopes: SCOPES,
-          codeChallenge,
-          // offline + consent: Google sends a refresh token every time.
-          extra: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
-        }),
+        url: googleConsentUrl(urls.auth, { clientId: app.CLIENT_ID, redirectUri, state, scopes: SCOPES, codeChallenge }),
       };
     },
 
