@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // Runs every test file with node's test runner (TypeScript through tsx), two
-// files at a time (HERALD_TEST_PARALLEL), the slowest first, each in its own process with a time limit: a file that hangs
-// fails with its name instead of holding the run. Ends with one line
+// files at a time (HERALD_TEST_PARALLEL), the slowest first, and beside them the
+// network suites, two at a time (HERALD_TEST_NETWORK_PARALLEL): they mostly wait
+// on their local servers' timers, using a third of a core each. Every file runs
+// in its own process with a time limit: a file that hangs fails with its name
+// instead of holding the run. Ends with one line
 // "N passed, N failed, N skipped" that CI reads.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +13,7 @@ import path from 'node:path';
 /** Longest a test file may run (the slowest, the multi-process drains, take about a minute). */
 const FILE_TIMEOUT_MS = Number(process.env.HERALD_TEST_FILE_TIMEOUT_S || 600) * 1000;
 const PARALLEL_FILES = Number(process.env.HERALD_TEST_PARALLEL || 2);
+const NETWORK_PARALLEL = Number(process.env.HERALD_TEST_NETWORK_PARALLEL || 2);
 /** The longest files (a minute or more each) start first, so none is left running alone at the end. */
 const SLOW_FIRST = [
   'test/engine/workers.test.ts',
@@ -99,16 +103,27 @@ const rank = (file) => {
 const files = only.length > 0 ? only : testFiles('test').sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 const total = { passed: 0, failed: 0, skipped: 0, postgresSkipped: 0 };
 const failedFiles = [];
-let next = 0;
-async function worker() {
-  while (next < files.length) {
-    const result = await runFile(files[next++]);
-    process.stdout.write(result.output);
-    for (const key of Object.keys(total)) total[key] += result.counts[key];
-    if (result.counts.failed > 0) failedFiles.push(result.file);
-  }
+const isNetworkSuite = (file) => file.split(path.sep).join('/').startsWith('test/networks/');
+/** Runs `queue` with `parallel` files at once. */
+async function lane(queue, parallel) {
+  let next = 0;
+  const worker = async () => {
+    while (next < queue.length) {
+      const result = await runFile(queue[next++]);
+      process.stdout.write(result.output);
+      for (const key of Object.keys(total)) total[key] += result.counts[key];
+      if (result.counts.failed > 0) failedFiles.push(result.file);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
 }
-await Promise.all(Array.from({ length: Math.min(PARALLEL_FILES, files.length) }, worker));
+await Promise.all([
+  lane(
+    files.filter((f) => !isNetworkSuite(f)),
+    PARALLEL_FILES,
+  ),
+  lane(files.filter(isNetworkSuite), NETWORK_PARALLEL),
+]);
 
 if (failedFiles.length > 0) console.log(`\nFiles with failures:\n${failedFiles.map((f) => `  ${f}`).join('\n')}`);
 if (total.postgresSkipped > 0)

@@ -26,8 +26,12 @@ export function engineQueries(db: Kysely<Database>) {
         .where('post_id', '=', p.post)
         .where((eb) => eb.or([eb('outcome', '=', 'sending'), eb.and([eb('outcome', '=', 'unknown'), eb('finished_at', '>=', p.since)])])),
     ),
+    /**
+     * Ends an attempt still sending. One another worker has judged already (its lease ran out mid-send, so it
+     * recorded "unknown" and may have sent again) keeps that verdict: it is why the post may have gone out twice.
+     */
     finishAttempt: hotQuery<{ id: string; outcome: string; detail: string | null; at: number }, never>(db, ['id', 'outcome', 'detail', 'at'], (p) =>
-      db.updateTable('post_attempts').set({ outcome: p.outcome, detail: p.detail, finished_at: p.at }).where('id', '=', p.id),
+      db.updateTable('post_attempts').set({ outcome: p.outcome, detail: p.detail, finished_at: p.at }).where('id', '=', p.id).where('outcome', '=', 'sending'),
     ),
   };
 }
