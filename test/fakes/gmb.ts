@@ -8,8 +8,7 @@
  * by sourceUrl) answered as a LocalPost, and list (newest first).
  * Errors use Google's envelope {error: {code, message, status, details}}.
  */
-import crypto from 'node:crypto';
-import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
+import { consentAllows, redeemsConsent, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const CLIENT_ID = 'gmb-client.apps.googleusercontent.com';
 export const CLIENT_SECRET = 'gmb-secret';
@@ -114,8 +113,7 @@ export async function startGmbFake(): Promise<GmbFake> {
         return { status: 401, body: { error: 'invalid_client', error_description: 'The OAuth client was not found.' } };
       if (form.grant_type === 'authorization_code') {
         const pending = fake.state.authorize;
-        const challenge = form.code_verifier ? crypto.createHash('sha256').update(form.code_verifier).digest('base64url') : undefined;
-        if (form.code !== 'gmb-code' || form.redirect_uri !== pending?.redirect_uri || challenge !== pending?.code_challenge) {
+        if (!redeemsConsent(fake, form, 'gmb-code')) {
           return { status: 400, body: { error: 'invalid_grant', error_description: 'Bad Request' } };
         }
         issued++;

@@ -9,6 +9,7 @@
  * answer 302 to the redirect_uri with a code, as the network would after the
  * user clicked "Allow".
  */
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -214,4 +215,14 @@ export function consentAllows(code = 'code-123'): Handler {
     if (request.query.state) target.searchParams.set('state', request.query.state);
     return { status: 302, headers: { location: target.toString() } };
   };
+}
+
+/**
+ * Whether a token request redeems what `consentAllows(code)` handed out: that
+ * code, for the same redirect_uri, and (with PKCE) the verifier of its challenge.
+ */
+export function redeemsConsent(fake: NetworkFake, params: Record<string, string | undefined>, code: string): boolean {
+  const pending = fake.state.authorize;
+  const challenge = params.code_verifier ? crypto.createHash('sha256').update(params.code_verifier).digest('base64url') : undefined;
+  return params.code === code && params.redirect_uri === pending?.redirect_uri && challenge === pending?.code_challenge;
 }

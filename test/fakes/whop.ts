@@ -10,8 +10,7 @@
  * known experience, attachments of ready files, comments by parent_id) and their
  * list; companies and forums.
  */
-import crypto from 'node:crypto';
-import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
+import { redeemsConsent, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const CLIENT_ID = 'app_herald_whop';
 export const VERSIONS = ['2025-01-01', '2026-06-09', '2026-08-21-1'];
@@ -129,8 +128,7 @@ export async function startWhopFake(): Promise<WhopFake> {
       if (body.client_id !== CLIENT_ID) return { status: 401, body: { error: 'invalid_client', error_description: 'Unknown client' } };
       if (body.grant_type === 'authorization_code') {
         const pending = fake.state.authorize;
-        const challenge = body.code_verifier ? crypto.createHash('sha256').update(body.code_verifier).digest('base64url') : undefined;
-        if (body.code !== 'whop-code' || body.redirect_uri !== pending?.redirect_uri || challenge !== pending?.code_challenge) {
+        if (!redeemsConsent(fake, body, 'whop-code')) {
           return { status: 400, body: { error: 'invalid_grant', error_description: 'The authorization code or verifier is invalid.' } };
         }
         return { body: issue(String(pending.scope ?? '').split(' ')) };

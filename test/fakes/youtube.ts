@@ -15,7 +15,7 @@
  * and youtube.readonly, else Google's 403 for insufficient scopes.
  */
 import crypto from 'node:crypto';
-import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
+import { consentAllows, redeemsConsent, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const CLIENT_ID = 'yt-client.apps.googleusercontent.com';
 export const CLIENT_SECRET = 'yt-secret';
@@ -115,8 +115,7 @@ export async function startYouTubeFake(): Promise<YouTubeFake> {
         return { status: 401, body: { error: 'invalid_client', error_description: 'The OAuth client was not found.' } };
       if (form.grant_type === 'authorization_code') {
         const pending = fake.state.authorize;
-        const challenge = form.code_verifier ? crypto.createHash('sha256').update(form.code_verifier).digest('base64url') : undefined;
-        if (form.code !== 'google-code' || form.redirect_uri !== pending?.redirect_uri || challenge !== pending?.code_challenge) {
+        if (!redeemsConsent(fake, form, 'google-code')) {
           return { status: 400, body: { error: 'invalid_grant', error_description: 'Bad Request' } };
         }
         const asked = String(pending.scope ?? '')
