@@ -112,7 +112,7 @@ async function lane(queue, parallel) {
       const result = await runFile(queue[next++]);
       process.stdout.write(result.output);
       for (const key of Object.keys(total)) total[key] += result.counts[key];
-      if (result.counts.failed > 0) failedFiles.push(result.file);
+      if (result.counts.failed > 0) failedFiles.push(result);
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
@@ -125,7 +125,25 @@ await Promise.all([
   lane(files.filter(isNetworkSuite), NETWORK_PARALLEL),
 ]);
 
-if (failedFiles.length > 0) console.log(`\nFiles with failures:\n${failedFiles.map((f) => `  ${f}`).join('\n')}`);
+/**
+ * What went wrong in a failing file, printed again at the end, where a CI log that
+ * keeps only its tail still shows it: node's own "failing tests" part, or the
+ * file's last lines when it ended without one (a crash, a time limit).
+ */
+function failureReport({ file, output }) {
+  const lines = output.split('\n');
+  const from = lines.findIndex((line) => line.startsWith('✖ failing tests:'));
+  const report = from === -1 ? lines.slice(-30) : lines.slice(from + 1);
+  const shown = report.slice(0, FAILURE_LINES);
+  if (report.length > shown.length) shown.push(`  ... ${report.length - shown.length} more lines in the output above`);
+  return `# ${file}\n${shown.join('\n').trim()}`;
+}
+const FAILURE_LINES = 80;
+
+if (failedFiles.length > 0) {
+  console.log(`\nFailures:\n${failedFiles.map(failureReport).join('\n\n')}`);
+  console.log(`\nFiles with failures:\n${failedFiles.map((r) => `  ${r.file}`).join('\n')}`);
+}
 if (total.postgresSkipped > 0)
   console.log(`PostgreSQL was not reachable: at least ${total.postgresSkipped} PostgreSQL tests were skipped (set HERALD_TEST_DATABASE_URL to run them)`);
 console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped + total.postgresSkipped} skipped`);

@@ -112,7 +112,7 @@ export async function createContainer(fake: NetworkFake, owner: string, params: 
   const id = String(store.nextId++);
   const url = params.image_url ?? params.video_url;
   const kind = params.video_url ? 'video' : params.image_url ? 'image' : 'other';
-  const container: Container = { id, owner, params, readyAt: Date.now() + store.processingMs[kind], state: 'IN_PROGRESS' };
+  const container: Container = { id, owner, params, readyAt: 0, state: 'IN_PROGRESS' };
   if (url) {
     container.fetched = await fetchMedia(url);
     if (container.fetched!.status !== 200) {
@@ -120,6 +120,9 @@ export async function createContainer(fake: NetworkFake, owner: string, params: 
       container.error = fetchError;
     }
   }
+  // Processing starts once the media is in, as the container's id is answered: a slow
+  // download must not use up the processing time a test sets.
+  container.readyAt = Date.now() + store.processingMs[kind];
   store.containers.set(id, container);
   return container;
 }

@@ -103,7 +103,7 @@ for (const store of await testStores()) {
     it('publishes an image: container from its public URL, polled until FINISHED, then media_publish', async () => {
       const png = await uploadPng(account, herald);
       const from = fake.requests.length;
-      containerStore(fake).processingMs.image = 500;
+      containerStore(fake).processingMs.image = 900;
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Studio light #photo', media: [png] }], POST));
       containerStore(fake).processingMs.image = 0;
       assert.equal(post.state, 'PUBLISHED', post.error);

@@ -83,7 +83,7 @@ for (const store of await testStores()) {
 
     it('publishes text: a TEXT container, polled until FINISHED, then threads_publish', async () => {
       const from = fake.requests.length;
-      containerStore(fake).processingMs.other = 500;
+      containerStore(fake).processingMs.other = 900;
       const post = await settled(account, await publishNow(account, channelId, ['Hello Threads']));
       containerStore(fake).processingMs.other = 0;
       assert.equal(post.state, 'PUBLISHED', post.error);
