@@ -43,8 +43,9 @@ function tally(output) {
   const skippedPostgres = [];
   let top;
   for (const line of output.split('\n')) {
-    const summary = /^ℹ (pass|fail|skipped) (\d+)$/.exec(line.trim());
-    if (summary) counts[{ pass: 'passed', fail: 'failed', skipped: 'skipped' }[summary[1]]] = Number(summary[2]);
+    // A cancelled test (its file ended or its suite failed before it finished) did not pass: it counts as failed.
+    const summary = /^ℹ (pass|fail|cancelled|skipped) (\d+)$/.exec(line.trim());
+    if (summary) counts[{ pass: 'passed', fail: 'failed', cancelled: 'failed', skipped: 'skipped' }[summary[1]]] += Number(summary[2]);
     const start = /^(\s*)▶ (.+)$/.exec(line);
     if (start) {
       suites.add(start[2]);
@@ -66,6 +67,7 @@ function tally(output) {
 }
 
 function runFile(file) {
+  const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=300000', '--test-reporter=spec', file], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -90,7 +92,9 @@ function runFile(file) {
         counts.failed = 1;
         note = `✖ ${file}: exited with code ${code} without a failing test (see its output above)\n`;
       }
-      resolve({ file, output: `# ${file}\n${output}${errors}${note}`, counts });
+      // The wall-clock time shows which files to make faster when the suite grows.
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      resolve({ file, output: `# ${file} (${seconds} s)\n${output}${errors}${note}`, counts });
     });
   });
 }
