@@ -23,8 +23,14 @@ import { QUEUE_POLL_MS } from './scheduler/work-loop.ts';
 import { Media } from './domain/media.ts';
 import { Notifications } from './domain/notifications.ts';
 import { Posts } from './domain/posts.ts';
+import { CsvPosts } from './domain/csv-posts.ts';
 import { Events } from './domain/events.ts';
 import { Webhooks } from './domain/webhooks.ts';
+import { Approvals } from './domain/approvals.ts';
+import { Comments } from './domain/comments.ts';
+import { PreviewLinks } from './domain/preview-links.ts';
+import { Feeds } from './domain/feeds.ts';
+import { Series } from './domain/series.ts';
 import { RateLimiter } from './domain/rate-limit.ts';
 import { OutboundGuard, type Lookup } from './lib/outbound.ts';
 import { createSecretBox, resolveSecret } from './lib/secrets.ts';
@@ -37,6 +43,7 @@ import { setLogLevel } from './lib/log.ts';
 import { Metrics } from './lib/metrics.ts';
 import { queueFigures } from './scheduler/claim.ts';
 import type { NetworkContext, Provider } from './providers/types.ts';
+import type { PostRow } from './db/schema.ts';
 
 export interface Services {
   config: Config;
@@ -64,6 +71,18 @@ export interface Services {
   webhooks: Webhooks;
   /** Where post and channel events are announced (recorded as webhook deliveries). */
   events: Events;
+  /** Posts by members that wait for an owner's or admin's approval, and the decisions. */
+  approvals: Approvals;
+  /** The team's comments on posts (and those of preview links' visitors). */
+  comments: Comments;
+  /** Shareable previews of a post for people without an account. */
+  previewLinks: PreviewLinks;
+  /** RSS and Atom subscriptions that post their new items (read by every engine's FeedPoller). */
+  feeds: Feeds;
+  /** Repeating posts (their occurrences are created by every engine's SeriesExtender). */
+  series: Series;
+  /** CSV import (checked whole, stored in one go, idempotent) and export of posts. */
+  csv: CsvPosts;
   outbound: OutboundGuard;
   /** How adapters reach their network: base URLs, app credentials, HTTP through the guard. */
   network: (provider: Provider, signal?: AbortSignal) => NetworkContext;
@@ -91,11 +110,17 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   const events = new Events(webhooks);
   const channels = new Channels(store.db, box, network, store.changes, events);
   const media = new Media(store.db, storage, config);
+  const notifications = new Notifications(store.db);
+  // Approvals, comments and preview links find a post's root through Posts (made just below).
+  const root = (accountId: string, id: string): Promise<PostRow> => posts.root(accountId, id);
+  const approvals = new Approvals(store.db, channels, notifications, events, { root, onQueued: (at) => announce(at) });
+  const comments = new Comments(store.db, root);
   const posts = new Posts(store.db, store.dialect, store.changes, channels, media, {
     publicUrl: config.publicUrl,
     uploadUrl: config.uploadUrl,
     onQueued: (at) => announce(at),
     events,
+    approvals,
   });
   // Reads renew tokens as publishing does (one process at a time per channel); made when first needed.
   let tokens: TokenKeeper | undefined;
@@ -119,9 +144,15 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     reads: new NetworkReads(store.db, channels, posts, network, tokenKeeper),
     rateLimiter: new RateLimiter(store.db),
     metrics: new Metrics(() => queueFigures(store)),
-    notifications: new Notifications(store.db),
+    notifications,
     webhooks,
     events,
+    approvals,
+    comments,
+    previewLinks: new PreviewLinks(store.db, channels, comments, approvals, notifications, { publicUrl: config.publicUrl, root }),
+    feeds: new Feeds(store.db, { posts, channels, media, outbound, notifications, maxImageBytes: config.maxImageBytes }, { pollMs: config.feedPollMs }),
+    series: new Series(store.db, store.dialect, posts, notifications, events),
+    csv: new CsvPosts(store.db, posts, channels, media),
     outbound,
     network,
     wake: () => {},

@@ -50,6 +50,10 @@ export interface Config {
   retryDeadlineMs: number;
   /** How long a worker holds a claimed post; a dead worker's posts are taken again after this. */
   leaseMs: number;
+  /** HERALD_FEED_POLL_SECONDS: how often each RSS or Atom subscription is read. */
+  feedPollMs: number;
+  /** HERALD_SERIES_INTERVAL_SECONDS: how often each engine looks for repeating posts whose next occurrences are due to be created. */
+  seriesEveryMs: number;
   /** HERALD_TRUST_PROXY: whose X-Forwarded-For is believed. */
   trustProxy: TrustedProxies;
   /** HERALD_REQUEST_TIMEOUT_SECONDS: longest time to receive a whole request (headers and body) without an upload. */
@@ -203,6 +207,8 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: int(env, 'HERALD_WORKER_CONCURRENCY', 64, 1),
     retryDeadlineMs: int(env, 'HERALD_RETRY_DEADLINE_MINUTES', 60, 1) * 60_000,
     leaseMs: int(env, 'HERALD_LEASE_SECONDS', 120, 2) * 1000,
+    feedPollMs: int(env, 'HERALD_FEED_POLL_SECONDS', 900, 1) * 1000,
+    seriesEveryMs: int(env, 'HERALD_SERIES_INTERVAL_SECONDS', 60, 1) * 1000,
     shutdownMs: int(env, 'HERALD_SHUTDOWN_SECONDS', 20, 0) * 1000,
     logLevel: env.HERALD_LOG_LEVEL || 'info',
     metricsToken: metricsToken(env.HERALD_METRICS_TOKEN),

@@ -1,6 +1,6 @@
 /**
  * The HTTP server: the public API under /api/public/v1, its OpenAPI document at
- * /api/docs, uploaded media under /uploads, short links under /s.
+ * /api/docs, the MCP server at /api/mcp, uploaded media under /uploads, short links under /s.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
@@ -17,10 +17,12 @@ import { tokenRoutes } from './api/oauth/token.ts';
 import { clientErrorHandler, installErrorHandling, installInputGuard, installJsonParser, sendFrameworkError } from './api/errors.ts';
 import { connectRoutes } from './api/connect.ts';
 import { registerPublicRoutes } from './api/public-v1/index.ts';
+import { mcpRoutes } from './api/mcp/index.ts';
 import { followShortLink } from './domain/shortlinks.ts';
 import { errorCodeTable } from './domain/error-codes.ts';
 import { registerUploads } from './api/uploads.ts';
 import { registerWebApp } from './api/web-app.ts';
+import { registerPreviewRoutes } from './api/preview.ts';
 import { errorBody } from './api/errors.ts';
 import { checkResponsesAgainstSchemas } from './api/response-check.ts';
 import { capConnectionsPerAddress, IDLE_SOCKET_MS, installBodyDeadline, KEEP_ALIVE_MS, proxyTrust } from './api/slow-clients.ts';
@@ -101,6 +103,8 @@ export async function buildServer(
   });
 
   await registerWebApp(app, config.webDir);
+  // Preview links: the page and its JSON, for visitors without an account.
+  registerPreviewRoutes(app, services);
 
   await app.register(connectRoutes(services));
 
@@ -125,6 +129,9 @@ export async function buildServer(
     },
     { prefix: '/api/public/v1' },
   );
+
+  // The MCP server for AI agents: the same credentials, scopes, limits and domain services as the public API.
+  await app.register(mcpRoutes(services));
 
   return app;
 }

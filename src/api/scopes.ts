@@ -17,6 +17,8 @@ const ALWAYS = (need: Need): ByMethod => ({ read: need, write: need });
 /** First path segment under /public/v1 -> what reading (GET, HEAD) and writing need. */
 const RESOURCES: Record<string, ByMethod> = {
   posts: READ_WRITE('posts'),
+  // Repeating posts are posts: reading and changing them needs what posts need.
+  series: READ_WRITE('posts'),
   'find-slot': ALWAYS('posts:read'),
   upload: ALWAYS('media:write'),
   'upload-from-url': ALWAYS('media:write'),
@@ -34,6 +36,9 @@ const RESOURCES: Record<string, ByMethod> = {
   notifications: ALWAYS('account:read'),
   'short-links': ALWAYS('account:read'),
   webhooks: READ_WRITE('webhooks'),
+  // Whether members' posts wait for approval: changing it also needs an owner's or admin's role (checked by the domain).
+  'approval-settings': READ_WRITE('posts'),
+  feeds: READ_WRITE('feeds'),
   'is-connected': ALWAYS('any'),
 };
 

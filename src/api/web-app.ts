@@ -13,7 +13,24 @@ import fastifyStatic from '@fastify/static';
  * named one by one rather than a catch-all, so every other path keeps the
  * server's own answers (a JSON 404, a 414 for an over-long segment).
  */
-const PAGES = ['/', '/signin', '/signup', '/compose', '/posts/:id', '/posts/:id/edit', '/channels', '/media', '/attention', '/settings', '/settings/:section'];
+const PAGES = [
+  '/',
+  '/signin',
+  '/signup',
+  '/compose',
+  '/posts/:id',
+  '/posts/:id/edit',
+  '/channels',
+  '/media',
+  '/series',
+  '/series/:id',
+  '/series/:id/edit',
+  '/feeds',
+  '/import',
+  '/attention',
+  '/settings',
+  '/settings/:section',
+];
 
 /**
  * The page may load only its own scripts; media may come from any host (the upload
@@ -51,22 +68,25 @@ export async function registerWebApp(app: FastifyInstance, webDir: string): Prom
     });
   }
 
-  // Read at each request (a small file): a rebuild while the server runs replaces the hashed asset names it points at.
-  const sendPage = (reply: FastifyReply) => {
-    let html: string;
-    try {
-      html = fs.readFileSync(path.join(webDir, 'index.html'), 'utf8');
-    } catch {
-      html = NOT_BUILT;
-    }
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-cache')
-      .header('content-security-policy', CONTENT_SECURITY_POLICY)
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'same-origin')
-      .send(html);
-  };
+  for (const page of PAGES) app.get(page, { schema: { hide: true } }, async (_request, reply) => sendAppPage(reply, webDir));
+}
 
-  for (const page of PAGES) app.get(page, { schema: { hide: true } }, async (_request, reply) => sendPage(reply));
+/**
+ * The application's page (another route may serve it, as /p/{token} does once its token checks out).
+ * Read at each request (a small file): a rebuild while the server runs replaces the hashed asset names it points at.
+ */
+export function sendAppPage(reply: FastifyReply, webDir: string, referrerPolicy = 'same-origin') {
+  let html: string;
+  try {
+    html = fs.readFileSync(path.join(webDir, 'index.html'), 'utf8');
+  } catch {
+    html = NOT_BUILT;
+  }
+  return reply
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-cache')
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', referrerPolicy)
+    .send(html);
 }

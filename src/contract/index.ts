@@ -5,3 +5,7 @@ export * from './posts.ts';
 export * from './channels.ts';
 export * from './webhooks.ts';
 export * from './account.ts';
+export * from './feeds.ts';
+export * from './imports.ts';
+export * from './approvals.ts';
+export * from './series.ts';

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { isoInstant, optionalId, wholeNumber } from './common.ts';
 import { mediaRef } from './media.ts';
+import { approvalState } from './approvals.ts';
 
 const tag = z.union([
   z
@@ -58,6 +59,8 @@ export const postSummary = z.object({
   image: z.array(mediaRef),
   error: z.string().nullable(),
   warning: z.string().nullable(),
+  approval: approvalState,
+  seriesId: z.string().nullable().describe('The repeating post (GET /series/{id}) this post is an occurrence of; null for other posts'),
   integration: z.object({ id: z.string(), providerIdentifier: z.string(), name: z.string(), picture: z.string().nullable() }),
 });
 export type PostSummary = z.output<typeof postSummary>;

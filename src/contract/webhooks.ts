@@ -2,7 +2,18 @@
 import { z } from 'zod';
 
 /** The events an endpoint can subscribe to. */
-export const WEBHOOK_EVENTS = ['post.created', 'post.updated', 'post.deleted', 'post.published', 'post.failed', 'channel.needs_reconnect'] as const;
+export const WEBHOOK_EVENTS = [
+  'post.created',
+  'post.updated',
+  'post.deleted',
+  'post.published',
+  'post.failed',
+  'channel.needs_reconnect',
+  // Approvals (contract/approvals.ts): a member's post asks for approval, and an owner or admin decides.
+  'post.approval_requested',
+  'post.approved',
+  'post.rejected',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 const webhookUrl = z

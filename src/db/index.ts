@@ -39,6 +39,10 @@ import * as publishProgress from './migrations/014_publish_progress.ts';
 import * as tokenRenewal from './migrations/015_token_renewal.ts';
 import * as postFollowUps from './migrations/016_post_follow_ups.ts';
 import * as networkReads from './migrations/017_network_reads.ts';
+import * as feeds from './migrations/018_feeds.ts';
+import * as postSeries from './migrations/019_post_series.ts';
+import * as approvals from './migrations/020_approvals.ts';
+import * as imports from './migrations/021_imports.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -74,6 +78,10 @@ const migrations: Record<string, Migration> = {
   '015_token_renewal': tokenRenewal,
   '016_post_follow_ups': postFollowUps,
   '017_network_reads': networkReads,
+  '018_feeds': feeds,
+  '019_post_series': postSeries,
+  '020_approvals': approvals,
+  '021_imports': imports,
 };
 
 /**

@@ -7,6 +7,8 @@ export interface AccountRow {
   id: string;
   name: string;
   created_at: number;
+  /** 1: posts by members wait for an owner's or admin's approval (migration 020; 0 by default). */
+  members_need_approval?: number;
 }
 
 export interface ApiKeyRow {
@@ -126,6 +128,61 @@ export interface PostRow {
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+  /** Where the post stands with its reviewers (migration 020): null when it never needed approval. */
+  approval?: ApprovalState | null;
+  /** The person who wrote it (web session or an application they authorised); null for API keys and older posts. */
+  author_id?: string | null;
+  /** The repeating post this is an occurrence of (migration 019), and the occurrence's instant; null for other posts. */
+  series_id?: string | null;
+  occurrence_at?: number | null;
+}
+
+/** A post awaiting approval stays DRAFT for the engine; approving it puts it in the QUEUE. */
+export type ApprovalState = 'pending' | 'approved' | 'rejected';
+
+/** Who wrote a comment or made a decision: a person, an API key, or a visitor of a preview link (by the name they gave). */
+export type AuthorKind = 'person' | 'key' | 'guest';
+
+export interface PostReviewRow {
+  id: string;
+  account_id: string;
+  /** The root post of the thread. */
+  post_id: string;
+  /** 'requested', 'approved', 'rejected'; from a preview link 'client_approved' or 'changes_requested'. */
+  action: string;
+  author_kind: AuthorKind;
+  author_id: string | null;
+  author_name: string;
+  /** The preview link a visitor used. */
+  link_id: string | null;
+  comment: string | null;
+  created_at: number;
+}
+
+export interface PostCommentRow {
+  id: string;
+  account_id: string;
+  post_id: string;
+  author_kind: AuthorKind;
+  author_id: string | null;
+  author_name: string;
+  link_id: string | null;
+  content: string;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+export interface PreviewLinkRow {
+  id: string;
+  account_id: string;
+  post_id: string;
+  /** SHA-256 of the token; the token itself is shown once, when the link is made. */
+  token_hash: string;
+  /** Who made it, as "person:<id>" or "key:<id>". */
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
 }
 
 export interface PostAttemptRow {
@@ -346,6 +403,98 @@ export interface TemplateRow {
   updated_at: number;
 }
 
+/** How a feed's new items are posted: at once, at each channel's next free slot, or as drafts. */
+export type FeedMode = 'now' | 'slot' | 'draft';
+
+export interface FeedRow {
+  id: string;
+  account_id: string;
+  url: string;
+  /** The person's name for the subscription; null shows the feed's own title. */
+  name: string | null;
+  /** The feed's own title, from its last successful read. */
+  title: string | null;
+  /** JSON array of channel ids. */
+  channels: string;
+  template: string;
+  mode: FeedMode;
+  attach_image: number;
+  paused: number;
+  /** 1 once the first read has recorded the items that already existed. */
+  primed: number;
+  etag: string | null;
+  last_modified: string | null;
+  next_fetch_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  last_fetched_at: number | null;
+  last_success_at: number | null;
+  last_error: string | null;
+  /** Failed reads in a row; 0 after a success. */
+  failures: number;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface FeedItemRow {
+  feed_id: string;
+  item_key: string;
+  title: string | null;
+  link: string | null;
+  /** JSON array of the posts made from the item; null when it was only recorded (it existed at the first read). */
+  post_ids: string | null;
+  note: string | null;
+  seen_at: number;
+}
+
+/** A row of a CSV import and the post it became (migration 021): the same row imported again is skipped. */
+export interface PostImportRow {
+  account_id: string;
+  /** SHA-256 of the account, the channel and the row's content (date, type, thread, settings). */
+  row_key: string;
+  /** The root post the row became. */
+  post_id: string;
+  created_at: number;
+}
+
+/** A repeating post: its rule and the post to repeat (see src/domain/series.ts). */
+export interface PostSeriesRow {
+  id: string;
+  account_id: string;
+  name: string | null;
+  /** The person who made it (a member's occurrences may wait for approval); null for API keys. */
+  author_id: string | null;
+  /** JSON: the normalised rule (src/domain/series-rule.ts). */
+  rule: string;
+  /** JSON: the post to repeat, as POST /posts takes it (posts, tags, shortLink). */
+  template: string;
+  /** Bumped by every edit, so a worker never creates occurrences from an outdated rule or template. */
+  version: number;
+  /** Occurrences up to this instant have been created (those that were already past were skipped). */
+  extended_to: number;
+  /** When a worker looks at the series next; null once its rule has no occurrence left to create. */
+  next_check_at: number | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+  /** Why the last occurrence could not be created (a channel removed, media deleted); null once one was. */
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+/** One occurrence of a series, created once: the primary key (series_id, occurrence_at) refuses a second. */
+export interface PostSeriesOccurrenceRow {
+  series_id: string;
+  occurrence_at: number;
+  occurrence_index: number;
+  series_version: number;
+  /** The worker (or process) that created it. */
+  created_by: string;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -374,4 +523,12 @@ export interface Database {
   device_requests: DeviceRequestRow;
   webhooks: WebhookRow;
   webhook_deliveries: WebhookDeliveryRow;
+  post_reviews: PostReviewRow;
+  post_comments: PostCommentRow;
+  preview_links: PreviewLinkRow;
+  feeds: FeedRow;
+  feed_items: FeedItemRow;
+  post_series: PostSeriesRow;
+  post_series_occurrences: PostSeriesOccurrenceRow;
+  post_imports: PostImportRow;
 }

@@ -30,6 +30,8 @@ export interface Principal {
   keyId: string;
   /** null: full access. */
   scopes: ScopeList;
+  /** The person the credential acts for (a web session, or an application they authorised); none for API keys, which act for the account. */
+  userId?: string;
 }
 
 const KEY_PREFIX = 'hk_';

@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   request_timeout: { status: 408, meaning: 'The request took too long to arrive; send it again.' },
   route_not_found: { status: 404, meaning: 'No route has this method and path.' },
   missing_api_prefix: { status: 404, meaning: 'The path lacks /api: clients append /public/v1/... to a base URL ending in /api.' },
+  method_not_allowed: { status: 405, meaning: 'The MCP endpoint takes POST only (it keeps no session and opens no event stream).' },
 
   // Who is asking
   missing_api_key: { status: 401, meaning: 'No Authorization header: send the API key or an OAuth access token.' },
@@ -54,6 +55,12 @@ export const ERROR_CODES = {
   publishing: { status: 409, meaning: 'The post is being published right now; try again when it has settled.' },
   not_failed: { status: 409, meaning: 'Only a post with failed items can be retried.' },
   no_free_slot: { status: 409, meaning: 'The channel has no free posting time in the period searched.' },
+  awaiting_approval: { status: 409, meaning: 'The post awaits approval: an owner or admin approves it (POST /posts/{id}/approve) to schedule it.' },
+  not_pending: { status: 409, meaning: 'Only a post awaiting approval can be approved or returned (a returned one can still be approved).' },
+  link_expired: { status: 410, meaning: 'The preview link expired or was revoked: ask the team for a new one.' },
+  invalid_csv: { status: 400, meaning: 'The CSV file has problems; `problems` names each by line and column. Nothing was imported.' },
+  import_conflict: { status: 409, meaning: 'Another import created some of these rows at the same moment; import the file again (what is in is skipped).' },
+  series_busy: { status: 409, meaning: 'The repeating post’s occurrences are being created right now; try again in a moment.' },
 
   // Channels and networks
   provider_unavailable: { status: 409, meaning: 'This server has no such network, or it is not configured.' },
@@ -90,6 +97,10 @@ export const ERROR_CODES = {
   url_unreachable: { status: 400, meaning: 'The URL’s server answered with an error.' },
   url_timeout: { status: 400, meaning: 'The URL’s server did not send the file in time.' },
   webhook_disabled: { status: 409, meaning: 'The webhook is disabled; enable it before sending to it.' },
+
+  // Feeds
+  feed_paused: { status: 409, meaning: 'The feed subscription is paused; resume it before reading it now.' },
+  feed_busy: { status: 409, meaning: 'The feed is being read right now; try again in a moment.' },
 
   // The server
   store_unavailable: { status: 503, meaning: 'The database is unavailable; nothing was changed. Retry-After says when to try again.' },

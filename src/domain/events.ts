@@ -37,7 +37,7 @@ export class Events {
  * the others describe a post the same way.
  */
 export function postEventData(
-  post: Pick<PostRow, 'id' | 'group_id' | 'state' | 'publish_at' | 'content'> & Partial<Pick<PostRow, 'release_id' | 'release_url' | 'error'>>,
+  post: Pick<PostRow, 'id' | 'group_id' | 'state' | 'publish_at' | 'content'> & Partial<Pick<PostRow, 'release_id' | 'release_url' | 'error' | 'approval'>>,
   channel: Pick<ChannelRow, 'id' | 'provider' | 'name'>,
 ): Record<string, unknown> {
   return {
@@ -50,6 +50,7 @@ export function postEventData(
       releaseId: post.release_id ?? null,
       releaseURL: post.release_url ?? null,
       error: post.error ?? null,
+      approval: post.approval ?? null,
       integration: { id: channel.id, providerIdentifier: channel.provider, name: channel.name },
     },
   };

@@ -9,8 +9,9 @@ export const NOTIFICATIONS_PAGE_SIZE = 50;
 export class Notifications {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async add(accountId: string, content: string, link: string | null = null): Promise<void> {
-    await this.db.insertInto('notifications').values({ id: newId(), account_id: accountId, content, link, created_at: Date.now() }).execute();
+  /** `db`: a transaction, when the message belongs to a change being written. */
+  async add(accountId: string, content: string, link: string | null = null, db: Kysely<Database> = this.db): Promise<void> {
+    await db.insertInto('notifications').values({ id: newId(), account_id: accountId, content, link, created_at: Date.now() }).execute();
   }
 
   /** Newest first; `page` counts from 0. */

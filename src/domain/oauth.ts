@@ -119,13 +119,13 @@ export class OAuthServer {
   private readonly tokenByHash;
 
   constructor(private readonly db: Kysely<Database>) {
-    this.tokenByHash = hotQuery<{ hash: string }, Pick<OAuthTokenRow, 'id' | 'account_id' | 'scopes' | 'access_expires_at' | 'last_used_at'>>(
+    this.tokenByHash = hotQuery<{ hash: string }, Pick<OAuthTokenRow, 'id' | 'account_id' | 'user_id' | 'scopes' | 'access_expires_at' | 'last_used_at'>>(
       db,
       ['hash'],
       (p) =>
         db
           .selectFrom('oauth_tokens')
-          .select(['id', 'account_id', 'scopes', 'access_expires_at', 'last_used_at'])
+          .select(['id', 'account_id', 'user_id', 'scopes', 'access_expires_at', 'last_used_at'])
           .where('access_hash', '=', p.hash)
           .where('revoked_at', 'is', null),
     );
@@ -437,7 +437,7 @@ export class OAuthServer {
     if (row.last_used_at === null || row.last_used_at < now - LAST_USED_PRECISION_MS) {
       await this.db.updateTable('oauth_tokens').set({ last_used_at: now }).where('id', '=', row.id).execute();
     }
-    return { accountId: row.account_id, keyId: row.id, scopes: scopesFromJson(row.scopes) };
+    return { accountId: row.account_id, keyId: row.id, scopes: scopesFromJson(row.scopes), userId: row.user_id };
   }
 
   /** Access the account granted to applications and not revoked yet. */

@@ -19,7 +19,7 @@ import { DECOY_HASH, hashPassword, verifyPassword } from './passwords.ts';
 const SESSION_TTL_MS = 30 * 86_400_000;
 const INVITATION_TTL_MS = 7 * 86_400_000;
 
-export type Permission = 'manage_keys' | 'manage_apps' | 'invite' | 'manage_people';
+export type Permission = 'manage_keys' | 'manage_apps' | 'invite' | 'manage_people' | 'review_posts';
 
 /** Who may do what beyond using the account (posts, channels, customers). */
 const PERMISSIONS: Record<Permission, UserRole[]> = {
@@ -27,6 +27,8 @@ const PERMISSIONS: Record<Permission, UserRole[]> = {
   manage_apps: ['owner', 'admin'],
   invite: ['owner', 'admin'],
   manage_people: ['owner'],
+  // Approve or return posts that wait for approval, and decide whether members' posts must wait.
+  review_posts: ['owner', 'admin'],
 };
 
 export function can(role: UserRole, permission: Permission): boolean {

@@ -14,7 +14,7 @@
  * Claiming due posts is one statement of its own (src/scheduler/claim.ts).
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
-import type { Database, PostRow, PostState } from '../db/schema.ts';
+import type { ApprovalState, Database, PostRow, PostState } from '../db/schema.ts';
 import { conflict } from './errors.ts';
 
 type Db = Kysely<Database>;
@@ -78,7 +78,7 @@ export async function deleteGroups(
 }
 
 /** What a person may change of a whole unpublished group. */
-export type GroupChange = Partial<Pick<PostRow, 'state' | 'error' | 'settings' | 'publish_at'>>;
+export type GroupChange = Partial<Pick<PostRow, 'state' | 'error' | 'settings' | 'publish_at' | 'approval'>>;
 
 /** Changes every unpublished item of a group (state, error, settings, when it is due). */
 export async function changeGroup(db: Db, groupId: string, set: GroupChange, now: number): Promise<void> {
@@ -89,6 +89,23 @@ export async function changeGroup(db: Db, groupId: string, set: GroupChange, now
     .where('deleted_at', 'is', null)
     .where('state', '!=', 'PUBLISHED')
     .execute();
+}
+
+/**
+ * An owner's or admin's decision on a group that waits for approval (a DRAFT whose
+ * approval is one of `from`). Returns how many items changed: 0 when the post was
+ * decided, changed or deleted meanwhile.
+ */
+export async function decideApproval(db: Db, groupId: string, from: ApprovalState[], set: GroupChange, now: number): Promise<number> {
+  const done = await db
+    .updateTable('posts')
+    .set((eb) => ({ ...set, updated_at: now, ...takenBack(eb) }))
+    .where('group_id', '=', groupId)
+    .where('deleted_at', 'is', null)
+    .where('state', '=', 'DRAFT')
+    .where('approval', 'in', from)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows);
 }
 
 /** Puts a group's failed items back in the queue, due at `at`. */

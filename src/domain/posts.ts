@@ -4,7 +4,7 @@
  * Every rule a post must satisfy before it is stored lives here.
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { ChannelRow, Database, PostRow, PostState } from '../db/schema.ts';
+import type { ApprovalState, ChannelRow, Database, PostRow, PostState } from '../db/schema.ts';
 import type { CreatePostsBody, PostSummary } from '../contract/index.ts';
 import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';
@@ -15,6 +15,7 @@ import { tables, type ChangeSignal } from '../db/changes.ts';
 import { ReadCache } from '../db/read-cache.ts';
 import type { Provider } from '../providers/types.ts';
 import type { Channels } from './channels.ts';
+import type { Approvals } from './approvals.ts';
 import { ApiError, conflict, invalidField, invalidFields, notFound, type FieldProblem } from './errors.ts';
 import { postEventData, type AccountEvent, type Events, type WebhookEvent } from './events.ts';
 import {
@@ -47,6 +48,8 @@ interface PlannedThread {
   items: { content: string; media: MediaRefStored[]; delay: number }[];
   settings: Record<string, unknown>;
   warning: string | null;
+  /** When this thread goes out, if not at the plan's time (a feed posts each channel at its own next free slot). */
+  publishAt?: number;
 }
 
 export interface PostPlan {
@@ -59,6 +62,16 @@ export interface PostPlan {
   creationMethod: string;
   threads: PlannedThread[];
   links: PendingLinks;
+  /** The person writing (PlanOptions.author), and whether their posts wait for approval. */
+  author?: string;
+  gated?: boolean;
+}
+
+export interface PlanOptions {
+  /** URLs a CSV check has not fetched yet: taken as media of unknown type instead of being refused. */
+  pendingMedia?: (url: string) => boolean;
+  /** The person writing (not for API keys): a member's posts may wait for approval (approvals.ts). */
+  author?: string;
 }
 
 export interface MediaLookup {
@@ -81,6 +94,8 @@ const SUMMARY: Shape = {
   image: json('posts.media'),
   error: value('posts.error'),
   warning: value('posts.warning'),
+  approval: value('posts.approval'),
+  seriesId: value('posts.series_id'),
   integration: {
     id: value('posts.channel_id'),
     providerIdentifier: value('channels.provider'),
@@ -106,7 +121,7 @@ export class Posts {
     changes: ChangeSignal,
     private readonly channels: Channels,
     private readonly media: MediaLookup,
-    private readonly options: { publicUrl: string; uploadUrl: string; onQueued?: (at: number) => void; events?: Events },
+    private readonly options: { publicUrl: string; uploadUrl: string; onQueued?: (at: number) => void; events?: Events; approvals?: Approvals },
   ) {
     this.lists = new ReadCache(changes, tables('posts', 'channels'), { entries: KEPT_LISTS, total: { sizeOf: (text) => text.length, most: KEPT_LISTS_CHARS } });
     const listed = (p: { account: string; from: number; to: number }) =>
@@ -133,7 +148,7 @@ export class Posts {
    * Checks a POST /posts body against everything it references and every content
    * rule, without writing anything. Throws ApiError listing every problem.
    */
-  async plan(accountId: string, body: CreatePostsBody, now = Date.now()): Promise<PostPlan> {
+  async plan(accountId: string, body: CreatePostsBody, now = Date.now(), options: PlanOptions = {}): Promise<PostPlan> {
     const draft = body.type === 'draft';
     if (body.type === 'schedule' && body.date === undefined) throw invalidField('date', 'is required when type is "schedule"');
     const channelIds = [...new Set(body.posts.map((p) => p.integration.id))];
@@ -171,7 +186,9 @@ export class Posts {
         const media = v.image.map((m, k) => {
           const path = `${at}.value.${j}.image.${k}.path`;
           const found = ownMedia.get(m.path);
-          if (!m.path.startsWith(this.options.uploadUrl + '/')) {
+          if (options.pendingMedia?.(m.path)) {
+            // Not fetched yet: its count is checked now, its type once it is in the library.
+          } else if (!m.path.startsWith(this.options.uploadUrl + '/')) {
             problems.push({ path, message: `must be the path of media uploaded to this service (on ${this.options.uploadUrl}); upload the file first` });
           } else if (!found) {
             problems.push({ path, message: 'is not media of this account (upload it first)' });
@@ -186,7 +203,9 @@ export class Posts {
     if (problems.length > 0) throw invalidFields(problems);
     const publishAt = body.type === 'now' ? now : (body.date ?? now);
     const keepsTime = body.type === 'update' && body.date === undefined;
-    return { accountId, type: body.type, publishAt, keepsTime, tags: body.tags, creationMethod: body.creationMethod ?? 'api', threads, links };
+    const gated = (await this.options.approvals?.gated(accountId, options.author)) ?? false;
+    const creationMethod = body.creationMethod ?? 'api';
+    return { accountId, type: body.type, publishAt, keepsTime, tags: body.tags, creationMethod, threads, links, author: options.author, gated };
   }
 
   private checkContentRules(
@@ -245,26 +264,65 @@ export class Posts {
     return root;
   }
 
-  /** Stores a plan made by plan(); returns one { postId, integration } per entry. */
-  async commit(plan: PostPlan, now = Date.now()): Promise<{ postId: string; integration: string }[]> {
-    const results: { postId: string; integration: string }[] = [];
-    const events: AccountEvent[] = [];
-    await this.db.transaction().execute(async (tx) => {
-      if (plan.links.rows.length > 0) await tx.insertInto('short_links').values(plan.links.rows).execute();
-      for (const thread of plan.threads) {
-        const root = thread.replaces ? await this.replaceThread(tx, plan, thread, now) : await this.insertThread(tx, plan, thread, now);
-        results.push({ postId: root.id, integration: thread.channel.id });
-        events.push({ type: thread.replaces ? 'post.updated' : 'post.created', data: postEventData(root, thread.channel) });
-      }
-      await this.options.events?.record(tx, plan.accountId, events);
-    });
-    if (plan.type !== 'draft') this.options.onQueued?.(plan.publishAt);
-    this.options.events?.announce();
+  /**
+   * Stores a plan made by plan(); returns one { postId, integration } per entry.
+   * `alongside` writes in the same transaction once the posts are in (a feed records the item it posted).
+   */
+  async commit(
+    plan: PostPlan,
+    now = Date.now(),
+    alongside?: (tx: Transaction<Database>, created: { postId: string; integration: string }[]) => Promise<void>,
+  ): Promise<{ postId: string; integration: string }[]> {
+    const [results] = await this.commitAll([plan], now, alongside && ((tx, created) => alongside(tx, created[0])));
     return results;
   }
 
-  private threadRows(plan: PostPlan, thread: PlannedThread, groupId: string, rootId: string, state: PostState, now: number, version: number): PostRow[] {
-    let due = plan.publishAt;
+  /**
+   * Stores several plans of one account in one transaction, all or nothing (a CSV
+   * import); returns, per plan, what commit() returns for it.
+   */
+  async commitAll(
+    plans: PostPlan[],
+    now = Date.now(),
+    alongside?: (tx: Transaction<Database>, created: { postId: string; integration: string }[][]) => Promise<void>,
+  ): Promise<{ postId: string; integration: string }[][]> {
+    const created: { postId: string; integration: string }[][] = [];
+    if (plans.length === 0) return created;
+    await this.db.transaction().execute(async (tx) => {
+      const events: AccountEvent[] = [];
+      const asking: { plan: PostPlan; root: PostRow }[] = [];
+      for (const plan of plans) {
+        const results: { postId: string; integration: string }[] = [];
+        if (plan.links.rows.length > 0) await tx.insertInto('short_links').values(plan.links.rows).execute();
+        for (const thread of plan.threads) {
+          const root = thread.replaces ? await this.replaceThread(tx, plan, thread, now) : await this.insertThread(tx, plan, thread, now);
+          results.push({ postId: root.id, integration: thread.channel.id });
+          events.push({ type: thread.replaces ? 'post.updated' : 'post.created', data: postEventData(root, thread.channel) });
+          if (root.approval === 'pending' && thread.replaces?.approval !== 'pending') asking.push({ plan, root });
+        }
+        created.push(results);
+      }
+      await alongside?.(tx, created);
+      await this.options.events?.record(tx, plans[0].accountId, events);
+      for (const { plan, root } of asking) await this.options.approvals?.requested(tx, plan.accountId, root, plan.author, now);
+    });
+    const queued = plans.filter((p) => p.type !== 'draft').map((p) => p.publishAt);
+    if (queued.length > 0) this.options.onQueued?.(queued.reduce((a, b) => Math.min(a, b)));
+    this.options.events?.announce();
+    return created;
+  }
+
+  private threadRows(
+    plan: PostPlan,
+    thread: PlannedThread,
+    groupId: string,
+    rootId: string,
+    state: PostState,
+    now: number,
+    version: number,
+    approval: ApprovalState | null = null,
+  ): PostRow[] {
+    let due = thread.publishAt ?? plan.publishAt;
     let parent: string | null = null;
     return thread.items.map((item, index) => {
       const id = index === 0 ? rootId : newId();
@@ -296,6 +354,8 @@ export class Posts {
         created_at: now,
         updated_at: now,
         deleted_at: null,
+        approval,
+        author_id: thread.replaces ? (thread.replaces.author_id ?? null) : (plan.author ?? null),
       };
       parent = id;
       return row;
@@ -304,7 +364,8 @@ export class Posts {
 
   private async insertThread(tx: Transaction<Database>, plan: PostPlan, thread: PlannedThread, now: number): Promise<PostRow> {
     const rootId = newId();
-    const rows = this.threadRows(plan, thread, newId(), rootId, plan.type === 'draft' ? 'DRAFT' : 'QUEUE', now, 1);
+    const review = this.options.approvals?.forNewThread(plan.type, plan.gated ?? false);
+    const rows = this.threadRows(plan, thread, newId(), rootId, review?.state ?? (plan.type === 'draft' ? 'DRAFT' : 'QUEUE'), now, 1, review?.approval);
     await addThread(tx, rows);
     return rows[0];
   }
@@ -312,17 +373,23 @@ export class Posts {
   /** type "update": the thread is rewritten in place; the version bump stops any worker holding the old one. */
   private async replaceThread(tx: Transaction<Database>, plan: PostPlan, thread: PlannedThread, now: number): Promise<PostRow> {
     const old = thread.replaces!;
-    const current = await tx.selectFrom('posts').select(['state', 'version']).where('id', '=', old.id).where('deleted_at', 'is', null).executeTakeFirst();
+    const current = await tx
+      .selectFrom('posts')
+      .select(['state', 'version', 'approval'])
+      .where('id', '=', old.id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
     if (!current) throw notFound('Post', old.id);
     if (current.state === 'PUBLISHED') throw conflict('already_published', `Post ${old.id} was published meanwhile; it can no longer be changed`);
     await assertNotPublishing(tx, [old.group_id], now);
-    const state: PostState = current.state === 'DRAFT' ? 'DRAFT' : 'QUEUE';
+    const review = this.options.approvals?.afterEdit(current, plan.gated ?? false);
+    const state: PostState = review?.state ?? (current.state === 'DRAFT' ? 'DRAFT' : 'QUEUE');
     const planForUpdate = {
       ...plan,
       publishAt: plan.keepsTime ? old.publish_at : plan.publishAt,
       tags: plan.tags.length > 0 ? plan.tags : JSON.parse(old.tags),
     };
-    const rows = this.threadRows(planForUpdate, thread, old.group_id, old.id, state, now, current.version + 1);
+    const rows = this.threadRows(planForUpdate, thread, old.group_id, old.id, state, now, current.version + 1, review?.approval ?? current.approval ?? null);
     await rewriteThread(tx, old.group_id, rows);
     return rows[0];
   }
@@ -426,11 +493,12 @@ export class Posts {
     return root;
   }
 
-  /** Moves a whole thread between DRAFT and QUEUE. */
-  async setStatus(accountId: string, id: string, status: 'draft' | 'schedule'): Promise<PostState> {
+  /** Moves a whole thread between DRAFT and QUEUE (`author`: the person asking; a member's post may wait for approval instead). */
+  async setStatus(accountId: string, id: string, status: 'draft' | 'schedule', author?: string): Promise<PostState> {
     const root = await this.unpublishedRoot(accountId, id);
-    const state: PostState = status === 'draft' ? 'DRAFT' : 'QUEUE';
-    if (state === 'QUEUE') {
+    const review = await this.options.approvals?.onStatus(accountId, root, status, author);
+    const state: PostState = review?.state ?? (status === 'draft' ? 'DRAFT' : 'QUEUE');
+    if (status === 'schedule') {
       // Moving to the queue applies the content rules a draft was spared.
       const channel = await this.channels.row(accountId, root.channel_id);
       const provider = this.channels.provider(channel);
@@ -451,7 +519,11 @@ export class Posts {
       }
       if (problems.length > 0) throw invalidFields(problems);
     }
-    await this.changeGroupAndTell(accountId, root, { state, error: null });
+    const approval = review ? review.approval : (root.approval ?? null);
+    const asks = review?.asks
+      ? (tx: Transaction<Database>) => this.options.approvals!.requested(tx, accountId, { ...root, state, approval }, author)
+      : undefined;
+    await this.changeGroupAndTell(accountId, root, { state, error: null, approval }, asks);
     if (state === 'QUEUE') this.options.onQueued?.(root.publish_at);
     return state;
   }
@@ -531,12 +603,13 @@ export class Posts {
   }
 
   /** A change to a whole unpublished group, with its post.updated event, unless a worker is sending it (409). */
-  private async changeGroupAndTell(accountId: string, root: PostRow, set: GroupChange): Promise<void> {
+  private async changeGroupAndTell(accountId: string, root: PostRow, set: GroupChange, alsoInTx?: (tx: Transaction<Database>) => Promise<void>): Promise<void> {
     const now = Date.now();
     await this.db.transaction().execute(async (tx) => {
       await assertNotPublishing(tx, [root.group_id], now);
       await changeGroup(tx, root.group_id, set, now);
       await this.recordEvent(tx, accountId, 'post.updated', { ...root, ...set });
+      await alsoInTx?.(tx);
     });
     this.options.events?.announce();
   }

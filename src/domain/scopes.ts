@@ -16,6 +16,8 @@ export const SCOPES = {
   'account:read': 'read notifications and short-link statistics',
   'webhooks:read': 'list webhooks and their deliveries',
   'webhooks:write': 'create, change and delete webhooks',
+  'feeds:read': 'list RSS and Atom subscriptions and what they posted',
+  'feeds:write': 'subscribe to feeds, change, pause, read now and delete subscriptions',
 } as const;
 
 export type Scope = keyof typeof SCOPES;

@@ -68,6 +68,12 @@ export function localDay(zone: string, at: number): [number, number, number] {
   return [shifted.getUTCFullYear(), shifted.getUTCMonth() + 1, shifted.getUTCDate()];
 }
 
+/** The wall clock (in `zone`) at instant `at`, as [year, month(1-12), day, hour, minute]. */
+export function localDateTime(zone: string, at: number): [number, number, number, number, number] {
+  const shifted = new Date(at + offsetMinutes(zone, at) * 60_000);
+  return [shifted.getUTCFullYear(), shifted.getUTCMonth() + 1, shifted.getUTCDate(), shifted.getUTCHours(), shifted.getUTCMinutes()];
+}
+
 /**
  * The instant at which the wall clock in `zone` shows the given local time.
  * A time skipped by a daylight-saving jump moves forward by the jump.

@@ -30,6 +30,8 @@ import { engineQueries, type EngineQueries } from './engine-queries.ts';
 import { TokenKeeper, ReconnectNeeded, channelNeedsReconnect } from './tokens.ts';
 import { TokenRenewal } from './token-renewal.ts';
 import { FOLLOW_FOR_MS, FollowUps } from './follow-ups.ts';
+import { FeedPoller } from './feed-poller.ts';
+import { SeriesExtender } from './series-extender.ts';
 import { isStoreUnavailable } from '../db/unavailable.ts';
 import { complete, failWithThread, handBack, renewLease, scheduleReply } from '../domain/post-queue.ts';
 import { errorFields, log } from '../lib/log.ts';
@@ -52,6 +54,10 @@ export interface EngineOptions {
   renewEveryMs?: number;
   /** How often posts a network finishes later are looked at (follow-ups.ts). */
   followUpEveryMs?: number;
+  /** How often feeds due for a read are looked for (feed-poller.ts). */
+  feedLookEveryMs?: number;
+  /** How often series due a look are looked for (series-extender.ts). */
+  seriesEveryMs?: number;
 }
 
 /** Longest a look on the network for a post of unknown fate may take. */
@@ -105,6 +111,10 @@ export class Engine {
   readonly renewal: TokenRenewal;
   /** Follows posts a network finishes later; `run(now)` looks at what is due at `now`. */
   readonly followUps: FollowUps;
+  /** Reads RSS and Atom subscriptions; `run(now)` reads those due at `now`. */
+  readonly feeds: FeedPoller;
+  /** Creates repeating posts' occurrences ahead of time; `run(now)` extends the series due at `now`. */
+  readonly series: SeriesExtender;
   private readonly successes: SuccessDigest;
   private readonly loop: WorkLoop<PostRow>;
   private readonly queries: EngineQueries;
@@ -130,6 +140,8 @@ export class Engine {
     this.tokens = new TokenKeeper(services, this.pacing, this.worker);
     this.renewal = new TokenRenewal(services, this.tokens, options.renewEveryMs);
     this.followUps = new FollowUps(services, this.tokens, options.followUpEveryMs);
+    this.feeds = new FeedPoller(services, this.worker, options.feedLookEveryMs);
+    this.series = new SeriesExtender(services, this.worker, options.seriesEveryMs);
     this.successes = new SuccessDigest(services.notifications, options.successDigestMs ?? 10_000);
     this.loop = new WorkLoop({
       name: 'engine',
@@ -147,6 +159,8 @@ export class Engine {
     this.loop.start();
     this.renewal.start();
     this.followUps.start();
+    this.feeds.start();
+    this.series.start();
     this.services.wake = (at) => this.wake(at);
     this.services.engineLooked = () => ({ at: this.loop.lastLookAt, everyMs: this.pollMs });
     // Other processes (API servers, workers) announce due work on PostgreSQL.
@@ -167,7 +181,7 @@ export class Engine {
     this.services.wake = () => {};
     this.services.engineLooked = undefined;
     await this.unlisten?.();
-    await Promise.all([this.renewal.stop(), this.followUps.stop()]);
+    await Promise.all([this.renewal.stop(), this.followUps.stop(), this.feeds.stop(), this.series.stop()]);
     if (!(await this.loop.stop(graceMs))) {
       this.abandoned = true;
       log.warn({ running: this.loop.inHand, graceSeconds: graceMs / 1000 }, 'engine stopped with publishes still running; the next worker checks them');

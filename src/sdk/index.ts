@@ -16,6 +16,15 @@ import { HeraldApiError, HeraldConnectionError } from './errors.ts';
 import { fileForm, type ProgressListener, type UploadSource } from './multipart.ts';
 import type {
   Analytics,
+  ImportReport,
+  ApprovalSettings,
+  CommentsList,
+  CreatedPreviewLink,
+  DeletedComment,
+  PostApproval,
+  PostComment,
+  PreviewLink,
+  RevokedPreviewLink,
   Connected,
   CreatedIntegration,
   CreatedWebhook,
@@ -46,6 +55,16 @@ import type {
   Webhook,
   WebhookDeliveriesPage,
   WebhookDelivery,
+  CreateFeedInput,
+  DeletedFeed,
+  Feed,
+  FeedCheck,
+  FeedDetail,
+  UpdateFeedInput,
+  DeletedSeries,
+  Series,
+  SeriesDetail,
+  SeriesInput,
 } from './types.ts';
 
 export * from './types.ts';
@@ -209,6 +228,59 @@ export class Herald<const O extends HeraldOptions = {}> {
   retryPost(postId: string) {
     return this.call<PostDetail>('POST', `/posts/${encodeURIComponent(postId)}/retry`);
   }
+  /**
+   * POST /posts/import: checks a CSV file (`dryRun: true`: the report of every problem, nothing stored)
+   * or imports it whole. `file` is a path, bytes, a Blob or a stream; the same rows imported again are skipped.
+   */
+  async importPosts(file: UploadSource, options: { dryRun?: boolean; filename?: string } = {}): Promise<Result<ImportReport, O>> {
+    const form = await fileForm(file, options.filename ?? 'posts.csv');
+    return this.send<ImportReport>('POST', this.url('/posts/import', { dryRun: options.dryRun ? 'true' : undefined }), form.body, form.contentType);
+  }
+  /** GET /posts/export: the posts of a range as CSV text, in the columns the import reads. */
+  async exportPosts(filters: ListPostsFilters): Promise<Result<string, O>> {
+    return this.answer<string>(await this.fetchRaw('GET', this.url('/posts/export', filters), {}), true);
+  }
+
+  // Approvals, comments and preview links
+
+  /** GET /approval-settings: whether posts by members wait for approval. */
+  approvalSettings() {
+    return this.call<ApprovalSettings>('GET', '/approval-settings');
+  }
+  setApprovalSettings(body: ApprovalSettings) {
+    return this.call<ApprovalSettings>('PUT', '/approval-settings', { body });
+  }
+  /** GET /posts/{id}/approval: where the post stands, and its history of requests and decisions. */
+  postApproval(postId: string) {
+    return this.call<PostApproval>('GET', `/posts/${encodeURIComponent(postId)}/approval`);
+  }
+  /** POST /posts/{id}/approve: schedules a post awaiting approval (at its channel's next free slot if its time has passed). */
+  approvePost(postId: string, comment?: string) {
+    return this.call<PostApproval>('POST', `/posts/${encodeURIComponent(postId)}/approve`, { body: comment === undefined ? {} : { comment } });
+  }
+  /** POST /posts/{id}/reject: returns a post awaiting approval to its author, saying what to change. */
+  rejectPost(postId: string, comment: string) {
+    return this.call<PostApproval>('POST', `/posts/${encodeURIComponent(postId)}/reject`, { body: { comment } });
+  }
+  postComments(postId: string) {
+    return this.call<CommentsList>('GET', `/posts/${encodeURIComponent(postId)}/comments`);
+  }
+  addPostComment(postId: string, content: string) {
+    return this.call<PostComment>('POST', `/posts/${encodeURIComponent(postId)}/comments`, { body: { content } });
+  }
+  deletePostComment(postId: string, commentId: string) {
+    return this.call<DeletedComment>('DELETE', `/posts/${encodeURIComponent(postId)}/comments/${encodeURIComponent(commentId)}`);
+  }
+  previewLinks(postId: string) {
+    return this.call<PreviewLink[]>('GET', `/posts/${encodeURIComponent(postId)}/preview-links`);
+  }
+  /** POST /posts/{id}/preview-links: the answer's `url` (with its token) is shown this once. */
+  createPreviewLink(postId: string, options: { expiresInHours?: number } = {}) {
+    return this.call<CreatedPreviewLink>('POST', `/posts/${encodeURIComponent(postId)}/preview-links`, { body: options });
+  }
+  revokePreviewLink(postId: string, linkId: string) {
+    return this.call<RevokedPreviewLink>('DELETE', `/posts/${encodeURIComponent(postId)}/preview-links/${encodeURIComponent(linkId)}`);
+  }
 
   // Customers, notifications, analytics
 
@@ -249,9 +321,56 @@ export class Herald<const O extends HeraldOptions = {}> {
     return this.call<WebhookDelivery>('POST', `/webhooks/${encodeURIComponent(webhookId)}/test`);
   }
 
+  // RSS and Atom feeds
+
+  feeds() {
+    return this.call<Feed[]>('GET', '/feeds');
+  }
+  /** GET /feeds/{id}: the subscription, its state and last error, and the items it saw last. */
+  getFeed(feedId: string) {
+    return this.call<FeedDetail>('GET', `/feeds/${encodeURIComponent(feedId)}`);
+  }
+  /** POST /feeds: the first read records what the feed has; items published after that are posted. */
+  createFeed(body: CreateFeedInput) {
+    return this.call<Feed>('POST', '/feeds', { body });
+  }
+  updateFeed(feedId: string, body: UpdateFeedInput) {
+    return this.call<Feed>('PATCH', `/feeds/${encodeURIComponent(feedId)}`, { body });
+  }
+  deleteFeed(feedId: string) {
+    return this.call<DeletedFeed>('DELETE', `/feeds/${encodeURIComponent(feedId)}`);
+  }
+  /** POST /feeds/{id}/check: read the feed now and post what is new. */
+  checkFeed(feedId: string) {
+    return this.call<FeedCheck>('POST', `/feeds/${encodeURIComponent(feedId)}/check`);
+  }
+
   /** Any other route under /public/v1, e.g. request('GET', '/short-links/abc'). */
   request<T = unknown>(method: string, route: string, options: RequestOptions = {}) {
     return this.call<T>(method, route.startsWith('/') ? route : `/${route}`, options);
+  }
+
+  // Repeating posts
+
+  /** GET /series: the account's repeating posts, newest first. */
+  series() {
+    return this.call<Series[]>('GET', '/series');
+  }
+  /** GET /series/{id}: the rule, the post and the latest occurrences with their posts. */
+  getSeries(seriesId: string) {
+    return this.call<SeriesDetail>('GET', `/series/${encodeURIComponent(seriesId)}`);
+  }
+  /** POST /series: a post repeated every N days or weeks (or on chosen weekdays), until a date or for a number of times. */
+  createSeries(body: SeriesInput, options: CreateOptions = {}) {
+    return this.call<Series>('POST', '/series', { body, ...options });
+  }
+  /** PUT /series/{id}: its future occurrences not yet published are made again, except those changed on their own. */
+  updateSeries(seriesId: string, body: SeriesInput) {
+    return this.call<SeriesDetail>('PUT', `/series/${encodeURIComponent(seriesId)}`, { body });
+  }
+  /** DELETE /series/{id}: stops it; future occurrences not yet published are deleted, published ones stay. */
+  deleteSeries(seriesId: string) {
+    return this.call<DeletedSeries>('DELETE', `/series/${encodeURIComponent(seriesId)}`);
   }
 
   // Plumbing
@@ -277,8 +396,13 @@ export class Herald<const O extends HeraldOptions = {}> {
   ): Promise<Result<T, O>> {
     const headers: Record<string, string> = { 'content-type': contentType };
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-    const response = await this.fetchRaw(method, target, headers, body);
+    return this.answer<T>(await this.fetchRaw(method, target, headers, body));
+  }
+
+  /** The success body, or the error body (thrown with throwOnError). `asText`: a success answer is text (CSV), not JSON. */
+  private async answer<T>(response: Response, asText = false): Promise<Result<T, O>> {
     const text = await response.text();
+    if (response.ok && asText) return text as Result<T, O>;
     let parsed: unknown;
     let isJson = true;
     try {

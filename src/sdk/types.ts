@@ -72,3 +72,43 @@ export type Analytics = z.output<typeof schemas.analytics>;
 export type CreatedWebhook = z.output<typeof schemas.createdWebhook>;
 /** DELETE /webhooks/{id}. */
 export type DeletedWebhook = z.output<typeof schemas.deletedWebhook>;
+/** GET and PUT /approval-settings. */
+export type ApprovalSettings = z.output<typeof schemas.approvalSettings>;
+/** GET /posts/{id}/approval, and the answer of approving or returning a post. */
+export type PostApproval = z.output<typeof schemas.postApproval>;
+/** A comment on a post. */
+export type PostComment = z.output<typeof schemas.postComment>;
+/** GET /posts/{id}/comments. */
+export type CommentsList = z.output<typeof schemas.commentsList>;
+/** DELETE /posts/{id}/comments/{commentId}. */
+export type DeletedComment = z.output<typeof schemas.deletedComment>;
+/** A preview link of a post (GET /posts/{id}/preview-links). */
+export type PreviewLink = z.output<typeof schemas.previewLink>;
+/** POST /posts/{id}/preview-links: the link, with its token and URL shown this once. */
+export type CreatedPreviewLink = z.output<typeof schemas.createdPreviewLink>;
+/** DELETE /posts/{id}/preview-links/{linkId}. */
+export type RevokedPreviewLink = z.output<typeof schemas.revokedPreviewLink>;
+/** An RSS or Atom subscription (GET /feeds): new items become posts on its channels. */
+export type Feed = z.output<typeof schemas.feed>;
+/** GET /feeds/{id}: the subscription and the items it saw last. */
+export type FeedDetail = z.output<typeof schemas.feedDetail>;
+/** Body of POST /feeds. */
+export type CreateFeedInput = z.input<typeof schemas.createFeedBody>;
+/** Body of PATCH /feeds/{id}. */
+export type UpdateFeedInput = z.input<typeof schemas.updateFeedBody>;
+/** POST /feeds/{id}/check: what reading the feed now did. */
+export type FeedCheck = z.output<typeof schemas.feedCheck>;
+/** DELETE /feeds/{id}. */
+export type DeletedFeed = z.output<typeof schemas.deletedFeed>;
+/** POST /posts/import: the check report, and on a real import what it created. */
+export type ImportReport = z.output<typeof schemas.importReport>;
+/** One problem of an import file, by line and column. */
+export type ImportProblem = z.output<typeof schemas.importProblem>;
+/** A repeating post (GET /series): its rule, the post it repeats and its next occurrences. */
+export type Series = z.output<typeof schemas.series>;
+/** GET /series/{id}: the series and its latest occurrences with their posts. */
+export type SeriesDetail = z.output<typeof schemas.seriesDetail>;
+/** Body of POST /series and PUT /series/{id}. */
+export type SeriesInput = z.input<typeof schemas.seriesBody>;
+/** DELETE /series/{id}. */
+export type DeletedSeries = z.output<typeof schemas.deletedSeries>;

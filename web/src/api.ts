@@ -4,7 +4,19 @@
  * words them (with the fields they concern).
  */
 import type { z } from 'zod';
-import type { integration, mediaObject, postDetail, postSummary } from '../../src/contract/index.ts';
+import type {
+  commentsList,
+  createdPreviewLink,
+  integration,
+  mediaObject,
+  postApproval,
+  postDetail,
+  postSummary,
+  previewLink,
+  previewView,
+  seriesDetail,
+  series,
+} from '../../src/contract/index.ts';
 import { t } from './i18n.ts';
 
 export interface FieldProblem {
@@ -61,6 +73,37 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return (await response.json()) as T;
 }
 
+/** The preview page's calls (/api/preview/{token}): a visitor without an account, so no session and no CSRF token. */
+export async function previewApi<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`/api/preview${path}`, {
+      method,
+      credentials: 'omit',
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'network', t('error.network'));
+  }
+  if (!response.ok) throw await failure(response);
+  return (await response.json()) as T;
+}
+
+/** Sends a file as multipart part "file" (a CSV import); answers and errors as api() words them. */
+export async function postFile<T>(path: string, file: File): Promise<T> {
+  const form = new FormData();
+  form.append('file', file);
+  let response: Response;
+  try {
+    response = await fetch(`/api/app${path}`, { method: 'POST', credentials: 'same-origin', headers: { 'x-csrf-token': csrfToken() }, body: form });
+  } catch {
+    throw new ApiError(0, 'network', t('error.network'));
+  }
+  if (!response.ok) throw await failure(response);
+  return (await response.json()) as T;
+}
+
 /** Uploads one file to the media library, reporting progress from 0 to 1. */
 export function upload(file: File, onProgress: (fraction: number) => void): Promise<MediaItem> {
   return new Promise((resolve, reject) => {
@@ -92,6 +135,14 @@ export type PostDetail = z.output<typeof postDetail>;
 export type PostState = PostSummary['state'];
 export type MediaRef = PostSummary['image'][number];
 export type MediaItem = z.output<typeof mediaObject>;
+export type PostApproval = z.output<typeof postApproval>;
+export type PostComment = z.output<typeof commentsList>['comments'][number];
+export type PreviewLink = z.output<typeof previewLink>;
+export type CreatedPreviewLink = z.output<typeof createdPreviewLink>;
+export type PreviewView = z.output<typeof previewView>;
+export type Series = z.output<typeof series>;
+export type SeriesDetail = z.output<typeof seriesDetail>;
+export type RepeatRule = Series['repeat'];
 
 export interface Template {
   id: string;
@@ -140,5 +191,5 @@ export interface Session {
   user: { id: string; email: string; name: string | null; role: 'owner' | 'admin' | 'member' };
   account: { id: string; name: string };
   csrfToken: string;
-  permissions: { manageKeys: boolean; manageApps: boolean; invite: boolean; managePeople: boolean };
+  permissions: { manageKeys: boolean; manageApps: boolean; invite: boolean; managePeople: boolean; reviewPosts: boolean };
 }

@@ -49,7 +49,7 @@ export function checkItems(network: Network, items: ItemDraft[]): { counts: numb
 }
 
 /** The longest start of `text` that the network counts within `max`, cut at a word when one is near. */
-export function cutTo(network: Network, text: string, max: number): string {
+export function cutTo(network: Pick<Network, 'rules'>, text: string, max: number): string {
   const chars = [...text];
   let low = 0;
   let high = chars.length;

@@ -14,7 +14,11 @@ import { PostPage } from './pages/Post.tsx';
 import { ChannelsPage } from './pages/Channels.tsx';
 import { MediaPage } from './pages/Media.tsx';
 import { AttentionPage } from './pages/Attention.tsx';
+import { FeedsPage } from './pages/Feeds.tsx';
+import { ImportPage } from './pages/Import.tsx';
+import { SeriesListPage, SeriesPage } from './pages/Series.tsx';
 import { SettingsPage } from './pages/Settings.tsx';
+import { PreviewLinkPage } from './pages/PreviewLink.tsx';
 import { locale } from './i18n.ts';
 import './styles.css';
 
@@ -42,6 +46,8 @@ function App() {
     <Routes>
       <Route path="/signin" element={<SignIn />} />
       <Route path="/signup" element={<SignUp />} />
+      {/* A preview link: for visitors without an account, so outside the sign-in gate. */}
+      <Route path="/p/:token" element={<PreviewLinkPage />} />
       <Route
         path="/"
         element={
@@ -87,6 +93,46 @@ function App() {
         element={
           <SignedIn>
             <MediaPage />
+          </SignedIn>
+        }
+      />
+      <Route
+        path="/series"
+        element={
+          <SignedIn>
+            <SeriesListPage />
+          </SignedIn>
+        }
+      />
+      <Route
+        path="/series/:id"
+        element={
+          <SignedIn>
+            <SeriesPage />
+          </SignedIn>
+        }
+      />
+      <Route
+        path="/series/:seriesId/edit"
+        element={
+          <SignedIn>
+            <Composer />
+          </SignedIn>
+        }
+      />
+      <Route
+        path="/feeds"
+        element={
+          <SignedIn>
+            <FeedsPage />
+          </SignedIn>
+        }
+      />
+      <Route
+        path="/import"
+        element={
+          <SignedIn>
+            <ImportPage />
           </SignedIn>
         }
       />

@@ -35,6 +35,7 @@ export async function sessionView(services: Services, user: Parameters<typeof us
       manageApps: can(user.role, 'manage_apps'),
       invite: can(user.role, 'invite'),
       managePeople: can(user.role, 'manage_people'),
+      reviewPosts: can(user.role, 'review_posts'),
     },
   };
 }

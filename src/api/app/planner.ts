@@ -8,8 +8,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
-import { allProviders } from '../../providers/index.ts';
-import { networkSettings } from '../../providers/network-settings.ts';
+import { networkCatalogue } from '../../providers/catalogue.ts';
 import { mediaView } from '../../domain/media.ts';
 import { WEBHOOK_EVENTS } from '../../contract/webhooks.ts';
 import { idParam, isoInstant, mediaTag } from '../../contract/index.ts';
@@ -19,30 +18,7 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
     const hide = true;
     // Built once: the catalogue only changes with the server's code and settings.
-    const jsonSchema = (schema: z.ZodObject) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
-    const catalogue = allProviders().map((p) => {
-      const { missing } = networkSettings(services.config, p);
-      const r = p.rules;
-      return {
-        identifier: p.identifier,
-        name: p.name,
-        auth: p.auth,
-        configured: missing.length === 0,
-        missing,
-        rules: {
-          maxLength: r.maxLength,
-          counting: r.counting ?? 'codePoints',
-          maxMedia: r.maxMedia,
-          minMedia: r.minMedia ?? 0,
-          mediaKinds: r.mediaKinds,
-          threads: r.threads,
-        },
-        settings: jsonSchema(p.settings),
-        credentials: p.credentials ? jsonSchema(p.credentials) : null,
-        startOptions: p.oauth?.startOptions ? jsonSchema(p.oauth.startOptions) : null,
-        note: p.connectNote ?? null,
-      };
-    });
+    const catalogue = networkCatalogue(services.config);
     app.get('/networks', { schema: { hide } }, async () => catalogue);
     app.get('/webhook-events', { schema: { hide } }, async () => WEBHOOK_EVENTS);
 

@@ -16,7 +16,7 @@ import { registerPublicRoutes } from '../public-v1/index.ts';
 
 export function sessionPrincipal(request: FastifyRequest): Principal {
   const { user } = request;
-  return { accountId: user.account_id, keyId: `session:${user.id}`, scopes: capScopesForRole(null, user.role) };
+  return { accountId: user.account_id, keyId: `session:${user.id}`, scopes: capScopesForRole(null, user.role), userId: user.id };
 }
 
 /** Registers the public routes in `app` (a context where a session is already required). */

@@ -6,6 +6,10 @@ import { integrationsRoutes } from './integrations.ts';
 import { mediaRoutes } from './media.ts';
 import { postsRoutes } from './posts.ts';
 import { webhooksRoutes } from './webhooks.ts';
+import { importRoutes } from './imports.ts';
+import { approvalsRoutes } from './approvals.ts';
+import { feedsRoutes } from './feeds.ts';
+import { seriesRoutes } from './series.ts';
 
 export async function registerPublicRoutes(app: FastifyInstance, services: Services): Promise<void> {
   await app.register(integrationsRoutes(services));
@@ -13,4 +17,8 @@ export async function registerPublicRoutes(app: FastifyInstance, services: Servi
   await app.register(mediaRoutes(services));
   await app.register(accountRoutes(services));
   await app.register(webhooksRoutes(services));
+  await app.register(importRoutes(services));
+  await app.register(approvalsRoutes(services));
+  await app.register(feedsRoutes(services));
+  await app.register(seriesRoutes(services));
 }

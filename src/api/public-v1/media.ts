@@ -15,7 +15,7 @@ const tags = ['media'];
 const CUT_OFF_GRACE_MS = 2_000;
 
 export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
-  const { media, config, outbound } = services;
+  const { media, config } = services;
   const largest = Math.max(config.maxImageBytes, config.maxVideoBytes);
   return async (app) => {
     app.post('/upload', {
@@ -87,42 +87,10 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
       },
       handler: async (request, reply) => {
         const hash = jsonBodyHash(request);
-        return idempotent(services, request, reply, 'POST /upload-from-url', hash, async () => {
-          const { url } = request.body;
-          // One deadline for the whole fetch: connecting, redirects and every byte of the body.
-          const deadline = AbortSignal.timeout(config.fetchTimeoutMs);
-          let response;
-          try {
-            response = await outbound.fetch(url, { signal: deadline });
-          } catch (err) {
-            throw fetchFailure(err, deadline);
-          }
-          if (!response.ok || !response.body) {
-            await response.body?.cancel().catch(() => {});
-            throw invalidField('url', `the server answered ${response.status}`, 'url_unreachable');
-          }
-          const declared = Number(response.headers.get('content-length'));
-          if (declared > largest) {
-            await response.body.cancel().catch(() => {});
-            throw new ApiError(413, 'file_too_large', `url: the file is ${describeBytes(declared)}, larger than the ${describeBytes(largest)} allowed`, [
-              { path: 'url', message: `must point to a file of at most ${largest} bytes` },
-            ]);
-          }
-          const name = fileNameOf(response.url || url);
-          const body = Readable.fromWeb(response.body as never);
-          try {
-            const stored = await media.store(request.principal.accountId, body, name, {
-              declaredBytes: Number.isFinite(declared) ? declared : undefined,
-              fingerprint: false,
-            });
-            return { status: 201, body: mediaView(stored.media) };
-          } catch (err) {
-            // Our own refusals (type, size, damage) stand; a failure of the download itself is the URL's.
-            if (err instanceof ApiError) throw aboutUrl(err);
-            if (body.errored || deadline.aborted) throw fetchFailure(err, deadline);
-            throw err;
-          }
-        });
+        return idempotent(services, request, reply, 'POST /upload-from-url', hash, async () => ({
+          status: 201,
+          body: mediaView(await storeFromUrl(services, request.principal.accountId, request.body.url)),
+        }));
       },
     });
 
@@ -161,6 +129,47 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
   };
 }
 
+/**
+ * Fetches a file from a public http(s) URL through the outbound guard and stores it
+ * in the account's library: POST /upload-from-url and the MCP tool upload_media_from_url.
+ */
+export async function storeFromUrl(services: Services, accountId: string, url: string) {
+  const largest = Math.max(services.config.maxImageBytes, services.config.maxVideoBytes);
+  // One deadline for the whole fetch: connecting, redirects and every byte of the body.
+  const deadline = AbortSignal.timeout(services.config.fetchTimeoutMs);
+  let response;
+  try {
+    response = await services.outbound.fetch(url, { signal: deadline });
+  } catch (err) {
+    throw fetchFailure(err, deadline);
+  }
+  if (!response.ok || !response.body) {
+    await response.body?.cancel().catch(() => {});
+    throw invalidField('url', `the server answered ${response.status}`, 'url_unreachable');
+  }
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > largest) {
+    await response.body.cancel().catch(() => {});
+    throw new ApiError(413, 'file_too_large', `url: the file is ${describeBytes(declared)}, larger than the ${describeBytes(largest)} allowed`, [
+      { path: 'url', message: `must point to a file of at most ${largest} bytes` },
+    ]);
+  }
+  const name = fileNameOf(response.url || url);
+  const body = Readable.fromWeb(response.body as never);
+  try {
+    const stored = await services.media.store(accountId, body, name, {
+      declaredBytes: Number.isFinite(declared) ? declared : undefined,
+      fingerprint: false,
+    });
+    return stored.media;
+  } catch (err) {
+    // Our own refusals (type, size, damage) stand; a failure of the download itself is the URL's.
+    if (err instanceof ApiError) throw aboutUrl(err);
+    if (body.errored || deadline.aborted) throw fetchFailure(err, deadline);
+    throw err;
+  }
+}
+
 /** The last path segment, as a display name; a malformed escape keeps the raw text. */
 function fileNameOf(url: string): string {
   const last = new URL(url).pathname.split('/').pop() ?? '';
@@ -193,7 +202,7 @@ function fetchFailure(err: unknown, deadline: AbortSignal): ApiError {
  * The socket is half-closed first so the client can read the answer; it is
  * dropped after a grace period if the client keeps sending.
  */
-function cutOff(request: FastifyRequest, reply: FastifyReply): void {
+export function cutOff(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('connection', 'close');
   const socket = request.raw.socket;
   reply.raw.once('finish', () => {

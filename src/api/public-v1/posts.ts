@@ -55,7 +55,8 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         const { accountId } = request.principal;
         const hash = jsonBodyHash(request);
         return idempotent(services, request, reply, 'POST /posts', hash, async () => {
-          const plan = await posts.plan(accountId, request.body);
+          // A member's posts may wait for approval (a person's credential carries userId; API keys act for the account).
+          const plan = await posts.plan(accountId, request.body, undefined, { author: request.principal.userId });
           // Only requests that passed validation count against the hourly allowance.
           const limit = await rateLimiter.consumeSliding(`posts:${accountId}`, config.postsPerHour, 3_600_000, 'POST /posts');
           reply.headers(limitHeaders(limit));
@@ -108,7 +109,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
       },
       handler: async (request) => ({
         id: request.params.id,
-        state: await posts.setStatus(request.principal.accountId, request.params.id, request.body.status),
+        state: await posts.setStatus(request.principal.accountId, request.params.id, request.body.status, request.principal.userId),
       }),
     });
 

@@ -13,6 +13,9 @@ const LINKS = [
   ['/attention', 'nav.attention'],
   ['/channels', 'nav.channels'],
   ['/media', 'nav.media'],
+  ['/series', 'nav.series'],
+  ['/feeds', 'nav.feeds'],
+  ['/import', 'nav.import'],
   ['/settings', 'nav.settings'],
 ] as const;
 

@@ -5,7 +5,10 @@ import { countText } from '../../../src/providers/text-counting.ts';
 import { Avatar } from './ui.tsx';
 import { Thumb } from './MediaPicker.tsx';
 
-export function Preview({ channel, network, items }: { channel: Channel; network: Network; items: ItemDraft[] }) {
+/** What a preview needs of a channel and a network (the preview link's page has no more than this). */
+type Shown = { channel: Pick<Channel, 'id' | 'name' | 'picture' | 'profile'>; network: Pick<Network, 'identifier' | 'rules'>; items: ItemDraft[] };
+
+export function Preview({ channel, network, items }: Shown) {
   const shown = network.rules.threads ? items : items.slice(0, 1);
   return (
     <div className={`preview preview-${network.identifier}`} data-testid={`preview-${channel.id}`}>

@@ -60,11 +60,13 @@ export function FieldError({ error, path, id }: { error: unknown; path: string; 
   );
 }
 
-export function CopyButton({ text }: { text: string }) {
+/** `label` names what is copied when a page has several (it must start with the button's visible word, "Copy"). */
+export function CopyButton({ text, label }: { text: string; label?: string }) {
   const [done, setDone] = useState(false);
   return (
     <button
       type="button"
+      aria-label={done ? undefined : label}
       onClick={async () => {
         await navigator.clipboard?.writeText(text).catch(() => undefined);
         setDone(true);

@@ -22,6 +22,7 @@ import { setZone, usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
 import { Avatar, ErrorNote, Notice, StateBadge, ZoneSelect } from '../components/ui.tsx';
 import { BulkActions } from '../components/BulkActions.tsx';
+import { ApprovalBadge } from '../components/Approval.tsx';
 
 const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
 
@@ -68,7 +69,7 @@ export function CalendarPage() {
         .filter(
           (p) =>
             (!filter.channel || p.integration.id === filter.channel) &&
-            (!filter.state || p.state === filter.state) &&
+            (!filter.state || (filter.state === 'PENDING' ? p.approval === 'pending' : p.state === filter.state)) &&
             (!filter.customer || customerOf.get(p.integration.id) === filter.customer),
         )
         .map((p) => ({
@@ -133,6 +134,7 @@ export function CalendarPage() {
                 {t(`state.${s}`)}
               </option>
             ))}
+            <option value="PENDING">{t('calendar.pending')}</option>
           </select>
         </label>
       </div>
@@ -198,12 +200,24 @@ export function CalendarPage() {
           const reason = post.state === 'ERROR' && post.error ? t('calendar.failedBecause', { reason: post.error }) : '';
           // FullCalendar's own element is the link (the event's url); this is its content, read out in full.
           return (
-            <span className="event" title={reason || undefined} data-testid={`event-${post.id}`} data-state={post.state}>
+            <span
+              className={post.approval === 'pending' ? 'event event-pending' : 'event'}
+              title={reason || undefined}
+              data-testid={`event-${post.id}`}
+              data-state={post.state}
+              data-approval={post.approval ?? undefined}
+            >
               <span className="event-head">
                 <Avatar src={post.integration.picture} name={post.integration.name} size={18} />
                 <span className="visually-hidden">{post.integration.name}</span>
                 <span className="event-network">{post.integration.providerIdentifier}</span>
-                <StateBadge state={post.state} />
+                {post.seriesId && (
+                  <span className="event-repeat" title={t('series.marker')}>
+                    <span aria-hidden="true">↻</span>
+                    <span className="visually-hidden">{t('series.marker')}</span>
+                  </span>
+                )}
+                {post.approval === 'pending' || post.approval === 'rejected' ? <ApprovalBadge approval={post.approval} /> : <StateBadge state={post.state} />}
               </span>
               <span className="event-text">
                 {info.timeText} {post.content}

@@ -7,7 +7,7 @@
 import { memo, useCallback, useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, pub, type Channel, type Network, type PostDetail, type Template } from '../api.ts';
+import { api, ApiError, pub, type Channel, type Network, type PostDetail, type SeriesDetail, type Template } from '../api.ts';
 import { keys, useChannels, useNetworks, useTemplates } from '../data.ts';
 import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
@@ -17,6 +17,8 @@ import { Avatar, ErrorNote, FieldError, Loading, Notice, problemsAt, ZoneSelect 
 import { fromRef, ItemMedia } from '../components/MediaPicker.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
 import { Preview } from '../components/Preview.tsx';
+import { fromRule, noRepeat, RepeatFields, repeatBody, weekdayOf, type RepeatDraft } from '../components/Repeat.tsx';
+import { seriesKeys } from './Series.tsx';
 
 type When = 'at' | 'slot' | 'now' | 'draft';
 
@@ -32,6 +34,8 @@ export interface Draft {
   shortLink: boolean;
   /** Editing: the post's group. */
   group?: string;
+  /** Repeating (POST /series instead of /posts); absent in drafts saved before repeating posts. */
+  repeat?: RepeatDraft;
 }
 
 const emptyItem = (): ItemDraft => ({ content: '', media: [], delay: 0 });
@@ -46,6 +50,7 @@ function blank(zone: string): Draft {
     local: toLocalInput(Date.now() + 3_600_000, zone),
     zone,
     shortLink: false,
+    repeat: noRepeat(),
   };
 }
 
@@ -66,42 +71,80 @@ function fromPost(post: PostDetail, zone: string, editing: boolean): Draft {
   };
 }
 
+/** A series being edited: its post (one text, or one per channel when they differ), settings and rule. */
+function fromSeries(series: SeriesDetail): Draft {
+  const zone = series.repeat.timezone;
+  const items = (cid: string) =>
+    (series.posts.find((p) => p.integration.id === cid)?.value ?? []).map((v) => ({ content: v.content, delay: v.delay, media: v.image.map(fromRef) }));
+  const [first] = series.posts;
+  const shared = first ? items(first.integration.id) : [emptyItem()];
+  const same = (cid: string) => JSON.stringify(items(cid)) === JSON.stringify(shared);
+  return {
+    ...blank(zone),
+    channels: series.posts.map((p) => p.integration.id),
+    shared,
+    custom: Object.fromEntries(series.posts.filter((p) => !same(p.integration.id)).map((p) => [p.integration.id, items(p.integration.id)])),
+    settings: Object.fromEntries(
+      series.posts.map((p) => {
+        const { __type: _, ...settings } = p.settings ?? {};
+        return [p.integration.id, settings];
+      }),
+    ),
+    when: 'at',
+    local: toLocalInput(Date.parse(series.repeat.start), zone),
+    shortLink: series.shortLink,
+    repeat: fromRule(series.repeat, series.name),
+  };
+}
+
 /** The key this draft is kept under in the browser. */
 const storageKey = (id?: string) => `herald.composer.${id ?? 'new'}`;
 
 export function Composer() {
-  const { id } = useParams();
+  const { id, seriesId } = useParams();
   const [params] = useSearchParams();
   const from = params.get('from') ?? undefined;
   const source = id ?? from;
   const post = useQuery({ queryKey: keys.post(source ?? ''), queryFn: () => api<PostDetail>('GET', pub(`/posts/${source}`)), enabled: !!source });
+  const series = useQuery({
+    queryKey: seriesKeys.one(seriesId ?? ''),
+    queryFn: () => api<SeriesDetail>('GET', pub(`/series/${seriesId}`)),
+    enabled: !!seriesId,
+    // Opened once to edit: live updates of its occurrences must not reset the form.
+    staleTime: Infinity,
+  });
   const channels = useChannels();
   const networks = useNetworks();
   const prefs = usePrefs();
-  if (channels.isPending || networks.isPending || (source && post.isPending)) return <Loading />;
-  const error = channels.error ?? networks.error ?? post.error;
-  if (error) return <ErrorNote error={error} onRetry={() => void Promise.all([channels.refetch(), networks.refetch(), post.refetch()])} />;
-  const start = post.data ? fromPost(post.data, prefs.zone, !!id) : blank(prefs.zone);
+  if (channels.isPending || networks.isPending || (source && post.isPending) || (seriesId && series.isPending)) return <Loading />;
+  const error = channels.error ?? networks.error ?? post.error ?? series.error;
+  if (error) return <ErrorNote error={error} onRetry={() => void Promise.all([channels.refetch(), networks.refetch(), post.refetch(), series.refetch()])} />;
+  const start = series.data ? fromSeries(series.data) : post.data ? fromPost(post.data, prefs.zone, !!id) : blank(prefs.zone);
+  const saved = seriesId ? storageKey(`series-${seriesId}`) : id ? storageKey(id) : from ? undefined : storageKey();
   return (
     <ComposerForm
-      key={source ?? 'new'}
+      key={seriesId ?? source ?? 'new'}
       editing={id}
+      editingSeries={seriesId}
       start={start}
       channels={channels.data!}
       networks={networks.data!}
-      restoreFrom={id ? storageKey(id) : from ? undefined : storageKey()}
+      restoreFrom={saved}
     />
   );
 }
 
 function ComposerForm({
   editing,
+  editingSeries,
   start,
   channels,
   networks,
   restoreFrom,
 }: {
   editing?: string;
+  /** Editing a repeating post: saved with PUT /series/{id}. */
+  editingSeries?: string;
   start: Draft;
   channels: Channel[];
   networks: Network[];
@@ -129,7 +172,10 @@ function ComposerForm({
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const [slot, setSlot] = useState<string>();
-  const storage = editing ? storageKey(editing) : storageKey();
+  const storage = editingSeries ? storageKey(`series-${editingSeries}`) : editing ? storageKey(editing) : storageKey();
+  const repeat = draft.repeat ?? noRepeat();
+  // A repeating post is planned at a date and time; a single post being edited stays one.
+  const repeating = !editing && draft.when === 'at' && repeat.on;
 
   // Saved as the person types; removed once the post is stored.
   useEffect(() => {
@@ -209,16 +255,17 @@ function ComposerForm({
       return setError(new ApiError(400, 'invalid', t('composer.pickChannel'), [{ path: 'posts', message: t('composer.pickChannel') }]));
     const date = draft.when === 'at' ? fromLocalInput(draft.local, draft.zone) : draft.when === 'slot' ? (slot ? Date.parse(slot) : undefined) : undefined;
     const type = editing ? 'update' : draft.when === 'draft' ? 'draft' : draft.when === 'now' ? 'now' : 'schedule';
+    const entries = selected.map((c) => ({
+      integration: { id: c.id },
+      ...(draft.group ? { group: draft.group } : {}),
+      value: itemsOf(c.id).map((item) => ({ content: item.content, delay: item.delay, image: item.media.map((m) => ({ id: m.id, path: m.path })) })),
+      settings: { __type: c.identifier, ...(draft.settings[c.id] ?? {}) },
+    }));
     const body = {
       type,
       ...(date !== undefined && draft.when !== 'now' ? { date: new Date(date).toISOString() } : {}),
       shortLink: draft.shortLink,
-      posts: selected.map((c) => ({
-        integration: { id: c.id },
-        ...(draft.group ? { group: draft.group } : {}),
-        value: itemsOf(c.id).map((item) => ({ content: item.content, delay: item.delay, image: item.media.map((m) => ({ id: m.id, path: m.path })) })),
-        settings: { __type: c.identifier, ...(draft.settings[c.id] ?? {}) },
-      })),
+      posts: entries,
     };
     setBusy(true);
     try {
@@ -230,6 +277,17 @@ function ComposerForm({
           .map((m) => [m.id, m.alt]),
       );
       await Promise.all([...withAlt].map(([mediaId, alt]) => api('PATCH', `/media/${mediaId}`, { alt })));
+      if (repeating) {
+        if (date === undefined) throw new ApiError(400, 'invalid', t('series.pickStart'), [{ path: 'repeat.start', message: t('series.pickStart') }]);
+        const series = { name: repeat.name.trim() || undefined, repeat: repeatBody(repeat, date, draft.zone), shortLink: draft.shortLink, posts: entries };
+        const saved = editingSeries
+          ? await api<{ id: string }>('PUT', pub(`/series/${editingSeries}`), series)
+          : await api<{ id: string }>('POST', pub('/series'), series);
+        localStorage.removeItem(storage);
+        void client.invalidateQueries({ queryKey: keys.posts });
+        navigate(`/series/${saved.id}`, { state: { notice: t('series.saved') } });
+        return;
+      }
       const created = await api<{ postId: string }[]>('POST', pub('/posts'), body);
       if (editing && draft.when === 'draft') await api('PUT', pub(`/posts/${editing}/status`), { status: 'draft' });
       localStorage.removeItem(storage);
@@ -243,13 +301,15 @@ function ComposerForm({
   };
 
   const entryIndex = (cid: string) => selected.findIndex((c) => c.id === cid);
-  const submitLabel = editing
-    ? t('composer.submitUpdate')
-    : draft.when === 'now'
-      ? t('composer.submitNow')
-      : draft.when === 'draft'
-        ? t('composer.submitDraft')
-        : t('composer.submitSchedule');
+  const submitLabel = repeating
+    ? t('series.submit')
+    : editing
+      ? t('composer.submitUpdate')
+      : draft.when === 'now'
+        ? t('composer.submitNow')
+        : draft.when === 'draft'
+          ? t('composer.submitDraft')
+          : t('composer.submitSchedule');
 
   return (
     <form
@@ -261,7 +321,7 @@ function ComposerForm({
       noValidate
     >
       <div className="page-head">
-        <h1>{editing ? t('composer.edit') : t('composer.new')}</h1>
+        <h1>{editingSeries ? t('series.editTitle') : editing ? t('composer.edit') : t('composer.new')}</h1>
         <small className="hint">{t('composer.saved')}</small>
       </div>
       {restored && (
@@ -428,7 +488,7 @@ function ComposerForm({
               value={w}
               checked={draft.when === w}
               onChange={() => update({ when: w })}
-              disabled={!!editing && (w === 'now' || w === 'slot')}
+              disabled={(!!editing && (w === 'now' || w === 'slot')) || (!!editingSeries && w !== 'at')}
             />
             {t(w === 'at' ? 'composer.at' : w === 'slot' ? 'composer.nextSlot' : w === 'now' ? 'composer.now' : 'composer.draft')}
           </label>
@@ -450,6 +510,16 @@ function ComposerForm({
         </p>
         {draft.when === 'slot' && slot && <p>{t('composer.nextSlotIs', { when: formatWhen(slot, prefs) })}</p>}
         <FieldError error={error} path="date" id="date-error" />
+        {!editing && draft.when === 'at' && (
+          <RepeatFields
+            draft={repeat}
+            onChange={(change) => setDraft((d) => ({ ...d, repeat: { ...(d.repeat ?? noRepeat()), ...change } }))}
+            zone={draft.zone}
+            startDay={weekdayOf(draft.local)}
+            error={error}
+            locked={!!editingSeries}
+          />
+        )}
         <label className="check">
           <input type="checkbox" checked={draft.shortLink} onChange={(e) => update({ shortLink: e.target.checked })} />
           {t('composer.shortLinks')}

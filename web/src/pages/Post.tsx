@@ -9,6 +9,8 @@ import { usePrefs } from '../prefs.ts';
 import { formatWhen, fromLocalInput, toLocalInput } from '../time.ts';
 import { Avatar, ErrorNote, FieldError, Loading, Notice, StateBadge } from '../components/ui.tsx';
 import { fromRef, Thumb } from '../components/MediaPicker.tsx';
+import { SeriesBox } from './Series.tsx';
+import { ApprovalBadge, ApprovalPanel, CommentsPanel, PreviewLinksPanel } from '../components/Approval.tsx';
 
 export function PostPage() {
   const { id = '' } = useParams();
@@ -39,7 +41,10 @@ export function PostPage() {
     <section className="post-page">
       <div className="page-head">
         <h1>{t('post.title')}</h1>
-        <StateBadge state={p.state} />
+        <span className="row">
+          <StateBadge state={p.state} />
+          {p.approval && <ApprovalBadge approval={p.approval} />}
+        </span>
       </div>
       {notice && <Notice kind="success">{notice}</Notice>}
       <p className="post-channel">
@@ -47,6 +52,7 @@ export function PostPage() {
       </p>
       <p>{t(p.state === 'PUBLISHED' ? 'post.publishedAt' : 'post.scheduledFor', { when: formatWhen(p.publishDate, prefs) })}</p>
       {p.warning && <Notice kind="warning">{t('post.warning', { warning: p.warning })}</Notice>}
+      {p.seriesId && <SeriesBox seriesId={p.seriesId} />}
       <div className="actions">
         {p.state === 'ERROR' && (
           <button type="button" className="primary" onClick={() => act(() => api('POST', pub(`/posts/${p.id}/retry`)))}>
@@ -98,6 +104,7 @@ export function PostPage() {
         </form>
       )}
       <ErrorNote error={error} />
+      <ApprovalPanel post={p} />
       <h2>{t('post.thread')}</h2>
       <ol className="thread-view">
         {p.thread.map((item) => (
@@ -144,6 +151,8 @@ export function PostPage() {
           </li>
         ))}
       </ol>
+      <CommentsPanel postId={p.id} />
+      <PreviewLinksPanel post={p} />
     </section>
   );
 }

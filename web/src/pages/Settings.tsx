@@ -12,7 +12,8 @@ import { t, type MessageKey } from '../i18n.ts';
 import { setPrefs, setZone, usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
 import { markSeen } from '../seen.ts';
-import { DeleteButton, ErrorNote, FieldError, ListTable, Loading, Notice, Secret, TextField, ZoneSelect } from '../components/ui.tsx';
+import { ApprovalSetting } from '../components/Approval.tsx';
+import { CopyButton, DeleteButton, ErrorNote, FieldError, ListTable, Loading, Notice, Secret, TextField, ZoneSelect } from '../components/ui.tsx';
 
 const SECTIONS: [string, MessageKey][] = [
   ['developers', 'settings.developers'],
@@ -28,7 +29,7 @@ const SECTIONS: [string, MessageKey][] = [
 export function SettingsPage() {
   const { section = 'developers' } = useParams();
   const body: Record<string, () => ReactNode> = {
-    developers: Keys,
+    developers: Developers,
     apps: Apps,
     webhooks: Webhooks,
     team: Team,
@@ -37,7 +38,7 @@ export function SettingsPage() {
     notifications: Notifications,
     preferences: Preferences,
   };
-  const Body = body[section] ?? Keys;
+  const Body = body[section] ?? Developers;
   return (
     <section className="settings">
       <h1>{t('settings.title')}</h1>
@@ -57,6 +58,39 @@ export function SettingsPage() {
 function useSection<T>(queryKey: QueryKey, path: string) {
   const list = useQuery({ queryKey, queryFn: () => api<T>('GET', path) });
   return { list, ...useAction(queryKey) };
+}
+
+/** Developers: the public API's keys, and the MCP server that takes the same keys. */
+function Developers() {
+  return (
+    <>
+      <Keys />
+      <McpServer />
+    </>
+  );
+}
+
+/** Where an MCP client reaches this server, and a configuration to paste into it (the key stays a placeholder). */
+function McpServer() {
+  const url = `${location.origin}/api/mcp`;
+  const config = JSON.stringify({ mcpServers: { herald: { type: 'http', url, headers: { Authorization: 'YOUR_API_KEY' } } } }, null, 2);
+  return (
+    <div>
+      <h2>{t('settings.mcp')}</h2>
+      <p>{t('mcp.intro')}</p>
+      <div className="row">
+        {t('mcp.endpoint')} <code data-testid="mcp-url">{url}</code>
+        <CopyButton text={url} label={t('mcp.copyUrl')} />
+      </div>
+      <h3>{t('mcp.config')}</h3>
+      <p>{t('mcp.configHelp')}</p>
+      <pre className="snippet" data-testid="mcp-config">
+        {config}
+      </pre>
+      <CopyButton text={config} label={t('mcp.copyConfig')} />
+      <p>{t('mcp.scopes')}</p>
+    </div>
+  );
 }
 
 interface Key {
@@ -398,6 +432,7 @@ function Team() {
           </tr>
         ))}
       </ListTable>
+      <ApprovalSetting />
       {session.data?.permissions.invite && (
         <>
           <h2>{t('team.invitations')}</h2>

@@ -1,0 +1,148 @@
+/**
+ * The MCP server one credential talks to: the tools its scopes allow, each
+ * answering a tool result (an error one when the call cannot be done, saying
+ * what to change), never a protocol failure.
+ *
+ * Built on the SDK's low-level Server rather than McpServer: the list must
+ * depend on the credential's scopes while a refused call still names the scope
+ * it lacks (McpServer only knows "not found"), and argument errors are worded
+ * as the public API words them ("posts.0.value.1.content: ...").
+ */
+import { z } from 'zod';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Services } from '../../app.ts';
+import type { Principal } from '../../domain/accounts.ts';
+import { ApiError, type FieldProblem } from '../../domain/errors.ts';
+import type { ErrorCode } from '../../domain/error-codes.ts';
+import { allows } from '../../domain/scopes.ts';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../db/unavailable.ts';
+import { log } from '../../lib/log.ts';
+import { errorBody } from '../errors.ts';
+import { channelAnalytics, postAnalytics } from './analytics-tools.ts';
+import { findNextSlot, listChannels } from './channel-tools.ts';
+import { uploadMediaFromUrl } from './media-tools.ts';
+import { createPost, deletePost, getPost, listPosts, retryPost } from './post-tools.ts';
+import type { HeraldTool } from './tool.ts';
+
+export const TOOLS: HeraldTool[] = [
+  listChannels,
+  findNextSlot,
+  uploadMediaFromUrl,
+  createPost,
+  listPosts,
+  getPost,
+  deletePost,
+  retryPost,
+  channelAnalytics,
+  postAnalytics,
+];
+
+const INSTRUCTIONS = [
+  'Herald schedules and publishes posts to social networks, chats and webhooks.',
+  "Start with list_channels: it gives the channel ids and each network's rules. To post, upload media first (upload_media_from_url),",
+  'then call create_post once for all the channels; follow the result with get_post. Dates are ISO 8601 with Z or an offset.',
+  'A tool that cannot do what was asked answers an error naming the argument and the rule: change that and call again.',
+].join(' ');
+
+/** Each tool's description for tools/list, made once: the schemas do not change while the server runs. */
+const described = new Map<string, Tool>(
+  TOOLS.map((tool) => [
+    tool.name,
+    {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Tool['inputSchema'],
+      annotations: {
+        title: tool.title,
+        readOnlyHint: tool.hints.readOnly,
+        destructiveHint: tool.hints.destructive ?? false,
+        idempotentHint: tool.hints.idempotent ?? tool.hints.readOnly,
+        openWorldHint: tool.hints.openWorld ?? false,
+      },
+    },
+  ]),
+);
+
+/** What to do about an error, beyond its own message, by its code. */
+const NEXT_STEP: Partial<Record<ErrorCode, string>> = {
+  not_found: 'Check the id: list_channels gives the channel ids, list_posts the post ids.',
+  idempotency_key_mismatch: 'Use a new idempotency_key for a different request.',
+  idempotency_key_reused: 'Use a new idempotency_key for a different request.',
+  insufficient_scope: 'Ask the person who gave you this credential for one with that scope.',
+};
+
+export function mcpServer(services: Services, principal: Principal): Server {
+  // The version of the tools' contract, as the OpenAPI document versions the public API.
+  const server = new Server({ name: 'herald', title: 'Herald', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const usable = TOOLS.filter((tool) => allows(principal.scopes, tool.scope));
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: usable.map((tool) => described.get(tool.name)!) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name, arguments: args = {} } = request.params;
+    const tool = TOOLS.find((t) => t.name === name);
+    if (!tool) {
+      return failure(404, 'not_found', `There is no tool "${name}". The tools of this credential are: ${usable.map((t) => t.name).join(', ')}.`, [], '');
+    }
+    if (!allows(principal.scopes, tool.scope)) {
+      const has = principal.scopes?.join(', ') || 'no scopes';
+      return failure(403, 'insufficient_scope', `This credential may not use ${name}: it needs the scope ${tool.scope}, and it has ${has}. Nothing was done.`, [
+        { path: 'headers.authorization', message: `lacks the scope ${tool.scope}` },
+      ]);
+    }
+    // NUL characters and too-deep nesting never get here: the server's input guard refuses the whole request first (400).
+    const parsed = tool.input.safeParse(args);
+    if (!parsed.success) {
+      return invalidArguments(
+        name,
+        parsed.error.issues.map((issue) => ({ path: issue.path.join('.') || 'arguments', message: issue.message })),
+      );
+    }
+    try {
+      const result = await tool.run(parsed.data, { services, principal });
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+    } catch (err) {
+      return fromError(tool, err);
+    }
+  });
+
+  return server;
+}
+
+/** A tool error: the message, what to do next, and the public API's error body as structured content. */
+function failure(status: number, code: ErrorCode, message: string, problems: FieldProblem[] = [], next = NEXT_STEP[code]): CallToolResult {
+  return {
+    content: [{ type: 'text', text: `${message}${next ? `\n${next}` : ''}\n(code: ${code})` }],
+    structuredContent: { error: errorBody(status, code, message, problems) },
+    isError: true,
+  };
+}
+
+function invalidArguments(tool: string, problems: FieldProblem[]): CallToolResult {
+  const listed = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+  return failure(
+    400,
+    'invalid_body',
+    `Invalid arguments for ${tool}: ${listed}. Nothing was done: correct these and call ${tool} again (its input schema lists every argument).`,
+    problems,
+  );
+}
+
+function fromError({ name: tool, hints }: HeraldTool, err: unknown): CallToolResult {
+  if (err instanceof ApiError) {
+    // The domain refuses before it writes: a refused change changed nothing.
+    const unchanged = !hints.readOnly && err.statusCode < 500 ? ' Nothing was changed.' : '';
+    return failure(err.statusCode, err.code, `${/[.!?]$/.test(err.message) ? err.message : `${err.message}.`}${unchanged}`, err.errors);
+  }
+  if (isStoreUnavailable(err)) {
+    return failure(
+      503,
+      'store_unavailable',
+      `Herald's database is unavailable right now; nothing was changed. Call ${tool} again in ${STORE_RETRY_AFTER_SECONDS} s.`,
+    );
+  }
+  log.error({ err, tool }, 'MCP tool failed');
+  return failure(500, 'internal_error', `${tool} failed because of a fault on Herald's side, not because of your arguments; the server log has the details.`);
+}

@@ -1,0 +1,40 @@
+/**
+ * Every network this server has, described for a composer: its content rules,
+ * how it counts text, and its post settings and credentials as JSON Schema (the
+ * same zod objects the server validates with). The web application's composer
+ * and the MCP server's list_channels read the same description.
+ */
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { allProviders } from './index.ts';
+import { networkSettings } from './network-settings.ts';
+
+const jsonSchema = (schema: z.ZodObject) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+
+export function networkCatalogue(config: Config) {
+  return allProviders().map((p) => {
+    const { missing } = networkSettings(config, p);
+    const r = p.rules;
+    return {
+      identifier: p.identifier,
+      name: p.name,
+      auth: p.auth,
+      configured: missing.length === 0,
+      missing,
+      rules: {
+        maxLength: r.maxLength,
+        counting: r.counting ?? 'codePoints',
+        maxMedia: r.maxMedia,
+        minMedia: r.minMedia ?? 0,
+        mediaKinds: r.mediaKinds,
+        threads: r.threads,
+      },
+      settings: jsonSchema(p.settings),
+      credentials: p.credentials ? jsonSchema(p.credentials) : null,
+      startOptions: p.oauth?.startOptions ? jsonSchema(p.oauth.startOptions) : null,
+      note: p.connectNote ?? null,
+    };
+  });
+}
+
+export type NetworkDescription = ReturnType<typeof networkCatalogue>[number];
