@@ -4,23 +4,12 @@
  * summary is shortened first, then the title; the link is never cut, since a
  * cut link leads nowhere).
  */
+import { decodeEntities } from '../lib/html-entities.ts';
 
 export interface ItemFields {
   title: string;
   link: string;
   summary: string;
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
-    if (name[0] === '#') {
-      const code = name[1].toLowerCase() === 'x' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return ENTITIES[name.toLowerCase()] ?? whole;
-  });
 }
 
 /** The words of an item's HTML summary, for a post: no tags, no scripts, one space between words. */

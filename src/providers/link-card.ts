@@ -8,6 +8,7 @@
  */
 import { deadline } from '../lib/deadline.ts';
 import type { OutboundGuard } from '../lib/outbound.ts';
+import { decodeEntities } from '../lib/html-entities.ts';
 
 export interface LinkCard {
   uri: string;
@@ -21,18 +22,6 @@ export interface LinkCard {
 const PAGE_BYTES = 512 * 1024;
 const FETCH_TIMEOUT_MS = 10_000;
 const TEXT_LIMIT = 300;
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
-    if (name[0] === '#') {
-      const code = name[1].toLowerCase() === 'x' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return ENTITIES[name.toLowerCase()] ?? whole;
-  });
-}
 
 function clean(text: string | undefined): string {
   const flat = decodeEntities(text ?? '')

@@ -22,10 +22,24 @@ export const seriesKeys = {
 export const useSeries = (id: string, enabled = true) =>
   useQuery({ queryKey: seriesKeys.one(id), queryFn: () => api<SeriesDetail>('GET', pub(`/series/${id}`)), enabled });
 
-/** Stops a series after the person confirms; resolves to the answer, or undefined when they did not. */
-async function stopSeries(id: string): Promise<{ removedPosts: string[] } | undefined> {
-  if (!confirm(t('series.confirmStop'))) return undefined;
-  return api<{ removedPosts: string[] }>('DELETE', pub(`/series/${id}`));
+/**
+ * "Stop series": after the person confirms, deletes the series and goes to the list
+ * saying how many posts went with it; a refusal goes to `setError`.
+ */
+function useStopSeries(id: string, setError: (error: unknown) => void): () => Promise<void> {
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  return async () => {
+    setError(undefined);
+    if (!confirm(t('series.confirmStop'))) return;
+    try {
+      const stopped = await api<{ removedPosts: string[] }>('DELETE', pub(`/series/${id}`));
+      await client.invalidateQueries({ queryKey: keys.posts });
+      navigate('/series', { state: { notice: t('series.stopped', { count: stopped.removedPosts.length }) } });
+    } catch (err) {
+      setError(err);
+    }
+  };
 }
 
 function SeriesState({ series }: { series: Series }) {
@@ -75,12 +89,11 @@ export function SeriesListPage() {
 export function SeriesPage() {
   const { id = '' } = useParams();
   const location = useLocation();
-  const navigate = useNavigate();
-  const client = useQueryClient();
   const prefs = usePrefs();
   const channels = useChannels();
   const series = useSeries(id);
   const [error, setError] = useState<unknown>();
+  const stop = useStopSeries(id, setError);
   const notice = (location.state as { notice?: string } | null)?.notice;
   if (series.isPending) return <Loading />;
   if (series.error) return <ErrorNote error={series.error} onRetry={() => series.refetch()} />;
@@ -105,21 +118,7 @@ export function SeriesPage() {
         <Link to={`/series/${s.id}/edit`} className="button">
           {t('series.edit')}
         </Link>
-        <button
-          type="button"
-          className="danger"
-          onClick={async () => {
-            setError(undefined);
-            try {
-              const stopped = await stopSeries(s.id);
-              if (!stopped) return;
-              await client.invalidateQueries({ queryKey: keys.posts });
-              navigate('/series', { state: { notice: t('series.stopped', { count: stopped.removedPosts.length }) } });
-            } catch (err) {
-              setError(err);
-            }
-          }}
-        >
+        <button type="button" className="danger" onClick={stop}>
           {t('series.stop')}
         </button>
       </div>
@@ -162,10 +161,9 @@ export function SeriesPage() {
 /** On a post's page: the series it belongs to, with "edit series" and "stop series". */
 export function SeriesBox({ seriesId }: { seriesId: string }) {
   const prefs = usePrefs();
-  const navigate = useNavigate();
-  const client = useQueryClient();
   const series = useSeries(seriesId);
   const [error, setError] = useState<unknown>();
+  const stop = useStopSeries(seriesId, setError);
   // A stopped series is gone: the post stays, on its own.
   if (!series.data) return null;
   const s = series.data;
@@ -180,21 +178,7 @@ export function SeriesBox({ seriesId }: { seriesId: string }) {
         <Link to={`/series/${s.id}/edit`} className="button">
           {t('series.edit')}
         </Link>
-        <button
-          type="button"
-          className="danger"
-          onClick={async () => {
-            setError(undefined);
-            try {
-              const stopped = await stopSeries(s.id);
-              if (!stopped) return;
-              await client.invalidateQueries({ queryKey: keys.posts });
-              navigate('/series', { state: { notice: t('series.stopped', { count: stopped.removedPosts.length }) } });
-            } catch (err) {
-              setError(err);
-            }
-          }}
-        >
+        <button type="button" className="danger" onClick={stop}>
           {t('series.stop')}
         </button>
       </div>
