@@ -14,6 +14,7 @@ import { CLIENT_COMMANDS, CLIENT_USAGE, runClient } from './cli/index.ts';
 import { APPS_USAGE, appsCommand } from './admin/apps.ts';
 import { backup, restore } from './admin/backup.ts';
 import { lockDataFolder } from './lib/data-lock.ts';
+import { timerDelay } from './lib/timers.ts';
 import { runAuthServer } from './auth-server/main.ts';
 
 const KEYS_USAGE = `API keys of this Herald's account (which the first person to sign up owns):
@@ -104,7 +105,7 @@ function onShutdown(close: () => Promise<void>, hardLimitMs: number): void {
     setTimeout(() => {
       console.error(`herald: still stopping after ${Math.round(hardLimitMs / 1000)} s; exiting now`);
       process.exit(1);
-    }, hardLimitMs).unref();
+    }, timerDelay(hardLimitMs)).unref();
     close().then(
       () => process.exit(0),
       () => process.exit(1),

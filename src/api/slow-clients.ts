@@ -10,6 +10,7 @@ import type net from 'node:net';
 import proxyaddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
 import type { TrustedProxies } from '../config.ts';
+import { timerDelay } from '../lib/timers.ts';
 import { errorBody } from './errors.ts';
 
 /** A connection with no bytes in either direction for this long is closed (uploads keep theirs busy). */
@@ -63,7 +64,7 @@ export function installBodyDeadline(app: FastifyInstance, ms: number): void {
         );
       }
       socket.destroy();
-    }, ms);
+    }, timerDelay(ms));
     timer.unref();
     timers.set(request.raw, timer);
   });

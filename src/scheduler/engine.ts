@@ -35,6 +35,7 @@ import { SeriesExtender } from './series-extender.ts';
 import { isStoreUnavailable } from '../db/unavailable.ts';
 import { complete, failWithThread, handBack, renewLease, scheduleReply } from '../domain/post-queue.ts';
 import { errorFields, log } from '../lib/log.ts';
+import { timerDelay } from '../lib/timers.ts';
 import type { Metrics } from '../lib/metrics.ts';
 
 export interface EngineOptions {
@@ -197,7 +198,7 @@ export class Engine {
   private async handle(item: PostRow): Promise<void> {
     // The lease is renewed for as long as this worker works on the item (large uploads
     // take longer than a lease); only a dead worker's items are taken over.
-    const heartbeat = setInterval(() => void renewLease(this.services.store.db, item, this.leaseMs).catch(() => {}), this.leaseMs / 3);
+    const heartbeat = setInterval(() => void renewLease(this.services.store.db, item, this.leaseMs).catch(() => {}), timerDelay(this.leaseMs / 3));
     try {
       await this.publish(item);
     } catch (err) {

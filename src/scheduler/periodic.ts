@@ -5,6 +5,7 @@
  * tests move the clock instead of waiting.
  */
 import { errorFields, log } from '../lib/log.ts';
+import { timerDelay } from '../lib/timers.ts';
 
 export class Periodic {
   private timer?: NodeJS.Timeout;
@@ -24,7 +25,8 @@ export class Periodic {
     const next = () => {
       // Stopped while a run was going: that run ends, and no timer comes after it.
       if (this.stopped) return;
-      this.timer = setTimeout(() => void this.run().finally(next), this.everyMs);
+      // A setting past a timer's reach (about 24.8 days) runs that often instead of at once, again and again.
+      this.timer = setTimeout(() => void this.run().finally(next), timerDelay(this.everyMs));
       this.timer.unref();
     };
     next();

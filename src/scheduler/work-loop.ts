@@ -6,6 +6,7 @@
  * hand.
  */
 import { errorFields, log } from '../lib/log.ts';
+import { MAX_TIMER_MS, timerDelay } from '../lib/timers.ts';
 /** How often a loop looks at its queue when nothing wakes it sooner (other processes may add work). */
 export const QUEUE_POLL_MS = 5_000;
 
@@ -66,13 +67,17 @@ export class WorkLoop<T> {
     if (this.stopped || at >= this.timerAt) return;
     clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(
-      () => {
-        this.timerAt = Infinity;
-        void this.tick();
-      },
-      Math.max(0, at - Date.now()),
-    );
+    this.arm(at);
+  }
+
+  /** A timer waits about 24.8 days at most: one for a later `at` arms the next when it fires, without a look. */
+  private arm(at: number): void {
+    const delay = at - Date.now();
+    this.timer = setTimeout(() => {
+      if (delay > MAX_TIMER_MS) return this.arm(at);
+      this.timerAt = Infinity;
+      void this.tick();
+    }, timerDelay(delay));
     this.timer.unref?.();
   }
 

@@ -303,6 +303,12 @@ for (const store of await testStores()) {
       const event = page.locator(`[data-testid="event-${id}"][data-state="ERROR"]`);
       await event.waitFor({ timeout: 10_000 });
       assert.match((await event.textContent()) ?? '', /Failed: .*refused this post/, 'the reason is read out with the post');
+      // The state is on FullCalendar's own element, where the stylesheet marks it: a failed post looks unlike a queued one.
+      const element = event.locator('xpath=ancestor::a[1]');
+      assert.match((await element.getAttribute('class')) ?? '', /(^|\s)post-error(\s|$)/);
+      const queued = page.locator('[data-state="QUEUE"]').first().locator('xpath=ancestor::a[1]');
+      const edge = (of: typeof element) => of.evaluate((el) => getComputedStyle(el).borderLeftColor);
+      assert.notEqual(await edge(element), await edge(queued), "a failed post's edge is not coloured as a queued post's");
       const reason = event.locator('.event-reason');
       const width = async () => (await reason.boundingBox())?.width ?? 0;
       assert.ok((await width()) <= 1, 'the reason is not shown until the post is hovered or focused');

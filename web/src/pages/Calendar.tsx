@@ -23,6 +23,7 @@ import { formatWhen } from '../time.ts';
 import { Avatar, ErrorNote, Notice, StateBadge, ZoneSelect } from '../components/ui.tsx';
 import { BulkActions } from '../components/BulkActions.tsx';
 import { ApprovalBadge } from '../components/Approval.tsx';
+import { StateIcon } from '../components/StateIcon.tsx';
 
 const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
 
@@ -79,7 +80,8 @@ export function CalendarPage() {
           url: `/posts/${p.id}`,
           // Published posts stay where they went out; one being sent cannot move.
           editable: p.state !== 'PUBLISHED' && p.state !== 'PUBLISHING',
-          classNames: [`post-${p.state.toLowerCase()}`, ...(chosen.has(p.id) ? ['chosen'] : [])],
+          // FullCalendar 7 puts an event's `className` (a string; it ignores `classNames`) on the event's element.
+          className: `post-event post-${p.state.toLowerCase()}${chosen.has(p.id) ? ' chosen' : ''}`,
           extendedProps: { post: p },
         })),
     [posts.data, filter, customerOf, chosen],
@@ -179,6 +181,7 @@ export function CalendarPage() {
         timeZone={prefs.zone}
         firstDay={prefs.weekStart}
         eventTimeFormat={{ hour: 'numeric', minute: '2-digit', hour12: prefs.hour12 }}
+        slotHeaderFormat={{ hour: 'numeric', minute: '2-digit', omitZeroMinute: prefs.hour12, hour12: prefs.hour12 }}
         nowIndicator
         editable
         eventDurationEditable={false}
@@ -208,6 +211,7 @@ export function CalendarPage() {
               data-approval={post.approval ?? undefined}
             >
               <span className="event-head">
+                <StateIcon state={post.state} />
                 <Avatar src={post.integration.picture} name={post.integration.name} size={18} />
                 <span className="visually-hidden">{post.integration.name}</span>
                 <span className="event-network">{post.integration.providerIdentifier}</span>
