@@ -31,6 +31,7 @@ import { Comments } from './domain/comments.ts';
 import { PreviewLinks } from './domain/preview-links.ts';
 import { Feeds } from './domain/feeds.ts';
 import { Series } from './domain/series.ts';
+import { takePostingAllowance } from './domain/posting-allowance.ts';
 import { RateLimiter } from './domain/rate-limit.ts';
 import { OutboundGuard, type Lookup } from './lib/outbound.ts';
 import { createSecretBox, resolveSecret } from './lib/secrets.ts';
@@ -150,8 +151,8 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     approvals,
     comments,
     previewLinks: new PreviewLinks(store.db, channels, comments, approvals, notifications, { publicUrl: config.publicUrl, root }),
-    feeds: new Feeds(store.db, { posts, channels, media, outbound, notifications, maxImageBytes: config.maxImageBytes }, { pollMs: config.feedPollMs }),
-    series: new Series(store.db, store.dialect, posts, notifications, events),
+    feeds: new Feeds(store.db, { posts, channels, media, outbound, notifications, config }, { pollMs: config.feedPollMs }),
+    series: new Series(store.db, store.dialect, posts, notifications, (accountId) => takePostingAllowance(services, accountId), events),
     csv: new CsvPosts(store.db, posts, channels, media),
     outbound,
     network,

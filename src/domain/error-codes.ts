@@ -89,7 +89,7 @@ export const ERROR_CODES = {
   empty_file: { status: 400, meaning: 'The file is empty.' },
   damaged_file: { status: 400, meaning: 'The file’s bytes do not make a readable image or video.' },
   unsupported_media_type: { status: 415, meaning: 'The file is of a type no network takes (read from its bytes, not its name).' },
-  media_in_use: { status: 409, meaning: 'A scheduled post uses this file; change or delete the post first.' },
+  media_in_use: { status: 409, meaning: 'A scheduled post or a repeating post (series) uses this file; change or delete it first.' },
   range_not_satisfiable: { status: 416, meaning: 'The Range header asks for bytes outside the file.' },
 
   // URLs Herald fetches or calls

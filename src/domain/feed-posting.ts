@@ -9,29 +9,24 @@
  * required setting the channel has no default for, a disabled channel) is kept
  * as a draft with the reason, rather than lost or tried again for ever.
  */
-import { Readable } from 'node:stream';
 import type { ChannelRow, FeedRow } from '../db/schema.ts';
 import { isUniqueViolation } from '../db/constraint.ts';
 import type { CreatePostsBody } from '../contract/index.ts';
-import { deadline } from '../lib/deadline.ts';
-import type { OutboundGuard } from '../lib/outbound.ts';
 import { countText } from '../providers/text-counting.ts';
 import type { Provider } from '../providers/types.ts';
 import type { Channels } from './channels.ts';
 import { ApiError } from './errors.ts';
 import type { FeedEntry } from './feed-source.ts';
 import { fitTemplate } from './feed-template.ts';
-import type { Media } from './media.ts';
+import { refusalReason, storeFromUrl, type MediaFromUrlDeps } from './media-from-url.ts';
 import type { Posts } from './posts.ts';
 
-const IMAGE_TIMEOUT_MS = 60_000;
+/** How a feed item's image is asked for: as the feed itself is (feed-source.ts). */
+const IMAGE_REQUEST = { accept: 'image/*', 'user-agent': 'Herald/1 (feed reader)' };
 
-export interface FeedPostingDeps {
+export interface FeedPostingDeps extends MediaFromUrlDeps {
   posts: Posts;
   channels: Channels;
-  media: Media;
-  outbound: OutboundGuard;
-  maxImageBytes: number;
 }
 
 export interface PostedItem {
@@ -50,10 +45,12 @@ export async function postItem(deps: FeedPostingDeps, feed: FeedRow, targets: Ta
   const notes: string[] = [];
   let image: { id: string; path: string } | undefined;
   if (feed.attach_image && entry.image) {
+    // Refused as an upload from this URL would be (address, type, size); the post then goes out without it.
     try {
-      image = await uploadImage(deps, feed.account_id, entry.image);
+      const stored = await storeFromUrl(deps, feed.account_id, entry.image, { kinds: ['image'], headers: IMAGE_REQUEST });
+      image = { id: stored.id, path: stored.url };
     } catch (err) {
-      notes.push(`The image could not be attached: ${(err as Error).message}`);
+      notes.push(`The image could not be attached: ${refusalReason(err)}`);
     }
   }
   const body = (type: CreatePostsBody['type']): CreatePostsBody => ({
@@ -114,30 +111,4 @@ async function nextSlots(channels: Channels, accountId: string, targets: Target[
   const slots = new Map<string, number>();
   for (const { channel } of targets) slots.set(channel.id, await channels.findSlot(accountId, channel.id, now));
   return slots;
-}
-
-/** Fetches the item's image through the outbound guard into the account's media library. */
-async function uploadImage(deps: FeedPostingDeps, accountId: string, url: string): Promise<{ id: string; path: string }> {
-  const limit = deadline(IMAGE_TIMEOUT_MS);
-  try {
-    const response = await deps.outbound.fetch(url, { signal: limit.signal, headers: { accept: 'image/*', 'user-agent': 'Herald/1 (feed reader)' } });
-    if (!response.ok || !response.body) {
-      await response.body?.cancel().catch(() => {});
-      throw new Error(`its server answered ${response.status}`);
-    }
-    const declared = Number(response.headers.get('content-length'));
-    if (declared > deps.maxImageBytes) {
-      await response.body.cancel().catch(() => {});
-      throw new Error(`it is larger than the ${deps.maxImageBytes} bytes allowed`);
-    }
-    const name = new URL(response.url || url).pathname.split('/').pop() || 'image';
-    const stored = await deps.media.store(accountId, Readable.fromWeb(response.body as never), name, {
-      declaredBytes: Number.isFinite(declared) ? declared : undefined,
-      fingerprint: false,
-    });
-    if (!stored.media.mime_type.startsWith('image/')) throw new Error(`it is ${stored.media.mime_type}, not an image`);
-    return { id: stored.media.id, path: stored.media.url };
-  } finally {
-    limit.clear();
-  }
 }

@@ -3,7 +3,8 @@
  * first bytes and the size cap is enforced, inspected there (dimensions,
  * duration, thumbnail; a damaged image is refused), then moved into storage
  * under a random name. Nothing is kept when anything fails. Also the media
- * library: listing, and deleting what no scheduled post still needs.
+ * library: listing, and deleting what no scheduled post or repeating post
+ * (series) still needs.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -12,15 +13,18 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Kysely } from 'kysely';
-import type { Database, MediaRow, MediaVariantRow, PostRow } from '../db/schema.ts';
+import type { Database, MediaRow, MediaVariantRow, PostRow, PostSeriesRow } from '../db/schema.ts';
 import { iso } from '../lib/time.ts';
 import { newId } from '../lib/ids.ts';
 import { DamagedFile, inspectImage, inspectVideo, type Inspection } from '../media/inspect.ts';
 import type { MediaStorage } from '../media/storage.ts';
 import { ApiError, notFound } from './errors.ts';
 import type { MediaLookup } from './posts.ts';
+import { nextOccurrences, type RepeatRule } from './series-rule.ts';
 
-const ACCEPTED: Record<string, 'image' | 'video'> = {
+export type MediaKind = 'image' | 'video';
+
+const ACCEPTED: Record<string, MediaKind> = {
   'image/jpeg': 'image',
   'image/png': 'image',
   'image/gif': 'image',
@@ -32,12 +36,54 @@ const ACCEPTED: Record<string, 'image' | 'video'> = {
   'video/quicktime': 'video',
   'video/webm': 'video',
 };
+/** How the types are named to people, in the order ACCEPTED lists them. */
+const TYPE_NAMES: Record<string, string> = {
+  'image/jpeg': 'JPEG',
+  'image/png': 'PNG',
+  'image/gif': 'GIF',
+  'image/webp': 'WebP',
+  'image/avif': 'AVIF',
+  'image/bmp': 'BMP',
+  'image/tiff': 'TIFF',
+  'video/mp4': 'MP4',
+  'video/quicktime': 'MOV',
+  'video/webm': 'WebM',
+};
+const ALL_KINDS: readonly MediaKind[] = ['image', 'video'];
+
+/** "JPEG, PNG, … or WebM": the types of these kinds. */
+function typeList(kinds: readonly MediaKind[]): string {
+  const names = Object.keys(ACCEPTED)
+    .filter((mime) => kinds.includes(ACCEPTED[mime]))
+    .map((mime) => TYPE_NAMES[mime]);
+  return `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+}
 const SNIFF_BYTES = 4100;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 /** Items per page of the media library. */
 export const MEDIA_PAGE_SIZE = 50;
 /** URLs looked up per query (SQLite and PostgreSQL cap the parameters of one statement). */
 const LOOKUP_SLICE = 500;
+
+/** One place a file is used, as the library shows it: a post (the root of its thread), or a series still to come. */
+export type MediaUse =
+  | { kind: 'post'; id: string; state: string; publishDate: string; channel: string }
+  | { kind: 'series'; id: string; name: string | null; nextDate: string };
+
+/** The part of a series' stored post (series.ts) that names its files. */
+interface SeriesMedia {
+  posts: { value: { image: { path: string }[] }[] }[];
+}
+
+/** "1 scheduled post", "3 scheduled posts". */
+function counted(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+/** Up to ten ids, then "...". */
+function someIds(ids: string[]): string {
+  return `${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', ...' : ''}`;
+}
 
 export interface StoredUpload {
   media: MediaRow;
@@ -73,14 +119,18 @@ class SniffAndCap extends Transform {
   /** Only when a fingerprint is wanted (Idempotency-Key): hashing costs about as much as the rest of an upload. */
   readonly hash: crypto.Hash | undefined;
 
-  /** `declared`: the length the sender announced, refused as soon as the type (and so the cap) is known. */
+  /**
+   * `declared`: the length the sender announced, refused as soon as the type (and so the cap) is known;
+   * `kinds`: the kinds taken here (a feed item's image: only images).
+   */
   constructor(
     private readonly caps: { image: number; video: number },
     private readonly declared?: number,
     withHash = true,
+    private readonly kinds: readonly MediaKind[] = ALL_KINDS,
   ) {
     super({ highWaterMark: WRITE_BUFFER_BYTES });
-    this.cap = Math.max(caps.image, caps.video);
+    this.cap = Math.max(...kinds.map((k) => caps[k]));
     this.hash = withHash ? crypto.createHash('sha256') : undefined;
   }
 
@@ -88,11 +138,11 @@ class SniffAndCap extends Transform {
     const head = Buffer.concat(this.head);
     const type = await fileTypeFromBuffer(head);
     const kind = type && ACCEPTED[type.mime];
-    if (!type || !kind) {
+    if (!type || !kind || !this.kinds.includes(kind)) {
       throw new ApiError(
         415,
         'unsupported_media_type',
-        `file: ${type ? `type ${type.mime} is` : 'this content is'} not accepted; upload JPEG, PNG, GIF, WebP, AVIF, BMP, TIFF, MP4, MOV or WebM`,
+        `file: ${type ? `type ${type.mime} is` : 'this content is'} not accepted${this.kinds.length < ALL_KINDS.length ? ' here' : ''}; upload ${typeList(this.kinds)}`,
         [{ path: 'file', message: 'unsupported file type (detected from its bytes)' }],
       );
     }
@@ -211,17 +261,30 @@ export class Media implements MediaLookup {
     return `${this.options.uploadUrl}/${key}`;
   }
 
-  /** `options.declaredBytes`: the sender's announced length; `options.fingerprint`: compute `contentHash` (for Idempotency-Key). */
+  /** The largest file of these kinds the library takes. */
+  largestBytes(kinds: readonly MediaKind[] = ALL_KINDS): number {
+    return Math.max(...kinds.map((k) => (k === 'image' ? this.options.maxImageBytes : this.options.maxVideoBytes)));
+  }
+
+  /**
+   * `options.declaredBytes`: the sender's announced length; `options.fingerprint`: compute `contentHash` (for Idempotency-Key);
+   * `options.kinds`: take only these kinds (415 for the others, before anything is kept).
+   */
   async store(
     accountId: string,
     source: Readable,
     originalName: string | undefined,
-    options: { declaredBytes?: number; fingerprint?: boolean } = {},
+    options: { declaredBytes?: number; fingerprint?: boolean; kinds?: readonly MediaKind[] } = {},
   ): Promise<StoredUpload> {
     const id = newId();
     const temp = path.join(this.storage.tempDir, id);
     const thumbTemp = `${temp}-thumb.jpg`;
-    const sniff = new SniffAndCap({ image: this.options.maxImageBytes, video: this.options.maxVideoBytes }, options.declaredBytes, options.fingerprint ?? true);
+    const sniff = new SniffAndCap(
+      { image: this.options.maxImageBytes, video: this.options.maxVideoBytes },
+      options.declaredBytes,
+      options.fingerprint ?? true,
+      options.kinds ?? ALL_KINDS,
+    );
     const stored: string[] = [];
     try {
       // Large write buffers: each file write is a round trip to libuv's thread pool, and the
@@ -337,20 +400,27 @@ export class Media implements MediaLookup {
 
   /**
    * Deletes the file, its thumbnail and converted copies. Refused while a scheduled
-   * post uses it, since that post would go out without it.
+   * post uses it, since that post would go out without it, and while a series with
+   * occurrences still to come repeats a post that carries it, since those could
+   * not be created.
    */
   async remove(accountId: string, id: string): Promise<MediaRow> {
     const row = await this.get(accountId, id);
-    const users = await this.postsUsing(accountId, row.id, 'QUEUE');
-    if (users.length > 0) {
-      const shown = users.slice(0, 10).join(', ');
-      throw new ApiError(
-        409,
-        'media_in_use',
-        `Media ${row.id} is used by ${users.length} scheduled post${users.length === 1 ? '' : 's'} (${shown}${users.length > 10 ? ', ...' : ''}); ` +
-          'delete those posts or remove the media from them first',
-        [{ path: 'id', message: `is used by scheduled posts: ${shown}` }],
-      );
+    const [posts, series] = await Promise.all([this.postsUsing(accountId, row.id, 'QUEUE'), this.seriesUsing(accountId, row.url)]);
+    if (posts.length > 0 || series.length > 0) {
+      const seriesIds = series.map((s) => s.id);
+      const users = [
+        ...(posts.length > 0 ? [`${counted(posts.length, 'scheduled post')} (${someIds(posts)})`] : []),
+        ...(series.length > 0 ? [`${counted(series.length, 'repeating post')} (series ${someIds(seriesIds)})`] : []),
+      ];
+      const fixes = [
+        ...(posts.length > 0 ? ['delete those posts or remove the media from them'] : []),
+        ...(series.length > 0 ? ['stop those series or change the post they repeat'] : []),
+      ];
+      throw new ApiError(409, 'media_in_use', `Media ${row.id} is used by ${users.join(' and ')}; ${fixes.join(', and ')} first`, [
+        ...(posts.length > 0 ? [{ path: 'id', message: `is used by scheduled posts: ${someIds(posts)}` }] : []),
+        ...(series.length > 0 ? [{ path: 'id', message: `is used by repeating posts (series): ${someIds(seriesIds)}` }] : []),
+      ]);
     }
     const now = Date.now();
     const marked = await this.db.updateTable('media').set({ deleted_at: now }).where('id', '=', row.id).where('deleted_at', 'is', null).executeTakeFirst();
@@ -361,19 +431,48 @@ export class Media implements MediaLookup {
     return { ...row, deleted_at: now };
   }
 
-  /** Where a file is used: the posts (thread roots) whose items carry it, newest first, with their channel. */
-  async usage(accountId: string, mediaId: string): Promise<{ id: string; state: string; publishDate: string; channel: string }[]> {
-    await this.get(accountId, mediaId);
-    const roots = await this.postsUsing(accountId, mediaId);
-    if (roots.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('posts')
-      .innerJoin('channels', 'channels.id', 'posts.channel_id')
-      .select(['posts.id', 'posts.state', 'posts.publish_at', 'channels.name'])
-      .where('posts.id', 'in', roots)
-      .orderBy('posts.publish_at', 'desc')
+  /**
+   * Where a file is used: the series still to come whose post carries it (next
+   * occurrence first), then the posts (thread roots) whose items carry it, newest
+   * first, with their channel.
+   */
+  async usage(accountId: string, mediaId: string): Promise<MediaUse[]> {
+    const media = await this.get(accountId, mediaId);
+    const [roots, series] = await Promise.all([this.postsUsing(accountId, mediaId), this.seriesUsing(accountId, media.url)]);
+    const rows =
+      roots.length === 0
+        ? []
+        : await this.db
+            .selectFrom('posts')
+            .innerJoin('channels', 'channels.id', 'posts.channel_id')
+            .select(['posts.id', 'posts.state', 'posts.publish_at', 'channels.name'])
+            .where('posts.id', 'in', roots)
+            .orderBy('posts.publish_at', 'desc')
+            .execute();
+    return [
+      ...series.sort((a, b) => a.next - b.next).map((s) => ({ kind: 'series' as const, id: s.id, name: s.name, nextDate: iso(s.next) })),
+      ...rows.map((r) => ({ kind: 'post' as const, id: r.id, state: r.state, publishDate: iso(r.publish_at), channel: r.name })),
+    ];
+  }
+
+  /** The account's series with occurrences still to come whose post carries the file at `url`, with their next occurrence. */
+  private async seriesUsing(accountId: string, url: string, now = Date.now()): Promise<{ id: string; name: string | null; next: number }[]> {
+    // A series' post names its files by path (the media's URL), as POST /posts takes them. LIKE only narrows
+    // (a URL may hold "_", a wildcard); the path is then compared exactly.
+    const rows: Pick<PostSeriesRow, 'id' | 'name' | 'rule' | 'template'>[] = await this.db
+      .selectFrom('post_series')
+      .select(['id', 'name', 'rule', 'template'])
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .where('template', 'like', `%${JSON.stringify(url)}%`)
       .execute();
-    return rows.map((r) => ({ id: r.id, state: r.state, publishDate: iso(r.publish_at), channel: r.name }));
+    return rows.flatMap((row) => {
+      const template = JSON.parse(row.template) as SeriesMedia;
+      if (!template.posts.some((p) => p.value.some((v) => v.image.some((m) => m.path === url)))) return [];
+      // A series that ended creates nothing more: it no longer needs the file.
+      const [next] = nextOccurrences(JSON.parse(row.rule) as RepeatRule, now, 1);
+      return next ? [{ id: row.id, name: row.name, next: next.at }] : [];
+    });
   }
 
   /** Ids of the posts (thread roots) whose items carry the file, optionally only items in `state`. */

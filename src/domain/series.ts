@@ -11,6 +11,9 @@
  * (post-queue.ts), and occurrences are created at version 1. Editing the series
  * replaces the future occurrences that are neither published nor detached;
  * deleting it deletes every future one not yet published and keeps the rest.
+ *
+ * Creating a series is one request against the account's hourly posting
+ * allowance (posting-allowance.ts), as one POST /posts is, whoever asks.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, PostSeriesRow, PostState } from '../db/schema.ts';
@@ -23,6 +26,7 @@ import { ApiError, conflict, invalidFields, notFound } from './errors.ts';
 import { postEventData, type Events } from './events.ts';
 import type { Notifications } from './notifications.ts';
 import type { Posts } from './posts.ts';
+import type { LimitState } from './rate-limit.ts';
 import { deleteGroups } from './post-queue.ts';
 import { nextOccurrences, normaliseRule, occurrencesBetween, type Occurrence, type RepeatRule } from './series-rule.ts';
 
@@ -68,6 +72,8 @@ export class Series {
     private readonly dialect: Dialect,
     private readonly posts: Posts,
     private readonly notifications: Notifications,
+    /** Counts a new series against the account's posting allowance (429 when it is used up). */
+    private readonly takeAllowance: (accountId: string) => Promise<LimitState>,
     private readonly events?: Events,
   ) {}
 
@@ -95,9 +101,16 @@ export class Series {
     return { type: 'schedule', date: at, shortLink: template.shortLink, tags: template.tags, posts, creationMethod: 'series' };
   }
 
-  /** `author`: the person making it (not for API keys); a member's occurrences may wait for approval, as their posts do. */
-  async create(accountId: string, body: SeriesBody, author?: string, now = Date.now()) {
+  /**
+   * `author`: the person making it (not for API keys); a member's occurrences may wait for approval, as their posts do.
+   * `options.counted` is told the posting allowance left once this series is counted against it.
+   */
+  async create(accountId: string, body: SeriesBody, author?: string, options: { now?: number; counted?: (limit: LimitState) => void } = {}) {
+    const now = options.now ?? Date.now();
     const { rule, template } = await this.check(accountId, body, now, author);
+    // Only a series that passed its checks counts.
+    const limit = await this.takeAllowance(accountId);
+    options.counted?.(limit);
     const row: PostSeriesRow = {
       id: newId(),
       account_id: accountId,

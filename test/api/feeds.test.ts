@@ -13,6 +13,10 @@ import { startFeedServer, type FeedServer } from '../fakes/feed-server.ts';
 import { FeedPoller } from '../../src/scheduler/feed-poller.ts';
 import { FAILURES_BEFORE_NOTICE } from '../../src/domain/feeds.ts';
 import { Herald, HeraldApiError } from '../../src/sdk/index.ts';
+import { mediaRows, mp4Header, storedFiles } from '../media/support.ts';
+
+/** The image cap of this suite's Herald: small, so a file over it is quick to serve. */
+const IMAGE_CAP = 64 * 1024;
 
 for (const store of await testStores()) {
   describe(`RSS and Atom feeds (${store})`, storeSuite(store), () => {
@@ -24,7 +28,7 @@ for (const store of await testStores()) {
 
     before(async () => {
       site = await startFeedServer();
-      herald = await startHerald(store);
+      herald = await startHerald(store, { env: { HERALD_MAX_IMAGE_BYTES: String(IMAGE_CAP) } });
       account = await herald.newAccount();
       poller = new FeedPoller(herald.services, 'test-reader');
     });
@@ -179,6 +183,38 @@ for (const store of await testStores()) {
       assert.equal(stored.mime_type, 'image/png');
       assert.equal(site.hits('/covers/harbour.png').length, 1, 'fetched from the feed item');
       assert.equal((await feed(made.id)).recentItems[0].note, null);
+    });
+
+    it("refuses an item's image as an upload from its URL is refused (not an image, too large): the post goes out without it, the library keeps nothing", async () => {
+      const channel = (await addWebhookChannel(account)).id;
+      const video = site.file('/covers/clip.mp4', 'image/png', mp4Header(8192));
+      const huge = site.file('/covers/huge.png', 'image/png', Buffer.concat([PNG_1x1, Buffer.alloc(IMAGE_CAP)]));
+      const url = site.publish('/refused-images.xml', { items: [{ guid: 'r0', title: 'Before' }] });
+      const made = await subscribe({ url, channels: [channel], template: '{title}', attachImage: true });
+      await tick();
+      const [rows, files] = [await mediaRows(herald), storedFiles(herald).length];
+      site.add('/refused-images.xml', { guid: 'r1', title: 'A clip', image: video }, { guid: 'r2', title: 'A poster', image: huge });
+      await tick();
+
+      const posts = await rootPosts(channel);
+      assert.deepEqual(
+        posts.map((p) => [p.content, p.state, JSON.parse(p.media)]).sort(),
+        [
+          ['A clip', 'QUEUE', []],
+          ['A poster', 'QUEUE', []],
+        ],
+        'both posted, without the image',
+      );
+      const notes = Object.fromEntries((await feed(made.id)).recentItems.map((i: { key: string; note: string }) => [i.key, i.note]));
+      assert.match(
+        notes.r1,
+        /^The image could not be attached: the file it points to: type video\/mp4 is not accepted here; upload JPEG, PNG, GIF, WebP, AVIF, BMP or TIFF$/,
+      );
+      assert.match(notes.r2, /^The image could not be attached: the file is [\d.]+ KB, larger than the 64 KB allowed$/);
+      assert.equal(await mediaRows(herald), rows, 'no media row kept');
+      assert.equal(storedFiles(herald).length, files, 'no file kept');
+      assert.equal(site.hits('/covers/clip.mp4').length, 1);
+      assert.equal(site.hits('/covers/huge.png').length, 1);
     });
 
     it('keeps new items as drafts for review in "draft" mode, and at each channel\'s next free slot in "slot" mode', async () => {

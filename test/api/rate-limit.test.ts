@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { caller, startHerald, type CallResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { addWebhookChannel, countRows, scheduledPost } from '../helpers/api-fixtures.ts';
+import { addWebhookChannel, countRows, entry, scheduledPost } from '../helpers/api-fixtures.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 
 const HOUR = 3_600_000;
@@ -105,6 +105,37 @@ for (const store of await testStores()) {
       assert.equal(retried.headers.get('idempotent-replayed'), 'true');
       assert.equal(await countRows(herald, 'posts', alice.id), posts);
       assert.equal((await alice.call('GET', '/integrations')).status, 200, 'other endpoints are not limited by the posts allowance');
+    });
+
+    it('a new series counts as one POST /posts: past the allowance it is refused with the same 429, and nothing is stored', async () => {
+      const dora = await herald.newAccount('Dora');
+      const channel = (await addWebhookChannel(dora)).id;
+      const start = new Date(Date.now() + 7 * 24 * HOUR).toISOString();
+      const series = (content: string, unit = 'week') => ({
+        repeat: { start, unit, count: 3 },
+        shortLink: false,
+        tags: [],
+        posts: [entry(channel, [content])],
+      });
+      const refused = await dora.call('POST', '/series', series('a bad rule', 'month'));
+      assert.equal(refused.status, 400, 'a series refused by its checks counts nothing');
+      const first = await dora.call('POST', '/series', series('Weekly tip'));
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      assert.equal(limitHeaders(first).remaining, POSTS_PER_HOUR - 1, 'counted once, as one POST /posts');
+      for (let i = 1; i < POSTS_PER_HOUR; i++) assert.equal((await dora.call('POST', '/posts', scheduledPost(channel, `post ${i}`))).status, 201);
+
+      const overSeries = await dora.call('POST', '/series', series('one series too many'));
+      const overPost = await dora.call('POST', '/posts', scheduledPost(channel, 'one post too many'));
+      assertLimited(overSeries, POSTS_PER_HOUR, POSTS_WINDOW_SECONDS);
+      assertLimited(overPost, POSTS_PER_HOUR, POSTS_WINDOW_SECONDS);
+      const shape = ({ message: _message, msg: _msg, ...rest }: Record<string, unknown>) => rest;
+      assert.deepEqual(shape(overSeries.body), shape(overPost.body), 'the same error body as POST /posts');
+      for (const over of [overSeries, overPost]) assert.match(over.body.message, /^POST \/posts: at most 3 requests per 1 hour\(s\); try again in \d+ s$/);
+      assert.deepEqual(
+        (await dora.call('GET', '/series')).body.map((s: { posts: { value: { content: string }[] }[] }) => s.posts[0].value[0].content),
+        ['Weekly tip'],
+        'the refused series was not stored',
+      );
     });
 
     it('limits each account on its own', async () => {

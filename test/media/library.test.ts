@@ -88,6 +88,51 @@ for (const store of await testStores()) {
       assert.equal(now.status, 200, JSON.stringify(now.body));
     });
 
+    it('refuses (409, naming the series) to delete media that only a repeating post carries; allowed once the series is stopped or has ended', async () => {
+      const channel = await addWebhookChannel(alice);
+      const seriesBody = (name: string, media: { id: string; path: string }, count?: number) => ({
+        name,
+        repeat: { start: new Date(Date.now() + 7 * 86_400_000).toISOString(), unit: 'week', ...(count ? { count } : {}) },
+        shortLink: false,
+        tags: [],
+        // On the second item of the thread: still the series' file.
+        posts: [entry(channel.id, ['Weekly tip', { content: 'with the picture', image: [{ id: media.id, path: media.path }] }])],
+      });
+      const weekly = await uploadAs(alice, 'weekly.png');
+      const series = await alice.call('POST', '/series', seriesBody('Weekly', weekly));
+      assert.equal(series.status, 201, JSON.stringify(series.body));
+      assert.deepEqual(
+        await herald.services.media.usage(alice.id, weekly.id),
+        [{ kind: 'series', id: series.body.id, name: 'Weekly', nextDate: series.body.upcoming[0] }],
+        'where it is used: the series alone (no occurrence is a post yet)',
+      );
+      const refused = await alice.call('DELETE', `/media/${weekly.id}`);
+      assert.equal(refused.status, 409, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 'media_in_use');
+      assert.match(refused.body.message, new RegExp(`1 repeating post \\(series ${series.body.id}\\)`));
+      assert.deepEqual(refused.body.errors, [{ path: 'id', message: `is used by repeating posts (series): ${series.body.id}` }]);
+      assert.equal((await fetch(weekly.path)).status, 200, 'the file is still served');
+      assert.equal((await alice.call('DELETE', `/series/${series.body.id}`)).status, 200);
+      assert.deepEqual(await herald.services.media.usage(alice.id, weekly.id), [], 'a stopped series uses nothing');
+      assert.equal((await alice.call('DELETE', `/media/${weekly.id}`)).status, 200);
+
+      const once = await uploadAs(alice, 'once.png');
+      const single = await alice.call('POST', '/series', seriesBody('Once', once, 1));
+      assert.equal(single.status, 201, JSON.stringify(single.body));
+      assert.equal((await alice.call('DELETE', `/media/${once.id}`)).status, 409);
+      // Its only occurrence passes (as if the clock had moved on): the series has ended and holds nothing.
+      const db = herald.services.store.db;
+      const row = await db.selectFrom('post_series').select('rule').where('id', '=', single.body.id).executeTakeFirstOrThrow();
+      const rule = { ...JSON.parse(row.rule), start: Date.now() - 86_400_000 };
+      await db
+        .updateTable('post_series')
+        .set({ rule: JSON.stringify(rule) })
+        .where('id', '=', single.body.id)
+        .execute();
+      assert.equal((await alice.call('GET', `/series/${single.body.id}`)).body.state, 'ended');
+      assert.equal((await alice.call('DELETE', `/media/${once.id}`)).status, 200);
+    });
+
     it("one account cannot reference, list or delete another account's media", async () => {
       const mine = await uploadAs(alice, 'private.png');
       const bobChannel = await addWebhookChannel(bob);

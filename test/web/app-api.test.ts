@@ -224,7 +224,7 @@ for (const store of await testStores()) {
       const usage = await web.app('GET', `/media/${file.body.id}/usage`);
       assert.deepEqual(
         usage.body,
-        [{ id: post.body[0].postId, state: 'QUEUE', publishDate: at, channel: 'Receiver' }],
+        [{ kind: 'post', id: post.body[0].postId, state: 'QUEUE', publishDate: at, channel: 'Receiver' }],
         'a reply carrying the file names its thread',
       );
       assert.equal((await web.app('GET', '/media/no-such-file/usage')).status, 404);

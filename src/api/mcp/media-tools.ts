@@ -1,7 +1,7 @@
 /** Media: a file is fetched from a URL into the account's library before a post can carry it. */
 import { uploadFromUrlBody } from '../../contract/index.ts';
 import { mediaView } from '../../domain/media.ts';
-import { storeFromUrl } from '../public-v1/media.ts';
+import { storeFromUrl } from '../../domain/media-from-url.ts';
 import { idempotencyKeyArgument, underIdempotencyKey } from './idempotency.ts';
 import { defineTool } from './tool.ts';
 

@@ -1,10 +1,9 @@
-import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError, invalidField } from '../../domain/errors.ts';
 import { describeBytes, MEDIA_PAGE_SIZE, mediaView, uploadFingerprint } from '../../domain/media.ts';
-import { OutboundRefused } from '../../lib/outbound.ts';
+import { storeFromUrl } from '../../domain/media-from-url.ts';
 import { idempotencyKey, idempotent, jsonBodyHash } from '../idempotent.ts';
 import type { Services } from '../../app.ts';
 import { deletedMedia, mediaObject, mediaPage, mediaTag, pageQuery, uploadFromUrlBody } from '../../contract/index.ts';
@@ -117,7 +116,7 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
     app.delete('/media/:id', {
       schema: {
         tags,
-        summary: 'Delete a file, its thumbnail and converted copies; refused (409) while a scheduled post uses it',
+        summary: 'Delete a file, its thumbnail and converted copies; refused (409) while a scheduled post or a series still to come uses it',
         params: z.object({ id: z.string().min(1).max(200) }),
         response: { 200: deletedMedia, ...routeErrors(404, 409) },
       },
@@ -127,74 +126,6 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
       },
     });
   };
-}
-
-/**
- * Fetches a file from a public http(s) URL through the outbound guard and stores it
- * in the account's library: POST /upload-from-url and the MCP tool upload_media_from_url.
- */
-export async function storeFromUrl(services: Services, accountId: string, url: string) {
-  const largest = Math.max(services.config.maxImageBytes, services.config.maxVideoBytes);
-  // One deadline for the whole fetch: connecting, redirects and every byte of the body.
-  const deadline = AbortSignal.timeout(services.config.fetchTimeoutMs);
-  let response;
-  try {
-    response = await services.outbound.fetch(url, { signal: deadline });
-  } catch (err) {
-    throw fetchFailure(err, deadline);
-  }
-  if (!response.ok || !response.body) {
-    await response.body?.cancel().catch(() => {});
-    throw invalidField('url', `the server answered ${response.status}`, 'url_unreachable');
-  }
-  const declared = Number(response.headers.get('content-length'));
-  if (declared > largest) {
-    await response.body.cancel().catch(() => {});
-    throw new ApiError(413, 'file_too_large', `url: the file is ${describeBytes(declared)}, larger than the ${describeBytes(largest)} allowed`, [
-      { path: 'url', message: `must point to a file of at most ${largest} bytes` },
-    ]);
-  }
-  const name = fileNameOf(response.url || url);
-  const body = Readable.fromWeb(response.body as never);
-  try {
-    const stored = await services.media.store(accountId, body, name, {
-      declaredBytes: Number.isFinite(declared) ? declared : undefined,
-      fingerprint: false,
-    });
-    return stored.media;
-  } catch (err) {
-    // Our own refusals (type, size, damage) stand; a failure of the download itself is the URL's.
-    if (err instanceof ApiError) throw aboutUrl(err);
-    if (body.errored || deadline.aborted) throw fetchFailure(err, deadline);
-    throw err;
-  }
-}
-
-/** The last path segment, as a display name; a malformed escape keeps the raw text. */
-function fileNameOf(url: string): string {
-  const last = new URL(url).pathname.split('/').pop() ?? '';
-  try {
-    return decodeURIComponent(last);
-  } catch {
-    return last;
-  }
-}
-
-/** A refusal of the fetched file names the field the user sent: `url`. */
-function aboutUrl(err: ApiError): ApiError {
-  const errors = err.errors.map((e) => (e.path === 'file' ? { path: 'url', message: `(the file it points to) ${e.message}` } : e));
-  return new ApiError(err.statusCode, err.code, err.message.replace(/^file: /, 'url: the file it points to: '), errors, err.headers);
-}
-
-/** The user's answer for a fetch that did not complete. */
-function fetchFailure(err: unknown, deadline: AbortSignal): ApiError {
-  if (err instanceof OutboundRefused) return invalidField('url', err.reason, 'url_refused');
-  const cause = (err as { cause?: unknown }).cause;
-  if (cause instanceof OutboundRefused) return invalidField('url', cause.reason, 'url_refused');
-  if (deadline.aborted || (err as Error).name === 'TimeoutError' || (cause as { code?: string })?.code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return invalidField('url', 'the server did not send the file in time', 'url_timeout');
-  }
-  return invalidField('url', 'could not be fetched (connection failed or broke off)', 'url_unreachable');
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { limitHeaders } from '../../domain/rate-limit.ts';
+import { takePostingAllowance } from '../../domain/posting-allowance.ts';
 import { idempotent, jsonBodyHash } from '../idempotent.ts';
 import { sendJsonText } from '../json-text.ts';
 import type { Services } from '../../app.ts';
@@ -26,7 +27,7 @@ import { routeErrors } from './route-errors.ts';
 const tags = ['posts'];
 
 export function postsRoutes(services: Services): FastifyPluginAsyncZod {
-  const { posts, rateLimiter, config } = services;
+  const { posts, config } = services;
   return async (app) => {
     app.get('/posts', {
       schema: {
@@ -58,8 +59,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
           // A member's posts may wait for approval (a person's credential carries userId; API keys act for the account).
           const plan = await posts.plan(accountId, request.body, undefined, { author: request.principal.userId });
           // Only requests that passed validation count against the hourly allowance.
-          const limit = await rateLimiter.consumeSliding(`posts:${accountId}`, config.postsPerHour, 3_600_000, 'POST /posts');
-          reply.headers(limitHeaders(limit));
+          reply.headers(limitHeaders(await takePostingAllowance(services, accountId)));
           return { status: 201, body: await posts.commit(plan) };
         });
       },

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
+import { limitHeaders } from '../../domain/rate-limit.ts';
 import { deletedSeries, idParam, series, seriesBody, seriesDetail } from '../../contract/index.ts';
 import { idempotent, jsonBodyHash } from '../idempotent.ts';
 import { routeErrors } from './route-errors.ts';
@@ -24,7 +25,7 @@ export function seriesRoutes(services: Services): FastifyPluginAsyncZod {
       schema: {
         tags,
         summary: 'Create a repeating post: every N days or weeks, or on chosen weekdays, until a date or for a number of times',
-        description: `${ABOUT} Accepts an Idempotency-Key header.`,
+        description: `${ABOUT} Counts as one request against the hourly POST /posts limit (${services.config.postsPerHour} per account). Accepts an Idempotency-Key header.`,
         body: seriesBody,
         response: { 201: series, ...routeErrors(404) },
       },
@@ -32,7 +33,7 @@ export function seriesRoutes(services: Services): FastifyPluginAsyncZod {
         const { accountId, userId } = request.principal;
         return idempotent(services, request, reply, 'POST /series', jsonBodyHash(request), async () => ({
           status: 201,
-          body: await services.series.create(accountId, request.body, userId),
+          body: await services.series.create(accountId, request.body, userId, { counted: (limit) => reply.headers(limitHeaders(limit)) }),
         }));
       },
     });

@@ -97,13 +97,18 @@ export function MediaPage() {
   );
 }
 
-/** The posts that carry a file, fetched when the person asks. */
+/** One place a file is used: a post, or a repeating post still to come (src/domain/media.ts, MediaUse). */
+type MediaUse =
+  | { kind: 'post'; id: string; state: PostState; publishDate: string; channel: string }
+  | { kind: 'series'; id: string; name: string | null; nextDate: string };
+
+/** The posts and repeating posts that carry a file, fetched when the person asks. */
 function WhereUsed({ id }: { id: string }) {
   const prefs = usePrefs();
   const [open, setOpen] = useState(false);
   const usage = useQuery({
     queryKey: [...keys.media, 'usage', id],
-    queryFn: () => api<{ id: string; state: PostState; publishDate: string; channel: string }[]>('GET', `/media/${id}/usage`),
+    queryFn: () => api<MediaUse[]>('GET', `/media/${id}/usage`),
     enabled: open,
   });
   return (
@@ -116,14 +121,22 @@ function WhereUsed({ id }: { id: string }) {
       {open && usage.data?.length === 0 && <p className="hint">{t('library.unused')}</p>}
       {open && (usage.data?.length ?? 0) > 0 && (
         <ul className="where-used">
-          {usage.data!.map((p) => (
-            <li key={p.id}>
-              <Link to={`/posts/${p.id}`}>
-                {p.channel} · {formatWhen(p.publishDate, prefs)}
-              </Link>{' '}
-              <StateBadge state={p.state} />
-            </li>
-          ))}
+          {usage.data!.map((use) =>
+            use.kind === 'series' ? (
+              <li key={use.id}>
+                <Link to={`/series/${use.id}`}>
+                  {use.name ? `${t('series.marker')}: ${use.name}` : t('series.marker')} · {t('series.next', { when: formatWhen(use.nextDate, prefs) })}
+                </Link>
+              </li>
+            ) : (
+              <li key={use.id}>
+                <Link to={`/posts/${use.id}`}>
+                  {use.channel} · {formatWhen(use.publishDate, prefs)}
+                </Link>{' '}
+                <StateBadge state={use.state} />
+              </li>
+            ),
+          )}
         </ul>
       )}
     </div>
