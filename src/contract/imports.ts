@@ -1,6 +1,8 @@
 /** CSV import and export of posts: the columns, the check report and the import's answer. */
 import { z } from 'zod';
+import { isTimeZone } from '../lib/time.ts';
 import { errorBody } from './common.ts';
+import { listPostsQuery } from './posts.ts';
 
 /** The columns the import reads, in the order the export writes them. */
 export const IMPORT_COLUMNS = ['date', 'timezone', 'type', 'channels', 'group', 'content', 'media', 'delay', 'settings'] as const;
@@ -19,6 +21,17 @@ export const importQuery = z.object({
     .default('false')
     .transform((v) => v === 'true')
     .describe('true: only check the file and answer the report; nothing is stored'),
+});
+
+export const exportQuery = listPostsQuery.extend({
+  timezone: z
+    .string()
+    .max(100)
+    .refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin or UTC' })
+    .optional()
+    .describe(
+      'Write each date as the local time in this IANA zone with its offset (2026-12-01T09:00:00+01:00), and the zone in the timezone column; UTC (…Z) without it',
+    ),
 });
 
 export const importProblem = z.object({

@@ -45,6 +45,11 @@ export function excerpt(content: string): string {
   return flat.length > 60 ? `${flat.slice(0, 57)}…` : flat || '(no text)';
 }
 
+/** Whether a post waits for an owner's or admin's decision: the one rule for lists and for returning it. */
+export function awaitsApproval(post: Pick<PostRow, 'state' | 'approval'>): boolean {
+  return post.state === 'DRAFT' && post.approval === 'pending';
+}
+
 /** What changing a post does to its approval (see Approvals.afterEdit and onStatus). */
 export interface ApprovalOutcome {
   state: PostState;
@@ -193,7 +198,7 @@ export class Approvals {
     await this.requireReviewer(principal, 'return posts');
     const { accountId } = principal;
     const root = await this.options.root(accountId, id);
-    if (root.state !== 'DRAFT' || root.approval !== 'pending') throw this.notPending(root);
+    if (!awaitsApproval(root)) throw this.notPending(root);
     const by = await principalAuthor(this.db, principal);
     await this.db.transaction().execute(async (tx) => {
       if ((await decideApproval(tx, root.group_id, ['pending'], { approval: 'rejected' }, now)) === 0) throw this.notPending(root);

@@ -11,7 +11,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, PostRow } from '../db/schema.ts';
 import { createPostsBody, EXPORT_COLUMNS, type ExportColumn, type ImportProblem, type ImportReport } from '../contract/index.ts';
 import { sha256 } from '../lib/secrets.ts';
-import { iso } from '../lib/time.ts';
+import { iso, zonedIso } from '../lib/time.ts';
 import type { Channels, ChannelView } from './channels.ts';
 import { ApiError, conflict, invalidField, type FieldProblem } from './errors.ts';
 import type { Media } from './media.ts';
@@ -40,6 +40,19 @@ interface Candidate {
   /** Keys of the same rows imported before whose post was deleted since: replaced by this import. */
   stale: { key: string; postId: string }[];
   plan?: PostPlan;
+}
+
+/** Problems the refusal's message spells out; its `errors` carry them all. */
+const PROBLEMS_IN_MESSAGE = 5;
+
+/** Why a file with problems was not imported (400 invalid_csv): the first problems in words, each one as an `errors` entry (path line.N.column). */
+export function importRefusal(report: ImportReport): ApiError {
+  const where = (p: ImportProblem) => (p.column ? `line ${p.line}, ${p.column}` : `line ${p.line}`);
+  const spelled = report.problems.slice(0, PROBLEMS_IN_MESSAGE).map((p) => `${where(p)}: ${p.message}`);
+  const more = report.problems.length - spelled.length;
+  const message = `The file has ${report.problems.length} problem(s); nothing was imported. ${spelled.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+  const errors = report.problems.map((p) => ({ path: p.column ? `line.${p.line}.${p.column}` : `line.${p.line}`, message: p.message }));
+  return new ApiError(400, 'invalid_csv', message, errors);
 }
 
 /** Roots of posts read per query by the export. */
@@ -301,9 +314,11 @@ export class CsvPosts {
   /**
    * The rows of the posts (first items of threads) due in [from, to], each
    * followed by its thread's later items; read a page at a time, so a large
-   * range is never held whole.
+   * range is never held whole. Dates are UTC, or with `timezone` (a valid IANA
+   * zone) the local time there with its offset and the zone in its column,
+   * which the import reads back as the same instant.
    */
-  async *exportRows(accountId: string, from: number, to: number, customer?: string): AsyncGenerator<Record<ExportColumn, string>> {
+  async *exportRows(accountId: string, from: number, to: number, customer?: string, timezone?: string): AsyncGenerator<Record<ExportColumn, string>> {
     if (to < from) throw invalidField('endDate', 'must not be before startDate', 'invalid_query');
     const channelCell = channelNamer(JSON.parse(await this.channels.listJson(accountId)) as ChannelView[]);
     let after: { at: number; id: string } | undefined;
@@ -348,8 +363,8 @@ export class CsvPosts {
       for (const root of roots) {
         yield {
           ...itemCells(root),
-          date: iso(root.publish_at),
-          timezone: '',
+          date: timezone ? zonedIso(timezone, root.publish_at) : iso(root.publish_at),
+          timezone: timezone ?? '',
           type: root.state === 'DRAFT' ? 'draft' : 'schedule',
           channels: channelCell(root.channel_id, root.channel_name),
           delay: '',

@@ -30,6 +30,22 @@ export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/**
+ * Instant `at` as the wall clock in `zone` with that moment's offset,
+ * 2031-10-26T02:30:00+01:00 (milliseconds only when there are some): local
+ * time to read, and one instant even in the hour a daylight-saving change repeats.
+ */
+export function zonedIso(zone: string, at: number): string {
+  const offset = offsetMinutes(zone, at);
+  const wall = new Date(at + offset * 60_000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const ms = wall.getUTCMilliseconds();
+  const date = `${String(wall.getUTCFullYear()).padStart(4, '0')}-${two(wall.getUTCMonth() + 1)}-${two(wall.getUTCDate())}`;
+  const time = `${two(wall.getUTCHours())}:${two(wall.getUTCMinutes())}:${two(wall.getUTCSeconds())}${ms ? `.${String(ms).padStart(3, '0')}` : ''}`;
+  const sign = offset < 0 ? '-' : '+';
+  return `${date}T${time}${sign}${two(Math.floor(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
+}
+
 export function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });

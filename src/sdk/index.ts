@@ -48,6 +48,7 @@ import type {
   ErrorBody,
   Integration,
   ListPostsFilters,
+  ExportPostsFilters,
   Media,
   NotificationsPage,
   PostDetail,
@@ -237,7 +238,7 @@ export class Herald<const O extends HeraldOptions = {}> {
     return this.send<ImportReport>('POST', this.url('/posts/import', { dryRun: options.dryRun ? 'true' : undefined }), form.body, form.contentType);
   }
   /** GET /posts/export: the posts of a range as CSV text, in the columns the import reads. */
-  async exportPosts(filters: ListPostsFilters): Promise<Result<string, O>> {
+  async exportPosts(filters: ExportPostsFilters): Promise<Result<string, O>> {
     return this.answer<string>(await this.fetchRaw('GET', this.url('/posts/export', filters), {}), true);
   }
 

@@ -15,6 +15,8 @@ export type CreatePostsInput = z.input<typeof schemas.createPostsBody>;
 export type PostEntryInput = z.input<typeof schemas.postEntry>;
 /** Query of GET /posts. */
 export type ListPostsFilters = z.input<typeof schemas.listPostsQuery>;
+/** GET /posts/export: the range, and optionally the zone its dates are written in. */
+export type ExportPostsFilters = z.input<typeof schemas.exportQuery>;
 /** A post as listed by GET /posts (the first item of its thread). */
 export type PostSummary = schemas.PostSummary;
 /** GET /posts/{id}: the post with its whole thread, per-item state and attempts. */

@@ -45,8 +45,9 @@ for (const store of await testStores()) {
       );
     /** Files in the account's media library (a removed file is only marked removed). */
     const liveMedia = async (who: TestAccount): Promise<number> => (await who.call('GET', '/media?limit=1')).body.total;
-    const exportCsv = async (who: TestAccount, from: string, to: string) => {
-      const response = await fetch(`${herald.api}/posts/export?startDate=${from}&endDate=${to}`, { headers: { authorization: who.key } });
+    const exportCsv = async (who: TestAccount, from: string, to: string, timezone?: string) => {
+      const zone = timezone ? `&timezone=${encodeURIComponent(timezone)}` : '';
+      const response = await fetch(`${herald.api}/posts/export?startDate=${from}&endDate=${to}${zone}`, { headers: { authorization: who.key } });
       assert.equal(response.status, 200, await response.clone().text());
       assert.match(response.headers.get('content-type') ?? '', /^text\/csv/);
       assert.match(response.headers.get('content-disposition') ?? '', /attachment; filename="herald-posts-.*\.csv"/);
@@ -402,6 +403,56 @@ for (const store of await testStores()) {
         { valid: skipped.body.valid, posts: skipped.body.posts, skippedPublished: skipped.body.skippedPublished },
         { valid: true, posts: 0, skippedPublished: 1 },
       );
+    });
+
+    it('writes the dates in a zone asked for, with their offset, and they read back as the same instants across both daylight-saving changes', async () => {
+      const desk = await herald.newAccount('Berlin desk');
+      await addWebhookChannel(desk, { name: 'Desk' }, `${receiver.url}/berlin-desk`);
+      const copy = await herald.newAccount('Berlin copy');
+      await addWebhookChannel(copy, { name: 'Desk' }, `${receiver.url}/berlin-copy`);
+      // Berlin in 2031: clocks go from 02:00 to 03:00 on 30 March, and from 03:00 back to 02:00 on 26 October (02:30 happens twice).
+      const cases: [instant: string, written: string][] = [
+        ['2031-03-30T00:30:00.000Z', '2031-03-30T01:30:00+01:00'],
+        ['2031-03-30T01:30:00.000Z', '2031-03-30T03:30:00+02:00'],
+        ['2031-07-01T12:00:00.250Z', '2031-07-01T14:00:00.250+02:00'],
+        ['2031-10-26T00:30:00.000Z', '2031-10-26T02:30:00+02:00'],
+        ['2031-10-26T01:30:00.000Z', '2031-10-26T02:30:00+01:00'],
+      ];
+      const imported = await importCsv(csv(cases.map(([at], i) => [at, '', 'schedule', 'Desk', `t${i}`, `Post ${i}`, '', '', ''])), false, desk);
+      assert.equal(imported.status, 201, JSON.stringify(imported.body));
+      const range = ['2031-01-01T00:00:00Z', '2031-12-31T23:59:59Z'] as const;
+
+      const text = await exportCsv(desk, ...range, 'Europe/Berlin');
+      const rows = parse(text, { bom: true, columns: true }) as Record<string, string>[];
+      assert.deepEqual(
+        rows.map((r) => [r.content, r.date, r.timezone]),
+        cases.map(([, written], i) => [`Post ${i}`, written, 'Europe/Berlin']),
+        'the local time with its offset, and the zone',
+      );
+      const back = await importCsv(text, false, copy);
+      assert.equal(back.status, 201, JSON.stringify(back.body));
+      const dates = async (who: TestAccount) =>
+        ((await who.call('GET', `/posts?startDate=${range[0]}&endDate=${range[1]}`)).body.posts as { content: string; publishDate: string }[])
+          .map((p) => [p.content, p.publishDate])
+          .sort((a, b) => a[0].localeCompare(b[0]));
+      assert.deepEqual(await dates(copy), await dates(desk), 'every instant read back, the repeated hour too');
+      assert.deepEqual(
+        (await dates(copy)).map(([, at]) => at),
+        cases.map(([at]) => at),
+      );
+
+      // Without the zone, UTC as before.
+      const utc = parse(await exportCsv(desk, ...range), { bom: true, columns: true }) as Record<string, string>[];
+      assert.deepEqual(
+        utc.map((r) => [r.date, r.timezone]),
+        cases.map(([at]) => [at, '']),
+      );
+      for (const zone of ['Mars/Olympus', '', 'x'.repeat(101)]) {
+        assertError(await desk.call('GET', `/posts/export?startDate=${range[0]}&endDate=${range[1]}&timezone=${zone}`), 400, {
+          code: 'invalid_query',
+          path: 'timezone',
+        });
+      }
     });
 
     it('checks the README’s example file clean', async () => {

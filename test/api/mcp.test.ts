@@ -7,16 +7,19 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { caller, eventually, PNG_1x1, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { countRows, scheduledPost, startFileServer, type FileServer } from '../helpers/api-fixtures.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { AUTHOR, startWordPressFake, type WordPressFake } from '../fakes/wordpress.ts';
-import { formOf, location, WebClient } from '../accounts/web-client.ts';
+import { WebClient } from '../accounts/web-client.ts';
+import { callTool as call, connectMcp, toolResult as ok } from '../helpers/mcp-client.ts';
+import { oauthAccessToken } from '../helpers/oauth-token.ts';
 
-const READ_TOOLS = ['list_channels', 'find_next_slot', 'list_posts', 'get_post'];
+/** The review and CSV tools a posts:read credential sees (test/api/mcp-review.test.ts tests them). */
+const REVIEW_READ_TOOLS = ['list_pending_approvals', 'list_comments', 'export_posts_csv'];
+const READ_TOOLS = ['list_channels', 'find_next_slot', 'list_posts', 'get_post', 'list_series', 'get_series', ...REVIEW_READ_TOOLS];
 const ALL_TOOLS = [
   'list_channels',
   'find_next_slot',
@@ -28,15 +31,12 @@ const ALL_TOOLS = [
   'retry_post',
   'channel_analytics',
   'post_analytics',
+  ...['list_feeds', 'add_feed', 'update_feed', 'delete_feed', 'check_feed_now'],
+  ...['list_series', 'create_series', 'get_series', 'update_series', 'delete_series'],
+  ...REVIEW_READ_TOOLS,
+  ...['approve_post', 'reject_post', 'add_comment', 'create_preview_link', 'import_posts_csv'],
 ];
 const POSTS_PER_HOUR = 5;
-const REDIRECT = 'http://127.0.0.1:9/agent/callback';
-
-interface ToolAnswer {
-  isError: boolean;
-  text: string;
-  data: any;
-}
 
 for (const store of await testStores()) {
   describe(`MCP server (${store})`, storeSuite(store), () => {
@@ -53,29 +53,9 @@ for (const store of await testStores()) {
     let accepting = true;
 
     async function connect(credential: string): Promise<Client> {
-      const client = new Client({ name: 'herald-test-agent', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(`${herald.url}/api/mcp`), { requestInit: { headers: { authorization: credential } } });
-      await client.connect(transport);
+      const client = await connectMcp(herald.url, credential);
       clients.push(client);
       return client;
-    }
-
-    async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
-      const result = (await client.callTool({ name, arguments: args })) as {
-        isError?: boolean;
-        content: { type: string; text: string }[];
-        structuredContent?: any;
-      };
-      const text = result.content.map((c) => c.text).join('\n');
-      return { isError: result.isError === true, text, data: result.structuredContent };
-    }
-
-    /** A call that must succeed; its structured answer. */
-    async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
-      const answer = await call(client, name, args);
-      assert.equal(answer.isError, false, `${name} failed: ${answer.text}`);
-      assert.deepEqual(JSON.parse(answer.text), answer.data, 'the text is the structured answer as JSON');
-      return answer.data;
     }
 
     before(async () => {
@@ -370,30 +350,7 @@ for (const store of await testStores()) {
     });
 
     it('an OAuth access token from Herald works, with the scopes it was granted', async () => {
-      const registered = await owner.app('POST', '/oauth/apps', { name: 'Agent app', redirectUris: [REDIRECT] });
-      assert.equal(registered.status, 201, JSON.stringify(registered.body));
-      const { clientId, clientSecret } = registered.body;
-      const query = new URLSearchParams({
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        scope: 'channels:read posts:read analytics:read',
-      });
-      const page = await owner.request('GET', `/oauth/authorize?${query}`);
-      const form = formOf(page.text);
-      const back = location(await owner.request('POST', form.action, { form: { ...form.fields, decision: 'approve' } }), herald.url);
-      const token = await fetch(`${herald.url}/api/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code: back.searchParams.get('code')!,
-          client_id: clientId,
-          client_secret: clientSecret,
-          redirect_uri: REDIRECT,
-        }),
-      });
-      const { access_token: accessToken } = (await token.json()) as { access_token: string };
+      const accessToken = await oauthAccessToken(herald.url, owner, owner, 'channels:read posts:read analytics:read');
       assert.match(accessToken, /^hat_/);
       const app = await connect(`Bearer ${accessToken}`);
       const { tools } = await app.listTools();

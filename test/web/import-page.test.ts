@@ -93,7 +93,11 @@ for (const store of await testStores()) {
       const imported = await listPosts(account);
       assert.deepEqual(imported.map((p) => p.content).sort(), ['Morning news', 'Tuesday']);
 
-      // The export of the days around the posts (the browser's zone is UTC) holds them, their thread and their state.
+      // The export of the days around the posts holds them, their thread and their state. The person's own zone
+      // (their preference, not the browser's UTC) chooses the days and writes the dates.
+      await page.evaluate(() => localStorage.setItem('herald.prefs', JSON.stringify({ zone: 'Europe/Berlin' })));
+      await page.reload();
+      await page.getByText('Whole days in Europe/Berlin').waitFor();
       await page.getByLabel('From').fill('2031-03-04');
       await page.getByLabel('To').fill('2031-03-05');
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
@@ -105,8 +109,13 @@ for (const store of await testStores()) {
         .split('\n');
       assert.equal(lines[0], 'date,timezone,type,channels,group,content,media,delay,settings,state,releaseURL,error');
       assert.deepEqual(
-        lines.slice(1).map((l) => l.split(',')[5]),
-        ['Morning news', 'More at noon', 'Tuesday'],
+        lines.slice(1).map((l) => l.split(',').slice(0, 2).concat(l.split(',')[5])),
+        [
+          ['2031-03-04T11:00:00+01:00', 'Europe/Berlin', 'Morning news'],
+          ['', '', 'More at noon'],
+          ['2031-03-05T09:00:00+01:00', 'Europe/Berlin', 'Tuesday'],
+        ],
+        'dates in the zone of the preferences, with their offset',
       );
       await page.getByLabel('To').fill('2031-03-01');
       await page.getByText('the end not before the start').waitFor();

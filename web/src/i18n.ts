@@ -342,7 +342,7 @@ const en = {
   'export.intro': 'The posts of a range of days, with their state, link and error, in the columns the import reads back.',
   'export.from': 'From',
   'export.to': 'To',
-  'export.zone': 'Whole days in {zone}.',
+  'export.zone': 'Whole days in {zone}; the dates in the file are written in that zone.',
   'export.badRange': 'Choose a start and an end, the end not before the start.',
   'export.download': 'Download CSV',
 

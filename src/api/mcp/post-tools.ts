@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { createPostsBody, idParam, listPostsQuery, type CreatePostsBody } from '../../contract/index.ts';
 import { ApiError, invalidField } from '../../domain/errors.ts';
 import type { PostPlan } from '../../domain/posts.ts';
+import { takePostingAllowance } from '../../domain/posting-allowance.ts';
 import { iso } from '../../lib/time.ts';
 import type { Services } from '../../app.ts';
 import type { Principal } from '../../domain/accounts.ts';
@@ -51,7 +52,7 @@ export const createPost = defineTool({
     "Every entry is checked against its network's rules before anything is stored: when one check fails nothing is created and the error names",
     "the field (e.g. posts.0.value.1.content) and the rule. Each call counts once against the account's hourly posting allowance, as POST /posts",
     'does: send several channels in one call rather than one call each. Answers one created post per entry (postId, channel, publishDate, state);',
-    'follow a post with get_post.',
+    'a post that must wait for an owner\'s or admin\'s approval answers "state": "DRAFT" with "approval": "pending". Follow a post with get_post.',
   ].join(' '),
   scope: 'posts:write',
   input: createInput,
@@ -88,11 +89,12 @@ async function create(services: Services, principal: Principal, args: CreateArgs
         .catch((err: unknown) => Promise.reject(renumbered(err, batch.indexes))),
     );
   }
-  const { config } = services;
-  await services.rateLimiter.consumeSliding(`posts:${accountId}`, config.postsPerHour, 3_600_000, 'POST /posts');
-  const created: { index: number; postId: string; channel: string; publishDate: string; state: string; warning?: string }[] = [];
+  await takePostingAllowance(services, accountId);
+  const created: { index: number; postId: string; channel: string; publishDate: string; state: string; approval?: string; warning?: string }[] = [];
   for (const [b, plan] of plans.entries()) {
     const ids = await services.posts.commit(plan);
+    // A gated author's post is stored waiting (DRAFT, approval pending), not queued.
+    const { state, approval } = services.approvals.forNewThread(type, plan.gated ?? false);
     for (const [k, { postId, integration }] of ids.entries()) {
       const warning = plan.threads[k]?.warning;
       created.push({
@@ -100,7 +102,8 @@ async function create(services: Services, principal: Principal, args: CreateArgs
         postId,
         channel: integration,
         publishDate: iso(plan.publishAt),
-        state: type === 'draft' ? 'DRAFT' : 'QUEUE',
+        state,
+        ...(approval ? { approval } : {}),
         ...(warning ? { warning } : {}),
       });
     }

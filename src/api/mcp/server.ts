@@ -20,9 +20,13 @@ import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../db/unavaila
 import { log } from '../../lib/log.ts';
 import { errorBody } from '../errors.ts';
 import { channelAnalytics, postAnalytics } from './analytics-tools.ts';
+import { addComment, approvePost, createPreviewLink, listComments, listPendingApprovals, rejectPost } from './approval-tools.ts';
 import { findNextSlot, listChannels } from './channel-tools.ts';
+import { addFeed, checkFeedNow, deleteFeed, listFeeds, updateFeed } from './feed-tools.ts';
+import { exportPostsCsv, importPostsCsv } from './import-tools.ts';
 import { uploadMediaFromUrl } from './media-tools.ts';
 import { createPost, deletePost, getPost, listPosts, retryPost } from './post-tools.ts';
+import { createSeries, deleteSeries, getSeries, listSeries, updateSeries } from './series-tools.ts';
 import type { HeraldTool } from './tool.ts';
 
 export const TOOLS: HeraldTool[] = [
@@ -36,12 +40,31 @@ export const TOOLS: HeraldTool[] = [
   retryPost,
   channelAnalytics,
   postAnalytics,
+  listPendingApprovals,
+  approvePost,
+  rejectPost,
+  listComments,
+  addComment,
+  createPreviewLink,
+  importPostsCsv,
+  exportPostsCsv,
+  listFeeds,
+  addFeed,
+  updateFeed,
+  deleteFeed,
+  checkFeedNow,
+  listSeries,
+  createSeries,
+  getSeries,
+  updateSeries,
+  deleteSeries,
 ];
 
 const INSTRUCTIONS = [
   'Herald schedules and publishes posts to social networks, chats and webhooks.',
   "Start with list_channels: it gives the channel ids and each network's rules. To post, upload media first (upload_media_from_url),",
   'then call create_post once for all the channels; follow the result with get_post. Dates are ISO 8601 with Z or an offset.',
+  "A post that repeats (every week, on weekdays) is one create_series; a blog's new articles are posted by subscribing with add_feed.",
   'A tool that cannot do what was asked answers an error naming the argument and the rule: change that and call again.',
 ].join(' ');
 
@@ -67,10 +90,14 @@ const described = new Map<string, Tool>(
 
 /** What to do about an error, beyond its own message, by its code. */
 const NEXT_STEP: Partial<Record<ErrorCode, string>> = {
-  not_found: 'Check the id: list_channels gives the channel ids, list_posts the post ids.',
+  not_found: 'Check the id: list_channels gives the channel ids, list_posts the post ids, list_feeds the feed ids, list_series the series ids.',
   idempotency_key_mismatch: 'Use a new idempotency_key for a different request.',
   idempotency_key_reused: 'Use a new idempotency_key for a different request.',
   insufficient_scope: 'Ask the person who gave you this credential for one with that scope.',
+  forbidden: 'Ask an owner or admin of the account to do it.',
+  not_pending: 'list_pending_approvals lists the posts that wait for a decision.',
+  invalid_csv: 'Correct the lines named (import_posts_csv with "dry_run": true checks a file and stores nothing), then import the whole file again.',
+  feed_paused: 'Resume it with update_feed ("paused": false), then call check_feed_now again.',
 };
 
 export function mcpServer(services: Services, principal: Principal): Server {

@@ -8,32 +8,31 @@ import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { stringify } from 'csv-stringify';
 import type { Services } from '../../app.ts';
+import { importRefusal } from '../../domain/csv-posts.ts';
+import { csvExportWriter, importCsvFor } from '../../domain/csv-import.ts';
 import { ApiError, invalidField } from '../../domain/errors.ts';
 import { describeBytes } from '../../domain/media.ts';
 import { limitHeaders } from '../../domain/rate-limit.ts';
-import { allows } from '../../domain/scopes.ts';
+import { iso, zonedIso } from '../../lib/time.ts';
 import {
   EXPORT_COLUMNS,
+  exportQuery,
   IMPORT_MAX_BYTES,
   IMPORT_MAX_ROWS,
   importQuery,
   importRefused,
   importReport,
-  listPostsQuery,
   type ImportReport,
 } from '../../contract/index.ts';
 import { errorBody } from '../errors.ts';
-import { cutOff, storeFromUrl } from './media.ts';
+import { cutOff } from './media.ts';
 import { routeErrors } from './route-errors.ts';
 
 const tags = ['posts'];
-/** Problems the error message spells out; `problems` and `errors` carry them all. */
-const PROBLEMS_IN_MESSAGE = 5;
 
 export function importRoutes(services: Services): FastifyPluginAsyncZod {
-  const { csv, rateLimiter, config } = services;
+  const { csv } = services;
   return async (app) => {
     // Left unread here: the handler parses the request's own stream as it arrives, a file of thousands of rows is never held whole.
     app.addContentTypeParser('text/csv', (_request, _payload, done) => done(null, undefined));
@@ -68,25 +67,11 @@ export function importRoutes(services: Services): FastifyPluginAsyncZod {
           { path: 'body', message: `must be at most ${IMPORT_MAX_BYTES} bytes` },
         ]);
       }
-      const { accountId, scopes } = request.principal;
       const file = await csvBody(request);
-      const report = await csv
-        .run(accountId, file, {
-          dryRun,
-          canAddMedia: allows(scopes, 'media:write'),
-          fetchMedia: (url) => storeFromUrl(services, accountId, url),
-          // A member's posts may wait for approval, as with POST /posts.
-          author: request.principal.userId,
-          // An import is one request against the hourly POST /posts allowance.
-          beforeCommit: async () => {
-            const limit = await rateLimiter.consumeSliding(`posts:${accountId}`, config.postsPerHour, 3_600_000, 'POST /posts');
-            reply.headers(limitHeaders(limit));
-          },
-        })
-        .catch((err: unknown) => {
-          // The multipart part's own stream failed: the body is malformed or cut short, the client's fault.
-          throw file !== request.raw && file.errored && !(err instanceof ApiError) ? brokenMultipart(err) : err;
-        });
+      const report = await importCsvFor(services, request.principal, file, dryRun, (limit) => reply.headers(limitHeaders(limit))).catch((err: unknown) => {
+        // The multipart part's own stream failed: the body is malformed or cut short, the client's fault.
+        throw file !== request.raw && file.errored && !(err instanceof ApiError) ? brokenMultipart(err) : err;
+      });
       // A reading that stopped early (too many rows) leaves the rest of the body unread: the connection ends after the answer.
       if (!request.raw.complete) cutOff(request, reply);
       if (!report.valid && !report.dryRun) return reply.code(400).send(refusal(report));
@@ -99,14 +84,15 @@ export function importRoutes(services: Services): FastifyPluginAsyncZod {
         summary: 'The posts of a date range as CSV (the import reads it back)',
         description:
           `Columns: ${EXPORT_COLUMNS.join(', ')}. One row per post (first item of a thread) due in the range, ` +
-          'followed by its later thread items (same group). Dates are UTC.',
-        querystring: listPostsQuery,
+          'followed by its later thread items (same group). Dates are UTC, or with `timezone` the local time in that zone with its offset ' +
+          '(the zone in the timezone column); either way the import reads the same instant back.',
+        querystring: exportQuery,
         produces: ['text/csv'],
         response: { 200: { description: 'The CSV file', content: { 'text/csv': { schema: z.string() } } }, ...routeErrors() },
       },
       handler: async (request, reply) => {
-        const { startDate, endDate, customer } = request.query;
-        const rows = csv.exportRows(request.principal.accountId, startDate, endDate, customer);
+        const { startDate, endDate, customer, timezone } = request.query;
+        const rows = csv.exportRows(request.principal.accountId, startDate, endDate, customer, timezone);
         // The first page is read before answering, so a bad range or an unavailable store still gets its JSON error.
         const first = await rows.next();
         const all = async function* () {
@@ -114,10 +100,11 @@ export function importRoutes(services: Services): FastifyPluginAsyncZod {
           yield first.value;
           yield* rows;
         };
-        const out = stringify({ header: true, columns: [...EXPORT_COLUMNS], bom: true });
+        const out = csvExportWriter({ bom: true });
         // A failure half-way ends the download early (the status has gone out); the client sees it cut.
         pipeline(Readable.from(all()), out).catch((err: unknown) => request.log.warn({ err }, 'CSV export broke off'));
-        const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+        // The file is named by the range's days where its dates are written: in the zone asked for.
+        const day = (ms: number) => (timezone ? zonedIso(timezone, ms) : iso(ms)).slice(0, 10);
         return (
           reply
             .type('text/csv; charset=utf-8')
@@ -152,12 +139,8 @@ function brokenMultipart(err: unknown): ApiError {
   ]);
 }
 
-/** 400 invalid_csv: the error body, each problem also as an `errors` entry (path line.N.column), and the report's problems. */
+/** 400 invalid_csv: the error body, each problem also as an `errors` entry, and the report's problems. */
 function refusal(report: ImportReport) {
-  const where = (p: { line: number; column: string }) => (p.column ? `line ${p.line}, ${p.column}` : `line ${p.line}`);
-  const shown = report.problems.slice(0, PROBLEMS_IN_MESSAGE).map((p) => `${where(p)}: ${p.message}`);
-  const more = report.problems.length - shown.length;
-  const message = `The file has ${report.problems.length} problem(s); nothing was imported. ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
-  const errors = report.problems.map((p) => ({ path: p.column ? `line.${p.line}.${p.column}` : `line.${p.line}`, message: p.message }));
-  return { ...errorBody(400, 'invalid_csv', message, errors), problems: report.problems };
+  const refused = importRefusal(report);
+  return { ...errorBody(refused.statusCode, refused.code, refused.message, refused.errors), problems: report.problems };
 }

@@ -152,7 +152,10 @@ function ExportForm() {
   const dayAfter = /^\d{4}-\d{2}-\d{2}$/.test(to) ? new Date(Date.parse(`${to}T00:00:00Z`) + DAY).toISOString().slice(0, 10) : '';
   const end = dayAfter ? fromLocalInput(`${dayAfter}T00:00`, prefs.zone) : undefined;
   const valid = start !== undefined && end !== undefined && end > start;
-  const href = valid ? `/api/app${pub(`/posts/export?startDate=${new Date(start).toISOString()}&endDate=${new Date(end - 1).toISOString()}`)}` : undefined;
+  // The dates in the file are written in the zone the days are chosen in.
+  const href = valid
+    ? `/api/app${pub(`/posts/export?startDate=${new Date(start).toISOString()}&endDate=${new Date(end - 1).toISOString()}&timezone=${encodeURIComponent(prefs.zone)}`)}`
+    : undefined;
   return (
     <div className="panel wide">
       <h2>{t('export.head')}</h2>
