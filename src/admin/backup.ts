@@ -11,13 +11,15 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import SqliteDatabase from 'libsql';
-import tar from 'tar-stream';
 import type { Config } from '../config.ts';
 import { lockDataFolder } from '../lib/data-lock.ts';
 
 const DATABASE = 'herald.db';
 const SECRET = 'secret.key';
 const MEDIA = 'uploads';
+
+/** tar-stream, loaded by backup and restore only: no other command needs it. */
+const loadTar = () => import('tar-stream');
 
 /** Every file below `dir`, as paths relative to it. */
 function filesBelow(dir: string, prefix = ''): string[] {
@@ -53,7 +55,7 @@ export async function backup(config: Config, file: string): Promise<{ files: num
     const media = config.s3 ? [] : filesBelow(path.join(config.dataDir, MEDIA));
     for (const name of media) entries.push({ name: path.posix.join(MEDIA, ...name.split(path.sep)), from: path.join(config.dataDir, MEDIA, name) });
 
-    const pack = tar.pack();
+    const pack = (await loadTar()).pack();
     const written = pipeline(pack, zlib.createGzip(), fs.createWriteStream(file, { mode: 0o600 }));
     let bytes = 0;
     for (const entry of entries) {
@@ -80,7 +82,7 @@ export async function restore(config: Config, file: string): Promise<{ files: nu
       throw new Error(`${config.dataDir} already holds a store: restore into an empty data folder (HERALD_DATA_DIR), or move the old one away first.`);
     }
     const root = path.resolve(config.dataDir);
-    const extract = tar.extract();
+    const extract = (await loadTar()).extract();
     let files = 0;
     extract.on('entry', (header, stream, next) => {
       const target = path.resolve(root, header.name);

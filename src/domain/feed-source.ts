@@ -5,7 +5,7 @@
  * FeedReadError whose message the subscription shows.
  */
 import crypto from 'node:crypto';
-import { parseFeed } from '@rowanmanning/feed-parser';
+import type { parseFeed } from '@rowanmanning/feed-parser';
 import { deadline } from '../lib/deadline.ts';
 import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
 import { plainText } from './feed-template.ts';
@@ -34,6 +34,9 @@ const READ_TIMEOUT_MS = 30_000;
 export const LARGEST_FEED_BYTES = 5 * 1024 * 1024;
 /** Longer keys are stored as their hash, so the unique index stays small. */
 const LONGEST_KEY = 500;
+
+/** The feed parser, loaded with the first feed read: costly to load, and only accounts with feeds need it. */
+const loadFeedParser = () => import('@rowanmanning/feed-parser');
 
 export async function readFeed(outbound: OutboundGuard, url: string, validators: { etag: string | null; lastModified: string | null }): Promise<FeedRead> {
   const limit = deadline(READ_TIMEOUT_MS);
@@ -65,6 +68,7 @@ export async function readFeed(outbound: OutboundGuard, url: string, validators:
       if (err instanceof FeedReadError) throw err;
       throw new FeedReadError(unreachable(err, limit.signal));
     }
+    const { parseFeed } = await loadFeedParser();
     let parsed: ReturnType<typeof parseFeed>;
     try {
       parsed = parseFeed(text);

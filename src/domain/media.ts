@@ -11,7 +11,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileTypeFromBuffer } from 'file-type';
 import type { Kysely } from 'kysely';
 import type { Database, MediaRow, MediaVariantRow, PostRow, PostSeriesRow } from '../db/schema.ts';
 import { iso } from '../lib/time.ts';
@@ -59,6 +58,9 @@ function typeList(kinds: readonly MediaKind[]): string {
   return `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
 }
 const SNIFF_BYTES = 4100;
+
+/** file-type, loaded with the first upload: it is costly to load, and most processes never sniff a file. */
+const loadFileType = () => import('file-type');
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 /** Items per page of the media library. */
 export const MEDIA_PAGE_SIZE = 50;
@@ -136,6 +138,7 @@ class SniffAndCap extends Transform {
 
   private async decide(): Promise<void> {
     const head = Buffer.concat(this.head);
+    const { fileTypeFromBuffer } = await loadFileType();
     const type = await fileTypeFromBuffer(head);
     const kind = type && ACCEPTED[type.mime];
     if (!type || !kind || !this.kinds.includes(kind)) {

@@ -4,7 +4,7 @@
  * Every relay address passes the outbound guard like any URL a user gave:
  * literal addresses are checked, names resolved and the checked address used.
  */
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import type { Event } from 'nostr-tools/pure';
 import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
 
@@ -44,7 +44,11 @@ export function checkRelayUrl(raw: string, outbound: OutboundGuard): string {
   return raw;
 }
 
-function connect(relay: string, options: RelayOptions): Promise<WebSocket> {
+/** ws, loaded with the first relay connection: only Nostr channels use it. */
+const loadWebSocket = () => import('ws');
+
+async function connect(relay: string, options: RelayOptions): Promise<WebSocket> {
+  const { default: WebSocketClient } = await loadWebSocket();
   return new Promise((resolve, reject) => {
     let socket: WebSocket;
     try {
@@ -60,7 +64,7 @@ function connect(relay: string, options: RelayOptions): Promise<WebSocket> {
         );
       };
       // `lookup` reaches net.connect through ws's request options (not in its type declarations).
-      socket = new WebSocket(relay, {
+      socket = new WebSocketClient(relay, {
         handshakeTimeout: options.timeoutMs,
         maxPayload: 1024 * 1024,
         followRedirects: false,
@@ -142,7 +146,7 @@ export async function queryRelay(relay: string, filter: Filter, options: RelayOp
       clearTimeout(timer);
       socket.removeAllListeners();
       socket.on('error', () => {});
-      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(['CLOSE', subscription]));
+      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(['CLOSE', subscription]));
       socket.close();
       resolve({ reachable: true, events });
     };

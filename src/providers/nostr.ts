@@ -10,7 +10,7 @@
 import { bytesToHex, hexToBytes } from 'nostr-tools/utils';
 import { z } from 'zod';
 import { decode, neventEncode, npubEncode } from 'nostr-tools/nip19';
-import { finalizeEvent, getEventHash, getPublicKey, verifyEvent, type Event, type EventTemplate } from 'nostr-tools/pure';
+import type { Event, EventTemplate } from 'nostr-tools/pure';
 import { OutboundRefused } from '../lib/outbound.ts';
 import { checkRelayUrl, queryRelay, sendEvent, type Filter, type RelayOptions, type RelayOutcome } from './nostr-relays.ts';
 import { PublishError, type NetworkContext, type Provider, type PublishContext } from './types.ts';
@@ -20,6 +20,9 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_RELAYS = 10;
 /** OK-false prefixes (NIP-01) after which the same event may be accepted later. */
 const TRANSIENT_PREFIXES = ['rate-limited:', 'error:'];
+
+/** Signing and checking events (secp256k1), loaded on first use: costly to load, and only Nostr channels need it. */
+const loadSigning = () => import('nostr-tools/pure');
 
 /** The 32-byte key from nsec1… (NIP-19) or 64 hex characters; undefined when it is neither. */
 function secretKey(input: string): Uint8Array | undefined {
@@ -81,6 +84,7 @@ function relaysOf(ctx: NetworkContext, config: { relays?: string[] }): string[] 
 /** The newest valid event by `author` matching `filter` across the relays; whether any relay answered. */
 async function newest(ctx: NetworkContext, relays: string[], filter: Filter, author: string): Promise<{ reachable: boolean; event?: Event; relay?: string }> {
   const answers = await Promise.all(relays.map(async (relay) => ({ relay, ...(await queryRelay(relay, filter, relayOptions(ctx))) })));
+  const { verifyEvent } = await loadSigning();
   let best: { event: Event; relay: string } | undefined;
   for (const answer of answers) {
     for (const event of answer.events) {
@@ -137,8 +141,9 @@ function relaysFailure(outcomes: RelayOutcome[]): PublishError {
   return new PublishError('refused', `${NETWORK} relays refused the note (${summary})`);
 }
 
-function keysOf(config: NostrConfig): { secret: Uint8Array; pubkey: string } {
+async function keysOf(config: NostrConfig): Promise<{ secret: Uint8Array; pubkey: string }> {
   const secret = hexToBytes(config.privateKey);
+  const { getPublicKey } = await loadSigning();
   return { secret, pubkey: getPublicKey(secret) };
 }
 
@@ -156,6 +161,7 @@ export const nostr: Provider = {
   async connect(input, ctx) {
     const parsed = credentials.parse(input);
     const secret = secretKey(parsed.privateKey)!;
+    const { getPublicKey } = await loadSigning();
     const pubkey = getPublicKey(secret);
     const relays = relaysOf(ctx, { relays: parsed.relays });
     const profile = await newest(ctx, relays, { kinds: [0], authors: [pubkey], limit: 1 }, pubkey);
@@ -182,8 +188,9 @@ export const nostr: Provider = {
 
   async publish(ctx) {
     const config = ctx.channel.config as unknown as NostrConfig;
-    const { secret, pubkey } = keysOf(config);
+    const { secret, pubkey } = await keysOf(config);
     const relays = relaysOf(ctx, config);
+    const { finalizeEvent } = await loadSigning();
     const event = finalizeEvent(await noteTemplate(ctx, relays, pubkey), secret);
     const outcomes = await Promise.all(relays.map((relay) => sendEvent(relay, event, relayOptions(ctx))));
     const accepted = outcomes.filter((o) => o.status === 'accepted').map((o) => o.relay);
@@ -194,8 +201,9 @@ export const nostr: Provider = {
   /** The note's id does not change between tries, so the relays can be asked for it. */
   async findPublished(ctx) {
     const config = ctx.channel.config as unknown as NostrConfig;
-    const { pubkey } = keysOf(config);
+    const { pubkey } = await keysOf(config);
     const relays = relaysOf(ctx, config);
+    const { getEventHash } = await loadSigning();
     const id = getEventHash({ ...(await noteTemplate(ctx, relays, pubkey)), pubkey });
     const found = await newest(ctx, relays, { ids: [id] }, pubkey);
     if (found.event) return { releaseId: id, releaseUrl: noteUrl(ctx, id, pubkey, [found.relay!]) };

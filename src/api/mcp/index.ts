@@ -6,7 +6,6 @@
  * against the same per-key request limit; the tools then apply the scopes.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Services } from '../../app.ts';
 import { authenticate } from '../auth.ts';
 import { errorBody } from '../errors.ts';
@@ -15,12 +14,15 @@ import { mcpServer } from './server.ts';
 
 export const MCP_PATH = '/api/mcp';
 
+/** The SDK's HTTP transport, loaded on the first call (see loadMcpSdk). */
+const loadTransport = () => import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+
 export function mcpRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     app.post(MCP_PATH, { schema: { hide: true } }, async (request, reply) => {
       const principal = await authenticate(request, services);
       await services.rateLimiter.consumeBatched(`key:${principal.keyId}`, services.config.requestsPerMinute, 60_000, 'This API key');
-      const server = mcpServer(services, principal);
+      const [server, { StreamableHTTPServerTransport }] = await Promise.all([mcpServer(services, principal), loadTransport()]);
       // Answers come as JSON, not as an event stream: every tool answers once, and nothing stays open.
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();

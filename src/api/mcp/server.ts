@@ -9,8 +9,8 @@
  * as the public API words them ("posts.0.value.1.content: ...").
  */
 import { z } from 'zod';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Services } from '../../app.ts';
 import type { Principal } from '../../domain/accounts.ts';
 import { ApiError, type FieldProblem } from '../../domain/errors.ts';
@@ -100,7 +100,11 @@ const NEXT_STEP: Partial<Record<ErrorCode, string>> = {
   feed_paused: 'Resume it with update_feed ("paused": false), then call check_feed_now again.',
 };
 
-export function mcpServer(services: Services, principal: Principal): Server {
+/** The MCP SDK, loaded on the first call to /api/mcp: it is costly to load, and most processes never need it. */
+const loadMcpSdk = () => Promise.all([import('@modelcontextprotocol/sdk/server/index.js'), import('@modelcontextprotocol/sdk/types.js')]);
+
+export async function mcpServer(services: Services, principal: Principal): Promise<Server> {
+  const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await loadMcpSdk();
   // The version of the tools' contract, as the OpenAPI document versions the public API.
   const server = new Server({ name: 'herald', title: 'Herald', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const usable = TOOLS.filter((tool) => allows(principal.scopes, tool.scope));
