@@ -1,26 +1,35 @@
 #!/usr/bin/env node
-// Runs every test file with node's test runner (TypeScript through tsx), two
-// files at a time (HERALD_TEST_PARALLEL), the slowest first, and beside them the
-// network suites, two at a time (HERALD_TEST_NETWORK_PARALLEL): they mostly wait
-// on their local servers' timers, using a third of a core each. Every file runs
-// in its own process with a time limit: a file that hangs fails with its name
-// instead of holding the run. Ends with one line
-// "N passed, N failed, N skipped" that CI reads.
+// Runs every test file in its own process (TypeScript through tsx, node's test
+// runner), the longest first, as many at once as keep the machine's cores busy:
+// most files spend their time waiting on local servers' timers, so another
+// starts whenever the cores were idle for a good part of the last moment, up to
+// HERALD_TEST_PARALLEL at once (6) and never fewer than two. Each file has a
+// time limit: a file that hangs fails with its name instead of holding the run.
+// Ends with one line "N passed, N failed, N skipped" that CI reads.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
-/** Longest a test file may run (the slowest, the multi-process drains, take about a minute). */
+/** Longest a test file may run (the slowest, the multi-process drains, take a few minutes on a loaded machine). */
 const FILE_TIMEOUT_MS = Number(process.env.HERALD_TEST_FILE_TIMEOUT_S || 600) * 1000;
-const PARALLEL_FILES = Number(process.env.HERALD_TEST_PARALLEL || 2);
-const NETWORK_PARALLEL = Number(process.env.HERALD_TEST_NETWORK_PARALLEL || 2);
+const MAX_PARALLEL = Number(process.env.HERALD_TEST_PARALLEL || 6);
+const MIN_PARALLEL = Math.min(2, MAX_PARALLEL);
+/** Another file starts when the cores were busy less than this share of the last look. */
+const BUSY_BELOW = 0.9;
+const LOOK_MS = 1_000;
 /** The longest files (a minute or more each) start first, so none is left running alone at the end. */
 const SLOW_FIRST = [
   'test/engine/workers.test.ts',
   'test/web/web-app.test.ts',
   'test/engine/engine.test.ts',
+  'test/cli/client.test.ts',
   'test/cli/keys.test.ts',
   'test/resilience/graceful-stop.test.ts',
+  'test/networks/instagram.test.ts',
+  'test/api/bad-input.test.ts',
+  'test/web/approvals-page.test.ts',
+  'test/networks/tiktok.test.ts',
 ];
 
 function testFiles(dir) {
@@ -69,7 +78,8 @@ function tally(output) {
 function runFile(file) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=300000', '--test-reporter=spec', file], {
+    // Run directly rather than under --test, which would start a second process per file.
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', file], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -107,27 +117,49 @@ const rank = (file) => {
 const files = only.length > 0 ? only : testFiles('test').sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 const total = { passed: 0, failed: 0, skipped: 0, postgresSkipped: 0 };
 const failedFiles = [];
-const isNetworkSuite = (file) => file.split(path.sep).join('/').startsWith('test/networks/');
-/** Runs `queue` with `parallel` files at once. */
-async function lane(queue, parallel) {
+/** The share of the last look the cores spent working. */
+function cpuMeter() {
+  const read = () =>
+    os.cpus().reduce(
+      (sum, cpu) => {
+        const { idle, ...rest } = cpu.times;
+        return { idle: sum.idle + idle, all: sum.all + idle + Object.values(rest).reduce((a, b) => a + b, 0) };
+      },
+      { idle: 0, all: 0 },
+    );
+  let last = read();
+  return () => {
+    const now = read();
+    const all = now.all - last.all;
+    const busy = all > 0 ? 1 - (now.idle - last.idle) / all : 1;
+    last = now;
+    return busy;
+  };
+}
+
+/** Runs the queue: a file starts while fewer than the minimum run, or the cores have room and the maximum is not reached. */
+async function runAll(queue) {
+  const busy = cpuMeter();
+  const running = new Set();
   let next = 0;
-  const worker = async () => {
-    while (next < queue.length) {
-      const result = await runFile(queue[next++]);
+  const start = () => {
+    const file = queue[next++];
+    const run = runFile(file).then((result) => {
       process.stdout.write(result.output);
       for (const key of Object.keys(total)) total[key] += result.counts[key];
       if (result.counts.failed > 0) failedFiles.push(result);
-    }
+      running.delete(run);
+    });
+    running.add(run);
   };
-  await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
+  while (next < queue.length || running.size > 0) {
+    while (next < queue.length && running.size < MIN_PARALLEL) start();
+    // A look of a full second: a file that just started is still loading, and only a whole look says whether the cores have room.
+    await new Promise((resolve) => setTimeout(resolve, LOOK_MS));
+    if (next < queue.length && running.size < MAX_PARALLEL && busy() < BUSY_BELOW) start();
+  }
 }
-await Promise.all([
-  lane(
-    files.filter((f) => !isNetworkSuite(f)),
-    PARALLEL_FILES,
-  ),
-  lane(files.filter(isNetworkSuite), NETWORK_PARALLEL),
-]);
+await runAll(files);
 
 /**
  * What went wrong in a failing file, printed again at the end, where a CI log that

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { addWebhookChannel, entry, scheduledPost } from '../helpers/api-fixtures.ts';
-import { callTool, connectMcp, toolResult } from '../helpers/mcp-client.ts';
+import { callTool, toolResult, mcpAgents } from '../helpers/mcp-client.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startFeedServer, type FeedServer } from '../fakes/feed-server.ts';
 import { SeriesExtender } from '../../src/scheduler/series-extender.ts';
@@ -30,13 +30,7 @@ for (const store of await testStores()) {
     let channel: string;
     /** The engine's task that creates occurrences, run by hand. */
     let extender: SeriesExtender;
-    const clients: Client[] = [];
-
-    async function connect(credential: string): Promise<Client> {
-      const client = await connectMcp(herald.url, credential);
-      clients.push(client);
-      return client;
-    }
+    const { connect, closeAll } = mcpAgents(() => herald.url);
 
     before(async () => {
       site = await startFeedServer();
@@ -47,7 +41,7 @@ for (const store of await testStores()) {
       extender = new SeriesExtender(herald.services, 'test-worker');
     });
     after(async () => {
-      await Promise.all(clients.map((c) => c.close()));
+      await closeAll();
       await herald?.close();
       await site?.close();
     });

@@ -12,7 +12,7 @@ import { stringify } from 'csv-stringify/sync';
 import { caller, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { addWebhookChannel, countRows } from '../helpers/api-fixtures.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
-import { callTool as call, connectMcp, toolResult as ok } from '../helpers/mcp-client.ts';
+import { callTool as call, toolResult as ok, mcpAgents } from '../helpers/mcp-client.ts';
 import { oauthAccessToken } from '../helpers/oauth-token.ts';
 import { WebClient } from '../accounts/web-client.ts';
 import { EXPORT_COLUMNS } from '../../src/contract/index.ts';
@@ -31,13 +31,7 @@ for (const store of await testStores()) {
     let ownerAgent: Client;
     let memberAgent: Client;
     let keyAgent: Client;
-    const clients: Client[] = [];
-
-    async function connect(credential: string): Promise<Client> {
-      const client = await connectMcp(herald.url, credential);
-      clients.push(client);
-      return client;
-    }
+    const { connect, closeAll } = mcpAgents(() => herald.url);
 
     const postArgs = (content: string, date = hoursAhead(48)) => ({ when: 'at', date, posts: [{ integration: { id: channel }, value: [{ content }] }] });
     const pendingIds = async () =>
@@ -61,7 +55,7 @@ for (const store of await testStores()) {
       keyAgent = await connect(key);
     });
     after(async () => {
-      await Promise.all(clients.map((c) => c.close()));
+      await closeAll();
       await herald?.close();
     });
 

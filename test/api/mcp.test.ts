@@ -14,7 +14,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { AUTHOR, startWordPressFake, type WordPressFake } from '../fakes/wordpress.ts';
 import { WebClient } from '../accounts/web-client.ts';
-import { callTool as call, connectMcp, toolResult as ok } from '../helpers/mcp-client.ts';
+import { callTool as call, toolResult as ok, mcpAgents } from '../helpers/mcp-client.ts';
 import { oauthAccessToken } from '../helpers/oauth-token.ts';
 
 /** The review and CSV tools a posts:read credential sees (test/api/mcp-review.test.ts tests them). */
@@ -48,15 +48,9 @@ for (const store of await testStores()) {
     let account: TestAccount;
     let agent: Client;
     let channel: string;
-    const clients: Client[] = [];
     /** Whether the receiver takes the post "Refuse me". */
     let accepting = true;
-
-    async function connect(credential: string): Promise<Client> {
-      const client = await connectMcp(herald.url, credential);
-      clients.push(client);
-      return client;
-    }
+    const { connect, closeAll } = mcpAgents(() => herald.url);
 
     before(async () => {
       receiver = await startWebhookReceiver();
@@ -79,7 +73,7 @@ for (const store of await testStores()) {
       agent = await connect(key);
     });
     after(async () => {
-      await Promise.all(clients.map((c) => c.close()));
+      await closeAll();
       await herald?.close();
       await receiver?.close();
       await files?.close();

@@ -8,6 +8,15 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import type { StoreKind } from './stores.ts';
+
+/**
+ * The store the browser walks run on: one, SQLite, the store `npm start` uses.
+ * A page works the same whichever store serves it, and the routes it calls are
+ * tested on both stores (test/web/app-api.test.ts and the public API's suites);
+ * walking every page twice would double the suite's longest files for nothing.
+ */
+export const BROWSER_STORES: readonly StoreKind[] = ['sqlite'];
 
 export const CHROMIUM = process.env.HERALD_TEST_CHROMIUM || '/usr/bin/chromium';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');

@@ -21,6 +21,19 @@ export async function connectMcp(heraldUrl: string, credential: string): Promise
   return client;
 }
 
+/** Agents of one Herald, each connected with its own credential, closed together at the end of the suite. */
+export function mcpAgents(heraldUrl: () => string) {
+  const clients: Client[] = [];
+  return {
+    async connect(credential: string): Promise<Client> {
+      const client = await connectMcp(heraldUrl(), credential);
+      clients.push(client);
+      return client;
+    },
+    closeAll: () => Promise.all(clients.map((c) => c.close())),
+  };
+}
+
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
   const result = (await client.callTool({ name, arguments: args })) as {
     isError?: boolean;

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { caller, startHerald, type TestHerald } from '../helpers/herald.ts';
-import { testStores, storeSuite } from '../helpers/stores.ts';
-import { browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import { storeSuite } from '../helpers/stores.ts';
+import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
 
 const PASSWORD = 'correct horse battery';
@@ -18,7 +18,7 @@ const DAY = 86_400_000;
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const browser = browserSuite();
 
-for (const store of await testStores()) {
+for (const store of BROWSER_STORES) {
   describe(`approvals in a browser (${store})`, { skip: storeSuite(store).skip || browser.skip }, () => {
     let herald: TestHerald;
     let chromium: Browser;

@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startHerald, type TestHerald } from '../helpers/herald.ts';
-import { testStores, storeSuite } from '../helpers/stores.ts';
-import { browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import { storeSuite } from '../helpers/stores.ts';
+import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
 import { startFeedServer, type FeedServer } from '../fakes/feed-server.ts';
 
 const browser = browserSuite();
 
-for (const store of await testStores()) {
+for (const store of BROWSER_STORES) {
   describe(`the Feeds page in a browser (${store})`, { skip: storeSuite(store).skip || browser.skip }, () => {
     let herald: TestHerald;
     let site: FeedServer;

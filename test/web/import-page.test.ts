@@ -11,14 +11,14 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startHerald, type TestHerald } from '../helpers/herald.ts';
 import { addWebhookChannel, listPosts } from '../helpers/api-fixtures.ts';
-import { testStores, storeSuite } from '../helpers/stores.ts';
-import { browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import { storeSuite } from '../helpers/stores.ts';
+import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
 import { caller } from '../helpers/herald.ts';
 
 const browser = browserSuite();
 
-for (const store of await testStores()) {
+for (const store of BROWSER_STORES) {
   describe(`CSV import and export page (${store})`, { skip: storeSuite(store).skip || browser.skip }, () => {
     let herald: TestHerald;
     let chromium: Browser;

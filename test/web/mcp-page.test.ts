@@ -9,13 +9,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser } from 'playwright-core';
 import { startHerald, type TestHerald } from '../helpers/herald.ts';
-import { testStores, storeSuite } from '../helpers/stores.ts';
-import { browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import { storeSuite } from '../helpers/stores.ts';
+import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
 
 const browser = browserSuite();
 
-for (const store of await testStores()) {
+for (const store of BROWSER_STORES) {
   describe(`MCP server in Settings › Developers (${store})`, { skip: storeSuite(store).skip || browser.skip }, () => {
     let herald: TestHerald;
     let chromium: Browser;

@@ -12,8 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
-import { testStores, storeSuite } from '../helpers/stores.ts';
-import { browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import { storeSuite } from '../helpers/stores.ts';
+import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { PINTEREST_APP, startPinterestFake, type PinterestFake } from '../fakes/pinterest.ts';
 import { FB_APP, startFacebookFake, type FacebookFake } from '../fakes/facebook.ts';
@@ -26,7 +26,7 @@ const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 const browser = browserSuite();
 
-for (const store of await testStores()) {
+for (const store of BROWSER_STORES) {
   describe(`web application in a browser (${store})`, { skip: storeSuite(store).skip || browser.skip }, () => {
     let herald: TestHerald;
     let receiver: WebhookReceiver;

@@ -168,6 +168,7 @@ const en = {
   'series.title': 'Repeating post',
   'series.listTitle': 'Repeating posts',
   'series.none': 'No repeating post yet. In the composer, tick “Repeat this post”.',
+  'series.compose': 'Write a post',
   'series.everyDay': 'Every day',
   'series.everyDays': 'Every {n} days',
   'series.everyWeek': 'Every week',

@@ -64,7 +64,9 @@ export function SeriesListPage() {
       </div>
       {notice && <Notice kind="success">{notice}</Notice>}
       {list.data.length === 0 ? (
-        <p>{t('series.none')}</p>
+        <p>
+          {t('series.none')} <Link to="/compose">{t('series.compose')}</Link>
+        </p>
       ) : (
         <ul className="cards">
           {list.data.map((s) => (
