@@ -97,8 +97,12 @@ export async function readRecords(body: Readable, problems: ImportProblem[]): Pr
   const parser = parse({ bom: true, raw: true, relax_column_count: true, skip_empty_lines: true });
   // Piped rather than part of the pipeline: a refusal must leave the request open for its answer.
   const cap = capBytes(IMPORT_MAX_BYTES);
-  body.on('error', (err) => cap.destroy(err));
-  body.pipe(cap);
+  // A multipart part can fail (a body cut short) before this reads it: piping a stream that already failed would wait forever.
+  if (body.destroyed) cap.destroy(body.errored ?? Object.assign(new Error('the body was closed before it was read'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+  else {
+    body.on('error', (err) => cap.destroy(err));
+    body.pipe(cap);
+  }
   try {
     await pipeline(cap, parser, async (source: AsyncIterable<{ record: string[]; raw: string }>) => {
       for await (const { record, raw } of source) {

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { StoreKind } from './stores.ts';
 
 /**
@@ -37,6 +37,36 @@ export function ensureWebBuilt(): void {
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+export interface ContextOptions {
+  phone?: boolean;
+  /** Needed to inject axe-core past the page's Content-Security-Policy. */
+  bypassCSP?: boolean;
+  acceptDownloads?: boolean;
+}
+
+/** A browser context on a desktop (or a 390 px phone), in UTC and British English, signed in with `person`'s session cookies when given. */
+export async function browserContext(
+  browser: Browser,
+  heraldUrl: string,
+  person?: { jar: Map<string, string> },
+  options: ContextOptions = {},
+): Promise<BrowserContext> {
+  const viewport = options.phone ? { width: 390, height: 844 } : { width: 1280, height: 900 };
+  const context = await browser.newContext({
+    viewport,
+    timezoneId: 'UTC',
+    locale: 'en-GB',
+    bypassCSP: options.bypassCSP,
+    acceptDownloads: options.acceptDownloads,
+  });
+  if (person) {
+    await context.addCookies(
+      [...person.jar].map(([name, value]) => ({ name, value, url: heraldUrl, httpOnly: name === 'herald_session', sameSite: 'Lax' as const })),
+    );
+  }
+  return context;
 }
 
 export async function screenshot(page: Page, folder: string, name: string): Promise<void> {

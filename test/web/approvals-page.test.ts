@@ -7,10 +7,20 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { caller, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite } from '../helpers/stores.ts';
-import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import {
+  BROWSER_STORES,
+  browserContext,
+  type ContextOptions,
+  browserSuite,
+  describeViolations,
+  ensureWebBuilt,
+  launchBrowser,
+  screenshot,
+  seriousA11yViolations,
+} from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
 
 const PASSWORD = 'correct horse battery';
@@ -30,16 +40,7 @@ for (const store of BROWSER_STORES) {
     const postRow = (id: string) => herald.services.store.db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
     /** A browser context signed in as `person` (their session cookies), or without any session. */
-    async function contextOf(person?: WebClient, options: { phone?: boolean; bypassCSP?: boolean } = {}): Promise<BrowserContext> {
-      const viewport = options.phone ? { width: 390, height: 844 } : { width: 1280, height: 900 };
-      const context = await chromium.newContext({ viewport, timezoneId: 'UTC', locale: 'en-GB', bypassCSP: options.bypassCSP });
-      if (person) {
-        await context.addCookies(
-          [...person.jar].map(([name, value]) => ({ name, value, url: herald.url, httpOnly: name === 'herald_session', sameSite: 'Lax' as const })),
-        );
-      }
-      return context;
-    }
+    const contextOf = (person?: WebClient, options: ContextOptions = {}) => browserContext(chromium, herald.url, person, options);
 
     async function fitsPhone(page: Page, what: string): Promise<void> {
       const width = await page.evaluate(() => document.documentElement.scrollWidth);

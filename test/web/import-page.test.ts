@@ -12,7 +12,16 @@ import type { Browser } from 'playwright-core';
 import { startHerald, type TestHerald } from '../helpers/herald.ts';
 import { addWebhookChannel, listPosts } from '../helpers/api-fixtures.ts';
 import { storeSuite } from '../helpers/stores.ts';
-import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import {
+  BROWSER_STORES,
+  browserContext,
+  browserSuite,
+  describeViolations,
+  ensureWebBuilt,
+  launchBrowser,
+  screenshot,
+  seriousA11yViolations,
+} from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
 import { caller } from '../helpers/herald.ts';
 
@@ -55,14 +64,7 @@ for (const store of BROWSER_STORES) {
       );
 
       // Signed in as the owner (the session the sign-up set); axe is injected, so the page's CSP is bypassed.
-      const context = await chromium.newContext({
-        viewport: { width: 1280, height: 900 },
-        timezoneId: 'UTC',
-        locale: 'en-GB',
-        bypassCSP: true,
-        acceptDownloads: true,
-      });
-      await context.addCookies([...owner.jar].map(([name, value]) => ({ name, value, url: herald.url })));
+      const context = await browserContext(chromium, herald.url, owner, { bypassCSP: true, acceptDownloads: true });
       const page = await context.newPage();
       await page.goto(`${herald.url}/`);
       await page.getByRole('link', { name: 'Import & export' }).click();

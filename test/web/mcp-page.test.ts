@@ -10,7 +10,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Browser } from 'playwright-core';
 import { startHerald, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite } from '../helpers/stores.ts';
-import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import {
+  BROWSER_STORES,
+  browserContext,
+  browserSuite,
+  describeViolations,
+  ensureWebBuilt,
+  launchBrowser,
+  screenshot,
+  seriousA11yViolations,
+} from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
 
 const browser = browserSuite();
@@ -34,8 +43,7 @@ for (const store of BROWSER_STORES) {
       const owner = new WebClient(herald.url);
       const accountId = (await owner.signUp('owner@example.com')).body.account.id;
       // Signed in as the owner (the session the sign-up set); axe is injected, so the page's CSP is bypassed.
-      const context = await chromium.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC', locale: 'en-GB', bypassCSP: true });
-      await context.addCookies([...owner.jar].map(([name, value]) => ({ name, value, url: herald.url })));
+      const context = await browserContext(chromium, herald.url, owner, { bypassCSP: true });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: herald.url });
       const page = await context.newPage();
       await page.goto(`${herald.url}/settings/developers`);

@@ -10,7 +10,16 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite } from '../helpers/stores.ts';
-import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
+import {
+  BROWSER_STORES,
+  browserContext,
+  browserSuite,
+  describeViolations,
+  ensureWebBuilt,
+  launchBrowser,
+  screenshot,
+  seriousA11yViolations,
+} from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
 
 const browser = browserSuite();
@@ -49,8 +58,7 @@ for (const store of BROWSER_STORES) {
       const user = await herald.services.store.db.selectFrom('users').select('account_id').where('email', '=', 'owner@example.com').executeTakeFirstOrThrow();
       key = (await herald.services.accounts.createKey(user.account_id, 'test')).key;
       chromium = await launchBrowser();
-      context = await chromium.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC', locale: 'en-GB' });
-      await context.addCookies([...web.jar].map(([name, value]) => ({ name, value, url: herald.url })));
+      context = await browserContext(chromium, herald.url, web);
       page = await context.newPage();
     });
     after(async () => {
