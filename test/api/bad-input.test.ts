@@ -124,6 +124,14 @@ function idCases(what: string, pathFor: (id: string) => string, ownerOf: (owned:
   ];
 }
 
+/** The names of the things an account owns that are one id. */
+type OwnedId = { [K in keyof Owned]: Owned[K] extends string ? K : never }[keyof Owned];
+
+/** A route whose only input is an id of `what` (account A's `key` for its sample): refused for an unknown id and another account's. */
+function idOnly(route: string, what: string, key: OwnedId, pathFor: (id: string) => string): Endpoint {
+  return { route, sample: (fx) => pathFor(fx[key]), cases: idCases(what, pathFor, (o) => o[key]) };
+}
+
 const channelOf = (o: Owned) => o.channel;
 const postOf = (o: Owned) => o.post;
 
@@ -511,17 +519,7 @@ const endpoints: Endpoint[] = [
     sample: (fx) => `/posts/${fx.post}`,
     cases: [...idCases('post', (id) => `/posts/${id}`, postOf)],
   },
-  {
-    route: 'DELETE /posts/group/{group}',
-    sample: (fx) => `/posts/group/${fx.group}`,
-    cases: [
-      ...idCases(
-        'post group',
-        (id) => `/posts/group/${id}`,
-        (o) => o.group,
-      ),
-    ],
-  },
+  idOnly('DELETE /posts/group/{group}', 'post group', 'group', (id) => `/posts/group/${id}`),
   {
     route: 'PUT /posts/{id}/status',
     sample: (fx) => `/posts/${fx.post}/status`,
@@ -599,17 +597,7 @@ const endpoints: Endpoint[] = [
       bad('a private url', 400, 'url', () => ({ json: { url: 'http://192.168.0.1/x' } })),
     ],
   },
-  {
-    route: 'DELETE /webhooks/{id}',
-    sample: (fx) => `/webhooks/${fx.webhook}`,
-    cases: [
-      ...idCases(
-        'webhook',
-        (id) => `/webhooks/${id}`,
-        (o) => o.webhook,
-      ),
-    ],
-  },
+  idOnly('DELETE /webhooks/{id}', 'webhook', 'webhook', (id) => `/webhooks/${id}`),
   {
     route: 'GET /webhooks/{id}/deliveries',
     sample: (fx) => `/webhooks/${fx.webhook}/deliveries`,
@@ -639,17 +627,7 @@ const endpoints: Endpoint[] = [
       })),
     ],
   },
-  {
-    route: 'POST /webhooks/{id}/test',
-    sample: (fx) => `/webhooks/${fx.webhook}/test`,
-    cases: [
-      ...idCases(
-        'webhook',
-        (id) => `/webhooks/${id}/test`,
-        (o) => o.webhook,
-      ),
-    ],
-  },
+  idOnly('POST /webhooks/{id}/test', 'webhook', 'webhook', (id) => `/webhooks/${id}/test`),
   { route: 'GET /feeds', sample: () => '/feeds', cases: [] },
   {
     route: 'POST /feeds',
@@ -667,17 +645,7 @@ const endpoints: Endpoint[] = [
       bad('an unknown mode', 400, 'mode', (fx) => ({ json: { url: 'http://127.0.0.1:9/f.xml', channels: [fx.channel], mode: 'hourly' } })),
     ],
   },
-  {
-    route: 'GET /feeds/{id}',
-    sample: (fx) => `/feeds/${fx.feed}`,
-    cases: [
-      ...idCases(
-        'feed',
-        (id) => `/feeds/${id}`,
-        (o) => o.feed,
-      ),
-    ],
-  },
+  idOnly('GET /feeds/{id}', 'feed', 'feed', (id) => `/feeds/${id}`),
   {
     route: 'PATCH /feeds/{id}',
     sample: (fx) => `/feeds/${fx.feed}`,
@@ -694,28 +662,8 @@ const endpoints: Endpoint[] = [
       bad('a private url', 400, 'url', () => ({ json: { url: 'http://192.168.0.1/feed.xml' } })),
     ],
   },
-  {
-    route: 'DELETE /feeds/{id}',
-    sample: (fx) => `/feeds/${fx.feed}`,
-    cases: [
-      ...idCases(
-        'feed',
-        (id) => `/feeds/${id}`,
-        (o) => o.feed,
-      ),
-    ],
-  },
-  {
-    route: 'POST /feeds/{id}/check',
-    sample: (fx) => `/feeds/${fx.feed}/check`,
-    cases: [
-      ...idCases(
-        'feed',
-        (id) => `/feeds/${id}/check`,
-        (o) => o.feed,
-      ),
-    ],
-  },
+  idOnly('DELETE /feeds/{id}', 'feed', 'feed', (id) => `/feeds/${id}`),
+  idOnly('POST /feeds/{id}/check', 'feed', 'feed', (id) => `/feeds/${id}/check`),
 ];
 
 /** Approvals, comments and preview links of a post (the fixture's post is a draft that never asked for approval). */

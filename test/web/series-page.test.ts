@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
+import { caller, eventually, startHerald, type Caller, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite } from '../helpers/stores.ts';
 import {
   BROWSER_STORES,
@@ -38,25 +38,16 @@ for (const store of BROWSER_STORES) {
     let chromium: Browser;
     let context: BrowserContext;
     let page: Page;
-    let key: string;
-
-    const api = async (method: string, route: string, body?: unknown) => {
-      const response = await fetch(`${herald.api}${route}`, {
-        method,
-        headers: { authorization: key, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: response.status, body: await response.json() };
-    };
+    /** The owner's API key, speaking to the public API. */
+    let api: Caller;
 
     before(async () => {
       ensureWebBuilt();
       // With its engine, as `herald start` runs: a saved series gets its occurrences at once.
       herald = await startHerald(store, { engine: { pollMs: 200 } });
       const web = new WebClient(herald.url);
-      await web.signUp('owner@example.com');
-      const user = await herald.services.store.db.selectFrom('users').select('account_id').where('email', '=', 'owner@example.com').executeTakeFirstOrThrow();
-      key = (await herald.services.accounts.createKey(user.account_id, 'test')).key;
+      const accountId = (await web.signUp('owner@example.com')).body.account.id;
+      api = caller(herald.api, (await herald.services.accounts.createKey(accountId, 'test')).key);
       chromium = await launchBrowser();
       context = await browserContext(chromium, herald.url, web);
       page = await context.newPage();
