@@ -12,6 +12,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sources = path.join(root, 'src');
 const bundle = path.join(root, 'node_modules', '.cache', 'herald', 'herald.mjs');
 const clientBundle = path.join(root, 'node_modules', '.cache', 'herald', 'client.mjs');
+// Feed documents are read in a worker thread, from a bundle of their own beside the server's.
+const feedWorkerBundle = path.join(root, 'node_modules', '.cache', 'herald', 'feed-parse-worker.mjs');
 
 function newestChange(dir) {
   let newest = 0;
@@ -24,7 +26,7 @@ function newestChange(dir) {
 
 function bundleIsCurrent() {
   try {
-    return Math.min(fs.statSync(bundle).mtimeMs, fs.statSync(clientBundle).mtimeMs) >= newestChange(sources);
+    return Math.min(...[bundle, clientBundle, feedWorkerBundle].map((file) => fs.statSync(file).mtimeMs)) >= newestChange(sources);
   } catch {
     return false;
   }
@@ -34,7 +36,11 @@ if (!bundleIsCurrent()) {
   const esbuild = await import('esbuild');
   const result = esbuild.buildSync({
     // The client commands get a bundle of their own: they start without loading the server's modules.
-    entryPoints: { herald: path.join(sources, 'main.ts'), client: path.join(sources, 'cli', 'index.ts') },
+    entryPoints: {
+      herald: path.join(sources, 'main.ts'),
+      client: path.join(sources, 'cli', 'index.ts'),
+      'feed-parse-worker': path.join(sources, 'domain', 'feed-parse-worker.ts'),
+    },
     outdir: path.dirname(bundle),
     outExtension: { '.js': '.mjs' },
     bundle: true,

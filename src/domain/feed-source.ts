@@ -1,27 +1,16 @@
 /**
  * Reading an RSS or Atom feed: one conditional GET through the outbound guard
  * (If-None-Match and If-Modified-Since from the last read), a size cap, and the
- * feed-parser library for the document. Every way it can fail becomes a
- * FeedReadError whose message the subscription shows.
+ * document read in a worker thread with a time and memory limit (a feed is
+ * untrusted input: however it is made, the event loop never waits for it).
+ * Every way it can fail becomes a FeedReadError whose message the subscription shows.
  */
-import crypto from 'node:crypto';
-import type { parseFeed } from '@rowanmanning/feed-parser';
+import { Worker } from 'node:worker_threads';
 import { deadline } from '../lib/deadline.ts';
 import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
-import { plainText } from './feed-template.ts';
+import type { FeedDocument, FeedEntry } from './feed-document.ts';
 
-/** One item of a feed, as a post is made from it. */
-export interface FeedEntry {
-  /** The guid, or the link when there is none (hashed when very long). */
-  key: string;
-  title: string;
-  link: string;
-  summary: string;
-  /** The item's image (enclosure, media:content or thumbnail), if it names one. */
-  image: string | null;
-  /** Published (or updated) time, when the feed says. */
-  published: number | null;
-}
+export type { FeedEntry } from './feed-document.ts';
 
 export type FeedRead = { kind: 'unchanged' } | { kind: 'read'; title: string | null; entries: FeedEntry[]; etag: string | null; lastModified: string | null };
 
@@ -32,13 +21,17 @@ type Fetched = Awaited<ReturnType<OutboundGuard['fetch']>>;
 const READ_TIMEOUT_MS = 30_000;
 /** Larger documents are refused: a feed that big is not a feed to post from. */
 export const LARGEST_FEED_BYTES = 5 * 1024 * 1024;
-/** Longer keys are stored as their hash, so the unique index stays small. */
-const LONGEST_KEY = 500;
+/** The longest a document may take to read; a 5 MB feed of 60,000 items takes about a second here. */
+export const PARSE_LIMIT_MS = 10_000;
+/** The worker's heap: a 5 MB document's tree fits with room to spare. */
+const PARSE_HEAP_MB = 512;
 
-/** The feed parser, loaded with the first feed read: costly to load, and only accounts with feeds need it. */
-const loadFeedParser = () => import('@rowanmanning/feed-parser');
-
-export async function readFeed(outbound: OutboundGuard, url: string, validators: { etag: string | null; lastModified: string | null }): Promise<FeedRead> {
+export async function readFeed(
+  outbound: OutboundGuard,
+  url: string,
+  validators: { etag: string | null; lastModified: string | null },
+  options: { parseLimitMs?: number } = {},
+): Promise<FeedRead> {
   const limit = deadline(READ_TIMEOUT_MS);
   try {
     const headers: Record<string, string> = {
@@ -68,17 +61,11 @@ export async function readFeed(outbound: OutboundGuard, url: string, validators:
       if (err instanceof FeedReadError) throw err;
       throw new FeedReadError(unreachable(err, limit.signal));
     }
-    const { parseFeed } = await loadFeedParser();
-    let parsed: ReturnType<typeof parseFeed>;
-    try {
-      parsed = parseFeed(text);
-    } catch (err) {
-      throw new FeedReadError(`The address did not answer with an RSS or Atom feed (${(err as Error).message}).`);
-    }
+    const document = await readDocumentOffThread(text, options.parseLimitMs ?? PARSE_LIMIT_MS);
     return {
       kind: 'read',
-      title: parsed.title ? plainText(parsed.title).slice(0, 300) : null,
-      entries: entriesOf(parsed.items),
+      title: document.title,
+      entries: document.entries,
       etag: response.headers.get('etag'),
       lastModified: response.headers.get('last-modified'),
     };
@@ -87,28 +74,48 @@ export async function readFeed(outbound: OutboundGuard, url: string, validators:
   }
 }
 
-type ParsedItem = ReturnType<typeof parseFeed>['items'][number];
-
-/** The items with a key each, the first of any repeated key kept. */
-function entriesOf(items: ParsedItem[]): FeedEntry[] {
-  const seen = new Set<string>();
-  const entries: FeedEntry[] = [];
-  for (const item of items) {
-    const title = plainText(item.title ?? '');
-    const summary = plainText(item.description ?? item.content ?? '');
-    const link = item.url ?? '';
-    const key = itemKey(item.id ?? (link || `text:${title}\n${summary}`));
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const image = item.image?.url ?? item.mediaImages[0]?.url ?? null;
-    const published = (item.published ?? item.updated)?.getTime() ?? null;
-    entries.push({ key, title, link, summary, image: image && /^https?:\/\//i.test(image) ? image : null, published });
-  }
-  return entries;
+/**
+ * The worker's module: the bundle's sibling when Herald runs from its bundle
+ * (bin/herald.js builds both), the TypeScript source through tsx otherwise.
+ */
+function startWorker(text: string): Worker {
+  const resourceLimits = { maxOldGenerationSizeMb: PARSE_HEAP_MB };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./feed-parse-worker.mjs', import.meta.url), { workerData: text, resourceLimits });
+  const source = new URL('./feed-parse-worker.ts', import.meta.url).href;
+  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(boot, { eval: true, workerData: text, resourceLimits });
 }
 
-function itemKey(raw: string): string {
-  return raw.length <= LONGEST_KEY ? raw : `sha256:${crypto.createHash('sha256').update(raw).digest('hex')}`;
+/** Reads the document in a worker of its own, ended after `limitMs` (or when it runs out of memory). */
+export function readDocumentOffThread(text: string, limitMs: number): Promise<FeedDocument> {
+  return new Promise((resolve, reject) => {
+    const worker = startWorker(text);
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      outcome();
+    };
+    const timer = setTimeout(
+      () => settle(() => reject(new FeedReadError(`The feed took longer than ${limitMs / 1000} seconds to read; it is too large or too complex.`))),
+      limitMs,
+    );
+    worker.on('message', (answer: { ok: true; document: FeedDocument } | { ok: false; message: string }) =>
+      settle(() => (answer.ok ? resolve(answer.document) : reject(new FeedReadError(answer.message)))),
+    );
+    worker.on('error', (err: Error & { code?: string }) =>
+      settle(() =>
+        reject(
+          new FeedReadError(
+            err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'The feed needs too much memory to read.' : `The feed could not be read (${err.message}).`,
+          ),
+        ),
+      ),
+    );
+    worker.on('exit', () => settle(() => reject(new FeedReadError('The feed could not be read (its reader stopped).'))));
+  });
 }
 
 async function readCapped(response: Fetched): Promise<Buffer> {
