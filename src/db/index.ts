@@ -43,6 +43,7 @@ import * as feeds from './migrations/018_feeds.ts';
 import * as postSeries from './migrations/019_post_series.ts';
 import * as approvals from './migrations/020_approvals.ts';
 import * as imports from './migrations/021_imports.ts';
+import * as feedAuthors from './migrations/022_feed_authors.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -82,6 +83,7 @@ const migrations: Record<string, Migration> = {
   '019_post_series': postSeries,
   '020_approvals': approvals,
   '021_imports': imports,
+  '022_feed_authors': feedAuthors,
 };
 
 /**

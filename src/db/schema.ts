@@ -432,6 +432,8 @@ export interface FeedRow {
   last_error: string | null;
   /** Failed reads in a row; 0 after a success. */
   failures: number;
+  /** The person who set the feed up or last changed it (its posts may wait for approval); null for API keys. */
+  author_id: string | null;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
@@ -446,6 +448,8 @@ export interface FeedItemRow {
   post_ids: string | null;
   note: string | null;
   seen_at: number;
+  /** When a read last found the item in the feed's document (null only for rows older than migration 022). */
+  last_seen_at: number | null;
 }
 
 /** A row of a CSV import and the post it became (migration 021): the same row imported again is skipped. */

@@ -43,6 +43,8 @@ type Target = { channel: ChannelRow; provider: Provider };
  */
 export async function postItem(deps: FeedPostingDeps, feed: FeedRow, targets: Target[], entry: FeedEntry, now: number): Promise<PostedItem | undefined> {
   const notes: string[] = [];
+  // The feed's author writes its posts: a member's wait for approval as their own posts do.
+  const author = { author: feed.author_id ?? undefined };
   let image: { id: string; path: string } | undefined;
   if (feed.attach_image && entry.image) {
     // Refused as an upload from this URL would be (address, type, size); the post then goes out without it.
@@ -75,12 +77,12 @@ export async function postItem(deps: FeedPostingDeps, feed: FeedRow, targets: Ta
   try {
     const type = feed.mode === 'draft' ? 'draft' : feed.mode === 'now' ? 'now' : 'schedule';
     const slots = feed.mode === 'slot' ? await nextSlots(deps.channels, feed.account_id, targets, now) : undefined;
-    plan = await deps.posts.plan(feed.account_id, body(type), now);
+    plan = await deps.posts.plan(feed.account_id, body(type), now, author);
     for (const thread of plan.threads) thread.publishAt = slots?.get(thread.channel.id);
   } catch (err) {
     if (!(err instanceof ApiError) || err.statusCode >= 500) throw err;
     notes.push(`Saved as a draft: ${err.message}`);
-    plan = await deps.posts.plan(feed.account_id, body('draft'), now);
+    plan = await deps.posts.plan(feed.account_id, body('draft'), now, author);
   }
 
   const note = notes.length > 0 ? notes.join(' ') : null;
@@ -96,6 +98,7 @@ export async function postItem(deps: FeedPostingDeps, feed: FeedRow, targets: Ta
           post_ids: JSON.stringify(posts.map((p) => p.postId)),
           note,
           seen_at: now,
+          last_seen_at: now,
         })
         .execute();
     });

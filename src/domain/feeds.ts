@@ -5,6 +5,11 @@
  * read only records the items that exist; each later one posts the items not
  * seen before, each once (feed-posting.ts). A read that fails is tried again
  * later and later, and after a few in a row the account is told, once.
+ *
+ * A feed's posts are its author's: the person who set it up or last changed it
+ * (none for an API key), so a member's feed waits for approval as the member's
+ * posts do. What a feed remembers is bounded: the items of its current document,
+ * and the KEPT_ABSENT_ITEMS seen most recently before them.
  */
 import type { Kysely } from 'kysely';
 import type { Database, FeedItemRow, FeedRow } from '../db/schema.ts';
@@ -30,6 +35,12 @@ export const NEW_ITEMS_PER_READ = 10;
 const RECENT_ITEMS = 20;
 /** Keys looked up per query (SQLite and PostgreSQL cap the parameters of one statement). */
 const KEY_SLICE = 500;
+/**
+ * Items no longer in the feed's document that are still remembered (the most
+ * recently seen first): an item that comes back within these is not posted again.
+ * A feed whose ids change on every read so keeps at most this many plus one document's.
+ */
+export const KEPT_ABSENT_ITEMS = 1000;
 
 export type FeedOutcome = 'posted' | 'unchanged' | 'recorded' | 'failed';
 
@@ -158,7 +169,8 @@ export class Feeds {
     if (problems.length > 0) throw invalidFields(problems);
   }
 
-  async create(accountId: string, input: CreateFeedBody, now = Date.now()) {
+  /** `author`: the person subscribing (undefined for an API key). */
+  async create(accountId: string, input: CreateFeedBody, author?: string, now = Date.now()) {
     await this.check(accountId, input);
     const row: FeedRow = {
       id: newId(),
@@ -181,6 +193,7 @@ export class Feeds {
       last_success_at: null,
       last_error: null,
       failures: 0,
+      author_id: author ?? null,
       created_at: now,
       updated_at: now,
       deleted_at: null,
@@ -189,10 +202,12 @@ export class Feeds {
     return feedView(row);
   }
 
-  async update(accountId: string, id: string, input: UpdateFeedBody, now = Date.now()) {
+  /** `author`: the person changing it, whose the feed's posts become (undefined for an API key, which keeps the author). */
+  async update(accountId: string, id: string, input: UpdateFeedBody, author?: string, now = Date.now()) {
     const old = await this.row(accountId, id);
     await this.check(accountId, input);
     const set: Partial<FeedRow> = { updated_at: now };
+    if (author !== undefined) set.author_id = author;
     if (input.url !== undefined && input.url !== old.url) {
       // Another feed: its first read records what it has, as for a new subscription.
       Object.assign(set, {
@@ -298,7 +313,7 @@ export class Feeds {
     });
     if (targets.length === 0) return this.failed(row, owner, "None of the feed's channels exists any more: choose others.", now);
 
-    const fresh = oldestFirst(await this.unseen(row.id, read.entries));
+    const fresh = oldestFirst(await this.unseen(row.id, read.entries, now));
     const skipped = fresh.slice(0, Math.max(0, fresh.length - NEW_ITEMS_PER_READ));
     if (skipped.length > 0) {
       await this.record(row, skipped, now, `Not posted: the feed had ${fresh.length} new items at once; the newest ${NEW_ITEMS_PER_READ} were posted.`);
@@ -326,18 +341,43 @@ export class Feeds {
       }
     }
     await this.succeeded(row, owner, now, validators);
+    await this.forgetOld(row.id, now);
     return { outcome: newItems > 0 ? 'posted' : 'unchanged', newItems, posts };
   }
 
-  /** The entries whose key this feed has not seen. */
-  private async unseen(feedId: string, entries: FeedEntry[]): Promise<FeedEntry[]> {
+  /** The entries whose key this feed has not seen; those it has are marked as seen in this read. */
+  private async unseen(feedId: string, entries: FeedEntry[], now: number): Promise<FeedEntry[]> {
     const seen = new Set<string>();
     for (let i = 0; i < entries.length; i += KEY_SLICE) {
       const keys = entries.slice(i, i + KEY_SLICE).map((e) => e.key);
-      const rows = await this.db.selectFrom('feed_items').select('item_key').where('feed_id', '=', feedId).where('item_key', 'in', keys).execute();
+      const rows = await this.db
+        .updateTable('feed_items')
+        .set({ last_seen_at: now })
+        .where('feed_id', '=', feedId)
+        .where('item_key', 'in', keys)
+        .returning('item_key')
+        .execute();
       for (const r of rows) seen.add(r.item_key);
     }
     return entries.filter((e) => !seen.has(e.key));
+  }
+
+  /**
+   * Forgets the items this read did not find beyond the KEPT_ABSENT_ITEMS seen most
+   * recently, in one statement (the document's own items were all marked seen at `now`).
+   */
+  private async forgetOld(feedId: string, now: number): Promise<void> {
+    const oldest = await this.db
+      .selectFrom('feed_items')
+      .select('last_seen_at')
+      .where('feed_id', '=', feedId)
+      .where('last_seen_at', '<', now)
+      .orderBy('last_seen_at', 'desc')
+      .offset(KEPT_ABSENT_ITEMS)
+      .limit(1)
+      .executeTakeFirst();
+    if (!oldest || oldest.last_seen_at === null) return;
+    await this.db.deleteFrom('feed_items').where('feed_id', '=', feedId).where('last_seen_at', '<=', oldest.last_seen_at).execute();
   }
 
   /** Records entries as seen without posting them (those there already are left as they are). */
@@ -351,6 +391,7 @@ export class Feeds {
         post_ids: null,
         note,
         seen_at: now,
+        last_seen_at: now,
       }));
       await this.db
         .insertInto('feed_items')

@@ -11,7 +11,9 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { addWebhookChannel, assertError } from '../helpers/api-fixtures.ts';
 import { startFeedServer, type FeedServer } from '../fakes/feed-server.ts';
 import { FeedPoller } from '../../src/scheduler/feed-poller.ts';
-import { FAILURES_BEFORE_NOTICE } from '../../src/domain/feeds.ts';
+import { FAILURES_BEFORE_NOTICE, KEPT_ABSENT_ITEMS, NEW_ITEMS_PER_READ } from '../../src/domain/feeds.ts';
+import { MOST_ITEMS_READ } from '../../src/domain/feed-document.ts';
+import { LARGEST_FEED_BYTES } from '../../src/domain/feed-source.ts';
 import { Herald, HeraldApiError } from '../../src/sdk/index.ts';
 import { mediaRows, mp4Header, storedFiles } from '../media/support.ts';
 
@@ -395,6 +397,69 @@ for (const store of await testStores()) {
         return true;
       });
       assert.deepEqual(await sdk.deleteFeed(made.id), { deleted: true, id: made.id });
+    });
+
+    it('reads a 60,000-item feed under the size cap off the main thread: the health check keeps answering, the first 1,000 items are kept', async () => {
+      const channel = (await addWebhookChannel(account)).id;
+      const items = Array.from({ length: 60_000 }, (_, n) => `<item><title>${n}</title><link>/p/${n}</link><guid>${n}</guid></item>`);
+      const xml = Buffer.from(`<rss version="2.0"><channel><title>Huge</title><link>http://huge.example/</link>${items.join('')}</channel></rss>`);
+      assert.ok(xml.length < LARGEST_FEED_BYTES, 'under the size cap, so it is read, not refused');
+      const made = await subscribe({ url: site.file('/huge.xml', 'application/rss+xml', xml), channels: [channel], template: '{title}' });
+
+      // Before, reading it held the event loop for minutes (the parser's link lookup grew with the square of the items).
+      // The check is asked every 100 ms; what counts is how late each answer came after it was due (a held loop delays both).
+      const slowest = { ms: 0 };
+      let reading = true;
+      const polling = (async () => {
+        let due = performance.now();
+        while (reading) {
+          const health = await fetch(`${herald.url}/api/health`);
+          assert.equal(health.status, 200);
+          slowest.ms = Math.max(slowest.ms, performance.now() - due);
+          due = performance.now() + 100;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })();
+      await tick();
+      reading = false;
+      await polling;
+      // An idle machine answers within a few ms; the bound leaves room for a busy test machine, far below the freeze it guards against.
+      assert.ok(slowest.ms < 500, `a health check answered ${Math.round(slowest.ms)} ms after it was due while the feed was read`);
+
+      const read = await feed(made.id);
+      assert.deepEqual([read.state, read.lastError, read.title], ['ok', null, 'Huge']);
+      const kept = await herald.services.store.db.selectFrom('feed_items').select('item_key').where('feed_id', '=', made.id).execute();
+      assert.equal(kept.length, MOST_ITEMS_READ, 'the first items of the document are read, the rest not');
+      assert.ok(kept.some((k) => k.item_key === '0') && !kept.some((k) => k.item_key === String(MOST_ITEMS_READ)));
+      const first = read.recentItems.find((i: { key: string }) => i.key === '0');
+      assert.equal(first?.link, 'http://huge.example/p/0', "a relative link resolves against the feed's address");
+    });
+
+    it('keeps a bounded memory of a feed whose item ids change on every read, and never posts a lasting item twice', async () => {
+      const channel = (await addWebhookChannel(account)).id;
+      const lasting = { guid: 'lasting', title: 'Always there', link: 'http://blog.example/lasting' };
+      const fresh = (read: number) => Array.from({ length: 800 }, (_, n) => ({ guid: `r${read}-${n}`, title: `Read ${read} item ${n}` }));
+      const url = site.publish('/churn.xml', { items: [lasting, ...fresh(0)] });
+      const made = await subscribe({ url, channels: [channel], template: '{title}' });
+      const rows = () => herald.services.store.db.selectFrom('feed_items').select('item_key').where('feed_id', '=', made.id).execute();
+      await tick();
+      for (const read of [1, 2, 3, 4]) {
+        site.publish('/churn.xml', { items: [lasting, ...fresh(read)] });
+        await tick();
+      }
+      const kept = await rows();
+      // 5 documents of 801 items were seen: 4,001 ids. Kept: the last document and at most KEPT_ABSENT_ITEMS of the ones before.
+      assert.ok(kept.length <= 801 + KEPT_ABSENT_ITEMS, `${kept.length} item ids kept`);
+      assert.ok(kept.length >= 801, 'the current document is remembered whole');
+      assert.ok(
+        kept.some((k) => k.item_key === 'lasting'),
+        'an item still in the feed is never forgotten',
+      );
+      assert.ok(!kept.some((k) => k.item_key.startsWith('r0-')), 'the oldest reads are forgotten');
+      const posts = await rootPosts(channel);
+      assert.equal(posts.filter((p) => p.content === 'Always there').length, 0, 'the lasting item existed at the first read: never posted');
+      assert.equal(posts.length, 4 * NEW_ITEMS_PER_READ, 'each read posted its newest items, once');
+      assert.equal((await feed(made.id)).state, 'ok');
     });
 
     it('two readers looking at the same moment read a due feed once and post each item once', async () => {

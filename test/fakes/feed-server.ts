@@ -42,7 +42,7 @@ export interface FeedServer {
   /** http://127.0.0.1:PORT */
   url: string;
   requests: FeedRequest[];
-  /** Starts (or replaces) the feed at `path` (e.g. "/blog.xml"). */
+  /** Starts the feed at `path` (e.g. "/blog.xml"), or replaces its items with a new version. */
   publish(path: string, options: { format?: 'rss' | 'atom'; title?: string; items?: FeedItemInput[] }): string;
   /** Adds items at the top (newest first, as feeds list them): a new version, a new ETag. */
   add(path: string, ...items: FeedItemInput[]): void;
@@ -168,7 +168,8 @@ export async function startFeedServer(): Promise<FeedServer> {
         format: options.format ?? 'rss',
         title: options.title ?? 'A blog',
         items: [...(options.items ?? [])],
-        version: 1,
+        // Published again: a new version of the same feed, with a new ETag.
+        version: (feeds.get(path)?.version ?? 0) + 1,
         changedAt: new Date(),
         answer: 'feed',
       });

@@ -49,7 +49,7 @@ export const addFeed = defineTool({
     .strict(),
   hints: { readOnly: false, openWorld: true },
   async run(args, { services, principal }) {
-    return services.feeds.create(principal.accountId, args);
+    return services.feeds.create(principal.accountId, args, principal.userId);
   },
 });
 
@@ -73,7 +73,7 @@ export const updateFeed = defineTool({
     .strict(),
   hints: { readOnly: false, idempotent: true, openWorld: true },
   async run({ id, ...changes }, { services, principal }) {
-    return services.feeds.update(principal.accountId, id, changes);
+    return services.feeds.update(principal.accountId, id, changes, principal.userId);
   },
 });
 

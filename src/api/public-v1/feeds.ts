@@ -30,7 +30,7 @@ export function feedsRoutes(services: Services): FastifyPluginAsyncZod {
         body: createFeedBody,
         response: { 201: feed, ...routeErrors() },
       },
-      handler: async (request, reply) => reply.code(201).send(await feeds.create(request.principal.accountId, request.body)),
+      handler: async (request, reply) => reply.code(201).send(await feeds.create(request.principal.accountId, request.body, request.principal.userId)),
     });
 
     app.get('/feeds/:id', {
@@ -47,7 +47,7 @@ export function feedsRoutes(services: Services): FastifyPluginAsyncZod {
         body: updateFeedBody,
         response: { 200: feed, ...routeErrors(404) },
       },
-      handler: async (request) => feeds.update(request.principal.accountId, request.params.id, request.body),
+      handler: async (request) => feeds.update(request.principal.accountId, request.params.id, request.body, request.principal.userId),
     });
 
     app.delete('/feeds/:id', {
