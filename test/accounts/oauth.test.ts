@@ -7,8 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { SCOPES } from '../../src/domain/scopes.ts';
+import { safeNext } from '../../src/api/oauth/login.ts';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import { addWebhookChannel, scheduledPost } from '../helpers/api-fixtures.ts';
 import { caller, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
@@ -557,3 +559,163 @@ for (const store of await testStores()) {
     });
   });
 }
+
+/**
+ * `next` after a sign-in, from every class of Unicode: astral characters, lone
+ * surrogates, controls (C0 and C1), U+0100..U+FFFF, bidi marks, look-alikes of
+ * the slash. Each is followed percent-encoded or replaced by `/`, never a 500
+ * and never a Location off Herald's origin. One store: the redirect does not
+ * touch it. A proxy is trusted so that every sign-in comes from an address of
+ * its own and the sign-in limits leave the runs alone (the limit per email,
+ * 300, bounds the runs).
+ */
+describe('sign-in `next` from any Unicode (fuzz)', () => {
+  const SEED = Number(process.env.HERALD_FUZZ_SEED ?? 20260727);
+  const RUNS = Math.min(250, Number(process.env.HERALD_FUZZ_RUNS ?? 40));
+  let herald: TestHerald;
+  let signIns = 0;
+
+  before(async () => {
+    herald = await startHerald('sqlite', { env: { HERALD_TRUST_PROXY: '127.0.0.1' } });
+    await new WebClient(herald.url).signUp('owner@example.com');
+  });
+  after(async () => herald?.close());
+
+  /** Percent-encodes as a browser does, and a lone surrogate as its three WTF-8 bytes, which no browser sends but anyone can. */
+  function percentEncoded(text: string): string {
+    let out = '';
+    for (const ch of text) {
+      const c = ch.codePointAt(0)!;
+      if (c < 0xd800 || c > 0xdfff) out += encodeURIComponent(ch);
+      else out += [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    }
+    return out;
+  }
+
+  /** Signs in (right password) with `next` as sent in the form; the answer's status and Location. */
+  async function signInWith(next: string) {
+    const browser = new WebClient(herald.url);
+    const form = formOf((await browser.request('GET', '/oauth/login')).text);
+    signIns += 1;
+    // The page's own hidden `next` ("/") is left out: the form parser keeps the first value.
+    const { next: _shown, ...fields } = form.fields;
+    const body = Object.entries({ ...fields, email: 'owner@example.com', password: 'correct horse battery' })
+      .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+      .concat(`next=${percentEncoded(next)}`)
+      .join('&');
+    const answer = await fetch(`${herald.url}/oauth/login`, {
+      method: 'POST',
+      headers: {
+        cookie: `herald_form=${browser.jar.get('herald_form')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-forwarded-for': `10.${signIns >> 8}.${signIns & 255}.1`,
+      },
+      body,
+      redirect: 'manual',
+    });
+    const text = await answer.text();
+    return { status: answer.status, location: answer.headers.get('location'), text };
+  }
+
+  /** A Location a browser reads as a path of this server, in printable ASCII only (nothing for it to read differently). */
+  function assertStaysHome(location: string | null, what: string): void {
+    assert.ok(location !== null, `${what}: no Location`);
+    assert.match(location, /^\/[\x21-\x7e]*$/, `${what}: Location ${JSON.stringify(location)}`);
+    assert.equal(new URL(location, herald.url).origin, herald.url, `${what}: Location ${JSON.stringify(location)} leaves Herald`);
+  }
+
+  const LONE_SURROGATE = /\p{Cs}/u;
+  const unit = fc.oneof(
+    fc.constantFrom(
+      '/',
+      '//',
+      '\\',
+      '%',
+      '%2F',
+      '?',
+      '#',
+      '.',
+      '..',
+      ' ',
+      '\t',
+      '\r',
+      '\n',
+      '\u0000',
+      '\u007f',
+      '\u0085',
+      '\u009b',
+      '\u00a0',
+      '\u00e9',
+      '\u00ff',
+    ),
+    fc.constantFrom(
+      '\u0100',
+      '\u200e',
+      '\u200f',
+      '\u202a',
+      '\u202e',
+      '\u2066',
+      '\u2028',
+      '\u2029',
+      '\ufeff',
+      '\uffff',
+      '\u3000',
+      '\uff0f',
+      '\uff3c',
+      '\u2215',
+      '\u2044',
+    ),
+    fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff', '😀', '\u{10ffff}', '\u{1d11e}'),
+    fc.integer({ min: 0, max: 0x9f }).map((c) => String.fromCharCode(c)),
+    fc.integer({ min: 0x100, max: 0xffff }).map((c) => String.fromCharCode(c)),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+  );
+  const next = fc.oneof(
+    fc
+      .tuple(
+        fc.constantFrom('/', '/', '/oauth/authorize?state=', '', '//', '/\\', '\\', 'https://evil.test/', '\u3000/', '\uff0f', '/\u202e'),
+        fc.string({ unit, maxLength: 40 }),
+      )
+      .map(([start, rest]) => start + rest),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.constantFrom('/' + '😀'.repeat(1100), '/' + 'é'.repeat(2100), '/' + 'a'.repeat(4096), '/' + '\ud800'.repeat(2000)),
+  );
+
+  it('is followed percent-encoded, or replaced by /: a 303 on Herald’s origin, never a 500', async () => {
+    await fc.assert(
+      fc.asyncProperty(next, async (sent) => {
+        // Lone surrogates reach it only directly: a form or a query turns them into U+FFFD first.
+        assertStaysHome(safeNext(sent), 'safeNext');
+        const page = await fetch(`${herald.url}/oauth/login?next=${percentEncoded(sent)}`);
+        const html = await page.text();
+        assert.ok(page.status === 200 || (page.status >= 400 && page.status < 500), `the login page answered ${page.status}`);
+        if (page.status === 200) assertStaysHome(formOf(html).fields.next, 'the form’s next');
+
+        const answer = await signInWith(sent);
+        // The server's input guard refuses any request carrying a NUL character, before the sign-in.
+        if (sent.includes('\u0000') && answer.status === 400) return;
+        assert.equal(answer.status, 303, `answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+        assertStaysHome(answer.location, 'the redirect');
+        // What is followed is what was asked for, as a browser reads both.
+        if (answer.location !== '/' && !LONE_SURROGATE.test(sent)) assert.equal(new URL(answer.location!, herald.url).href, new URL(sent, herald.url).href);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+
+  it('follows paths with characters above U+00FF, percent-encoded as UTF-8', async () => {
+    const cases: [next: string, location: string][] = [
+      ['/caf\u00e9/\u{1f600}?q=\u0109#\u0101', '/caf%C3%A9/%F0%9F%98%80?q=%C4%89#%C4%81'],
+      ['/\u0100', '/%C4%80'],
+      ['/a\u202eb\u200f', '/a%E2%80%AEb%E2%80%8F'],
+      ['/oauth/authorize?client_id=x&state=%2F%2F', '/oauth/authorize?client_id=x&state=%2F%2F'],
+      // A lone surrogate has no UTF-8: sent as its WTF-8 bytes, it arrives as three U+FFFD.
+      ['/\ud800', '/%EF%BF%BD%EF%BF%BD%EF%BF%BD'],
+    ];
+    for (const [sent, expected] of cases) {
+      const answer = await signInWith(sent);
+      assert.equal(answer.status, 303, `next=${JSON.stringify(sent)} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+      assert.equal(answer.location, expected, `next=${JSON.stringify(sent)}`);
+    }
+  });
+});

@@ -24,9 +24,26 @@ const FORM_COOKIE = 'herald_form';
  */
 const SAME_ORIGIN_PATH = /^\/(?![/\\])[^\\\u0000-\u0020\u007f]*$/;
 
-/** Only paths of this server: never an open redirect to somewhere else. */
+/** As long as the login page takes `next` in its address; a longer one is not followed. */
+const MAX_NEXT = 4096;
+const NOT_ASCII = /[^\u0021-\u007e]+/g;
+
+/**
+ * Only paths of this server: never an open redirect to somewhere else. What is
+ * followed goes into a Location header, which holds Latin-1 only (anything above
+ * U+00FF made Node throw, a 500): characters outside printable ASCII are
+ * percent-encoded as UTF-8, as a browser would encode them, so the path it reads
+ * is the one asked for. A lone surrogate has no UTF-8 and is not followed.
+ */
 export function safeNext(next: string | undefined): string {
-  return next !== undefined && SAME_ORIGIN_PATH.test(next) ? next : '/';
+  if (next === undefined || !SAME_ORIGIN_PATH.test(next)) return '/';
+  let encoded: string;
+  try {
+    encoded = next.replace(NOT_ASCII, (run) => encodeURIComponent(run));
+  } catch {
+    return '/';
+  }
+  return encoded.length <= MAX_NEXT ? encoded : '/';
 }
 
 export function loginUrl(next: string): string {
@@ -73,7 +90,7 @@ export function loginPages(services: Services): FastifyPluginAsyncZod {
 
   return async (app) => {
     installFormParser(app);
-    const query = z.object({ next: z.string().max(4096).optional(), invitation: z.string().max(200).optional() });
+    const query = z.object({ next: z.string().max(MAX_NEXT).optional(), invitation: z.string().max(200).optional() });
 
     app.get('/oauth/login', { schema: { hide: true, querystring: query } }, async (request, reply) =>
       render(request, reply, 200, { next: safeNext(request.query.next), invitation: request.query.invitation }),
