@@ -30,6 +30,7 @@ import { engineQueries, type EngineQueries } from './engine-queries.ts';
 import { TokenKeeper, ReconnectNeeded, channelNeedsReconnect } from './tokens.ts';
 import { TokenRenewal } from './token-renewal.ts';
 import { FOLLOW_FOR_MS, FollowUps } from './follow-ups.ts';
+import { keptReleaseUrl } from './release-url.ts';
 import { FeedPoller } from './feed-poller.ts';
 import { SeriesExtender } from './series-extender.ts';
 import { isStoreUnavailable } from '../db/unavailable.ts';
@@ -428,15 +429,13 @@ export class Engine {
     const { store, events } = this.services;
     const now = Date.now();
     const next = thread.find((p) => p.parent_id === item.id);
-    const published = postEventData(
-      { ...item, state: 'PUBLISHED', release_id: result.releaseId, release_url: result.releaseUrl ?? null, error: null },
-      channel,
-    );
+    const releaseUrl = keptReleaseUrl(result.releaseUrl, { post: item.id, channel: channel.id, network: job.provider.identifier });
+    const published = postEventData({ ...item, state: 'PUBLISHED', release_id: result.releaseId, release_url: releaseUrl, error: null }, channel);
     // The network has the post: a store that is down for a moment must not turn that into "outcome unknown".
     await this.untilStored(item, () =>
       store.db.transaction().execute(async (tx) => {
-        if (attemptId) await this.queries.finishAttempt({ id: attemptId, outcome: 'published', detail: result.releaseUrl ?? result.releaseId, at: now }, tx);
-        await complete(tx, { id: item.id, releaseId: result.releaseId, releaseUrl: result.releaseUrl ?? null, at: now });
+        if (attemptId) await this.queries.finishAttempt({ id: attemptId, outcome: 'published', detail: releaseUrl ?? result.releaseId, at: now }, tx);
+        await complete(tx, { id: item.id, releaseId: result.releaseId, releaseUrl, at: now });
         if (next) await scheduleReply(tx, next.id, now + next.delay_minutes * 60_000);
         await events.record(tx, item.account_id, [{ type: 'post.published', data: published }]);
         // The network finishes it later: followed until it says how it ended.

@@ -12,6 +12,7 @@ import { postEventData } from '../domain/events.ts';
 import { findProvider } from '../providers/index.ts';
 import type { FollowUpState } from '../providers/types.ts';
 import { Periodic } from './periodic.ts';
+import { keptReleaseUrl } from './release-url.ts';
 import type { TokenKeeper } from './tokens.ts';
 
 /** How often an engine looks for follow-ups due. */
@@ -85,7 +86,11 @@ export class FollowUps extends Periodic {
         if (state.releaseId) {
           await tx
             .updateTable('posts')
-            .set({ release_id: state.releaseId, release_url: state.releaseUrl ?? null, updated_at: Date.now() })
+            .set({
+              release_id: state.releaseId,
+              release_url: keptReleaseUrl(state.releaseUrl, { post: post.id, channel: channel.id, network: provider.identifier }),
+              updated_at: Date.now(),
+            })
             .where('id', '=', post.id)
             .execute();
         }

@@ -114,6 +114,52 @@ for (const store of await testStores()) {
         'notes.body.notifications.some((n: any) => /content not allowed here/.test(n.content))',
       );
     });
+
+    it('keeps only an http(s) release URL the receiver answers: javascript: and data: are not served', async () => {
+      const answers: Record<string, string> = {
+        'answers javascript': 'javascript:alert(1)',
+        'answers data': 'data:text/html,<script>alert(1)</script>',
+        'answers https': 'https://example.net/kept/1',
+      };
+      receiver.respond((d, i) => ({ body: { id: `url-${i}`, url: answers[d.json.post.content] } }));
+      const ids: Record<string, string> = {};
+      for (const content of Object.keys(answers)) {
+        const created = await account.call('POST', '/posts', {
+          type: 'now',
+          date: new Date().toISOString(),
+          shortLink: false,
+          tags: [],
+          posts: [{ integration: { id: channel.id }, value: [{ content, image: [] }] }],
+        });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        ids[content] = created.body[0].postId;
+      }
+      const served: Record<string, any> = {};
+      for (const [content, id] of Object.entries(ids)) {
+        served[content] = await eventually(
+          async () => {
+            const r = await account.call('GET', `/posts/${id}`);
+            return r.body.state === 'PUBLISHED' ? r.body : undefined;
+          },
+          10_000,
+          `${content}: published`,
+        );
+      }
+      assert.equal(served['answers javascript'].releaseURL, null);
+      assert.equal(served['answers data'].releaseURL, null);
+      assert.equal(served['answers https'].releaseURL, 'https://example.net/kept/1');
+      assert.match(served['answers javascript'].releaseId, /^url-\d+$/, 'published all the same, with its id');
+      const hour = 3_600_000;
+      const range = `startDate=${new Date(Date.now() - hour).toISOString()}&endDate=${new Date(Date.now() + hour).toISOString()}`;
+      const listed = await account.call('GET', `/posts?${range}`);
+      assert.ok(
+        listed.body.posts.some((p: { id: string }) => p.id === ids['answers javascript']),
+        'the list holds the post',
+      );
+      for (const text of [JSON.stringify(served), JSON.stringify(listed.body)]) {
+        assert.doesNotMatch(text, /javascript:|data:text/, 'nowhere in what the API serves');
+      }
+    });
   });
 }
 
