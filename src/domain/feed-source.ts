@@ -6,6 +6,7 @@
  * Every way it can fail becomes a FeedReadError whose message the subscription shows.
  */
 import { Worker } from 'node:worker_threads';
+import { readAtMost } from '../lib/bounded-body.ts';
 import { deadline } from '../lib/deadline.ts';
 import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
 import type { FeedDocument, FeedEntry } from './feed-document.ts';
@@ -56,7 +57,9 @@ export async function readFeed(
     }
     let text: string;
     try {
-      text = decode(await readCapped(response), response.headers.get('content-type'));
+      const read = await readAtMost(response.body as unknown as AsyncIterable<Uint8Array>, LARGEST_FEED_BYTES);
+      if (!read.whole) throw new FeedReadError(`The feed is larger than ${LARGEST_FEED_BYTES / 1024 / 1024} MB.`);
+      text = decode(read.bytes, response.headers.get('content-type'));
     } catch (err) {
       if (err instanceof FeedReadError) throw err;
       throw new FeedReadError(unreachable(err, limit.signal));
@@ -116,20 +119,6 @@ export function readDocumentOffThread(text: string, limitMs: number): Promise<Fe
     );
     worker.on('exit', () => settle(() => reject(new FeedReadError('The feed could not be read (its reader stopped).'))));
   });
-}
-
-async function readCapped(response: Fetched): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.length;
-    if (size > LARGEST_FEED_BYTES) {
-      await response.body?.cancel().catch(() => {});
-      throw new FeedReadError(`The feed is larger than ${LARGEST_FEED_BYTES / 1024 / 1024} MB.`);
-    }
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks);
 }
 
 /** The document's text in the charset its Content-Type names (UTF-8 otherwise). */

@@ -6,6 +6,7 @@
  */
 import dns from 'node:dns';
 import net from 'node:net';
+import { readAtMost } from './bounded-body.ts';
 import { Agent, fetch as undiciFetch, request as undiciRequest, type BodyInit, type Response } from 'undici';
 
 /** What a request may carry: text, bytes, a form, or a stream read as it is sent. */
@@ -13,6 +14,8 @@ export type OutboundBody = string | Uint8Array | URLSearchParams | FormData | Bl
 
 /** How an operator lets Herald reach a service on their own network (a local n8n, a self-hosted instance). */
 const ALLOW_HINT = 'add the host to HERALD_ALLOW_PRIVATE_HOSTS to allow it';
+/** The most of an answer to `post` that is read. */
+const LARGEST_POST_ANSWER_BYTES = 1024 * 1024;
 
 export class OutboundRefused extends Error {
   constructor(
@@ -258,7 +261,8 @@ export class OutboundGuard {
         const value = response.headers[name.toLowerCase()];
         return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
       },
-      text: () => response.body.text(),
+      // A receiver's answer is a few bytes of JSON; more is not read (whatever the receiver sends).
+      text: async () => (await readAtMost(response.body, LARGEST_POST_ANSWER_BYTES)).bytes.toString('utf8'),
     };
   }
 

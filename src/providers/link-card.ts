@@ -9,6 +9,7 @@
 import { deadline } from '../lib/deadline.ts';
 import type { OutboundGuard } from '../lib/outbound.ts';
 import { decodeEntities } from '../lib/html-entities.ts';
+import { readAtMost } from '../lib/bounded-body.ts';
 
 export interface LinkCard {
   uri: string;
@@ -95,22 +96,6 @@ function attributesOf(tag: string): Map<string, string> {
   return attributes;
 }
 
-/** Reads at most `limit` bytes of a response body; undefined when it is longer and `whole` is required. */
-async function readUpTo(response: Response, limit: number, whole: boolean): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    chunks.push(Buffer.from(chunk));
-    size += chunk.length;
-    if (size >= limit) {
-      await response.body?.cancel().catch(() => {});
-      if (whole) return undefined;
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, limit);
-}
-
 async function get(outbound: OutboundGuard, url: string, accept: string, signal: AbortSignal): Promise<Response | undefined> {
   const limit = deadline(FETCH_TIMEOUT_MS, signal);
   try {
@@ -136,7 +121,7 @@ export async function linkCard(
 ): Promise<LinkCard | undefined> {
   const page = await get(outbound, uri, 'text/html,application/xhtml+xml', options.signal);
   if (!page || !/html/i.test(page.headers.get('content-type') ?? '')) return undefined;
-  const html = (await readUpTo(page, PAGE_BYTES, false).catch(() => undefined))?.toString('utf8');
+  const html = (await readAtMost(page.body as AsyncIterable<Uint8Array>, PAGE_BYTES).catch(() => undefined))?.bytes.toString('utf8');
   if (!html) return undefined;
   const { meta, title } = pageMeta(html);
   const card: LinkCard = {
@@ -155,8 +140,8 @@ export async function linkCard(
     const image = absolute ? await get(outbound, absolute, options.imageTypes.join(','), options.signal) : undefined;
     const mimeType = image?.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
     if (image && mimeType && options.imageTypes.includes(mimeType)) {
-      const bytes = await readUpTo(image, options.maxImageBytes + 1, true).catch(() => undefined);
-      if (bytes && bytes.length <= options.maxImageBytes) card.image = { bytes, mimeType };
+      const read = await readAtMost(image.body as AsyncIterable<Uint8Array>, options.maxImageBytes).catch(() => undefined);
+      if (read?.whole) card.image = { bytes: read.bytes, mimeType };
     } else await image?.body?.cancel().catch(() => {});
   }
   return card;

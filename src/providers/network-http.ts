@@ -7,6 +7,7 @@
  * network's API.
  */
 import type { OutboundBody, OutboundGuard } from '../lib/outbound.ts';
+import { readAtMost } from '../lib/bounded-body.ts';
 import { deadline } from '../lib/deadline.ts';
 import { classifyAnswer, classifyFetchError, type AnswerReader, type NetworkAnswer } from './http-failures.ts';
 import { PublishError } from './types.ts';
@@ -36,6 +37,8 @@ export interface NetworkRequest {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The most of a network's answer Herald reads: API answers are kilobytes, and one this large is not an answer to parse. */
+export const LARGEST_ANSWER_BYTES = 8 * 1024 * 1024;
 const ONCE = new Set(['POST', 'PATCH']);
 
 function methodOf(request: NetworkRequest): string {
@@ -102,13 +105,19 @@ export class NetworkHttp {
    */
   async call(url: string, request: NetworkRequest = {}): Promise<NetworkAnswer> {
     const response = await this.send(url, request);
-    let text: string;
+    let read: Awaited<ReturnType<typeof readAtMost>>;
     try {
-      text = await response.text();
+      read = await readAtMost(response.body as AsyncIterable<Uint8Array> | null, LARGEST_ANSWER_BYTES);
     } catch (err) {
       throw classifyFetchError(err, this.network, isRepeatable(request));
     }
-    const answer = readAnswer(url, response, text, request.parseJson);
+    if (!read.whole) {
+      const what = `${this.network} answered ${response.status} with more than ${LARGEST_ANSWER_BYTES / 1024 / 1024} MB`;
+      // Taken or not, the answer cannot be read: after a create, the outcome is unknown.
+      if (isRepeatable(request) || !response.ok) throw new PublishError('retryable', `${what}, which Herald does not read.`);
+      throw new PublishError('unknown', `${what}, which Herald does not read, so the outcome is unknown. Check the channel before retrying.`);
+    }
+    const answer = readAnswer(url, response, read.bytes.toString('utf8'), request.parseJson);
     const verdict = this.reader?.(answer);
     if (!response.ok || verdict) throw classifyAnswer(this.network, answer, verdict ?? {}, isRepeatable(request));
     return answer;
@@ -131,7 +140,8 @@ export class NetworkHttp {
 
   /** The classified failure of a non-2xx answer to a `send` (for answers read by status, like an upload's 308). */
   async failure(url: string, response: Response, request: NetworkRequest): Promise<PublishError> {
-    const answer = readAnswer(url, response, await response.text().catch(() => ''), request.parseJson);
+    const read = await readAtMost(response.body as AsyncIterable<Uint8Array> | null, LARGEST_ANSWER_BYTES).catch(() => undefined);
+    const answer = readAnswer(url, response, read?.bytes.toString('utf8') ?? '', request.parseJson);
     return classifyAnswer(this.network, answer, this.reader?.(answer) ?? {}, isRepeatable(request));
   }
 }
