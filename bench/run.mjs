@@ -11,15 +11,13 @@
 //          --no-write (do not touch README.md)
 //          --profile=DIR (run the Herald servers under node --cpu-prof, profiles in DIR)
 //          --cases=integrations,posts,postsUncached,create (a subset, with its baseline, e.g. to profile one case; implies --no-write)
-import { spawn, execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { abandon, cpuMsOf, createKey, folders, freePort, memoryOf, sleep, spawnNode, startNodeOptions, stop, waitReady } from './lib/processes.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const README = path.join(ROOT, 'bench', 'README.md');
@@ -62,77 +60,6 @@ const TARGETS = {
   idleRssMb: 150,
   readyMs: 2000,
 };
-
-// ---------------------------------------------------------------------------
-// Processes
-
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-/** Servers and data folders of this run, removed if the run is interrupted. */
-const running = new Set();
-const folders = new Set();
-
-function abandon() {
-  for (const child of running) child.kill('SIGKILL');
-  for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
-}
-
-/** Spawns a node process; keeps its output so a failure can show it. */
-function spawnNode(args, env) {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  child.on('exit', () => running.delete(child));
-  child.output = '';
-  child.stdout.on('data', (chunk) => (child.output += chunk));
-  child.stderr.on('data', (chunk) => (child.output += chunk));
-  child.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  return child;
-}
-
-async function stop(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timeout = sleep(10_000).then(() => 'timeout');
-  if ((await Promise.race([child.exited, timeout])) === 'timeout') {
-    child.kill('SIGKILL');
-    await child.exited;
-  }
-}
-
-/** Polls `url` until it answers 2xx; returns the ms since `since`. */
-async function waitReady(child, url, since, limitMs = 30_000) {
-  while (performance.now() - since < limitMs) {
-    if (child.exitCode !== null) throw new Error(`process exited early (code ${child.exitCode}):\n${child.output}`);
-    try {
-      const response = await fetch(url);
-      await response.arrayBuffer();
-      if (response.ok) return performance.now() - since;
-    } catch {
-      // not listening yet
-    }
-    await sleep(10);
-  }
-  throw new Error(`${url} did not answer within ${limitMs} ms:\n${child.output}`);
-}
-
-/** Resident memory of a process in MB (VmRSS, and the peak VmHWM). */
-function memoryOf(pid) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)[1]);
-  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
-}
 
 // ---------------------------------------------------------------------------
 // A Herald under test: its own data folder and, for PostgreSQL, its own database
@@ -189,30 +116,14 @@ async function newDeployment(store) {
   };
 }
 
-/** The node options of `npm start` (package.json), so every Herald here runs as it runs there. */
-const START_NODE_OPTIONS = (() => {
-  const start = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
-  const match = /^node((?:\s+--\S+)*)\s+bin\/herald\.js start$/.exec(start);
-  if (!match) throw new Error(`bench: cannot read the node options of the start script "${start}"`);
-  return match[1].trim().split(/\s+/).filter(Boolean);
-})();
-
 /** Starts `herald <command>` as `npm start` does and times it until the first HTTP answer. */
 async function startHerald(deployment, command) {
   const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR, `--cpu-prof-name=${deployment.store}-${command}-${Date.now()}.cpuprofile`] : [];
-  const nodeArgs = [...START_NODE_OPTIONS, ...profile];
+  const nodeArgs = [...startNodeOptions(ROOT), ...profile];
   const since = performance.now();
-  const child = spawnNode([...nodeArgs, 'bin/herald.js', command], deployment.env);
+  const child = spawnNode(ROOT, [...nodeArgs, 'bin/herald.js', command], deployment.env);
   const readyMs = await waitReady(child, `${deployment.url}/api/health`, since);
   return { child, readyMs };
-}
-
-async function createKey(deployment) {
-  const { stdout } = await promisify(execFile)(process.execPath, ['bin/herald.js', 'keys', 'create', '--name', 'bench', '--json'], {
-    cwd: ROOT,
-    env: { ...process.env, ...deployment.env },
-  });
-  return JSON.parse(stdout).key;
 }
 
 async function call(deployment, key, method, route, body) {
@@ -287,12 +198,6 @@ async function seed(deployment, key) {
       created: await call(deployment, key, 'POST', '/posts', createBody(channels[0])),
     },
   };
-}
-
-/** CPU time (user + system) a process has used so far, in ms. */
-function cpuMsOf(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 /**
@@ -385,7 +290,7 @@ async function measureStart(store) {
 /** The three API cases on one store, with `herald serve`. */
 async function measureHerald(store) {
   return withHerald(store, 'serve', async ({ deployment, child }) => {
-    const key = await createKey(deployment);
+    const key = await createKey(ROOT, deployment.env);
     const { channels, payloads } = await seed(deployment, key);
     const requests = caseRequests(`${deployment.url}/api/public/v1`, key, channels[0]);
     const results = {};
@@ -406,7 +311,7 @@ async function measureBaseline(payloads, channelId) {
   const file = path.join(folder, 'payloads.json');
   fs.writeFileSync(file, JSON.stringify(payloads));
   const port = await freePort();
-  const child = spawnNode(['bench/baseline-server.mjs', file], { PORT: String(port) });
+  const child = spawnNode(ROOT, ['bench/baseline-server.mjs', file], { PORT: String(port) });
   try {
     const base = `http://127.0.0.1:${port}`;
     await waitReady(child, `${base}/integrations`, performance.now());
