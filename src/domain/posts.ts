@@ -528,15 +528,23 @@ export class Posts {
     return state;
   }
 
-  /** Merges provider settings into a post that is not yet published. */
-  async mergeSettings(accountId: string, id: string, settings: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /**
+   * Merges provider settings into a post that is not yet published. The settings
+   * are part of what goes out: as for an edit (`author`: the person asking), a
+   * member's change of an approved or queued post asks for approval again.
+   */
+  async mergeSettings(accountId: string, id: string, settings: Record<string, unknown>, author?: string): Promise<Record<string, unknown>> {
     const root = await this.unpublishedRoot(accountId, id);
     const channel = await this.channels.row(accountId, root.channel_id);
     const provider = this.channels.provider(channel);
     const merged = { ...JSON.parse(root.settings), ...settings };
     const { value, problems } = validateSettings(provider, merged, root.state === 'DRAFT', 'settings');
     if (problems.length > 0) throw invalidFields(problems);
-    await this.changeGroupAndTell(accountId, root, { settings: JSON.stringify(value) });
+    const gated = (await this.options.approvals?.gated(accountId, author)) ?? false;
+    const review = this.options.approvals?.afterEdit(root, gated);
+    const set: GroupChange = { settings: JSON.stringify(value), ...(review?.asks ? { state: review.state, approval: review.approval } : {}) };
+    const asks = review?.asks ? (tx: Transaction<Database>) => this.options.approvals!.requested(tx, accountId, { ...root, ...set }, author) : undefined;
+    await this.changeGroupAndTell(accountId, root, set, asks);
     return value;
   }
 

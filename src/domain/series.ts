@@ -153,16 +153,20 @@ export class Series {
   /**
    * Replaces the rule and the post: the future occurrences that are neither
    * published nor detached are deleted in the same transaction, and the engine
-   * creates them again from the new rule and post.
+   * creates them again from the new rule and post. `author`: the person writing
+   * it, whose its occurrences become (a member's wait for approval); an API key
+   * keeps the series' author.
    */
   async update(accountId: string, id: string, body: SeriesBody, author?: string, now = Date.now()) {
     const current = await this.row(accountId, id);
-    const { rule, template } = await this.check(accountId, body, now, author ?? current.author_id ?? undefined);
+    const writer = author ?? current.author_id ?? undefined;
+    const { rule, template } = await this.check(accountId, body, now, writer);
     await this.whenFree(accountId, id, now, async (tx) => {
       await tx
         .updateTable('post_series')
         .set((eb) => ({
           name: body.name ?? null,
+          author_id: writer ?? null,
           rule: JSON.stringify(rule),
           template: JSON.stringify(template),
           version: eb('version', '+', 1),

@@ -123,7 +123,7 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
       },
       handler: async (request) => ({
         id: request.params.id,
-        settings: await posts.mergeSettings(request.principal.accountId, request.params.id, request.body.settings),
+        settings: await posts.mergeSettings(request.principal.accountId, request.params.id, request.body.settings, request.principal.userId),
       }),
     });
 
