@@ -5,6 +5,7 @@
  * SQLite that holds at once; on PostgreSQL once the change's NOTIFY arrives.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -190,43 +191,136 @@ for (const store of await testStores()) {
   });
 }
 
+/**
+ * A TCP hop between a Herald and PostgreSQL that can cut the Herald's change
+ * listener (the connection that sends `LISTEN herald_changes`) and keep it cut:
+ * while held, every new connection that tries to LISTEN is closed before the
+ * statement reaches the server. The Herald's other connections pass untouched.
+ */
+async function listenerCutter(target: string) {
+  const to = new URL(target);
+  const open = new Set<net.Socket>();
+  const listening = new Set<net.Socket>();
+  let held = false;
+  let refused = 0;
+  const waiting: { after: number; resolve: () => void }[] = [];
+  const cut = (client: net.Socket, upstream: net.Socket) => {
+    client.destroy();
+    upstream.destroy();
+  };
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(to.port || 5432), to.hostname);
+    open.add(client);
+    open.add(upstream);
+    client.on('error', () => {});
+    upstream.on('error', () => {});
+    client.on('close', () => {
+      open.delete(client);
+      listening.delete(client);
+      upstream.destroy();
+    });
+    upstream.on('close', () => {
+      open.delete(upstream);
+      client.destroy();
+    });
+    upstream.on('data', (chunk) => client.write(chunk));
+    client.on('data', (chunk: Buffer) => {
+      if (chunk.includes('LISTEN herald_changes')) {
+        if (held) {
+          cut(client, upstream);
+          refused++;
+          for (const w of waiting.splice(0)) if (refused > w.after) w.resolve();
+          return;
+        }
+        listening.add(client);
+      }
+      upstream.write(chunk);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return {
+    /** The database's URL through this hop. */
+    url: url.toString(),
+    /** Cuts the listening connection and refuses every new one until `release`. */
+    hold(): void {
+      held = true;
+      for (const client of listening) client.destroy();
+    },
+    /**
+     * Resolves when the next attempt to listen has been refused: the listener has
+     * noticed the cut (it only tries again after it went down).
+     */
+    nextRefusal(): Promise<void> {
+      return new Promise((resolve) => waiting.push({ after: refused, resolve }));
+    },
+    release(): void {
+      held = false;
+    },
+    async close(): Promise<void> {
+      for (const socket of open) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 describe('in-memory reads on PostgreSQL while changes cannot be heard', async () => {
   await testStores();
-  it('a dropped listening connection: reads go to the database until it is back', storeSuite('postgres'), async () => {
-    const first = await startHerald('postgres');
-    const second = await startHerald('postgres', { databaseUrl: first.services.config.databaseUrl });
-    const admin = new pg.Client({ connectionString: first.services.config.databaseUrl });
-    await admin.connect();
-    try {
-      const accountId = await first.services.accounts.create('Unheard');
-      const { key } = await first.services.accounts.createKey(accountId, 'k');
-      const added = await caller(first.api, key)('POST', '/integrations', {
-        identifier: 'webhook',
-        name: 'One',
-        credentials: { url: 'https://hooks.example.com/one' },
-      });
-      const names = async () => (await caller(second.api, key)('GET', '/integrations')).body.map((c: { name: string }) => c.name).join();
-      await eventually(async () => ((await names()) === 'One' ? true : undefined), 2000, 'listed on the second server');
-      // The second server listens once it first reads; from then on its list is kept in memory.
-      await eventually(
-        async () => (second.services.store.changes.generation(tables('channels')) !== undefined ? true : undefined),
-        5000,
-        'the second server to listen',
-      );
-      assert.equal(await names(), 'One');
-      // Writes in this session fire no trigger, so nobody is told of them (as with a NOTIFY that was lost).
-      await admin.query("SET session_replication_role = 'replica'");
-      await admin.query('UPDATE channels SET name = $1 WHERE id = $2', ['Unannounced', added.body.id]);
-      assert.equal(await names(), 'One', 'the list is served from memory: an unannounced change is not seen while the listener is up');
+  it(
+    'a listening connection held down: reads go to the database meanwhile, and nothing read before is served stale once it is back',
+    storeSuite('postgres'),
+    async () => {
+      const first = await startHerald('postgres');
+      const cutter = await listenerCutter(first.services.config.databaseUrl!);
+      // The second server reaches the database through the hop, which can keep its listener down.
+      const second = await startHerald('postgres', { databaseUrl: cutter.url });
+      const admin = new pg.Client({ connectionString: first.services.config.databaseUrl });
+      await admin.connect();
+      try {
+        const accountId = await first.services.accounts.create('Unheard');
+        const { key } = await first.services.accounts.createKey(accountId, 'k');
+        const added = await caller(first.api, key)('POST', '/integrations', {
+          identifier: 'webhook',
+          name: 'One',
+          credentials: { url: 'https://hooks.example.com/one' },
+        });
+        const names = async () => (await caller(second.api, key)('GET', '/integrations')).body.map((c: { name: string }) => c.name).join();
+        const listening = () => second.services.store.changes.generation(tables('channels')) !== undefined;
+        // Writes in this session fire no trigger, so nobody is told of them (as with a NOTIFY that was lost).
+        await admin.query("SET session_replication_role = 'replica'");
+        const rename = (name: string) => admin.query('UPDATE channels SET name = $1 WHERE id = $2', [name, added.body.id]);
 
-      // Cut every listening connection; rename while nobody listens, and never announce it.
-      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN herald_changes%'`);
-      await admin.query('UPDATE channels SET name = $1 WHERE id = $2', ['Two', added.body.id]);
-      await eventually(async () => ((await names()) === 'Two' ? true : undefined), 5000, 'the rename seen although no NOTIFY ever came');
-    } finally {
-      await admin.end();
-      await second.close();
-      await first.close();
-    }
-  });
+        await eventually(async () => ((await names()) === 'One' ? true : undefined), 2000, 'listed on the second server');
+        // The second server listens once it first reads; from then on its list is kept in memory.
+        await eventually(async () => (listening() ? true : undefined), 5000, 'the second server to listen');
+        assert.equal(await names(), 'One');
+        await rename('Unannounced');
+        assert.equal(await names(), 'One', 'the list is served from memory: an unannounced change is not seen while the listener is up');
+
+        // Cut the listening connection and keep it down: its reconnections are refused until released.
+        const refused = cutter.nextRefusal();
+        cutter.hold();
+        // The refused attempt comes only after the listener noticed the cut (it tries again once down).
+        await refused;
+        // While nobody listens, every read goes to the database: each change is seen at once, although none is announced.
+        assert.equal(await names(), 'Unannounced', 'the change made before the cut, read from the database');
+        await rename('Two');
+        assert.equal(await names(), 'Two', 'a change made while the listener is down is seen at once');
+        await rename('Three');
+        assert.equal(await names(), 'Three', 'a second change made while the listener is down is seen at once');
+
+        // Let it back: whatever the server kept from before the cut ('One') must not be served again.
+        cutter.release();
+        await eventually(async () => (listening() ? true : undefined), 10_000, 'the second server to listen again');
+        assert.equal(await names(), 'Three', 'once listening again, the change made during the outage is seen, not what was kept before it');
+        assert.equal(await names(), 'Three');
+      } finally {
+        await admin.end();
+        await second.close();
+        await cutter.close();
+        await first.close();
+      }
+    },
+  );
 });
