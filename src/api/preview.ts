@@ -14,9 +14,11 @@ import { sha256 } from '../lib/secrets.ts';
 import { sendAppPage } from './web-app.ts';
 
 const READS_PER_MINUTE = 120;
-const WRITES_PER_ADDRESS = 20;
+/** Comments and verdicts one address may send in WRITE_WINDOW_MS (exported for the tests that hold it to the request). */
+export const WRITES_PER_ADDRESS = 20;
 const WRITES_PER_LINK = 60;
-const WRITE_WINDOW_MS = 10 * 60_000;
+/** A fixed window: the count starts again at each multiple of it. */
+export const WRITE_WINDOW_MS = 10 * 60_000;
 
 const GONE_PAGE = {
   unknown: {

@@ -94,14 +94,16 @@ for (const store of await testStores()) {
       assert.deepEqual(empty.body, { notifications: [], total: 0, page: 0, limit: empty.body.limit, hasMore: false });
       const { limit } = empty.body;
       for (let i = 0; i < limit; i++) await herald.services.notifications.add(account.id, `older ${i}`);
-      await new Promise((r) => setTimeout(r, 5));
+      // Made a minute ago, so the next one is the newest whatever the clock's resolution.
+      const aMinuteAgo = Date.now() - 60_000;
+      await herald.services.store.db.updateTable('notifications').set({ created_at: aMinuteAgo }).where('account_id', '=', account.id).execute();
       await herald.services.notifications.add(account.id, 'newest', '/api/public/v1/posts/x');
 
       const first = await account.call('GET', '/notifications?page=0');
       assert.deepEqual([first.body.total, first.body.page, first.body.hasMore, first.body.notifications.length], [limit + 1, 0, true, limit]);
       assert.deepEqual(first.body.notifications[0].content, 'newest');
       assert.equal(first.body.notifications[0].link, '/api/public/v1/posts/x');
-      assert.ok(!Number.isNaN(Date.parse(first.body.notifications[0].createdAt)), '!Number.isNaN(Date.parse(first.body.notifications[0].createdAt))');
+      assert.ok(!Number.isNaN(Date.parse(first.body.notifications[0].createdAt)), 'each notification says when it was made, as a date clients parse');
       const second = await account.call('GET', '/notifications?page=1');
       assert.deepEqual([second.body.page, second.body.hasMore, second.body.notifications.length], [1, false, 1]);
       const ids = new Set([...first.body.notifications, ...second.body.notifications].map((n: any) => n.id));

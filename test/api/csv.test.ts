@@ -328,7 +328,10 @@ for (const store of await testStores()) {
       assert.equal(launch[0].date, '2031-03-04T10:00:00.000Z');
       assert.equal(launch[0].content, 'Launch day, with a comma\nand a second line');
       assert.equal(JSON.parse(launch[0].settings).campaign, 'spring');
-      assert.ok(launch.every((r) => r.group === launch[0].group));
+      assert.ok(
+        launch.every((r) => r.group === launch[0].group),
+        'the lines of one thread are exported as one group, so a re-import keeps them one thread',
+      );
       assert.notEqual(posts.find((thread) => thread[0].channels === 'Beta')![0].group, launch[0].group);
       assert.equal(launch[2].media.split('|').length, 2);
 

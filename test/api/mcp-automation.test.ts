@@ -66,7 +66,10 @@ for (const store of await testStores()) {
       const repeat = (tool('create_series').inputSchema.properties as Record<string, any>).repeat;
       assert.deepEqual(repeat.properties.unit.enum, ['day', 'week']);
       assert.ok(repeat.properties.weekdays, 'weekdays are in the rule');
-      assert.ok('idempotency_key' in (tool('create_series').inputSchema.properties as object));
+      assert.ok(
+        'idempotency_key' in (tool('create_series').inputSchema.properties as object),
+        'create_series takes an idempotency_key, so an agent may safely repeat it',
+      );
       assert.equal(tool('delete_series').annotations?.destructiveHint, true);
       assert.equal(tool('list_feeds').annotations?.readOnlyHint, true);
       assert.match(tool('delete_series').description ?? '', /Published occurrences are kept/);

@@ -97,7 +97,7 @@ for (const store of await testStores()) {
         assert.match(refused.text, /Your role \(member\) may not (approve|return) posts; it needs one of: owner, admin/);
         assert.equal(refused.data.error.code, 'forbidden');
       }
-      assert.ok((await pendingIds()).includes(waiting.postId));
+      assert.ok((await pendingIds()).includes(waiting.postId), "a member's refused verdict leaves the post waiting for approval");
     });
 
     it('reject_post returns a post with a comment its author reads through list_comments; add_comment joins the discussion', async () => {

@@ -9,7 +9,8 @@ import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { caller, eventually, PNG_1x1, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
-import { countRows, scheduledPost, startFileServer, type FileServer } from '../helpers/api-fixtures.ts';
+import { countRows, entry, postBody, scheduledPost, startFileServer, type FileServer } from '../helpers/api-fixtures.ts';
+import { createPostsBody } from '../../src/contract/index.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { AUTHOR, startWordPressFake, type WordPressFake } from '../fakes/wordpress.ts';
@@ -282,7 +283,7 @@ for (const store of await testStores()) {
       assert.equal((await busy.call('POST', '/posts', scheduledPost(hook.body.id, 'via HTTP'))).status, 429);
     });
 
-    it('a read-only key sees only the read tools, and is refused a write tool with the scope it lacks', async () => {
+    it('a read-only key sees only the read tools, and is refused a write tool with the scope it lacks: nothing is created or deleted', async () => {
       const { key } = await herald.services.accounts.createKey(account.id, 'reader', ['posts:read', 'channels:read']);
       const reader = await connect(key);
       const { tools } = await reader.listTools();
@@ -293,8 +294,16 @@ for (const store of await testStores()) {
       assert.match(refused.text, /may not use create_post: it needs the scope posts:write, and it has posts:read, channels:read/);
       assert.equal(refused.data.error.code, 'insufficient_scope');
       assert.equal(await countRows(herald, 'posts', account.id), before);
-      assert.equal((await call(reader, 'delete_post', { id: 'x' })).isError, true);
+      // A real post of the account (stored directly, spending none of its hourly allowance): only the scope check can keep it.
+      const plan = await herald.services.posts.plan(account.id, createPostsBody.parse(postBody('draft', [entry(channel, ["Not the reader's to delete"])])));
+      const [{ postId }] = await herald.services.posts.commit(plan);
+      const kept = await call(reader, 'delete_post', { id: postId });
+      assert.equal(kept.isError, true, `a read-only key may not delete the account's post: ${kept.text}`);
+      assert.match(kept.text, /may not use delete_post: it needs the scope posts:write/);
+      assert.equal(kept.data.error.code, 'insufficient_scope');
+      assert.equal((await ok(reader, 'get_post', { id: postId })).id, postId, 'the post the read-only key tried to delete is still there');
       assert.equal((await ok(reader, 'list_channels')).channels[0].id, channel);
+      assert.equal((await ok(agent, 'delete_post', { id: postId })).deleted, true, 'a key with posts:write deletes the same post');
     });
 
     it('channel and post analytics are read from the network, or refused saying why', async () => {
@@ -349,7 +358,10 @@ for (const store of await testStores()) {
       const app = await connect(`Bearer ${accessToken}`);
       const { tools } = await app.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), [...READ_TOOLS, 'channel_analytics', 'post_analytics'].sort());
-      assert.ok((await ok(app, 'list_channels')).channels.some((c: any) => c.id === channel));
+      assert.ok(
+        (await ok(app, 'list_channels')).channels.some((c: any) => c.id === channel),
+        "the OAuth app sees the account's channels",
+      );
     });
   });
 }

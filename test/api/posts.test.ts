@@ -394,11 +394,11 @@ for (const store of await testStores()) {
       assert.deepEqual(await detail(postId), post);
     });
 
-    it('GET /posts/:id/missing is not built yet: an empty list for a post of the account, 404 for any other', async () => {
+    it('GET /posts/:id/missing answers [] on a channel whose network does not list its posts (a webhook), 404 for a post not of the account', async () => {
       const postId = await schedulePost(account, channel.id, 'missing?');
       const missing = await account.call('GET', `/posts/${postId}/missing`);
       assert.equal(missing.status, 200);
-      assert.deepEqual(missing.body, [], 'no network posts are listed yet');
+      assert.deepEqual(missing.body, [], 'a webhook has no posts of its own to pick from');
       assertError(await account.call('GET', '/posts/no-such-post/missing'), 404);
     });
 

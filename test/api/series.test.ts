@@ -126,7 +126,10 @@ for (const store of await testStores()) {
         series.upcoming,
       );
       const listed = (await account.call('GET', '/series')).body;
-      assert.ok(listed.some((s: any) => s.id === series.id));
+      assert.ok(
+        listed.some((s: any) => s.id === series.id),
+        'GET /series lists the series',
+      );
     });
 
     it('each occurrence is created once: the task run twice, and two workers at the same moment', async () => {
@@ -293,7 +296,10 @@ for (const store of await testStores()) {
       const changed = await sdk.updateSeries(made.id, { repeat: { ...made.repeat, every: 2 }, posts: made.posts });
       assert.equal(changed.repeat.every, 2);
       assert.equal((await sdk.getSeries(made.id)).posts[0].value[0].content, 'From the SDK');
-      assert.ok((await sdk.series()).some((x) => x.id === made.id));
+      assert.ok(
+        (await sdk.series()).some((x) => x.id === made.id),
+        "the SDK's series() lists the series it made",
+      );
       assert.equal((await sdk.deleteSeries(made.id)).deleted, true);
       await assert.rejects(sdk.getSeries(made.id), (err) => err instanceof HeraldApiError && err.status === 404);
     });

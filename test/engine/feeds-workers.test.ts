@@ -48,17 +48,21 @@ describe('three workers reading one feed (postgres)', storeSuite('postgres'), ()
     await Promise.all(workers.map((w) => w.running));
     await eventually(async () => ((await account.call('GET', `/feeds/${created.body.id}`)).body.state === 'ok' ? true : undefined), 20_000, 'the first read');
 
+    const reads = () => site.hits('/shared.xml').length;
     const titles: string[] = [];
     for (let round = 1; round <= 3; round++) {
       const items = [1, 2].map((n) => ({ guid: `r${round}-${n}`, title: `Round ${round} item ${n}` }));
       titles.push(...items.map((i) => i.title));
+      const readBefore = reads();
       site.add('/shared.xml', ...items);
-      await new Promise((r) => setTimeout(r, 1.2 * INTERVAL_MS));
+      // Each round is seen by a read of its own.
+      await eventually(async () => (reads() > readBefore ? true : undefined), 10 * INTERVAL_MS, `a read of the feed after round ${round}`);
     }
     const delivered = () => receiver.deliveries.filter((d) => d.path.endsWith('?feed'));
     await eventually(async () => (delivered().length >= titles.length ? true : undefined), 30_000, 'every item to be delivered');
-    // Another interval or two, so that a post made twice would have time to show.
-    await new Promise((r) => setTimeout(r, 1.5 * INTERVAL_MS));
+    // Two more reads, so that a post made twice would have had its chance to show.
+    const readsThen = reads();
+    await eventually(async () => (reads() >= readsThen + 2 ? true : undefined), 10 * INTERVAL_MS, 'two more reads of the feed');
 
     const posts = await herald.services.store.db.selectFrom('posts').select(['id', 'content', 'state']).where('channel_id', '=', channel.id).execute();
     assert.deepEqual(posts.map((p) => p.content).sort(), [...titles].sort(), 'one post per new item, none for the item that was there before');

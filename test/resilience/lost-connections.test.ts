@@ -92,7 +92,13 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
         // The API server is asked while its connections are being cut: never a 500.
         const answer = await servedKey('/integrations');
         assert.ok([200, 503].includes(answer.status), `GET /integrations answered ${answer.status} ${answer.text}`);
-        await new Promise((resolve) => setTimeout(resolve, 400));
+        // The next round cuts the connections the workers open again: wait until they publish once more.
+        const delivered = receiver.deliveries.length;
+        await eventually(
+          async () => (receiver.deliveries.length >= delivered + 20 ? true : undefined),
+          60_000,
+          `the workers to publish again after cut ${round + 1}`,
+        );
       }
       assert.ok(cut >= 3, `connections were cut (${cut})`);
 

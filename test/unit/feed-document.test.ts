@@ -23,7 +23,7 @@ describe('reading a feed document in a worker', () => {
 
   it('gives up a document that takes longer than its limit, saying so', async () => {
     await assert.rejects(readDocumentOffThread(rss(20_000), 1), (err: Error) => {
-      assert.ok(err instanceof FeedReadError);
+      assert.ok(err instanceof FeedReadError, `a feed too slow to read is a feed error shown on the feed: ${err}`);
       assert.equal(err.message, 'The feed took longer than 0.001 seconds to read; it is too large or too complex.');
       return true;
     });
@@ -31,7 +31,7 @@ describe('reading a feed document in a worker', () => {
 
   it('says why a document is not a feed', async () => {
     await assert.rejects(readDocumentOffThread('<html><body>Hello</body></html>', 60_000), (err: Error) => {
-      assert.ok(err instanceof FeedReadError);
+      assert.ok(err instanceof FeedReadError, `a page that is not a feed is a feed error shown on the feed: ${err}`);
       assert.match(err.message, /^The address did not answer with an RSS or Atom feed/);
       return true;
     });

@@ -62,7 +62,10 @@ for (const store of BROWSER_STORES) {
       const { url, headers } = config.mcpServers.herald;
       const client = new Client({ name: 'settings-page-check', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { ...headers, Authorization: key } } }));
-      assert.ok((await client.listTools()).tools.some((t) => t.name === 'create_post'));
+      assert.ok(
+        (await client.listTools()).tools.some((t) => t.name === 'create_post'),
+        'the configuration the page shows connects an MCP client that can post',
+      );
       await client.close();
 
       const problems = await seriousA11yViolations(page);

@@ -120,7 +120,7 @@ for (const store of BROWSER_STORES) {
       await screenshot(page, store, 'series-post');
       await box.getByRole('link', { name: 'Edit series' }).click();
       await page.getByRole('heading', { name: 'Edit repeating post' }).waitFor();
-      assert.ok(await page.getByRole('checkbox', { name: 'Thursday' }).isChecked());
+      assert.ok(await page.getByRole('checkbox', { name: 'Thursday' }).isChecked(), "the edit form shows the series' weekday as chosen");
       await page.getByLabel('Post', { exact: true }).fill('Stand-up notes: see the wiki');
       await page.getByRole('button', { name: 'Save the repeating post' }).click();
       await page.waitForURL(`${herald.url}/series/${id}`);
