@@ -10,8 +10,12 @@ import type { LimitState, RateLimiter } from './rate-limit.ts';
 
 const HOUR_MS = 3_600_000;
 
-/** Counts one request of the account; 429 rate_limited, with Retry-After, once the hour's allowance is used. */
-export function takePostingAllowance(deps: { rateLimiter: RateLimiter; config: Pick<Config, 'postsPerHour'> }, accountId: string): Promise<LimitState> {
+/** Counts one request of the account at `now`; 429 rate_limited, with Retry-After, once the hour's allowance is used. */
+export function takePostingAllowance(
+  deps: { rateLimiter: RateLimiter; config: Pick<Config, 'postsPerHour'> },
+  accountId: string,
+  now = Date.now(),
+): Promise<LimitState> {
   // Named as POST /posts in the refusal whichever request it was: they share one allowance.
-  return deps.rateLimiter.consumeSliding(`posts:${accountId}`, deps.config.postsPerHour, HOUR_MS, 'POST /posts');
+  return deps.rateLimiter.consumeSliding(`posts:${accountId}`, deps.config.postsPerHour, HOUR_MS, 'POST /posts', now);
 }
