@@ -9,7 +9,10 @@
  *   goes up (the worker's attempt no longer matches) and its lease is cleared;
  * - a post a worker is sending right now (a live lease) is not changed under
  *   it: the change answers 409 and may be tried again in a moment;
- * - the engine's own transitions apply only while it still holds the lease.
+ * - the engine's own transitions apply only while it still holds the lease
+ *   (failing a post: only while the post is as the engine read it), except
+ *   `complete`: once the network has the post, that is recorded whatever
+ *   became of the claim, since it went out.
  *
  * Claiming due posts is one statement of its own (src/scheduler/claim.ts).
  */
@@ -178,13 +181,27 @@ export async function scheduleReply(db: Db, replyId: string, at: number): Promis
   await db.updateTable('posts').set({ publish_at: at }).where('id', '=', replyId).where('state', '=', 'QUEUE').execute();
 }
 
-/** Ends an item in ERROR, and the thread items after it with it; run inside a transaction. */
-export async function failWithThread(db: Db, item: Pick<PostRow, 'id' | 'group_id' | 'thread_index'>, reason: string, now: number): Promise<void> {
-  await db
+/**
+ * Ends an item in ERROR, and the thread items after it with it; run inside a
+ * transaction. Only while the post is as the engine read it (same version, same
+ * holder, not deleted): a person's change or another worker's claim meanwhile
+ * wins. Answers whether it did.
+ */
+export async function failWithThread(
+  db: Db,
+  item: Pick<PostRow, 'id' | 'group_id' | 'thread_index' | 'version' | 'lease_owner'>,
+  reason: string,
+  now: number,
+): Promise<boolean> {
+  const failed = await db
     .updateTable('posts')
     .set({ state: 'ERROR', error: reason, lease_owner: null, lease_until: null, updated_at: now })
     .where('id', '=', item.id)
-    .execute();
+    .where('version', '=', item.version)
+    .where('deleted_at', 'is', null)
+    .where((eb) => (item.lease_owner === null ? eb('lease_owner', 'is', null) : eb('lease_owner', '=', item.lease_owner)))
+    .executeTakeFirst();
+  if (Number(failed.numUpdatedRows) === 0) return false;
   await db
     .updateTable('posts')
     .set({ state: 'ERROR', error: `Not published because item ${item.thread_index + 1} of the thread failed.`, updated_at: now })
@@ -192,4 +209,5 @@ export async function failWithThread(db: Db, item: Pick<PostRow, 'id' | 'group_i
     .where('thread_index', '>', item.thread_index)
     .where('state', '=', 'QUEUE')
     .execute();
+  return true;
 }

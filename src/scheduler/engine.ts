@@ -503,11 +503,14 @@ export class Engine {
     const { store, notifications, events } = this.services;
     const now = Date.now();
     const channel = options.channel ?? (await this.queries.channel({ id: item.channel_id }))[0];
-    await store.db.transaction().execute(async (tx) => {
-      await failWithThread(tx, item, reason, now);
+    const failed = await store.db.transaction().execute(async (tx) => {
+      // A person's change, or another worker's claim, since this engine read the post wins: nothing to tell then.
+      if (!(await failWithThread(tx, item, reason, now))) return false;
       if (channel)
         await events.record(tx, item.account_id, [{ type: 'post.failed', data: postEventData({ ...item, state: 'ERROR', error: reason }, channel) }]);
+      return true;
     });
+    if (!failed) return;
     events.announce();
     const root = item.root_id ?? item.id;
     if (options.notify !== false) await notifications.add(item.account_id, `A post could not be published: ${reason}`, `/api/public/v1/posts/${root}`);
