@@ -35,6 +35,8 @@ import { takePostingAllowance } from './domain/posting-allowance.ts';
 import { RateLimiter } from './domain/rate-limit.ts';
 import { OutboundGuard, type Lookup } from './lib/outbound.ts';
 import { createSecretBox, resolveSecret } from './lib/secrets.ts';
+import { secretMismatch } from './domain/sealed-values.ts';
+import { DiskWatch } from './lib/disk-space.ts';
 import { createStorage } from './media/create-storage.ts';
 import type { MediaStorage } from './media/storage.ts';
 import { networkContext } from './providers/network-settings.ts';
@@ -93,6 +95,10 @@ export interface Services {
   metrics: Metrics;
   /** When this process's engine last looked at the queue, and how often it looks; the engine sets it when it runs here. */
   engineLooked?: () => { at: number; everyMs: number };
+  /** Undefined when this process's secret opens what the store sealed, else what is wrong and what to do (refused at start, reported by /api/ready). */
+  secretMismatch: () => Promise<string | undefined>;
+  /** The data folder's disk: free space, and writes that failed for lack of it (reported by /api/ready). */
+  disk: DiskWatch;
   close(): Promise<void>;
 }
 
@@ -126,7 +132,8 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   // Reads renew tokens as publishing does (one process at a time per channel); made when first needed.
   let tokens: TokenKeeper | undefined;
   const tokenKeeper = () => (tokens ??= new TokenKeeper(services, new Pacing(store, services.rateLimiter), `api-${process.pid}`));
-  await channels.hideSecretExternalIds();
+  // Never rewritten with a secret that does not open the store: such a process is refused at start (main.ts).
+  if (!(await secretMismatch(store.db, box, config))) await channels.hideSecretExternalIds();
   const services: Services = {
     config,
     store,
@@ -157,6 +164,8 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     outbound,
     network,
     wake: () => {},
+    secretMismatch: () => secretMismatch(store.db, box, config),
+    disk: new DiskWatch(config.dataDir),
     async close() {
       clearInterval(housekeeping);
       await services.rateLimiter.close();

@@ -14,6 +14,7 @@ import { CLIENT_COMMANDS, CLIENT_USAGE, runClient } from './cli/index.ts';
 import { APPS_USAGE, appsCommand } from './admin/apps.ts';
 import { backup, restore } from './admin/backup.ts';
 import { lockDataFolder } from './lib/data-lock.ts';
+import { secretFile } from './lib/secrets.ts';
 import { timerDelay } from './lib/timers.ts';
 import { runAuthServer } from './auth-server/main.ts';
 
@@ -34,7 +35,11 @@ Copies the embedded store (HERALD_DATA_DIR) into an empty PostgreSQL database,
 creating it where the user may, and checks every table's rows and checksum on
 both sides. Stop every Herald on the data folder first; the source is only read.
 Then start Herald with HERALD_DATABASE_URL set and the same HERALD_DATA_DIR (its
-media and the secret that seals tokens stay there).`;
+media stay there) and the same secret: the store's tokens are sealed with
+HERALD_SECRET if it was set, otherwise with HERALD_DATA_DIR/secret.key (use
+HERALD_SECRET="$(cat HERALD_DATA_DIR/secret.key)" elsewhere). A Herald given
+another secret refuses to start. A HERALD_SECRET that does not open this store
+is refused before anything is moved.`;
 
 async function moveStoreCommand(config: Config, args: string[]): Promise<void> {
   const at = args.indexOf('--to');
@@ -45,9 +50,13 @@ async function moveStoreCommand(config: Config, args: string[]): Promise<void> {
   for (const t of moved) console.log(`${t.table.padEnd(width)}  ${String(t.rows).padStart(8)} rows  checksum ${t.checksum}  same on both sides`);
   const where = new URL(target);
   where.password = where.password ? '***' : '';
+  // The secret that sealed the tokens must come along: a new one opens none of them (Herald then refuses to start).
+  const secret = config.secret
+    ? 'the same HERALD_SECRET as now (it sealed the channel tokens)'
+    : `HERALD_SECRET unset (the tokens are sealed with ${secretFile(config.dataDir)}), or, on other machines, HERALD_SECRET="$(cat ${secretFile(config.dataDir)})"`;
   console.log(
     `Moved ${moved.reduce((n, t) => n + t.rows, 0)} rows in ${moved.length} tables to ${where.toString()}; ${config.dataDir} is unchanged.\n` +
-      `Start Herald with HERALD_DATABASE_URL set to that database and HERALD_DATA_DIR=${config.dataDir} (media and secret.key stay there).`,
+      `Start Herald with HERALD_DATABASE_URL set to that database, HERALD_DATA_DIR=${config.dataDir} (media stay there) and ${secret}.`,
   );
 }
 
@@ -118,6 +127,12 @@ function onShutdown(close: () => Promise<void>, hardLimitMs: number): void {
 async function runService(config: Config, withServer: boolean, withEngine: boolean): Promise<void> {
   const started = Date.now();
   const services = await createServices(config);
+  // A secret that opens nothing the store sealed would look healthy while every post fails: say so now instead.
+  const mismatch = await services.secretMismatch();
+  if (mismatch) {
+    await services.close();
+    fail(`Herald does not start: ${mismatch}`);
+  }
   const workers = startWorkers(services, { engine: withEngine ? {} : false, webhooks: withEngine ? {} : false });
   const server = withServer ? await buildServer(services) : undefined;
   if (server) await server.listen({ port: config.port, host: config.host });
@@ -148,6 +163,12 @@ async function runService(config: Config, withServer: boolean, withEngine: boole
 
 async function withServices<T>(config: Config, run: (services: Services) => Promise<T>): Promise<T> {
   const services = await createServices(config);
+  // A key or application sealed with another secret than the store's would open for this secret alone, and hide the mismatch.
+  const mismatch = await services.secretMismatch();
+  if (mismatch) {
+    await services.close();
+    fail(`herald: ${mismatch}`);
+  }
   // On stderr, so --json output stays JSON: which store a key or application went to.
   console.error(`herald: using ${services.store.description}`);
   try {

@@ -54,7 +54,7 @@ export async function buildServer(
   // and the tests hold them to it, so serialisation skips a second validation pass.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installJsonParser(app);
-  installErrorHandling(app);
+  installErrorHandling(app, { onDiskFull: () => services.disk.noteFull() });
   installInputGuard(app);
   installBodyDeadline(app, config.requestTimeoutMs);
   if (options.checkResponses) checkResponsesAgainstSchemas(app, options.checkResponses);

@@ -12,6 +12,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import { ensureDatabase, openStore, pendingMigrations, migrate, type Store } from '../db/index.ts';
 import { otherStoreUsers } from '../lib/data-lock.ts';
+import { createSecretBox, existingSecret } from '../lib/secrets.ts';
+import { secretMismatch } from '../domain/sealed-values.ts';
 
 export interface MovedTable {
   table: string;
@@ -97,6 +99,10 @@ export async function moveStore(config: Config, targetUrl: string, progress: (li
   try {
     const pending = await pendingMigrations(source);
     if (pending.length > 0) throw new Error(`The embedded store is not up to date (${pending.join(', ')}): run "herald migrate" on it first.`);
+    // The moved store is started with this environment's secret: one that opens none of its tokens is refused now, not after the move.
+    const secret = existingSecret(config.secret, config.dataDir);
+    const mismatch = secret ? await secretMismatch(source.db, createSecretBox(secret), config) : undefined;
+    if (mismatch) throw new Error(`${mismatch} Nothing was moved.`);
     await ensureDatabase(targetUrl);
     target = openStore({ databaseUrl: targetUrl, dataDir: config.dataDir });
     await migrate(target);

@@ -9,6 +9,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ApiError, type FieldProblem } from '../domain/errors.ts';
 import type { ErrorCode } from '../domain/error-codes.ts';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
+import { DISK_FULL_RETRY_AFTER_SECONDS, isDiskFull } from '../lib/disk-space.ts';
 
 export function errorBody(statusCode: number, code: ErrorCode, message: string, errors: FieldProblem[] = []) {
   return { statusCode, error: http.STATUS_CODES[statusCode] ?? 'Error', message, msg: message, code, errors };
@@ -66,7 +67,8 @@ function validationProblems(err: FastifyError & { validation: { instancePath: st
   });
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+/** `onDiskFull`: told when a request failed for lack of disk space (readiness reports it). */
+export function installErrorHandling(app: FastifyInstance, options: { onDiskFull?: () => void } = {}): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ApiError) return sendError(reply, err);
     if (hasZodFastifySchemaValidationErrors(err)) {
@@ -77,6 +79,17 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendFrameworkError(reply, err);
+    if (isDiskFull(err)) {
+      // Before the store's check (a full disk is also a store that cannot write): the cause, not a symptom, is what to fix.
+      // The upload's temporary file is removed and a failed write rolled back, so the same request works once space is freed.
+      options.onDiskFull?.();
+      request.log.error({ err: { message: err.message, code: err.code } }, 'no space left on the disk');
+      const message = `The server's disk is full; nothing was changed. Try again once space is freed (in ${DISK_FULL_RETRY_AFTER_SECONDS} s or later).`;
+      return reply
+        .code(503)
+        .header('Retry-After', String(DISK_FULL_RETRY_AFTER_SECONDS))
+        .send(errorBody(503, 'storage_full', message));
+    }
     if (isStoreUnavailable(err)) {
       // Nothing was changed (a write that failed is rolled back): the client may simply send it again.
       request.log.warn({ err: { message: err.message, code: err.code } }, 'store unavailable');

@@ -1,6 +1,7 @@
 /**
  * GET /api/ready, for load balancers and orchestrators: 200 when this process
- * can serve (the store answers, its schema is the one this code expects, and,
+ * can serve (the store answers, its schema is the one this code expects, its
+ * secret opens what the store sealed, the data folder's disk has room, and,
  * where the process publishes, its engine looked at the queue recently), else
  * 503 naming what is wrong. GET /api/health stays a liveness check.
  */
@@ -47,9 +48,13 @@ function engineCheck(services: Services, now = Date.now()): Check {
 export function registerReadiness(app: FastifyInstance, services: Services): void {
   app.get('/api/ready', { schema: { hide: true } }, async (_request, reply) => {
     const store = await storeCheck(services);
+    const unknown = (err: unknown) => `unknown: ${(err as Error).message}`;
     const checks = {
       store,
-      migrations: store === 'ok' ? await migrationsCheck(services).catch((err) => `unknown: ${(err as Error).message}`) : 'unknown: the store does not answer',
+      migrations: store === 'ok' ? await migrationsCheck(services).catch(unknown) : 'unknown: the store does not answer',
+      // Checked at start too; a store sealed with another secret can also appear later (a process with another HERALD_SECRET wrote it).
+      secret: store === 'ok' ? await services.secretMismatch().then((problem) => problem ?? 'ok', unknown) : 'unknown: the store does not answer',
+      disk: await services.disk.check(),
       engine: engineCheck(services),
     };
     const ready = Object.values(checks).every((c) => c === 'ok' || c === 'not running here');

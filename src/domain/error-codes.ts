@@ -104,6 +104,7 @@ export const ERROR_CODES = {
 
   // The server
   store_unavailable: { status: 503, meaning: 'The database is unavailable; nothing was changed. Retry-After says when to try again.' },
+  storage_full: { status: 503, meaning: 'The server’s disk (or its database’s) is full; nothing was changed. Retry-After says when to try again.' },
   internal_error: { status: 500, meaning: 'A fault on Herald’s side; the request was not completed. The server log has the details.' },
 } as const satisfies Record<string, ErrorCodeEntry>;
 

@@ -23,15 +23,27 @@ export function randomToken(prefix = ''): string {
   return prefix + crypto.randomBytes(32).toString('base64url');
 }
 
-/** Loads HERALD_SECRET, or the secret generated into the data folder on first start. */
-export function resolveSecret(configured: string | undefined, dataDir: string): string {
+/** Where the embedded store's generated secret lives (HERALD_SECRET, when set, is used instead). */
+export function secretFile(dataDir: string): string {
+  return path.join(dataDir, 'secret.key');
+}
+
+/** HERALD_SECRET, or the data folder's generated secret; undefined when neither exists (nothing is generated). */
+export function existingSecret(configured: string | undefined, dataDir: string): string | undefined {
   if (configured) return configured;
-  const file = path.join(dataDir, 'secret.key');
   try {
-    return fs.readFileSync(file, 'utf8').trim();
+    return fs.readFileSync(secretFile(dataDir), 'utf8').trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    return undefined;
   }
+}
+
+/** Loads HERALD_SECRET, or the secret generated into the data folder on first start. */
+export function resolveSecret(configured: string | undefined, dataDir: string): string {
+  const existing = existingSecret(configured, dataDir);
+  if (existing) return existing;
+  const file = secretFile(dataDir);
   fs.mkdirSync(dataDir, { recursive: true });
   const generated = crypto.randomBytes(32).toString('base64url');
   try {
@@ -52,6 +64,13 @@ export function weakSecret(secret: string): string | undefined {
   if (secret.length < 32 || new Set(secret).size < 12) return `HERALD_SECRET is too weak: it must be ${SECRET_RULE}`;
   return undefined;
 }
+
+/**
+ * A sealed value this process's secret cannot open: sealed under another
+ * HERALD_SECRET (or another data folder's secret.key), or damaged. Its message
+ * names key ids only, never the secret.
+ */
+export class UnsealError extends Error {}
 
 /** A 32-byte key for one purpose, derived from the secret with HKDF-SHA256 (RFC 5869). */
 function derive(secret: string, purpose: string): Buffer {
@@ -85,11 +104,15 @@ export function createSecretBox(secret: string): SecretBox {
     decrypt(sealed) {
       const [version, kid, iv, tag, body] = sealed.split('.');
       const used = version === 'v1' || version === 'v2' ? sealers[version] : undefined;
-      if (!used || !body) throw new Error('not a sealed secret');
-      if (kid !== used.keyId) throw new Error(`secret was sealed with key ${kid}, but HERALD_SECRET is key ${used.keyId}`);
+      if (!used || !body) throw new UnsealError('not a sealed secret');
+      if (kid !== used.keyId) throw new UnsealError(`secret was sealed with key ${kid}, but HERALD_SECRET is key ${used.keyId}`);
       const decipher = crypto.createDecipheriv('aes-256-gcm', used.key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+      try {
+        return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+      } catch {
+        throw new UnsealError(`secret sealed with key ${kid} is damaged: it does not open`);
+      }
     },
     lookupKey(value, purpose) {
       return crypto

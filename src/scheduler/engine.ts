@@ -37,6 +37,7 @@ import { isStoreUnavailable } from '../db/unavailable.ts';
 import { complete, failWithThread, handBack, renewLease, scheduleReply } from '../domain/post-queue.ts';
 import { errorFields, log } from '../lib/log.ts';
 import { timerDelay } from '../lib/timers.ts';
+import { UnsealError } from '../lib/secrets.ts';
 import type { Metrics } from '../lib/metrics.ts';
 
 export interface EngineOptions {
@@ -65,7 +66,21 @@ export interface EngineOptions {
 /** Longest a look on the network for a post of unknown fate may take. */
 const FIND_TIMEOUT_MS = 60_000;
 
+/** A worker stopped (or lost its claim) with the request out: only then is this said. */
 export const UNKNOWN_OUTCOME = 'Herald stopped while this post was being sent, so it may have been published. Check the channel before retrying.';
+/** Something unexpected failed on Herald's side once the request may have left. */
+export const FAULT_WHILE_SENDING =
+  'Publishing failed on Herald’s side while this post was being sent, so it may have been published. Check the channel before retrying.';
+/** Something unexpected failed on Herald's side before anything was sent. */
+export const FAULT_BEFORE_SENDING = 'Not sent: publishing failed on Herald’s side before the post left (the server log has the details). Retry the post.';
+
+/** The channel's sealed tokens do not open with this process's secret: nothing can be sent until the secret is right. */
+function unsealedReason(channel: ChannelRow, err: UnsealError): string {
+  return (
+    `Not sent: channel "${channel.name}"'s access could not be unsealed (${err.message}). ` +
+    'Run Herald with the secret that sealed this store (see "Running on PostgreSQL" in the README), then retry the post.'
+  );
+}
 
 /** Exponential backoff with full jitter: 2 s, 4 s, 8 s ... capped at 5 minutes. */
 export function backoffMs(attempt: number, random = Math.random): number {
@@ -126,6 +141,8 @@ export class Engine {
   private stopping = false;
   /** Set when a stop's grace ran out: what is still in flight is left, as sent, to the next worker. */
   private abandoned = false;
+  /** Items in hand whose request may have left (in this handling or an earlier one): an unexpected fault on them is of unknown outcome. */
+  private readonly inDoubt = new Set<string>();
   /** Resolves once this engine hears other processes' announcements (PostgreSQL). */
   listening: Promise<void> = Promise.resolve();
 
@@ -209,11 +226,13 @@ export class Engine {
         log.warn({ post: item.id, ...errorFields(err) }, 'the store is unavailable; the post is left to its lease');
         return;
       }
-      // Anything unexpected: the attempt's fate is unknown, so it must not be repeated blindly.
+      // Anything unexpected: once the request may have left, its fate is unknown and it must not be repeated
+      // blindly; before that, the post certainly did not go out, and saying it may have would send people looking.
       log.error({ post: item.id, ...errorFields(err) }, 'publishing failed unexpectedly');
-      await this.fail(item, UNKNOWN_OUTCOME).catch(() => {});
+      await this.fail(item, this.inDoubt.has(item.id) ? FAULT_WHILE_SENDING : FAULT_BEFORE_SENDING).catch(() => {});
     } finally {
       clearInterval(heartbeat);
+      this.inDoubt.delete(item.id);
     }
   }
 
@@ -235,6 +254,7 @@ export class Engine {
     // Claiming counts attempts: only an item claimed before can have an attempt that never finished.
     const [unsettled] = item.attempts > 1 ? await this.queries.unsettledAttempt({ post: item.id, since: item.updated_at }) : [];
     if (unsettled) {
+      this.inDoubt.add(item.id);
       if (unsettled.outcome === 'sending') {
         await db
           .updateTable('post_attempts')
@@ -311,6 +331,7 @@ export class Engine {
       const attempt = await this.beginAttempt(item);
       // Changed or deleted since it was claimed: the change released it, nothing to send.
       if (!attempt) return;
+      this.inDoubt.add(item.id);
       let result: PublishResult;
       const startedAt = Date.now();
       if (item.attempts === 1 && !refreshed) this.services.metrics.late(provider.identifier, (startedAt - item.publish_at) / 1000);
@@ -320,7 +341,7 @@ export class Engine {
         limit.clear();
         // Cut off by the stop: the attempt stays "sending" for the next worker to judge.
         if (this.abandoned) return;
-        const failure = err instanceof PublishError ? err : new PublishError('unknown', UNKNOWN_OUTCOME);
+        const failure = err instanceof PublishError ? err : new PublishError('unknown', FAULT_WHILE_SENDING);
         recordOutcome(this.services.metrics, job, startedAt, failure.kind, failure.message);
         if (failure.kind === 'unknown') {
           await attempt('unknown', failure.message);
@@ -473,6 +494,8 @@ export class Engine {
 
   private async tokenTrouble(job: Job, err: unknown): Promise<void> {
     if (err instanceof ReconnectNeeded) return this.reconnectNeeded(job, err.message);
+    // Not the network's doing, nor the user's channel: the process runs with another secret than the one that sealed it.
+    if (err instanceof UnsealError) return this.fail(job.item, unsealedReason(job.channel, err), { channel: job.channel });
     if (err instanceof PublishError && err.kind === 'retryable') return this.retryOrFail(job.item, err.message, err.retryAfterMs);
     throw err;
   }

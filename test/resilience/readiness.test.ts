@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHerald, type TestHerald } from '../helpers/herald.ts';
+import { eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 
 const ready = async (herald: TestHerald) => {
@@ -22,9 +22,12 @@ for (const store of await testStores()) {
       await apiOnly?.close();
     });
 
-    it('is ready when the store answers, its schema is current and the engine looks at its queue', async () => {
-      await new Promise((r) => setTimeout(r, 300));
-      assert.deepEqual(await ready(herald), { status: 200, body: { status: 'ready', checks: { store: 'ok', migrations: 'ok', engine: 'ok' } } });
+    it('is ready when the store answers, its schema is current, its secret opens the store, the disk has room and the engine looks at its queue', async () => {
+      await eventually(async () => ((herald.services.engineLooked?.().at ?? 0) > 0 ? true : undefined), 5_000, 'the engine to look at its queue');
+      assert.deepEqual(await ready(herald), {
+        status: 200,
+        body: { status: 'ready', checks: { store: 'ok', migrations: 'ok', secret: 'ok', disk: 'ok', engine: 'ok' } },
+      });
       assert.deepEqual((await ready(apiOnly)).body.checks.engine, 'not running here');
       assert.equal((await ready(apiOnly)).status, 200);
     });

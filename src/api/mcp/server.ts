@@ -17,6 +17,7 @@ import { ApiError, type FieldProblem } from '../../domain/errors.ts';
 import type { ErrorCode } from '../../domain/error-codes.ts';
 import { allows } from '../../domain/scopes.ts';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../db/unavailable.ts';
+import { DISK_FULL_RETRY_AFTER_SECONDS, isDiskFull } from '../../lib/disk-space.ts';
 import { log } from '../../lib/log.ts';
 import { errorBody } from '../errors.ts';
 import { channelAnalytics, postAnalytics } from './analytics-tools.ts';
@@ -135,6 +136,7 @@ export async function mcpServer(services: Services, principal: Principal): Promi
       const result = await tool.run(parsed.data, { services, principal });
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (err) {
+      if (isDiskFull(err)) services.disk.noteFull();
       return fromError(tool, err);
     }
   });
@@ -166,6 +168,13 @@ function fromError({ name: tool, hints }: HeraldTool, err: unknown): CallToolRes
     // The domain refuses before it writes: a refused change changed nothing.
     const unchanged = !hints.readOnly && err.statusCode < 500 ? ' Nothing was changed.' : '';
     return failure(err.statusCode, err.code, `${/[.!?]$/.test(err.message) ? err.message : `${err.message}.`}${unchanged}`, err.errors);
+  }
+  if (isDiskFull(err)) {
+    return failure(
+      503,
+      'storage_full',
+      `Herald's disk is full; nothing was changed. Call ${tool} again once space is freed (in ${DISK_FULL_RETRY_AFTER_SECONDS} s or later).`,
+    );
   }
   if (isStoreUnavailable(err)) {
     return failure(
