@@ -112,8 +112,9 @@ export async function moveStore(config: Config, targetUrl: string, progress: (li
       tables.map((t) => t.name),
     );
 
-    // One transaction: a move that fails half-way leaves the target as empty as it was.
-    await (target.db as AnyDb).transaction().execute(async (trx) => {
+    // One transaction, checked before it commits: a move that fails half-way, or whose copy
+    // does not match, leaves the target as empty as it was.
+    return await (target.db as AnyDb).transaction().execute(async (trx) => {
       for (const { name } of tables) {
         const rows = await (source.db as AnyDb).selectFrom(name).selectAll().execute();
         for (let start = 0; start < rows.length; start += BATCH_ROWS) {
@@ -124,24 +125,23 @@ export async function moveStore(config: Config, targetUrl: string, progress: (li
         }
         progress(`copied ${name}: ${rows.length} rows`);
       }
-    });
-
-    const moved: MovedTable[] = [];
-    for (const { name, key } of tables) {
-      const columns = await columnsOf(source.db as AnyDb, name);
-      const from = await tableChecksum(source.db as AnyDb, name, key, columns);
-      const to = await tableChecksum(target.db as AnyDb, name, key, columns);
-      if (from.rows !== to.rows || from.checksum !== to.checksum) {
-        throw new Error(
-          `${name} differs after the move (${from.rows} rows, ${from.checksum} here; ${to.rows} rows, ${to.checksum} there): the target is not usable.`,
-        );
+      const moved: MovedTable[] = [];
+      for (const { name, key } of tables) {
+        const columns = await columnsOf(source.db as AnyDb, name);
+        const from = await tableChecksum(source.db as AnyDb, name, key, columns);
+        const to = await tableChecksum(trx, name, key, columns);
+        if (from.rows !== to.rows || from.checksum !== to.checksum) {
+          throw new Error(
+            `${name} differs after the move (${from.rows} rows, ${from.checksum} here; ${to.rows} rows, ${to.checksum} there): nothing was moved.`,
+          );
+        }
+        moved.push({ table: name, rows: from.rows, checksum: from.checksum });
       }
-      moved.push({ table: name, rows: from.rows, checksum: from.checksum });
-    }
-    const during = otherStoreUsers(config.dataDir);
-    if (during.length > 0)
-      throw new Error(`A Herald process (pid ${during.join(', ')}) opened the store during the move: stop it and move again into a new database.`);
-    return moved;
+      const during = otherStoreUsers(config.dataDir);
+      if (during.length > 0)
+        throw new Error(`A Herald process (pid ${during.join(', ')}) opened the store during the move: stop it and move again; nothing was moved.`);
+      return moved;
+    });
   } finally {
     await source.close();
     await target?.close();
