@@ -1,18 +1,21 @@
 /**
- * Fixed-window request counters kept in the database, so every process of a
- * deployment shares them. `consume` is exact (one upsert per request) for limits
- * that must hold to the request; `consumeBatched` counts in memory and adds to
- * the shared row a few times a second, for the per-key limit every request passes.
+ * Request counters kept in the database, so every process of a deployment shares
+ * them. `consume` counts in fixed windows, exactly (one upsert per request).
+ * `consumeSliding` and `consumeBatched` keep the sliding window of
+ * sliding-window.ts: the first exactly, for the hourly posts allowance; the
+ * second counting in memory and adding to the shared rows a few times a second,
+ * for the per-key limit every request passes.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { ApiError } from './errors.ts';
 import { inBackground } from '../lib/background.ts';
+import { countedAfter, type StepCount, stepStart, windowState } from './sliding-window.ts';
 
 export interface LimitState {
   limit: number;
   remaining: number;
-  /** Seconds until the window resets. */
+  /** Seconds until the window resets (a sliding window: until the oldest counted request leaves it). */
   resetSeconds: number;
 }
 
@@ -30,14 +33,21 @@ export function limitHeaders(state: LimitState): Record<string, string> {
 const SYNC_MS = 250;
 /** After a failed sync (a full disk, a lost connection), wait longer before the next, up to this. */
 const MAX_SYNC_BACKOFF_MS = 30_000;
+/** Counts read longer ago than this are read again before a request is answered (a process idle for a while). */
+const STALE_MS = 4 * SYNC_MS;
 
-interface LocalCount {
-  windowStart: number;
-  /** The shared total as last read from the database (all processes). */
-  shared: number;
-  /** Requests this process counted since its last sync. */
-  pending: number;
-  /** Resolves once the shared total of this window was first read. */
+/** One bucket's sliding window as this process knows it. */
+interface LocalWindow {
+  windowMs: number;
+  /** Per step: the shared count as last read (all processes), and what this process counted since it last wrote. */
+  steps: Map<number, { shared: number; pending: number }>;
+  /** The time of the latest request (the caller's clock): the window the counts are read back for ends there. */
+  latest: number;
+  /** When the counts were last read (the same clock). */
+  readAt: number;
+  /** When this bucket's rows that no window touches any more were last deleted. */
+  clearedAt: number;
+  /** Resolves once the window's counts were first read. */
   ready: Promise<void>;
 }
 
@@ -54,21 +64,10 @@ function windowOf(now: number, windowMs: number) {
   return { windowStart, resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) };
 }
 
-/** The sliding window's step: requests are counted per minute. */
-const SLIDING_STEP_MS = 60_000;
-
-/** Seconds until the `leave` oldest requests in the window (`rows`: per-minute counts, oldest first) have left it. */
-function slidingResetSeconds(rows: { window_start: number; count: number }[], leave: number, windowMs: number, now: number): number {
-  let left = 0;
-  for (const row of rows) {
-    left += row.count;
-    if (left >= leave) return Math.max(1, Math.ceil((row.window_start + SLIDING_STEP_MS + windowMs - now) / 1000));
-  }
-  return 1;
-}
+const pendingIn = (entry: LocalWindow) => [...entry.steps.values()].reduce((sum, step) => sum + step.pending, 0);
 
 export class RateLimiter {
-  private readonly local = new Map<string, LocalCount>();
+  private readonly local = new Map<string, LocalWindow>();
   private timer?: NodeJS.Timeout;
   private syncing?: Promise<void>;
   private failedSyncs = 0;
@@ -87,69 +86,57 @@ export class RateLimiter {
     return state;
   }
 
-  /**
-   * Like consume, over a sliding window: at most `limit` accepted requests in any
-   * `windowMs`, not per clock window (a burst at the end of one clock hour and
-   * another at the start of the next both passed: twice the limit in a minute).
-   * Requests are counted per minute; the window sums the minutes it touches,
-   * including the one it begins in whole, so it never lets more through (it may
-   * refuse up to a minute early). A refused request takes itself back.
-   */
+  /** Like consume, over the sliding window (sliding-window.ts). A refused request takes itself back. */
   async consumeSliding(bucket: string, limit: number, windowMs: number, what: string, now = Date.now()): Promise<LimitState> {
-    const minute = now - (now % SLIDING_STEP_MS);
-    // The minutes before this one no longer change; this minute's count is an atomic increment,
+    const step = stepStart(now, windowMs);
+    // The steps before this one no longer change; this step's count is an atomic increment,
     // so parallel requests each see a different total and exactly the allowance passes.
-    const earlier = await this.db
-      .selectFrom('rate_counters')
-      .select(['window_start', 'count'])
-      .where('bucket', '=', bucket)
-      .where('window_start', '>', now - windowMs - SLIDING_STEP_MS)
-      .where('window_start', '<', minute)
-      .orderBy('window_start')
-      .execute();
-    const current = await this.add(bucket, minute, 1);
-    const rows = [...earlier, { window_start: minute, count: current }];
-    const used = rows.reduce((sum, r) => sum + r.count, 0);
-    // Over the limit, this many must leave the window before one more fits (this one is taken back); else the oldest.
-    const state = { limit, remaining: Math.max(0, limit - used), resetSeconds: slidingResetSeconds(rows, Math.max(1, used - limit), windowMs, now) };
+    const earlier = await this.readWindow(bucket, windowMs, now, step);
+    const current = await this.add(bucket, step, 1);
+    const { used, ...state } = windowState([...earlier, { window_start: step, count: current }], limit, windowMs, now);
     if (used > limit) {
-      await this.add(bucket, minute, -1);
+      await this.add(bucket, step, -1);
       throw tooMany(what, limit, windowMs, state);
     }
     return state;
   }
 
   /**
-   * Like consume, without a database write per request. Other processes' counts
-   * arrive within SYNC_MS, so a deployment of several processes may let a few
-   * requests over the limit during that time; one process alone is exact.
+   * Like consumeSliding, without a database write per request. Other processes'
+   * counts arrive within SYNC_MS, so a deployment of several processes may let a
+   * few requests over the limit during that time; one process alone is exact.
    */
   async consumeBatched(bucket: string, limit: number, windowMs: number, what: string, now = Date.now()): Promise<LimitState> {
-    const { windowStart, resetSeconds } = windowOf(now, windowMs);
     let entry = this.local.get(bucket);
-    if (!entry || entry.windowStart !== windowStart) {
-      const fresh: LocalCount = { windowStart, shared: 0, pending: 0, ready: Promise.resolve() };
-      // The first request of a window learns what the other processes counted so far.
-      fresh.ready = this.read(bucket, windowStart).then(
-        (count) => {
-          fresh.shared = count;
-        },
-        (err: unknown) => {
-          // The next request of this window reads again rather than failing for ever.
-          if (this.local.get(bucket) === fresh) this.local.delete(bucket);
-          throw err;
-        },
-      );
-      this.local.set(bucket, fresh);
-      entry = fresh;
-    }
+    if (!entry || (now - entry.readAt > STALE_MS && pendingIn(entry) === 0)) entry = this.open(bucket, windowMs, now);
     await entry.ready;
-    const used = entry.shared + entry.pending + 1;
-    const state = { limit, remaining: Math.max(0, limit - used), resetSeconds };
+    entry.latest = Math.max(entry.latest, now);
+    const current = stepStart(now, windowMs);
+    const counts = [...entry.steps].map(([start, step]) => ({ window_start: start, count: step.shared + step.pending }));
+    const { used, ...state } = windowState([...counts, { window_start: current, count: 1 }], limit, windowMs, now);
     if (used > limit) throw tooMany(what, limit, windowMs, state);
-    entry.pending++;
+    const step = entry.steps.get(current) ?? { shared: 0, pending: 0 };
+    step.pending++;
+    entry.steps.set(current, step);
     this.scheduleSync(SYNC_MS);
     return state;
+  }
+
+  /** A bucket's window as this process starts to count it: what every process counted so far. */
+  private open(bucket: string, windowMs: number, now: number): LocalWindow {
+    const entry: LocalWindow = { windowMs, steps: new Map(), latest: now, readAt: now, clearedAt: now, ready: Promise.resolve() };
+    entry.ready = this.readWindow(bucket, windowMs, now).then(
+      (rows) => {
+        for (const row of rows) entry.steps.set(row.window_start, { shared: row.count, pending: 0 });
+      },
+      (err: unknown) => {
+        // The next request reads again rather than failing for ever.
+        if (this.local.get(bucket) === entry) this.local.delete(bucket);
+        throw err;
+      },
+    );
+    this.local.set(bucket, entry);
+    return entry;
   }
 
   private scheduleSync(delayMs: number): void {
@@ -168,29 +155,69 @@ export class RateLimiter {
     }, delayMs).unref();
   }
 
-  /** Adds this process's counts to the shared rows and reads back the totals. */
+  /** Adds this process's counts to the shared rows and reads back what every process counted. */
   async sync(): Promise<void> {
     if (this.syncing) return this.syncing;
     this.syncing = (async () => {
       for (const [bucket, entry] of this.local) {
-        const pending = entry.pending;
-        if (pending > 0) {
-          entry.pending -= pending;
+        if (pendingIn(entry) === 0) {
+          // Nothing new here since the last sync: read again at this bucket's next request.
+          if (entry.latest + entry.windowMs < Date.now()) this.local.delete(bucket);
+          continue;
+        }
+        for (const [start, step] of entry.steps) {
+          const pending = step.pending;
+          if (pending === 0) continue;
+          // Still counted while the write is under way: requests answered meanwhile see them.
+          step.pending -= pending;
+          step.shared += pending;
           try {
-            entry.shared = await this.add(bucket, entry.windowStart, pending);
+            step.shared = await this.add(bucket, start, pending);
           } catch (err) {
             // Not written: counted again at the next sync, so no request goes uncounted.
-            entry.pending += pending;
+            step.shared -= pending;
+            step.pending += pending;
             throw err;
           }
-        } else if (entry.windowStart + 3_600_000 < Date.now()) {
-          this.local.delete(bucket);
         }
+        await this.readBack(bucket, entry);
       }
     })().finally(() => {
       this.syncing = undefined;
     });
     return this.syncing;
+  }
+
+  /** Replaces the shared counts with the database's (other processes' included); drops steps that left the window. */
+  private async readBack(bucket: string, entry: LocalWindow): Promise<void> {
+    const at = entry.latest;
+    const rows = await this.readWindow(bucket, entry.windowMs, at);
+    const steps = new Map(rows.map((row) => [row.window_start, { shared: row.count, pending: entry.steps.get(row.window_start)?.pending ?? 0 }]));
+    // Requests counted since the write, in a step the database does not have yet.
+    for (const [start, step] of entry.steps) if (step.pending > 0 && !steps.has(start)) steps.set(start, { shared: 0, pending: step.pending });
+    entry.steps = steps;
+    entry.readAt = at;
+    // A busy key fills a row a second: those no window touches any more go once a window, not only at the daily prune.
+    if (at - entry.clearedAt >= entry.windowMs) {
+      entry.clearedAt = at;
+      await this.db
+        .deleteFrom('rate_counters')
+        .where('bucket', '=', bucket)
+        .where('window_start', '<', at - 2 * entry.windowMs)
+        .execute();
+    }
+  }
+
+  /** The bucket's steps the window ending at `now` touches, oldest first (before `until`, when given). */
+  private readWindow(bucket: string, windowMs: number, now: number, until = Number.MAX_SAFE_INTEGER): Promise<StepCount[]> {
+    return this.db
+      .selectFrom('rate_counters')
+      .select(['window_start', 'count'])
+      .where('bucket', '=', bucket)
+      .where('window_start', '>', countedAfter(now, windowMs))
+      .where('window_start', '<', until)
+      .orderBy('window_start')
+      .execute();
   }
 
   private async add(bucket: string, windowStart: number, count: number): Promise<number> {
@@ -201,16 +228,6 @@ export class RateLimiter {
       .returning('count')
       .executeTakeFirstOrThrow();
     return row.count;
-  }
-
-  private async read(bucket: string, windowStart: number): Promise<number> {
-    const row = await this.db
-      .selectFrom('rate_counters')
-      .select('count')
-      .where('bucket', '=', bucket)
-      .where('window_start', '=', windowStart)
-      .executeTakeFirst();
-    return row?.count ?? 0;
   }
 
   /** Writes out what this process counted; call before the store closes. */
