@@ -61,6 +61,8 @@ export interface EngineOptions {
   feedLookEveryMs?: number;
   /** How often series due a look are looked for (series-extender.ts). */
   seriesEveryMs?: number;
+  /** Renews the claim on an item being published (post-queue.ts); a test holds it back to stand for a worker that froze. */
+  renewLease?: (item: PostRow, leaseMs: number) => Promise<void>;
 }
 
 /** Longest a look on the network for a post of unknown fate may take. */
@@ -123,6 +125,7 @@ export class Engine {
   private readonly publishTimeoutMs: number;
   private readonly pollMs: number;
   private readonly pacing: Pacing;
+  private readonly renew: (item: PostRow, leaseMs: number) => Promise<void>;
   private readonly tokens: TokenKeeper;
   /** Renews channels' access in the background; `run(now)` renews what is due at `now`. */
   readonly renewal: TokenRenewal;
@@ -154,6 +157,7 @@ export class Engine {
     this.retryDeadlineMs = options.retryDeadlineMs ?? services.config.retryDeadlineMs;
     this.publishTimeoutMs = options.publishTimeoutMs ?? 30 * 60_000;
     this.pollMs = options.pollMs ?? QUEUE_POLL_MS;
+    this.renew = options.renewLease ?? ((item, leaseMs) => renewLease(services.store.db, item, leaseMs));
     this.pacing = new Pacing(services.store, services.rateLimiter);
     this.queries = engineQueries(services.store.db);
     this.tokens = new TokenKeeper(services, this.pacing, this.worker);
@@ -216,7 +220,7 @@ export class Engine {
   private async handle(item: PostRow): Promise<void> {
     // The lease is renewed for as long as this worker works on the item (large uploads
     // take longer than a lease); only a dead worker's items are taken over.
-    const heartbeat = setInterval(() => void renewLease(this.services.store.db, item, this.leaseMs).catch(() => {}), timerDelay(this.leaseMs / 3));
+    const heartbeat = setInterval(() => void this.renew(item, this.leaseMs).catch(() => {}), timerDelay(this.leaseMs / 3));
     try {
       await this.publish(item);
     } catch (err) {

@@ -14,10 +14,16 @@ export interface Delivery {
   at: number;
 }
 
-export type Responder = (
-  delivery: Delivery,
-  index: number,
-) => { status?: number; body?: unknown; headers?: Record<string, string>; delayMs?: number } | undefined;
+export interface Answer {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  delayMs?: number;
+  /** Answer once this settles: held until an event the test waits for, not for a time. */
+  until?: Promise<unknown>;
+}
+
+export type Responder = (delivery: Delivery, index: number) => Answer | undefined;
 
 export interface WebhookReceiver {
   url: string;
@@ -47,7 +53,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
         res.end(JSON.stringify(answer.body ?? { ok: true }));
       };
-      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      if (answer.until) void answer.until.then(send, send);
+      else if (answer.delayMs) setTimeout(send, answer.delayMs);
       else send();
     });
   });
