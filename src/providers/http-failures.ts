@@ -77,18 +77,21 @@ export type AnswerReader = (answer: NetworkAnswer) => Verdict | undefined;
 /** The failure class a status alone says. */
 function statusKind(status: number): FailureKind | 'server' {
   if (status === 401) return 'auth';
-  // 429 and 408 refuse the request before handling it; 503 says the service is not taking requests.
-  if (status === 429 || status === 408 || status === 503) return 'retryable';
+  // 429 and 408 refuse the request before handling it.
+  if (status === 429 || status === 408) return 'retryable';
+  // Every 5xx, 503 with Retry-After too: a network may store the post and then answer one.
   if (status >= 500) return 'server';
   return 'refused';
 }
 
 /**
  * The one place that turns a failed answer into a PublishError. A server error
- * after a request that is safe to repeat (a read, an upload before anything is
- * published, a create the network de-duplicates) is retried; after any other
- * request the network may have taken it, so the outcome is unknown and the
- * engine looks the post up instead of sending it twice.
+ * (any 5xx, 503 with Retry-After included) after a request that is safe to
+ * repeat (a read, an upload before anything is published, a create the network
+ * de-duplicates) is retried; after any other request the network may have taken
+ * it, so the outcome is unknown and the engine looks the post up instead of
+ * sending it twice. A 5xx a network's reading calls "retry" or "refused" is a
+ * server error all the same: only a repeatable request is retried after one.
  */
 export function classifyAnswer(
   network: string,
@@ -99,7 +102,9 @@ export function classifyAnswer(
   const detail = (verdict.detail ?? errorMessage(answer.body) ?? answer.detail).slice(0, 500);
   // An error a 2xx answer carries in its body (Slack, TikTok) reads without the status.
   const message = answer.status < 300 ? `${network}: ${detail}` : `${network} answered ${answer.status}${detail ? `: ${detail}` : ''}`;
-  const kind = verdict.kind ?? statusKind(answer.status);
+  const read = verdict.kind ?? statusKind(answer.status);
+  // A 5xx says the network failed while handling the request, whatever its body reads as: the request had reached it.
+  const kind = answer.status >= 500 && (read === 'retryable' || read === 'refused') ? 'server' : read;
   const wait = verdict.retryAfterMs ?? retryAfterMs(answer.headers.get('retry-after'));
   if (kind === 'server') {
     if (repeatable) return new PublishError('retryable', message, wait, verdict.code);

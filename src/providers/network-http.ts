@@ -113,8 +113,8 @@ export class NetworkHttp {
     }
     if (!read.whole) {
       const what = `${this.network} answered ${response.status} with more than ${LARGEST_ANSWER_BYTES / 1024 / 1024} MB`;
-      // Taken or not, the answer cannot be read: after a create, the outcome is unknown.
-      if (isRepeatable(request) || !response.ok) throw new PublishError('retryable', `${what}, which Herald does not read.`);
+      // Taken or not, the answer cannot be read: after a create, the outcome is unknown (a 5xx's too).
+      if (isRepeatable(request) || (!response.ok && response.status < 500)) throw new PublishError('retryable', `${what}, which Herald does not read.`);
       throw new PublishError('unknown', `${what}, which Herald does not read, so the outcome is unknown. Check the channel before retrying.`);
     }
     const answer = readAnswer(url, response, read.bytes.toString('utf8'), request.parseJson);

@@ -32,8 +32,10 @@ const AUTH_ERRORS = new Set([
   'ekm_access_denied',
 ]);
 const RATE_LIMITED = new Set(['ratelimited', 'rate_limited']);
-const UNAVAILABLE = new Set(['service_unavailable', 'request_timeout']);
-const SERVER_ERRORS = new Set(['internal_error', 'fatal_error']);
+/** The request arrived cut short (its POST data missing or truncated): Slack did nothing with it. */
+const UNAVAILABLE = new Set(['request_timeout']);
+/** Slack failed while handling the request; `service_unavailable` (a 503) too: a message may have been posted all the same. */
+const SERVER_ERRORS = new Set(['internal_error', 'fatal_error', 'service_unavailable']);
 
 interface SlackConfig {
   accessToken: string;

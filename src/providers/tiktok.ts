@@ -125,14 +125,16 @@ async function uploadChunks(ctx: PublishContext, uploadUrl: string, video: Media
   let length = 0;
   let first = 0;
   let index = 0;
-  const send = async (bytes: Buffer) => {
+  const send = async (bytes: Buffer, final = false) => {
     const last = first + bytes.length - 1;
-    // Nothing is published until every chunk arrived, so a failed chunk is safe to send again (PUT).
+    // Nothing is published until every chunk arrived, so a failed chunk is safe to send again (PUT); but the
+    // final chunk completes the upload and TikTok then publishes: after it, a server error is an unknown outcome.
     await ctx.http.call(uploadUrl, {
       method: 'PUT',
       headers: { 'content-type': video.mimeType, 'content-length': String(bytes.length), 'content-range': `bytes ${first}-${last}/${video.size}` },
       body: new Uint8Array(bytes),
       timeoutMs: 10 * 60_000,
+      repeatable: !final,
     });
     first = last + 1;
     index++;
@@ -148,7 +150,7 @@ async function uploadChunks(ctx: PublishContext, uploadUrl: string, video: Media
       length = buffered[0].length;
     }
   }
-  await send(Buffer.concat(buffered));
+  await send(Buffer.concat(buffered), true);
 }
 
 interface Status {
@@ -325,7 +327,15 @@ export const tiktok: Provider = {
           })
         : await tiktokCall<{ publish_id: string; upload_url: string }>(ctx, token, '/v2/post/publish/inbox/video/init/', { source_info });
       publishId = init.publish_id;
-      await uploadChunks(ctx, init.upload_url, video, plan);
+      try {
+        await uploadChunks(ctx, init.upload_url, video, plan);
+      } catch (err) {
+        // The final chunk's answer was lost (a 5xx, a timeout): TikTok may hold the whole video and be publishing it.
+        // The publish's status says; unless it shows the post live or ended, the outcome stays unknown.
+        if (!(err instanceof PublishError) || err.kind !== 'unknown') throw err;
+        const { live, state } = await waitForPublish(ctx, token, publishId, config.username).catch(() => ({ live: false, state: undefined }));
+        if (!live && state?.state !== 'done' && state?.state !== 'failed') throw err;
+      }
     } else {
       const init = await tiktokCall<{ publish_id: string }>(ctx, token, '/v2/post/publish/content/init/', {
         media_type: 'PHOTO',

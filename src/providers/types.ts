@@ -150,10 +150,10 @@ export type FollowUpState =
 
 /**
  * How a publish failed:
- * - retryable: the network certainly did not take the post (refused connection, 429, 503), or
+ * - retryable: the network certainly did not take the post (refused connection, 408, 429), or
  *   the request is safe to repeat (a read, an upload before anything is published);
  * - refused: the network rejected the content; its message is the user's answer;
- * - unknown: the request may have been taken (a timeout or a server error after sending); never blindly repeated;
+ * - unknown: the request may have been taken (a timeout, or any 5xx, 503 included, after sending); never blindly repeated;
  * - auth: the token is expired or revoked.
  */
 export type FailureKind = 'retryable' | 'refused' | 'unknown' | 'auth';

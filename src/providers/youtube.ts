@@ -180,6 +180,8 @@ async function* from(stream: Readable, offset: number): AsyncIterable<Uint8Array
   }
 }
 
+const SESSION_EXPIRED = 'session_expired';
+
 /** Asks the session how much it holds: the video when the upload completed, else the next byte to send. */
 async function probe(ctx: PublishContext, session: string, total: number): Promise<{ video: { id: string } } | { next: number }> {
   const request: NetworkRequest = { method: 'PUT', headers: { ...bearer(tokenOf(ctx)), 'content-length': '0', 'content-range': `bytes */${total}` } };
@@ -192,7 +194,9 @@ async function probe(ctx: PublishContext, session: string, total: number): Promi
   }
   // 404/410: the session is gone; nothing was published, so a later attempt starts over.
   const failure = await ctx.http.failure(session, response, request);
-  throw response.status === 404 || response.status === 410 ? new PublishError('retryable', `${failure.message} (the upload session expired)`) : failure;
+  throw response.status === 404 || response.status === 410
+    ? new PublishError('retryable', `${failure.message} (the upload session expired)`, undefined, SESSION_EXPIRED)
+    : failure;
 }
 
 function tokenOf(ctx: PublishContext): string | undefined {
@@ -206,8 +210,9 @@ async function upload(ctx: PublishContext, session: string, media: PublishContex
     if (next > 0) headers['content-range'] = `bytes ${next}-${media.size - 1}/${media.size}`;
     let failure: PublishError;
     try {
-      // Google's upload guide: resume after 500, 502, 503 and 504 (a PUT is repeatable).
-      const request: NetworkRequest = { method: 'PUT', headers, body: from(await media.open(), next), timeoutMs: 30 * 60_000 };
+      // Google's upload guide: resume after 500, 502, 503 and 504. The PUT that brings the last bytes makes the
+      // video, so after a server error or a lost answer its outcome is unknown until the session says.
+      const request: NetworkRequest = { method: 'PUT', headers, body: from(await media.open(), next), timeoutMs: 30 * 60_000, repeatable: false };
       const response = await ctx.http.send(session, request);
       if (response.status === 200 || response.status === 201) return (await response.json()) as { id: string };
       failure = await ctx.http.failure(session, response, request);
@@ -216,9 +221,23 @@ async function upload(ctx: PublishContext, session: string, media: PublishContex
       failure = err;
     }
     // A refused upload (bad file, token) ends here; an interrupted one resumes where the session stands.
-    if (failure.kind === 'refused' || failure.kind === 'auth' || resumes >= RESUMES) throw failure;
-    const state = await probe(ctx, session, media.size);
+    if (failure.kind === 'refused' || failure.kind === 'auth') throw failure;
+    let state: Awaited<ReturnType<typeof probe>>;
+    try {
+      state = await probe(ctx, session, media.size);
+    } catch (err) {
+      // The session cannot say whether the bytes sent made the video (an expired one made none): never uploaded again blindly.
+      if (failure.kind === 'unknown' && !(err instanceof PublishError && err.code === SESSION_EXPIRED)) throw failure;
+      throw err;
+    }
     if ('video' in state) return state.video;
+    // The session holds part of the video: nothing is published yet, so a later attempt may start over.
+    if (resumes >= RESUMES) {
+      throw new PublishError(
+        'retryable',
+        `YouTube holds ${state.next} of ${media.size} bytes after ${RESUMES + 1} interrupted uploads; the video was not made yet`,
+      );
+    }
     next = state.next;
   }
 }

@@ -106,17 +106,18 @@ for (const store of await testStores()) {
       assert.equal(requestsFor('t-third').length, 0);
     });
 
-    it('503 then success: retried with backoff, published once', async () => {
+    it('503 with Retry-After on a create: an unknown outcome, looked up (not there: ERROR), never sent twice', async () => {
       const c = await channel();
-      net.failNext('POST /posts', { status: 503, body: { error: 'over capacity' } });
+      net.failNext('POST /posts', { status: 503, headers: { 'retry-after': '1' }, body: { error: 'over capacity' } });
       const [created] = await createPosts(account, postBody('now', [entry(c.id, ['after a 503'])]));
       const post = await settled(created.postId);
-      assert.equal(post.state, 'PUBLISHED');
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error, /Testnet answered 503.*may have been published.*Testnet does not show it yet/);
       assert.deepEqual(
         post.thread[0].attempts.map((a: any) => a.outcome),
-        ['retry', 'published'],
+        ['unknown'],
       );
-      assert.equal(publishes('after a 503').length, 1);
+      assert.equal(requestsFor('after a 503').length, 1, 'sent once');
     });
 
     it('429 with Retry-After: waits at least that long, then publishes once', async () => {

@@ -7,9 +7,11 @@
  * already used), getRecord, and XRPC errors {"error", "message"} — an expired
  * access token is a 400 ExpiredToken. It also plays video.bsky.app: a service
  * token from getServiceAuth, uploadVideo, a job processed over wall-clock time,
- * then getJobStatus with the blob the service stored on the PDS.
+ * then getJobStatus with the blob the service stored on the PDS. Its create
+ * endpoint is createRecord (`storeThenFail`).
  */
 import crypto from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const DID = 'did:plc:heraldtest0000000000000';
@@ -274,5 +276,19 @@ export async function startBlueskyFake(): Promise<BlueskyFake> {
       return { body: { uri: found.uri, cid: found.cid, value: found.value } };
     },
   });
+  // Store, then answer a 5xx (`storeThenFail`) on createRecord, with the XRPC error of the status.
+  fake.create = {
+    route: 'POST /xrpc/com.atproto.repo.createRecord',
+    serverError: (status) => xrpcError(status, XRPC_SERVER_ERRORS[status] ?? 'InternalServerError', STATUS_CODES[status] ?? 'Internal Server Error'),
+  };
   return fake;
 }
+
+/** XRPC's error names of the 5xx statuses (the @atproto/xrpc ResponseType). */
+const XRPC_SERVER_ERRORS: Record<number, string> = {
+  500: 'InternalServerError',
+  501: 'MethodNotImplemented',
+  502: 'UpstreamFailure',
+  503: 'NotEnoughResources',
+  504: 'UpstreamTimeout',
+};

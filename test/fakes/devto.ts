@@ -5,8 +5,10 @@
  * (title required and at most 128 characters, at most 4 alphanumeric tags, a
  * body unique per user and title, a canonical URL unique among articles),
  * front matter in the body overriding the JSON fields, `published` false unless
- * sent, and writes throttled to one a second with 429 and Retry-After.
+ * sent, and writes throttled to one a second with 429 and Retry-After. Its
+ * create endpoint is POST /api/articles (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const ACCEPT_V1 = 'application/vnd.forem.api-v1+json';
@@ -188,5 +190,7 @@ export async function startDevtoFake(): Promise<DevtoFake> {
       ],
     }),
   });
+  // Store, then answer a 5xx (`storeThenFail`) on article creation, in Forem's {error, status} shape.
+  fake.create = { route: 'POST /api/articles', serverError: (status) => err(status, STATUS_CODES[status] ?? 'Internal Server Error') };
   return fake;
 }

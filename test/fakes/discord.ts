@@ -3,8 +3,10 @@
  * guild_id; POST /api/v10/oauth2/token with HTTP Basic, form only) and the bot
  * REST API under /api/v10 (Authorization: Bot <token>): guilds, channels and
  * Create Message with JSON or multipart payload_json + files[n], nonces,
- * replies, and Discord's error bodies {code, message, errors}.
+ * replies, and Discord's error bodies {code, message, errors}. Its create
+ * endpoint is Create Message (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export interface FakeGuild {
@@ -182,6 +184,11 @@ export async function startDiscordFake(): Promise<DiscordFake> {
   }
 
   fake.app = app;
+  // Store, then answer a 5xx (`storeThenFail`) on Create Message, as Discord words one: {"message": "500: Internal Server Error", "code": 0}.
+  fake.create = {
+    route: 'POST /api/v10/channels/:id/messages',
+    serverError: (status) => error(status, 0, `${status}: ${STATUS_CODES[status] ?? 'Internal Server Error'}`),
+  };
   fake.guilds = guilds;
   fake.messages = messages;
   fake.installInto = '';

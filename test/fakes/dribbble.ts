@@ -7,8 +7,10 @@
  * for a missing title, over 8 MB, a type other than GIF/JPEG/PNG, or dimensions
  * other than 400×300, 800×600 or larger 4:3 multiples), a member's team only,
  * answered 202 with Location and no body. The new shot reads 404 for a short,
- * real processing window. Every answer carries the rate-limit headers.
+ * real processing window. Every answer carries the rate-limit headers. Its
+ * create endpoint is POST /v2/shots (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import sharp from 'sharp';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -169,5 +171,10 @@ export async function startDribbbleFake(): Promise<DribbbleFake> {
       return { status: 202, headers: { ...rateHeaders(), location: `${fake.url}/v2/shots/${shotIds}` } };
     },
   });
+  // Store, then answer a 5xx (`storeThenFail`) on the shot upload, in Dribbble's {message} shape.
+  fake.create = {
+    route: 'POST /v2/shots',
+    serverError: (status) => ({ status, headers: rateHeaders(), body: { message: STATUS_CODES[status] ?? 'Server Error' } }),
+  };
   return fake;
 }

@@ -4,7 +4,8 @@
  * publisher uses (feed, photos, videos, stories, comments, permalinks) as
  * developers.facebook.com documents them, and their insights (Page Insights
  * by day, a post's lifetime insights, a video's video_insights; read_insights
- * needed). Versioned paths accept any version; tests read which one came.
+ * needed). Versioned paths accept any version; tests read which one came. Its
+ * create endpoint is the Page feed (`storeThenFail`).
  */
 import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 import {
@@ -23,6 +24,7 @@ import {
   rangeDays,
   requestedMetrics,
   tokenBook,
+  graphServerError,
 } from './meta.ts';
 
 export const FB_APP = { id: 'fb-app-id', secret: 'fb-app-secret' };
@@ -289,5 +291,7 @@ export async function startFacebookFake(): Promise<FacebookFake> {
       };
     }),
   });
+  // Store, then answer a 5xx (`storeThenFail`) on the Page feed; the photo, video and comment edges take the same error.
+  fake.create = { route: 'POST /:version/:page/feed', serverError: graphServerError };
   return fake;
 }

@@ -6,7 +6,8 @@
  * Google's validation (topicType required, summary up to 1500, EVENT and OFFER
  * need an event with title and schedule, CALL takes no URL, one media item given
  * by sourceUrl) answered as a LocalPost, and list (newest first).
- * Errors use Google's envelope {error: {code, message, status, details}}.
+ * Errors use Google's envelope {error: {code, message, status, details}}. Its
+ * create endpoint is local post creation (`storeThenFail`).
  */
 import { consentAllows, redeemsConsent, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -205,5 +206,13 @@ export async function startGmbFake(): Promise<GmbFake> {
       return { body: { localPosts: slice, ...(next ? { nextPageToken: next } : {}) } };
     },
   });
+  // Store, then answer a 5xx (`storeThenFail`) on local post creation, in Google's envelope (INTERNAL, UNAVAILABLE).
+  fake.create = {
+    route: 'POST /v4/accounts/:account/locations/:location/localPosts',
+    serverError: (status) =>
+      status === 503
+        ? googleError(503, 'UNAVAILABLE', 'The service is currently unavailable.')
+        : googleError(status, 'INTERNAL', 'Internal error encountered.'),
+  };
   return fake;
 }

@@ -9,6 +9,7 @@
  * a 301 to an announcement page.
  *
  * The operation is recognised by its root field, not by a full GraphQL parser.
+ * Its create endpoint is the one endpoint, where publishPost goes (`storeThenFail`).
  */
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
@@ -187,5 +188,8 @@ export async function startHashnodeFake(): Promise<HashnodeFake> {
       return gqlError('Cannot query this field on type "Query".', 'GRAPHQL_VALIDATION_FAILED');
     },
   });
+  // Store, then answer a 5xx (`storeThenFail`): the publishPost mutation (the first request of a publish) answered
+  // with the gateway's status and GraphQL's INTERNAL_SERVER_ERROR.
+  fake.create = { route: 'POST /', serverError: (status) => ({ ...gqlError('Internal server error', 'INTERNAL_SERVER_ERROR'), status }) };
   return fake;
 }

@@ -5,7 +5,7 @@
  * (fetched from their public URL, IN_PROGRESS then FINISHED), media_publish,
  * comments, permalinks, and account and media insights, as the Instagram
  * Platform docs describe them. The content routes are shared with the
- * Instagram Login fake.
+ * Instagram Login fake; their create endpoint is media_publish (`storeThenFail`).
  */
 import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest, type Routes } from './network-fake.ts';
 import {
@@ -28,6 +28,7 @@ import {
   rangeDays,
   requestedMetrics,
   tokenBook,
+  graphServerError,
 } from './meta.ts';
 
 export const IG_APP = { id: 'ig-fb-app-id', secret: 'ig-fb-app-secret' };
@@ -98,6 +99,8 @@ const metaTime = (at: number) => new Date(at).toISOString().replace(/\.\d+Z$/, '
  */
 export function instagramContentRoutes(fake: InstagramFake, insightsPermission: string): Routes {
   const store = containerStore(fake);
+  // Store, then answer a 5xx (`storeThenFail`): media_publish is what publishes (a container publishes nothing).
+  fake.create = { route: 'POST /:version/:user/media_publish', serverError: graphServerError };
   const notMine = (actor: string, user: string) => (actor === user ? undefined : NO_PERMISSION());
   const isAccount = (id: string) => [...tokenBook(fake).valid.values()].includes(id);
 

@@ -7,7 +7,9 @@
  * (Bearer token with chat:write, type user|bot, broadcaster_user_id for
  * type user, content of at most 500 characters, replies to known messages),
  * answering {data, message}. `dropNext` makes chat drop a message (is_sent false).
+ * Its create endpoint is chat (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -139,6 +141,11 @@ export async function startKickFake(): Promise<KickFake> {
   };
   fake.dropNext = () => {
     drop = true;
+  };
+  // Store, then answer a 5xx (`storeThenFail`) on chat, in Kick's {data, message} shape.
+  fake.create = {
+    route: 'POST /public/v1/chat',
+    serverError: (status) => ({ status, body: { message: STATUS_CODES[status] ?? 'Internal Server Error', data: null } }),
   };
   return fake;
 }

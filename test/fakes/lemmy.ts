@@ -5,8 +5,10 @@
  * 3-200 characters on one line, bodies counted in UTF-16 units (50,000 for a
  * post, 10,000 for a comment), communities that must exist
  * (couldnt_find_community), pict-rs uploads in the multipart field `images[]`,
- * and the per-IP post limit answered with {"error":"rate_limit_error"}.
+ * and the per-IP post limit answered with {"error":"rate_limit_error"}. Its
+ * create endpoint is POST /api/v3/post (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -49,8 +51,8 @@ export interface LemmyFake extends NetworkFake {
   sessions: Map<string, number>;
   /** Posts allowed per window per client IP when set (Lemmy's default is 6 per 600 s). */
   postLimit?: { count: number; windowMs: number };
-  /** The next post to this community gets a 503 from the proxy in front (nothing stored). */
-  unavailableOnce?: number;
+  /** The next post to this community meets the post limit (rate_limit_error, nothing stored). */
+  limitedOnce?: number;
 }
 
 const error = (code: string, status = 400): FakeAnswer => ({ status, body: { error: code } });
@@ -148,9 +150,9 @@ export async function startLemmyFake(): Promise<LemmyFake> {
         postTimes.push(Date.now());
       }
       const input = req.json ?? {};
-      if (fake.unavailableOnce !== undefined && input.community_id === fake.unavailableOnce) {
-        fake.unavailableOnce = undefined;
-        return { status: 503, body: '<html>503 Service Temporarily Unavailable</html>', headers: { 'content-type': 'text/html' } };
+      if (fake.limitedOnce !== undefined && input.community_id === fake.limitedOnce) {
+        fake.limitedOnce = undefined;
+        return error('rate_limit_error');
       }
       if ('honeypot' in input) return error('honeypot_failed');
       const name = String(input.name ?? '');
@@ -218,5 +220,14 @@ export async function startLemmyFake(): Promise<LemmyFake> {
       };
     },
   });
+  // Store, then answer a 5xx (`storeThenFail`) on post creation: Lemmy's own errors are 400s, a 5xx is its proxy's page.
+  fake.create = {
+    route: 'POST /api/v3/post',
+    serverError: (status) => ({
+      status,
+      body: `<html><head><title>${status} ${STATUS_CODES[status]}</title></head><body><center><h1>${status} ${STATUS_CODES[status]}</h1></center><hr><center>nginx</center></body></html>`,
+      headers: { 'content-type': 'text/html' },
+    }),
+  };
   return fake;
 }

@@ -4,9 +4,10 @@
  * initializeUpload + PUT, finalizeUpload, video status, posts, comments, the
  * organization share and follower statistics, lifetime or by time interval) with
  * LinkedIn's error bodies (401 EXPIRED_ACCESS_TOKEN, 403 ACCESS_DENIED, 422
- * DUPLICATE_POST, 426 NONEXISTENT_VERSION), as learn.microsoft.com/linkedin
- * describes them.
+ * DUPLICATE_POST, 426 NONEXISTENT_VERSION, 5xx), as learn.microsoft.com/linkedin
+ * describes them. Its create endpoint is the Posts API (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const LINKEDIN_APP = { id: 'li-client', secret: 'li-secret' };
@@ -371,6 +372,14 @@ export async function startLinkedInFake(): Promise<LinkedInFake> {
       }),
     ),
   });
+  // Store, then answer a 5xx (`storeThenFail`) on the Posts API: LinkedIn's error body, its code the status's name (INTERNAL_SERVER_ERROR).
+  fake.create = {
+    route: 'POST /rest/posts',
+    serverError: (status) => {
+      const words = STATUS_CODES[status] ?? 'Internal Server Error';
+      return error(status, words.toUpperCase().replace(/\W+/g, '_'), words);
+    },
+  };
   return fake;
 }
 

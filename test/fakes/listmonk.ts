@@ -5,8 +5,9 @@
  * Authorization header count for nothing; each route needs its permission
  * (403 "permission denied: <perm>"); campaigns are validated as listmonk does and
  * created as drafts; the status route follows listmonk's transition rules with
- * its exact messages.
+ * its exact messages. Its create endpoint is POST /api/campaigns (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export interface FakeList {
@@ -167,6 +168,14 @@ export async function startListmonkFake(): Promise<ListmonkFake> {
     }),
   })) as ListmonkFake;
 
+  // Store, then answer a 5xx (`storeThenFail`) on campaign creation: listmonk's own {message} for a 500, its proxy's text otherwise.
+  fake.create = {
+    route: 'POST /api/campaigns',
+    serverError: (status) =>
+      status === 500
+        ? message(500, 'Error creating campaign')
+        : { status, body: STATUS_CODES[status] ?? 'Server Error', headers: { 'content-type': 'text/plain' } },
+  };
   return Object.assign(fake, {
     user,
     permissions,

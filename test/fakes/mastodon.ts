@@ -4,8 +4,10 @@
  * verify_credentials, media v2 (200 when processed at once, 202 while a video
  * processes; GET /api/v1/media/:id answers 206 until done), statuses with
  * Idempotency-Key (a repeated key returns the status already made), replies,
- * an account's statuses, and errors as {"error": "..."}.
+ * an account's statuses, and errors as {"error": "..."}. Its create endpoint is
+ * POST /api/v1/statuses (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -285,5 +287,7 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       };
     },
   });
+  // Store, then answer a 5xx (`storeThenFail`) on statuses, as {"error": "..."}.
+  fake.create = { route: 'POST /api/v1/statuses', serverError: (status) => ({ status, body: { error: STATUS_CODES[status] ?? 'Internal Server Error' } }) };
   return fake;
 }

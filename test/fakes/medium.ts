@@ -5,8 +5,10 @@
  * user only (403 for another author id), `title`, `contentFormat` (html or
  * markdown) and `content` required (400), writers of a publication limited to
  * drafts, only the first 3 tags kept, 201 {"data":{...}}. It also serves the
- * profile's public RSS feed (/feed/@username), which lists public posts.
+ * profile's public RSS feed (/feed/@username), which lists public posts. Its
+ * create endpoint is a profile post (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -154,5 +156,7 @@ export async function startMediumFake(): Promise<MediumFake> {
       };
     },
   });
+  // Store, then answer a 5xx (`storeThenFail`) on a profile post, in Medium's {errors: [{message}]} shape.
+  fake.create = { route: 'POST /v1/users/:authorId/posts', serverError: (status) => errors(status, STATUS_CODES[status] ?? 'Internal Server Error') };
   return fake;
 }

@@ -32,6 +32,18 @@ export function graphError(
   };
 }
 
+/**
+ * Meta's answer of a server error: code 1 "An unknown error has occurred." (500)
+ * or code 2 "Service temporarily unavailable" (503), marked transient, as the
+ * Graph API's error reference lists them. The fakes' `storeThenFail` answers it.
+ */
+export function graphServerError(status: number): FakeAnswer {
+  const [code, message] = status === 503 ? [2, 'Service temporarily unavailable'] : [1, 'An unknown error has occurred.'];
+  const answer = graphError(code, message, { status, type: 'OAuthException' });
+  (answer.body as { error: Record<string, unknown> }).error.is_transient = true;
+  return answer;
+}
+
 export const EXPIRED_TOKEN = (): FakeAnswer =>
   graphError(190, 'Error validating access token: Session has expired on Friday, 01-May-26 10:00:00 PDT.', { subcode: 463 });
 

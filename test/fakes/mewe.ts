@@ -6,8 +6,10 @@
  * apiToken} or {pending:true}; Bearer tokens refused (401) after expiresAt;
  * /api/dev/me; /api/dev/groups in pages linked by nextPage; photo upload
  * answering {id}; timeline and group posts answering 204 No Content; and HTTP
- * 420 "Enhance Your Calm" on demand (`calmNext`).
+ * 420 "Enhance Your Calm" on demand (`calmNext`). Its create endpoint is a
+ * timeline post (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const MEWE_APP = { appId: 'mewe-app-id-1', apiKey: 'mewe-api-key-secret' };
@@ -143,5 +145,7 @@ export async function startMeWeFake(): Promise<MeWeFake> {
       fake.groups.some((g) => g.groupId === request.params.groupId) ? request.params.groupId : error(403, 'Forbidden'),
     ),
   });
+  // Store, then answer a 5xx (`storeThenFail`) on a timeline post, in MeWe's {message, errorCode} shape.
+  fake.create = { route: 'POST /api/dev/me/post', serverError: (status) => error(status, STATUS_CODES[status] ?? 'Internal Server Error') };
   return fake;
 }

@@ -5,8 +5,10 @@
  * with retry_after_minutes) and one comment per 20 seconds (429 with
  * retry_after_seconds; the gaps can be shortened, they stay real waits); and, on
  * demand, a verification challenge that must be answered at POST /verify before
- * the post counts (unverified posts are not listed).
+ * the post counts (unverified posts are not listed). Its create endpoint is
+ * POST /api/v1/posts (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export interface FakeAgent {
@@ -178,6 +180,8 @@ export async function startMoltbookFake(): Promise<MoltbookFake> {
     }),
   })) as MoltbookFake;
 
+  // Store, then answer a 5xx (`storeThenFail`) on post creation, in the {success: false, error} shape.
+  fake.create = { route: 'POST /api/v1/posts', serverError: (status) => failure(status, STATUS_CODES[status] ?? 'Internal Server Error') };
   return Object.assign(fake, {
     agents,
     items,

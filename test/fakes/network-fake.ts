@@ -3,7 +3,9 @@
  * (method, path, query, headers, raw body, parsed JSON / form / multipart) and
  * answers through routes the fake declares. A fake for a new network is a list of
  * routes; tests read `requests` to assert exactly what the adapter sent, and
- * `failNext` to inject a failure at a route.
+ * `failNext` to inject a failure at a route. Every network's fake declares its
+ * create endpoint (`create`), so `storeThenFail` can make it store a post and
+ * then answer the network's own 5xx.
  *
  * It also plays the user at the network's consent screen: `authorize` routes
  * answer 302 to the redirect_uri with a code, as the network would after the
@@ -47,6 +49,14 @@ export interface FakeAnswer {
 
 export type Handler = (request: RecordedRequest, fake: NetworkFake) => FakeAnswer | Promise<FakeAnswer>;
 
+/** Where a fake's network creates a post, and how it answers a server error there (for `storeThenFail`). */
+export interface CreateEndpoint {
+  /** The route that creates a post ("POST /2/tweets"). */
+  route: string;
+  /** The network's own answer of a server error `status` (500, 502, 503…) at `route`: the error body its docs show. */
+  serverError(status: number, route: string): FakeAnswer;
+}
+
 /** "POST /2/tweets" or "GET /api/v1/accounts/:id". */
 export type Routes = Record<string, Handler>;
 
@@ -59,6 +69,16 @@ export interface NetworkFake {
   failNext(route: string, answer: FakeAnswer, times?: number): void;
   /** Replaces or adds routes. */
   route(routes: Routes): void;
+  /** The fake's create endpoint, declared by each network's fake: what `storeThenFail` fails. */
+  create?: CreateEndpoint;
+  /**
+   * "Store, then answer a 5xx", on the create endpoint: the next request there is
+   * handled (the network stores the post) and then answered with the network's
+   * own server error `status`, with `Retry-After: retryAfterSeconds` when given: a
+   * network that took the post and failed after. `route` fails another create
+   * endpoint of the network with the same error.
+   */
+  storeThenFail(status: number, options?: { retryAfterSeconds?: number; route?: string }): void;
   /** Any state the fake keeps (tokens issued, posts stored...). */
   state: Record<string, any>;
   close(): Promise<void>;
@@ -122,6 +142,13 @@ export async function startNetworkFake(routes: Routes = {}): Promise<NetworkFake
       failures.set(route, { answer, times });
     },
     route: add,
+    storeThenFail(status, options = {}) {
+      if (!fake.create) throw new Error('this fake declares no create endpoint (fake.create)');
+      const route = options.route ?? fake.create.route;
+      const answer = fake.create.serverError(status, route);
+      const headers = options.retryAfterSeconds === undefined ? answer.headers : { ...answer.headers, 'retry-after': String(options.retryAfterSeconds) };
+      fake.failNext(route, { ...answer, headers, handleFirst: true });
+    },
     close: () =>
       new Promise((resolve) => {
         for (const res of hanging) res.destroy();

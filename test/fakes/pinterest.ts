@@ -4,8 +4,9 @@
  * media registration with an upload URL taking a multipart form (as S3 does),
  * media status, pins (created and listed), and the user account's and a pin's
  * analytics (daily_metrics over at most the last 90 days), with Pinterest's
- * {code, message} errors.
+ * {code, message} errors. Its create endpoint is POST /v5/pins (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const PINTEREST_APP = { id: 'pin-client', secret: 'pin-secret' };
@@ -238,5 +239,7 @@ export async function startPinterestFake(): Promise<PinterestFake> {
       return { status: 200, body: { all: { ...all, lifetime_metrics: lifetime } } };
     }),
   });
+  // Store, then answer a 5xx (`storeThenFail`) on pin creation, in Pinterest's {code, message} shape.
+  fake.create = { route: 'POST /v5/pins', serverError: (status) => ({ status, body: { code: status, message: STATUS_CODES[status] ?? 'Unexpected error' } }) };
   return fake;
 }

@@ -4,8 +4,10 @@
  * they refuse, the media asset lease with a storage upload answering XML, the
  * user's submitted listing (newest first, `limit`, the history scope; media posts
  * appear in it asynchronously), subreddit search, about, post requirements and
- * flairs, as reddit.com/dev/api describes.
+ * flairs, as reddit.com/dev/api describes. Its create endpoint is /api/submit
+ * (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const REDDIT_APP = { id: 'rd-client', secret: 'rd-secret' };
@@ -221,5 +223,10 @@ export async function startRedditFake(): Promise<RedditFake> {
     'GET /api/v1/:sr/post_requirements': authed(() => ({ status: 200, body: { is_flair_required: true, title_text_max_length: 300 } })),
     'GET /r/:sr/api/link_flair_v2': authed(() => ({ status: 200, body: [{ id: 'f1a2', text: 'News', text_editable: false }] })),
   });
+  // Store, then answer a 5xx (`storeThenFail`) on submit, as Reddit words one: {"message": "Internal Server Error", "error": 500}.
+  fake.create = {
+    route: 'POST /api/submit',
+    serverError: (status) => ({ status, body: { message: STATUS_CODES[status] ?? 'Internal Server Error', error: status } }),
+  };
   return fake;
 }

@@ -8,8 +8,10 @@
  * Content-Type, Content-Length and x-amz-acl; POST /posts for `generic`
  * posts (a group may require a category: "cannot post to this label") and
  * `comment`s (root_id / parent_id must name a post of the group / a post or
- * comment under that root), answering {id, name}.
+ * comment under that root), answering {id, name}. Its create endpoint is
+ * POST /posts (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -196,5 +198,7 @@ export async function startSkoolFake(): Promise<SkoolFake> {
   fake.endSession = () => {
     sessionAlive = false;
   };
+  // Store, then answer a 5xx (`storeThenFail`) on POST /posts, in the {message} shape of its other errors.
+  fake.create = { route: 'POST /posts', serverError: (status) => ({ status, body: { message: STATUS_CODES[status] ?? 'Internal Server Error' } }) };
   return fake;
 }

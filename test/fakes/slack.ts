@@ -4,6 +4,7 @@
  * conversations.list with cursors, chat.postMessage, the external file upload
  * flow (getUploadURLExternal → POST bytes → completeUploadExternal, shares
  * appearing in files.info), and Slack's {ok:false, error} answers on HTTP 200.
+ * Its create endpoint is chat.postMessage (`storeThenFail`).
  */
 import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -193,6 +194,11 @@ export async function startSlackFake(): Promise<SlackFake> {
   })) as SlackFake;
 
   fake.app = app;
+  // Store, then answer a 5xx (`storeThenFail`) on chat.postMessage, with Slack's error: internal_error, or service_unavailable for a 503.
+  fake.create = {
+    route: 'POST /api/chat.postMessage',
+    serverError: (status) => ({ ...slackError(status === 503 ? 'service_unavailable' : 'internal_error'), status }),
+  };
   fake.channels = channels;
   fake.messages = messages;
   fake.uploads = uploads;

@@ -3,7 +3,9 @@
  * {ok, result} / {ok:false, error_code, description, parameters} envelope, with
  * the checks the Bot API documents (unknown token → 401, unknown chat, text and
  * caption lengths, replies to messages that exist, albums of 2-10 attached files).
+ * Its create endpoint is sendMessage (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export interface FakeChat {
@@ -161,6 +163,8 @@ export async function startTelegramFake(): Promise<TelegramFake> {
 
   fake.bot = bot;
   fake.messages = messages;
+  // Store, then answer a 5xx (`storeThenFail`): the Bot API's envelope with the status's own words.
+  fake.create = { route: 'POST /bot:token/sendMessage', serverError: (status) => fail(status, STATUS_CODES[status] ?? 'Internal Server Error') };
   fake.addChat = (chat) => {
     chats.set(String(chat.id), chat);
     if (chat.username) chats.set(`@${chat.username}`, chat);

@@ -6,6 +6,7 @@
  * IN_PROGRESS then FINISHED, POST /{user}/threads_publish makes the post;
  * reply_to_id answers an earlier post; user insights (threads_insights) and
  * media insights need threads_manage_insights. The token comes as access_token.
+ * Its create endpoint is threads_publish (`storeThenFail`).
  */
 import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 import {
@@ -26,6 +27,7 @@ import {
   rangeDays,
   requestedMetrics,
   tokenBook,
+  graphServerError,
 } from './meta.ts';
 
 export const TH_APP = { id: 'threads-app-id', secret: 'threads-app-secret' };
@@ -210,5 +212,7 @@ export async function startThreadsFake(): Promise<ThreadsFake> {
       return graphError(100, `Object with ID '${id}' does not exist`);
     }),
   });
+  // Store, then answer a 5xx (`storeThenFail`): threads_publish is what publishes (a container publishes nothing).
+  fake.create = { route: 'POST /:version/:user/threads_publish', serverError: graphServerError };
   return fake;
 }

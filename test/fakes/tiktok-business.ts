@@ -12,7 +12,8 @@
  * downloads each file (PROCESSING_DOWNLOAD for `processingMs`), fails a PNG
  * photo or a file it cannot fetch, and completes; a public post's id appears
  * `postIdLagMs` after PUBLISH_COMPLETE. `failNextCode` answers the next call
- * with an error code (40100 QPS limit...).
+ * with an error code (40100 QPS limit...). Its create endpoint is the video
+ * publish (`storeThenFail`).
  */
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
@@ -271,6 +272,11 @@ export async function startTikTokBusinessFake(): Promise<TtbFake> {
   };
   fake.failNextCode = (path, code, message) => {
     injected.set(path, { code, message });
+  };
+  // Store, then answer a 5xx (`storeThenFail`) on the video publish: the gateway's status, the envelope's internal error code.
+  fake.create = {
+    route: `POST ${API}/business/video/publish/`,
+    serverError: (status) => ({ ...envelope(50002, 'Internal service error. Please try again later.'), status }),
   };
   return fake;
 }

@@ -5,12 +5,14 @@
  * with FILE_UPLOAD (chunks PUT to upload_url with Content-Range; 206 partial,
  * 201 complete), photo init with PULL_FROM_URL, status fetch, and the Display
  * API's /v2/video/query/. Every JSON answer is {data, error: {code, message, log_id}}.
+ * Its create endpoints are the upload's final chunk and the photo init (`storeThenFail`).
  *
  * Tokens carry the scopes the user allowed at consent (those asked for, less
  * `untickedScopes`); a refresh keeps them. User fields need their scope
  * (user.info.basic, .profile, .stats), else scope_permission_missed (400);
  * video query needs video.list, else scope_not_authorized (401).
  */
+import { STATUS_CODES } from 'node:http';
 import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const CLIENT_KEY = 'tt-client-key';
@@ -305,5 +307,14 @@ export async function startTikTokFake(): Promise<TikTokFake> {
       };
     },
   });
+  // Store, then answer a 5xx (`storeThenFail`): on the upload's final chunk, which completes a video and has TikTok
+  // publish it (a bare status from the upload host), or on a photo post's init (the API's internal_error).
+  fake.create = {
+    route: 'PUT /upload/',
+    serverError: (status, route) =>
+      route === 'PUT /upload/'
+        ? { status, body: STATUS_CODES[status] ?? 'Server Error', headers: { 'content-type': 'text/plain' } }
+        : tiktokError(status, 'internal_error', 'Something went wrong, please try again later'),
+  };
   return fake;
 }

@@ -7,7 +7,9 @@
  * identifier: unknown or missing identifiers are 400 with subcode 8001), text
  * blocks of at most 4,096 code points, at most 30 images and 1 uploaded video,
  * 201 with the id as a string. Every answer is wrapped in {meta, response}.
+ * Its create endpoint is NPF post creation (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import { consentAllows, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const TUMBLR_APP = { clientId: 'tumblr-consumer-key', clientSecret: 'tumblr-consumer-secret' };
@@ -221,5 +223,7 @@ export async function startTumblrFake(): Promise<TumblrFake> {
       return ok(200, 'OK', { notes: [], ...post.notes });
     },
   });
+  // Store, then answer a 5xx (`storeThenFail`) on post creation, wrapped in {meta, response} as every answer is.
+  fake.create = { route: 'POST /v2/blog/:blog/posts', serverError: (status) => tumblrError(status, STATUS_CODES[status] ?? 'Internal Server Error') };
   return fake;
 }

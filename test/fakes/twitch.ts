@@ -8,8 +8,10 @@
  * either is wrong), the scope each endpoint needs, `sender_id` /
  * `moderator_id` equal to the token's user, messages of at most 500 characters,
  * and lets one announcement through per 2 seconds (429 with Ratelimit-* headers).
- * `dropNext` makes chat drop the next message (200 with is_sent false).
+ * `dropNext` makes chat drop the next message (200 with is_sent false). Its
+ * create endpoint is POST /chat/messages (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -174,5 +176,7 @@ export async function startTwitchFake(): Promise<TwitchFake> {
   fake.dropNext = (reason) => {
     drop = reason;
   };
+  // Store, then answer a 5xx (`storeThenFail`) on chat messages, in Helix's {error, status, message} shape.
+  fake.create = { route: 'POST /helix/chat/messages', serverError: (status) => helixError(status, STATUS_CODES[status] ?? 'Internal Server Error', '') };
   return fake;
 }

@@ -8,7 +8,8 @@
  * 6 past 3 requests a second (`perSecond`), 8 without `v`, 100 for a post without message and
  * attachments, 214 past 50 posts a day, 14 when `captchaNext` is set, 121 when
  * saveWallPhoto's server/photo/hash is not what the upload server gave. Posts
- * and comments with a guid seen before answer the first one's id.
+ * and comments with a guid seen before answer the first one's id. Its create
+ * endpoint is wall.post (`storeThenFail`).
  */
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
@@ -347,5 +348,7 @@ export async function startVkFake(): Promise<VkFake> {
       ok([{ id: VK_USER_ID, first_name: 'Ivan', last_name: 'Heraldov', followers_count: fake.followers, counters: { friends: 12 } }]),
     ),
   });
+  // Store, then answer a 5xx (`storeThenFail`) on wall.post: the front's status, VK's envelope with error 10 (Internal server error).
+  fake.create = { route: 'POST /method/wall.post', serverError: (status) => ({ ...vkError(10, 'Internal server error'), status }) };
   return fake;
 }

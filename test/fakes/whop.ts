@@ -8,8 +8,10 @@
  * PUT to the upload URL with its headers, then pending → ready after a short real
  * delay (or failed on demand); forum posts (Bearer with forum:post:create, a
  * known experience, attachments of ready files, comments by parent_id) and their
- * list; companies and forums.
+ * list; companies and forums. Its create endpoint is forum post creation
+ * (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import { redeemsConsent, startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export const CLIENT_ID = 'app_herald_whop';
@@ -258,5 +260,10 @@ export async function startWhopFake(): Promise<WhopFake> {
       return { body: { data: company.forums.map((f) => ({ id: `forum_${f.id}`, experience: { id: f.id, name: f.name } })) } };
     },
   });
+  // Store, then answer a 5xx (`storeThenFail`) on forum post creation, in Whop's error shape.
+  fake.create = {
+    route: 'POST /api/v1/forum_posts',
+    serverError: (status) => apiError(status, 'server_error', STATUS_CODES[status] ?? 'Internal Server Error'),
+  };
   return fake;
 }

@@ -5,8 +5,10 @@
  * passwords (401 incorrect_password / invalid_username), anonymous requests
  * refused with 401 rest_cannot_create, a Contributor's 403 rest_cannot_publish,
  * term ids checked (400 rest_invalid_param naming the field), media that needs
- * Content-Disposition, and slugs made unique with -2, -3….
+ * Content-Disposition, and slugs made unique with -2, -3…. Its create endpoint
+ * is POST /wp/v2/:type (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
 export interface FakeUser {
@@ -187,6 +189,14 @@ export async function startWordPressFake(): Promise<WordPressFake> {
   fake.revoke = (login) => {
     const user = users.find((u) => u.login === login);
     if (user) user.password = `revoked-${Math.random()}`;
+  };
+  // Store, then answer a 5xx (`storeThenFail`) on post creation: WordPress's own JSON error for a 500, a proxy's page otherwise.
+  fake.create = {
+    route: 'POST /wp-json/wp/v2/:type',
+    serverError: (status) =>
+      status === 500
+        ? error(500, 'internal_server_error', '<p>There has been a critical error on this website.</p>')
+        : { status, body: `<html><body><h1>${status} ${STATUS_CODES[status]}</h1></body></html>`, headers: { 'content-type': 'text/html' } },
   };
   return fake;
 }

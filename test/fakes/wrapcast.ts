@@ -4,8 +4,10 @@
  * api key}, and a cast needs an approved signer of the same key; text is limited
  * in UTF-8 bytes (320, or 1,024 as a long cast), at most 2 embeds of 256 bytes
  * each, parents are "0x" + 40 hex; `idem` makes a repeat return the first cast.
- * Errors use Neynar's {code, message, property} shape.
+ * Errors use Neynar's {code, message, property} shape. Its create endpoint is
+ * POST /v2/farcaster/cast (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -119,5 +121,11 @@ export async function startWrapcastFake(): Promise<WrapcastFake> {
     'POST /v2/farcaster/cast/': publish,
   })) as WrapcastFake;
 
+  // Store, then answer a 5xx (`storeThenFail`) on the cast, in Neynar's {code, message} shape.
+  fake.create = {
+    route: 'POST /v2/farcaster/cast',
+    serverError: (status) =>
+      error(status, (STATUS_CODES[status] ?? 'Internal Server Error').replace(/\s+/g, ''), STATUS_CODES[status] ?? 'Internal Server Error'),
+  };
   return Object.assign(fake, { apiKey, signers, users, casts });
 }

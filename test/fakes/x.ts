@@ -6,8 +6,10 @@
  * received (RFC 5849); a bad one gets X's 401. Reads answer the default fields
  * (id, text, edit_history_tweet_ids; id, name, username) plus those asked for
  * in tweet.fields / user.fields; a post or user that does not exist is a 200
- * with `errors` and no `data` (X's partial errors).
+ * with `errors` and no `data` (X's partial errors). Its create endpoint is
+ * POST /2/tweets (`storeThenFail`).
  */
+import { STATUS_CODES } from 'node:http';
 import crypto from 'node:crypto';
 import { startNetworkFake, type FakeAnswer, type NetworkFake, type RecordedRequest } from './network-fake.ts';
 
@@ -344,5 +346,13 @@ export async function startXFake(): Promise<XFake> {
       return { status: 201, body: { data: { id, text: body.text, edit_history_tweet_ids: [id] } } };
     }),
   });
+  // Store, then answer a 5xx (`storeThenFail`) on POST /2/tweets, as an X problem (title, detail, type, status).
+  fake.create = {
+    route: 'POST /2/tweets',
+    serverError: (status) => ({
+      status,
+      body: { title: STATUS_CODES[status] ?? 'Internal Server Error', detail: 'Something went wrong', type: 'about:blank', status },
+    }),
+  };
   return fake;
 }

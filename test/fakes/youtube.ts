@@ -5,7 +5,8 @@
  * a session answered with its URI in Location; PUTs send bytes, 308 while
  * incomplete with a Range header, 200 with the video resource when complete; a
  * PUT with `Content-Range: bytes *\/total` asks the session's state).
- * Errors use Google's shape {error: {code, message, errors: [{reason}]}}.
+ * Errors use Google's shape {error: {code, message, errors: [{reason}]}}. Its
+ * create endpoint is the upload PUT that completes a video (`storeThenFail`).
  *
  * Also the YouTube Analytics API's reports.query (GET /v2/reports): ids,
  * startDate, endDate and metrics required; the `day` dimension or none; a
@@ -250,5 +251,7 @@ export async function startYouTubeFake(): Promise<YouTubeFake> {
     'POST /upload/youtube/v3/thumbnails/set': (request) =>
       authorized(request) ?? { body: { kind: 'youtube#thumbnailSetResponse', items: [{ default: { url: 'https://i.ytimg.com/x.jpg' } }] } },
   });
+  // Store, then answer a 5xx (`storeThenFail`) on the upload PUT that completes the video: Google's backendError.
+  fake.create = { route: 'PUT /upload/youtube/v3/videos', serverError: (status) => googleError(status, 'backendError', 'Backend Error') };
   return fake;
 }

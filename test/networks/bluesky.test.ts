@@ -8,6 +8,7 @@ import { facetsOf, itemRecordKey } from '../../src/providers/bluesky.ts';
 import { graphemes } from '../../src/providers/text-counting.ts';
 import { APP_PASSWORD, DID, HANDLE, startBlueskyFake, type BlueskyFake } from '../fakes/bluesky.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 describe('bluesky text rules', () => {
   it('counts graphemes, not code units or bytes', () => {
@@ -359,5 +360,12 @@ for (const store of await testStores()) {
         ['retry', 'published'],
       );
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text]),
+      held: (text) => fake.records.filter((r) => r.value.text === text).length,
+    }));
   });
 }

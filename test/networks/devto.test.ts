@@ -5,6 +5,7 @@ import { storeSuite, testStores } from '../helpers/stores.ts';
 import { ACCEPT_V1, startDevtoFake, type DevtoFake } from '../fakes/devto.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const settingsOf = (title: string, more: Record<string, unknown> = {}) => ({ __type: 'devto', title, ...more });
 
@@ -222,6 +223,13 @@ for (const store of await testStores()) {
       assert.equal(post.releaseId, String(fake.articles.at(-1)!.id));
       assert.equal(fake.calls('POST /api/articles').filter((r) => r.json.article.title === 'Stored then 502').length, 2);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], settingsOf(text)),
+      held: (text) => fake.articles.filter((a) => a.title === text).length,
+    }));
 
     it('lists recent articles, reports figures, and offers organizations and tags', async () => {
       const draft = await saveDraft(account, channelId, 'by hand', settingsOf('By hand'));

@@ -6,6 +6,7 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { startDiscordFake, type DiscordFake } from '../fakes/discord.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const GUILD = '900000000000000001';
 const GENERAL = '900000000000000010';
@@ -251,6 +252,13 @@ for (const store of await testStores()) {
       assert.match(post.thread[0].attempts[0].detail!, /You are being rate limited/);
       assert.equal(fake.messages.length, count + 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], inGeneral),
+      held: (text) => fake.messages.filter((m) => m.content === text).length,
+    }));
 
     it('marks the channel for reconnection when Discord no longer accepts the bot token', async () => {
       fake.resetBotToken();

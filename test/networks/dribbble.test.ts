@@ -7,6 +7,7 @@ import { connectOAuth, followToCallback, startConnect } from '../helpers/connect
 import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { CLIENT_ID, CLIENT_SECRET, startDribbbleFake, type DribbbleFake } from '../fakes/dribbble.ts';
 import { listedChannel, publishNow, saveDraft, settled, uploadMp4 } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 async function png(width: number, height: number): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: '#e04080' } })
@@ -204,6 +205,13 @@ for (const store of await testStores()) {
       assert.ok(done.thread[0].attempts[0].detail.includes('API rate limit exceeded'));
       assert.equal(fake.shots.length, before + 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [{ content: '', media: [shot400] }], { __type: 'dribbble', title: text }),
+      held: (text) => fake.shots.filter((s) => s.title === text).length,
+    }));
 
     it("after a lost answer, finds the shot among the account's latest instead of uploading again", async () => {
       const before = fake.shots.length;

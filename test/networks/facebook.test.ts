@@ -11,6 +11,7 @@ import { FB_APP, FB_PAGES, startFacebookFake, type FacebookFake } from '../fakes
 import { declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
 import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const GARAGE = FB_PAGES[1];
 
@@ -253,6 +254,13 @@ for (const store of await testStores()) {
       assert.equal(since(from).length, 2);
       assert.equal(fake.posts.filter((p) => p.params.message === 'After the rush').length, 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text]),
+      held: (text) => fake.posts.filter((p) => p.params.message === text).length,
+    }));
 
     it('lists the Pages of the login through the pages tool', async () => {
       const result = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'pages' });

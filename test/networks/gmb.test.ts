@@ -7,6 +7,7 @@ import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { gmb } from '../../src/providers/gmb.ts';
 import { CLIENT_ID, CLIENT_SECRET, googleError, MANAGE_SCOPE, PERMISSION_DENIED, quotaExceeded, startGmbFake, type GmbFake } from '../fakes/gmb.ts';
 import { listedChannel, publishNow, saveDraft, settled, uploadMp4, uploadPng } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const PARENT = 'accounts/222/locations/l-bakery';
 
@@ -300,6 +301,13 @@ for (const store of await testStores()) {
       assert.match(done.thread[0].attempts[0].detail, /RESOURCE_EXHAUSTED/);
       assert.equal(created().length, before + 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], { topicType: 'STANDARD' }),
+      held: (text) => created().filter((p) => p.summary === text).length,
+    }));
 
     it('after a lost answer, finds the post among the location’s latest instead of posting again', async () => {
       const before = created().length;

@@ -6,6 +6,7 @@ import { storeSuite, testStores } from '../helpers/stores.ts';
 import { PRO_MESSAGE, startHashnodeFake, type HashnodeFake } from '../fakes/hashnode.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const PRO = '65b1c0ffee0000000000bbbb';
 const FREE = '65b1c0ffee0000000000cccc';
@@ -184,6 +185,13 @@ for (const store of await testStores()) {
       assert.equal(fake.posts.length, count);
       assert.equal(fake.calls('POST /').filter((r) => r.json?.variables?.input?.title === 'Never arrived').length, 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], settingsOf(text)),
+      held: (text) => fake.posts.filter((p) => p.title === text).length,
+    }));
 
     it('the retired endpoint (a 301) fails at once with a message naming the setting', async () => {
       fake.legacy = true;

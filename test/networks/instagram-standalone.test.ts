@@ -7,6 +7,7 @@ import { IGS_APP, IGS_CODE, IGS_USER, startInstagramStandaloneFake, type Instagr
 import { declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
 import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadPng, saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const POST = { __type: 'instagram-standalone', post_type: 'post' };
 
@@ -133,6 +134,13 @@ for (const store of await testStores()) {
       );
       assert.equal(fake.media.filter((m) => m.caption === 'Steady').length, 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: async (text) => publishNow(account, channelId, [{ content: text, media: [await uploadPng(account, herald)] }], POST),
+      held: (text) => fake.media.filter((m) => m.caption === text).length,
+    }));
 
     it("reads the account's insights and a post's on graph.instagram.com, under the exact account id", async () => {
       const days = lastDays(7);

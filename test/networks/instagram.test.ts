@@ -7,6 +7,7 @@ import { IG_APP, IG_PAGES, IG_STUDIO, startInstagramFake, type InstagramFake } f
 import { containerStore, declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
 import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const POST = { __type: 'instagram', post_type: 'post' };
 const STUDIO_TOKEN = IG_PAGES[1].token;
@@ -225,6 +226,13 @@ for (const store of await testStores()) {
       );
       assert.equal(fake.media.filter((m) => m.caption === 'Patience').length, 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: async (text) => publishNow(account, channelId, [{ content: text, media: [await uploadPng(account, herald)] }], POST),
+      held: (text) => fake.media.filter((m) => m.caption === text).length,
+    }));
 
     it('lists the linked Instagram accounts through the accounts tool', async () => {
       const result = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'accounts' });

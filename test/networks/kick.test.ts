@@ -6,6 +6,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { KICK_APP, KICK_SLUG, KICK_USER, startKickFake, type KickFake } from '../fakes/kick.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 for (const store of await testStores()) {
   describe(`kick (${store})`, storeSuite(store), () => {
@@ -140,6 +141,13 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /public/v1/chat').length, count + 1, 'sent once');
       assert.equal(fake.messages.at(-1)!.content, 'did it arrive?');
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text]),
+      held: (text) => fake.messages.filter((m) => m.content === text).length,
+    }));
 
     it('refreshes an expired token, storing the rotated refresh token, and sends with the new one', async () => {
       for (const round of [1, 2]) {

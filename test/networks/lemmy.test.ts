@@ -5,6 +5,7 @@ import { storeSuite, testStores } from '../helpers/stores.ts';
 import { startLemmyFake, type LemmyFake } from '../fakes/lemmy.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const to = (subreddit: string, title: string, more: Record<string, unknown> = {}) => ({ value: { subreddit, title, ...more } });
 const settingsOf = (...targets: ReturnType<typeof to>[]) => ({ __type: 'lemmy', subreddit: targets });
@@ -186,8 +187,9 @@ for (const store of await testStores()) {
 
     it('a retry after one community failed does not post again to the one that took it', async () => {
       const count = fake.posts.length;
-      // The second community's post meets a 503 (the instance took nothing), then goes through on the retry.
-      fake.unavailableOnce = 5;
+      // The second community's post meets the post limit (the instance took nothing), then goes through on the retry.
+      // (A 5xx would leave it unknown: the instance may have stored the post.)
+      fake.limitedOnce = 5;
       const post = await settled(
         account,
         await publishNow(account, channelId, ['two places'], settingsOf(to('selfhosted', 'Partly', { id: 9 }), to('technology', 'Partly', { id: 5 }))),
@@ -217,6 +219,13 @@ for (const store of await testStores()) {
       assert.equal(post.thread[0].attempts[0].outcome, 'unknown');
       assert.equal(fake.calls('GET /api/v3/post/list').at(-1)!.query.community_id, '5');
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, ['body'], settingsOf(to('technology', text, { id: 5 }))),
+      held: (text) => fake.posts.filter((p) => p.name === text).length,
+    }));
 
     it('logs in again with the stored password when the instance forgets the session', async () => {
       const logins = fake.calls('POST /api/v3/user/login').length;

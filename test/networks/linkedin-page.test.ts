@@ -5,6 +5,7 @@ import { startHerald, type TestAccount, type TestHerald } from '../helpers/heral
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { LINKEDIN_APP, LINKEDIN_ORGS, startLinkedInFake, type LinkedInFake } from '../fakes/linkedin.ts';
 import { listedChannel, publishNow, settled, uploadPng, saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 for (const store of await testStores()) {
   describe(`linkedin-page network (${store})`, storeSuite(store), () => {
@@ -101,6 +102,13 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /oauth/v2/accessToken').filter((r) => r.form?.grant_type === 'refresh_token').length, 1);
       assert.equal(fake.posts.filter((p) => p.body.commentary === 'after expiry and limit').length, 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], settings),
+      held: (text) => fake.posts.filter((p) => p.body.commentary === text).length,
+    }));
 
     it('fails with a pointer to the setting when LinkedIn retired the API version', async () => {
       fake.versions.clear();

@@ -6,6 +6,7 @@ import { startHerald, type TestAccount, type TestHerald } from '../helpers/heral
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { LINKEDIN_APP, LINKEDIN_MEMBER, startLinkedInFake, type LinkedInFake } from '../fakes/linkedin.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 describe('LinkedIn little text format', () => {
   it('escapes reserved characters and turns #words into hashtags', () => {
@@ -170,6 +171,13 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /rest/posts').length - before, 2);
       assert.equal(fake.posts.filter((p) => p.body.commentary === 'after the limit').length, 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], { __type: 'linkedin' }),
+      held: (text) => fake.posts.filter((p) => p.body.commentary === text).length,
+    }));
 
     it('has no analytics for a member profile (its post statistics are for approved apps only): a clear 400', async () => {
       const channel = await account.call('GET', `/analytics/${channelId}?date=7`);

@@ -6,6 +6,7 @@ import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { startListmonkFake, type ListmonkFake } from '../fakes/listmonk.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft, uploadMp4 } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const NEWSLETTER = { __type: 'listmonk', subject: 'Our news', list: '3' };
 
@@ -218,6 +219,13 @@ for (const store of await testStores()) {
       const [limited, sent] = fake.calls('POST /api/campaigns').slice(-2);
       assert.ok(sent.at - limited.at >= 1000, 'the retry came after Retry-After');
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], NEWSLETTER),
+      held: (text) => fake.campaigns.filter((c) => c.body.includes(text)).length,
+    }));
 
     it("reports the lists' subscribers and a campaign's counters, and lists recent campaigns", async () => {
       const channel = await account.call('GET', `/analytics/${channelId}?date=30`);

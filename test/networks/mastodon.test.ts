@@ -6,6 +6,7 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { mastodonLength } from '../../src/providers/text-counting.ts';
 import { startMastodonFake, type MastodonFake } from '../fakes/mastodon.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 describe('mastodon length', () => {
   it('counts every link as 23 characters and a remote mention by its local part', () => {
@@ -209,6 +210,13 @@ for (const store of await testStores()) {
         ['retry', 'published'],
       );
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text]),
+      held: (text) => fake.statuses.filter((s) => s.text === text).length,
+    }));
 
     it("reports the account's and a post's figures as the instance gives them, kept a while so a dashboard does not spend the quota", async () => {
       fake.account.followers_count = 42;

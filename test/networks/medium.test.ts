@@ -6,6 +6,7 @@ import { storeSuite, testStores } from '../helpers/stores.ts';
 import { startMediumFake, type MediumFake } from '../fakes/medium.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const settingsOf = (title: string, more: Record<string, unknown> = {}) => ({ __type: 'medium', title, subtitle: 'The subtitle', ...more });
 
@@ -175,6 +176,13 @@ for (const store of await testStores()) {
       assert.match(post.error, /may have been published/);
       assert.equal(fake.calls('POST /v1/publications/:id/posts').filter((r) => r.json.title === 'Lost in publication').length, 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], settingsOf(text)),
+      held: (text) => fake.posts.filter((p) => p.title === text).length,
+    }));
 
     it('lists recent public posts from the feed and offers publications', async () => {
       const draft = await saveDraft(account, channelId, 'by hand', settingsOf('By hand'));

@@ -6,6 +6,7 @@ import { connectOAuth, followToCallback, startConnect } from '../helpers/connect
 import { MEWE_APP, MEWE_USER, startMeWeFake, type MeWeFake } from '../fakes/mewe.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { uploadMp4 } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 for (const store of await testStores()) {
   describe(`mewe (${store})`, storeSuite(store), () => {
@@ -151,6 +152,13 @@ for (const store of await testStores()) {
       assert.equal(fake.posts.length, before + 1);
       assert.equal(fake.calls('POST /api/dev/me/post').filter((r) => r.json?.text === 'maybe').length, 1, 'sent once');
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text]),
+      held: (text) => fake.posts.filter((p) => p.text === text).length,
+    }));
 
     it('a revoked token (401) marks the channel for reconnection; connecting again restores it', async () => {
       fake.tokens.clear();

@@ -6,6 +6,7 @@ import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { findProvider } from '../../src/providers/index.ts';
 import { startMoltbookFake, type MoltbookFake } from '../fakes/moltbook.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const KEY = 'moltbook_sk_3f9a1c7e5b2d4f6a8c0e';
 const UNCLAIMED = 'moltbook_sk_unclaimed_0b1c2d3e';
@@ -153,6 +154,13 @@ for (const store of await testStores()) {
       assert.match(post.error ?? '', /may have been published.*Moltbook does not show it yet/);
       assert.equal(postsTitled('Never arrived').length, 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text]),
+      held: (text) => fake.items.filter((i) => i.kind === 'post' && i.title === text).length,
+    }));
 
     it("fails a refused post with Moltbook's own error, without retrying", async () => {
       const post = await settled(account, await publishNow(account, channelId, ['Nowhere'], { __type: 'moltbook', submolt: 'nosuchplace' }));

@@ -5,6 +5,7 @@ import { startHerald, type TestAccount, type TestHerald } from '../helpers/heral
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { PINTEREST_APP, PINTEREST_BOARDS, PINTEREST_USER, startPinterestFake, type PinterestFake } from '../fakes/pinterest.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 for (const store of await testStores()) {
   describe(`pinterest network (${store})`, storeSuite(store), () => {
@@ -142,6 +143,13 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /v5/pins').length - before, 2);
       assert.equal(fake.pins.filter((p) => p.body.description === 'after the limit').length, 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [{ content: text, media: [png] }], settings),
+      held: (text) => fake.pins.filter((p) => p.body.description === text).length,
+    }));
 
     describe('analytics and recent pins', () => {
       const DAY = 86_400_000;

@@ -5,6 +5,7 @@ import { startHerald, type TestAccount, type TestHerald } from '../helpers/heral
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { REDDIT_APP, REDDIT_USER, REDDIT_USER_AGENT, startRedditFake, type RedditFake } from '../fakes/reddit.ts';
 import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const to = (subreddit: string, title: string, more: Record<string, unknown> = {}) => ({ value: { subreddit, title, type: 'self', ...more } });
 
@@ -212,6 +213,13 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /api/submit').length - before, 2);
       assert.equal(fake.submissions.filter((s) => s.title === 'Limit').length, 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, ['body'], { __type: 'reddit', subreddit: [to('herald', text)] }),
+      held: (text) => fake.submissions.filter((s) => s.title === text).length,
+    }));
 
     it('has no analytics (Reddit gives ordinary apps none): a clear 400', async () => {
       const channel = await account.call('GET', `/analytics/${channelId}?date=7`);

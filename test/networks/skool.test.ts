@@ -6,6 +6,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { SKOOL_SESSION, SKOOL_USER, startSkoolFake, type SkoolFake } from '../fakes/skool.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { uploadMp4 } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const GROUP = { id: '0f1e2d3c4b5a69788796a5b4c3d2e1f0', name: 'herald-builders', display_name: 'Herald Builders' };
 const WINS = 'aaaabbbbccccddddeeeeffff00001111';
@@ -233,6 +234,13 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /posts').length, count + 1, 'sent once');
       assert.equal(fake.posts.at(-1)!.title, 'Maybe');
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], { ...inWins, title: text }),
+      held: (text) => fake.posts.filter((p) => p.post_type === 'generic' && p.title === text).length,
+    }));
 
     it('sends the firewall cookie when given, and asks to reconnect when the session ends (WAF token expired)', async () => {
       const again = await account.call('POST', '/integrations', {

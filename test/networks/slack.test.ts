@@ -5,6 +5,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startSlackFake, type SlackFake } from '../fakes/slack.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const GENERAL = 'C0GENERAL1';
 
@@ -176,6 +177,25 @@ for (const store of await testStores()) {
         ['retry', 'published'],
       );
       assert.equal(fake.messages.length, count + 1);
+    });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], inGeneral),
+      held: (text) => fake.messages.filter((m) => m.text === text).length,
+    }));
+
+    it('service_unavailable in an HTTP 200 answer after Slack posted the message is an unknown outcome, never a second message', async () => {
+      fake.failNext('POST /api/chat.postMessage', { handleFirst: true, body: { ok: false, error: 'service_unavailable' } });
+      const post = await settled(account, await publishNow(account, channelId, ['posted, then unavailable'], inGeneral));
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error ?? '', /Slack: chat\.postMessage failed: service_unavailable.*may have been published/);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a) => a.outcome),
+        ['unknown'],
+      );
+      assert.equal(fake.messages.filter((m) => m.text === 'posted, then unavailable').length, 1);
     });
 
     it('refreshes an expired rotating token and publishes with the new one', async () => {

@@ -5,6 +5,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { fail, startTelegramFake, type TelegramFake } from '../fakes/telegram.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { uploadMp4 } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const CHANNEL_ID = -1001234567890;
 
@@ -186,6 +187,13 @@ for (const store of await testStores()) {
       );
       assert.equal(fake.messages.length, before + 1, 'the one message Telegram took');
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text]),
+      held: (text) => fake.messages.filter((m) => m.text === text).length,
+    }));
 
     it("fails a refused post with Telegram's own description, without retrying", async () => {
       fake.failNext('POST /bot:token/sendMessage', fail(400, 'Bad Request: need administrator rights in the channel chat'));

@@ -8,6 +8,7 @@ import { startThreadsFake, TH_APP, TH_USER, type ThreadsFake } from '../fakes/th
 import { containerStore, declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
 import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 /** The last `n` days (UTC), oldest first. */
 const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => new Date(now - (n - 1 - i) * 86_400_000).toISOString().slice(0, 10));
@@ -203,6 +204,13 @@ for (const store of await testStores()) {
       );
       assert.equal(fake.posts.filter((p) => p.text === 'Slowly').length, 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text]),
+      held: (text) => fake.posts.filter((p) => p.text === text).length,
+    }));
 
     it("reads the profile's daily views, the period's likes, replies, reposts and quotes, and its followers", async () => {
       const days = lastDays(7);

@@ -6,6 +6,7 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
 import { startTikTokBusinessFake, TTB_APP, TTB_OPEN_ID, TTB_PROFILE, type TtbFake } from '../fakes/tiktok-business.ts';
 import { listedChannel, publishNow, saveDraft, settled, uploadMp4, uploadPng } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const SETTINGS = {
   __type: 'tiktok-business',
@@ -262,6 +263,13 @@ for (const store of await testStores()) {
       assert.match(post.thread[0].attempts[0].detail, /App reaches the QPS limit\. \(code 40100\)/);
       assert.equal(fake.publishes.length, count + 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: async (text) => publishNow(account, channelId, [{ content: text, media: [await uploadMp4(account, herald, 2000)] }], SETTINGS),
+      held: (text) => fake.publishes.filter((p) => p.caption === text).length,
+    }));
 
     it('after a publish whose answer never came, finds the video among the account’s latest instead of publishing again', async () => {
       const video = await uploadMp4(account, herald, 1900);

@@ -7,6 +7,7 @@ import { JPEG_1x1 } from '../helpers/jpeg.ts';
 import { chunkPlan } from '../../src/providers/tiktok.ts';
 import { CLIENT_KEY, CLIENT_SECRET, startTikTokFake, tiktokError, type TikTokFake } from '../fakes/tiktok.ts';
 import { listedChannel, publishNow, settled, uploadMp4 } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const SETTINGS = {
   privacy_level: 'PUBLIC_TO_EVERYONE',
@@ -292,6 +293,32 @@ for (const store of await testStores()) {
         ['retry', 'published'],
       );
       assert.match(post.thread[0].attempts[0].detail, /rate_limit_exceeded/);
+    });
+
+    /** Publishes TikTok took whole (a video's last chunk arrived, or photos to pull) carrying `text`. */
+    const heldOnTikTok = (text: string) =>
+      [...fake.uploads.values()].filter((u) => u.complete && (u.init?.post_info?.title === text || u.init?.post_info?.description === text)).length;
+
+    describe('a video whose last chunk TikTok stored', () => {
+      serverErrorAfterCreate(() => ({
+        fake,
+        account,
+        publish: async (text) => publishNow(account, channelId, [{ content: text, media: [await uploadMp4(account, herald, 2200)] }], SETTINGS),
+        held: heldOnTikTok,
+      }));
+    });
+
+    describe('a photo post TikTok took', () => {
+      serverErrorAfterCreate(() => ({
+        fake,
+        account,
+        route: 'POST /v2/post/publish/content/init/',
+        publish: async (text) => {
+          const photo = await upload(account, herald.api, JPEG_1x1, 'photo.jpg');
+          return publishNow(account, channelId, [{ content: text, image: [{ id: photo.body.id, path: photo.body.path }] }], SETTINGS);
+        },
+        held: heldOnTikTok,
+      }));
     });
 
     it("reports the account's counts (user.info.stats) and a video's (video.list) as TikTok gives them", async () => {

@@ -7,6 +7,7 @@ import { textBlocks } from '../../src/providers/tumblr.ts';
 import { startTumblrFake, tumblrError, TUMBLR_APP, type TumblrFake } from '../fakes/tumblr.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft, uploadMp4 } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 describe('tumblr text blocks', () => {
   it('makes one block per paragraph and cuts a paragraph over 4,096 code points', () => {
@@ -183,7 +184,7 @@ for (const store of await testStores()) {
       assert.equal(post.thread[0].attempts.length, 1);
     });
 
-    it('retries after 429 (waiting the hour window the headers name) and after 503, posting once', async () => {
+    it('retries after 429 (waiting the hour window the headers name), posting once; a 503 is looked up, never sent again', async () => {
       const before = fake.posts.length;
       fake.failNext(
         'POST /v2/blog/:blog/posts',
@@ -197,14 +198,17 @@ for (const store of await testStores()) {
       );
       const [first, second] = fake.calls('POST /v2/blog/:blog/posts').slice(-2);
       assert.ok(second.at - first.at >= 950, `waited ${second.at - first.at} ms`);
+      // Tumblr may have stored a post it answers 503 for: not on the blog, so the user is told to check.
       fake.failNext('POST /v2/blog/:blog/posts', tumblrError(503, 'Service Unavailable'));
       const down = await settled(account, await publishNow(account, channelId, ['posting paused']));
-      assert.equal(down.state, 'PUBLISHED', down.error ?? '');
+      assert.equal(down.state, 'ERROR');
+      assert.match(down.error ?? '', /Tumblr answered 503.*may have been published.*does not show it yet/);
       assert.deepEqual(
         down.thread[0].attempts.map((a: any) => a.outcome),
-        ['retry', 'published'],
+        ['unknown'],
       );
-      assert.equal(fake.posts.length, before + 2);
+      assert.equal(fake.calls('POST /v2/blog/:blog/posts').filter((r) => JSON.stringify(r.json ?? '').includes('posting paused')).length, 1, 'sent once');
+      assert.equal(fake.posts.length, before + 1);
     });
 
     it('after a 502 once Tumblr had the post, finds it among the newest posts instead of posting again', async () => {
@@ -233,6 +237,13 @@ for (const store of await testStores()) {
       assert.equal(fake.posts.length, before);
       assert.equal(fake.calls('POST /v2/blog/:blog/posts').filter((r) => r.json?.content?.[0]?.text === 'lost on the way').length, 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text]),
+      held: (text) => fake.posts.filter((p) => JSON.stringify(p.body).includes(text)).length,
+    }));
 
     it('refreshes the 42-minute token (rotating the refresh token), then posts', async () => {
       fake.expireTokens();

@@ -5,6 +5,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth, followToCallback, startConnect } from '../helpers/connect.ts';
 import { startTwitchFake, TWITCH_APP, TWITCH_USER, type TwitchFake } from '../fakes/twitch.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const ANNOUNCE = { __type: 'twitch', messageType: 'announcement', announcementColor: 'purple' };
 
@@ -205,6 +206,13 @@ for (const store of await testStores()) {
       assert.equal(fake.calls('POST /helix/chat/messages').length, count + 1, 'sent once');
       assert.equal(fake.lines.at(-1)!.text, 'maybe out');
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text]),
+      held: (text) => fake.lines.filter((l) => l.text === text).length,
+    }));
 
     it('refreshes an expired token, storing the rotated refresh token, and sends with the new one', async () => {
       for (const round of [1, 2]) {

@@ -7,6 +7,7 @@ import { connectOAuth, followToCallback, startConnect } from '../helpers/connect
 import { startVkFake, vkError, VK_CLIENT_ID, VK_USER_ID, type VkFake } from '../fakes/vk.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft, uploadMp4 } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 for (const store of await testStores()) {
   describe(`vk (${store})`, storeSuite(store), () => {
@@ -216,6 +217,13 @@ for (const store of await testStores()) {
       assert.equal(post.releaseId, `${VK_USER_ID}_${fake.posts.at(-1)!.id}`);
       fake.failNext('POST /method/wall.get', {}, 0);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text]),
+      held: (text) => fake.posts.filter((p) => p.text === text).length,
+    }));
 
     it('refreshes an expired token with the device_id, storing the rotated refresh token', async () => {
       fake.expireTokens();

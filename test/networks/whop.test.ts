@@ -6,6 +6,7 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { CLIENT_ID, startWhopFake, type WhopFake } from '../fakes/whop.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const FORUM = { company: 'biz_Studio', experience: 'exp_General' };
 
@@ -207,6 +208,13 @@ for (const store of await testStores()) {
       assert.match(done.error, /does not show it yet/);
       assert.equal(postsSent().length, sent + 1);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], FORUM),
+      held: (text) => fake.posts.filter((p) => p.content === text).length,
+    }));
 
     it('refreshes an expired token and stores the rotated refresh token for the next time', async () => {
       const refreshes = () => fake.calls('POST /oauth/token').filter((r) => r.json?.grant_type === 'refresh_token');

@@ -10,6 +10,7 @@ import { storeSuite, testStores } from '../helpers/stores.ts';
 import { slugOf } from '../../src/providers/wordpress.ts';
 import { AUTHOR, CATEGORY_ID, startWordPressFake, type WordPressFake } from '../fakes/wordpress.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 describe('wordpress slugs', () => {
   it('makes a lower-case ASCII slug from the title, empty without Latin letters or digits', () => {
@@ -171,21 +172,39 @@ for (const store of await testStores()) {
       assert.equal(fake.posts.filter((p) => p.title === 'Never arrived').length, 0);
     });
 
-    for (const status of [429, 503]) {
-      it(`waits the Retry-After of a ${status} and publishes once`, async () => {
-        const title = `After a ${status}`;
-        fake.failNext('POST /wp-json/wp/v2/:type', { status, headers: { 'retry-after': '1', 'content-type': 'text/html' }, body: '<h1>Slow down</h1>' });
-        const post = await settled(account, await publishNow(account, channelId, ['x'], { title, type: 'posts' }));
-        assert.equal(post.state, 'PUBLISHED', post.error ?? '');
-        assert.deepEqual(
-          post.thread[0].attempts.map((a) => a.outcome),
-          ['retry', 'published'],
-        );
-        const [limited, sent] = created(title);
-        assert.ok(sent.at - limited.at >= 1000, 'the retry came after Retry-After');
-        assert.equal(fake.posts.filter((p) => p.title === title).length, 1);
-      });
-    }
+    it('waits the Retry-After of a 429 and publishes once', async () => {
+      const title = 'After a 429';
+      fake.failNext('POST /wp-json/wp/v2/:type', { status: 429, headers: { 'retry-after': '1', 'content-type': 'text/html' }, body: '<h1>Slow down</h1>' });
+      const post = await settled(account, await publishNow(account, channelId, ['x'], { title, type: 'posts' }));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      assert.deepEqual(
+        post.thread[0].attempts.map((a) => a.outcome),
+        ['retry', 'published'],
+      );
+      const [limited, sent] = created(title);
+      assert.ok(sent.at - limited.at >= 1000, 'the retry came after Retry-After');
+      assert.equal(fake.posts.filter((p) => p.title === title).length, 1);
+    });
+
+    it('a 503 with Retry-After on the create is looked up by its slug, not sent again: not there, ERROR saying so', async () => {
+      const title = 'After a 503';
+      fake.failNext('POST /wp-json/wp/v2/:type', { status: 503, headers: { 'retry-after': '1', 'content-type': 'text/html' }, body: '<h1>Slow down</h1>' });
+      const post = await settled(account, await publishNow(account, channelId, ['x'], { title, type: 'posts' }), 20_000);
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error ?? '', /WordPress answered 503.*may have been published.*does not show it yet/);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a) => a.outcome),
+        ['unknown'],
+      );
+      assert.equal(created(title).length, 1, 'sent once');
+    });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, ['x'], { title: text, type: 'posts' }),
+      held: (text) => fake.posts.filter((p) => p.title === text).length,
+    }));
 
     it("a firewall's HTML 403 fails the post with the status and what the page says", async () => {
       fake.failNext('POST /wp-json/wp/v2/:type', {

@@ -5,6 +5,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { startWrapcastFake, type WrapcastFake } from '../fakes/wrapcast.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const SIGNER = '19d0c5fd-9b33-4a48-a0e2-bc7b0555baec';
 const PENDING = '7b2e4c61-0d8f-4a3b-9c5e-1f2a3b4c5d6e';
@@ -208,6 +209,13 @@ for (const store of await testStores()) {
       assert.equal(castsFor('where?').length, 1);
       assert.equal((await channelView(account, channelId)).needsReconnect, false);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], IN_NEYNAR),
+      held: (text) => fake.casts.filter((c) => c.text === text).length,
+    }));
 
     it("reports the account's followers", async () => {
       const figures = await account.call('GET', `/analytics/${channelId}?date=7`);

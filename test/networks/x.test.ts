@@ -7,6 +7,7 @@ import { startHerald, type TestAccount, type TestHerald } from '../helpers/heral
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startXFake, X_CONSUMER, X_USER, type XFake } from '../fakes/x.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 describe('OAuth 1.0a signing (RFC 5849)', () => {
   it('builds the signature base string of RFC 5849 section 3.4.1.1', () => {
@@ -248,6 +249,13 @@ for (const store of await testStores()) {
       assert.equal(lost.state, 'ERROR');
       assert.match(lost.error, /X answered 500.*may have been published.*does not show it yet/);
     });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: (text) => publishNow(account, channelId, [text], settings),
+      held: (text) => fake.state.tweets.filter((t: { text: string }) => t.text === text).length,
+    }));
 
     it('waits for the rate-limit reset on 429 and publishes once', async () => {
       const before = fake.calls('POST /2/tweets').length;

@@ -5,6 +5,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { CLIENT_ID, CLIENT_SECRET, googleError, startYouTubeFake, type YouTubeFake } from '../fakes/youtube.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
+import { serverErrorAfterCreate } from './create-5xx.ts';
 
 const SETTINGS = {
   title: 'Launch day',
@@ -239,6 +240,28 @@ for (const store of await testStores()) {
         post.thread[0].attempts.map((a: any) => a.outcome),
         ['retry', 'published'],
       );
+    });
+
+    serverErrorAfterCreate(() => ({
+      fake,
+      account,
+      publish: async (text) => publishNow(account, channelId, [{ content: text, media: [await uploadMp4(account, herald, 2300)] }], SETTINGS),
+      held: (text) => fake.videos.filter((v) => v.metadata.snippet.description === text).length,
+    }));
+
+    it('a 500 after YouTube made the video, and another when asked about the session: an unknown outcome, never a second upload', async () => {
+      const video = await uploadMp4(account, herald, 2400);
+      const before = fake.videos.length;
+      fake.failNext('PUT /upload/youtube/v3/videos', { ...googleError(500, 'backendError', 'Backend Error'), handleFirst: true }, 2);
+      const post = await settled(account, await publishNow(account, channelId, [{ content: 'Made, then unanswered', media: [video] }], SETTINGS));
+      assert.equal(post.state, 'ERROR');
+      assert.match(post.error ?? '', /YouTube answered 500.*may have been published/);
+      assert.deepEqual(
+        post.thread[0].attempts.map((a: any) => a.outcome),
+        ['unknown'],
+      );
+      assert.equal(fake.videos.length, before + 1, 'uploaded once');
+      assert.equal(fake.calls('POST /upload/youtube/v3/videos').filter((r) => r.json?.snippet?.description === 'Made, then unanswered').length, 1);
     });
 
     it("reports the channel's and a video's figures day by day from YouTube Analytics", async () => {
