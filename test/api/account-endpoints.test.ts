@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { caller, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { assertError, idRoutes, startFileServer, type FileServer } from '../helpers/api-fixtures.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 /** Fetches a URL and returns status, content type and bytes. */
 async function download(url: string) {
@@ -21,10 +22,12 @@ for (const store of await testStores()) {
       account = await herald.newAccount();
       files = await startFileServer(PNG_1x1);
     });
-    after(async () => {
-      await herald.close();
-      await files.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => files.close(),
+      ),
+    );
 
     it('GET /is-connected answers {connected: true} for a raw key, a Bearer key, and a GET sent with Content-Type: application/json', async () => {
       const raw = await account.call('GET', '/is-connected');
@@ -173,10 +176,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { env: { HERALD_ALLOW_PRIVATE_HOSTS: '' } });
       files = await startFileServer(PNG_1x1);
     });
-    after(async () => {
-      await herald.close();
-      await files.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => files.close(),
+      ),
+    );
 
     it('refuses 127.0.0.1 and names that resolve to it with 400, storing nothing', async () => {
       const account = await herald.newAccount();

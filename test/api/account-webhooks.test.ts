@@ -6,6 +6,7 @@ import { eventually, startHerald, type TestAccount, type TestHerald } from '../h
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type Delivery, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { addWebhookChannel, assertError, createPosts, entry, postBody, schedulePost, type Channel } from '../helpers/api-fixtures.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 /** What a receiver does with the secret it was given: HMAC-SHA256 over "id.timestamp.body", keyed with the base64 after whsec_. */
 function verifiesAsReceiver(secret: string, delivery: Delivery): boolean {
@@ -51,10 +52,12 @@ for (const store of await testStores()) {
       assert.equal(created.status, 201, JSON.stringify(created.body));
       hook = created.body;
     });
-    after(async () => {
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
 
     it('registers a webhook and shows its secret only once', async () => {
       assert.match(hook.secret, /^whsec_[A-Za-z0-9+/=]+$/);
@@ -384,11 +387,13 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
       // A slow answer keeps both workers busy at the same time.
       receiver.respond(() => ({ status: 200, delayMs: 30 }));
     });
-    after(async () => {
-      await second.close();
-      await first.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => second.close(),
+        () => first.close(),
+        () => receiver.close(),
+      ),
+    );
 
     it('sends each event once', async () => {
       const account = await first.newAccount();

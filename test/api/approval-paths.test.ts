@@ -23,6 +23,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-rec
 import { startFeedServer, type FeedServer } from '../fakes/feed-server.ts';
 import { WebClient } from '../accounts/web-client.ts';
 import { FeedPoller } from '../../src/scheduler/feed-poller.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const PASSWORD = 'correct horse battery';
 const DAY = 86_400_000;
@@ -211,12 +212,14 @@ for (const store of await testStores()) {
       memberAgent = await connect(`Bearer ${token}`);
       keyAgent = await connect(keyValue);
     });
-    after(async () => {
-      await closeAll();
-      await herald?.close();
-      await receiver?.close();
-      await site?.close();
-    });
+    after(() =>
+      teardown(
+        () => closeAll(),
+        () => herald?.close(),
+        () => receiver?.close(),
+        () => site?.close(),
+      ),
+    );
 
     // The table -----------------------------------------------------------------
 

@@ -16,6 +16,7 @@ import { WebClient } from '../accounts/web-client.ts';
 import { sha256 } from '../../src/lib/secrets.ts';
 import { Herald, HeraldApiError } from '../../src/sdk/index.ts';
 import { WRITE_WINDOW_MS, WRITES_PER_ADDRESS } from '../../src/api/preview.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -90,11 +91,13 @@ for (const store of await testStores()) {
       const hook = await key('POST', '/webhooks', { url: hooks.url, events: ['post.approval_requested', 'post.approved', 'post.rejected', 'post.updated'] });
       assert.equal(hook.status, 201, JSON.stringify(hook.body));
     });
-    after(async () => {
-      await herald?.close();
-      await receiver?.close();
-      await hooks?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => receiver?.close(),
+        () => hooks?.close(),
+      ),
+    );
 
     it('the setting is off by default; a member may not turn it on, an owner may', async () => {
       assert.deepEqual((await as(member)('GET', '/approval-settings')).body, { membersNeedApproval: false });

@@ -28,6 +28,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { EXPORT_COLUMNS } from '../../src/contract/index.ts';
 import { Herald } from '../../src/sdk/index.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const HEADER = ['date', 'timezone', 'type', 'channels', 'group', 'content', 'media', 'delay', 'settings'];
 const csv = (rows: (string | number)[][], header = HEADER) => stringify([header, ...rows]);
@@ -109,11 +110,13 @@ for (const store of await testStores()) {
       alpha = await addWebhookChannel(account, { name: 'Alpha' }, `${receiver.url}/alpha`);
       beta = await addWebhookChannel(account, { name: 'Beta' }, `${receiver.url}/beta`);
     });
-    after(async () => {
-      await herald?.close();
-      await receiver?.close();
-      await files?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => receiver?.close(),
+        () => files?.close(),
+      ),
+    );
 
     it('checks the whole file, reports every problem by line and column, and stores nothing', async () => {
       const text = csv([

@@ -16,6 +16,7 @@ import { MOST_ITEMS_READ } from '../../src/domain/feed-document.ts';
 import { LARGEST_FEED_BYTES } from '../../src/domain/feed-source.ts';
 import { Herald, HeraldApiError } from '../../src/sdk/index.ts';
 import { mediaRows, mp4Header, storedFiles } from '../media/support.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 /** The image cap of this suite's Herald: small, so a file over it is quick to serve. */
 const IMAGE_CAP = 64 * 1024;
@@ -34,10 +35,12 @@ for (const store of await testStores()) {
       account = await herald.newAccount();
       poller = new FeedPoller(herald.services, 'test-reader');
     });
-    after(async () => {
-      await herald?.close();
-      await site?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => site?.close(),
+      ),
+    );
 
     const interval = () => herald.services.config.feedPollMs;
     /** Moves the clock one read interval on and reads every feed due then. */

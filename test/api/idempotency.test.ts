@@ -4,6 +4,7 @@ import { PNG_1x1, startHerald, upload, type CallResult, type TestAccount, type T
 import { startHeldFileServer, type HeldFileServer } from '../helpers/held-file-server.ts';
 import { addWebhookChannel, countRows, scheduledPost } from '../helpers/api-fixtures.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const withKey = (key: string) => ({ 'idempotency-key': key });
 const replayed = (r: CallResult) => r.headers.get('idempotent-replayed');
@@ -23,10 +24,12 @@ for (const store of await testStores()) {
       bob = await herald.newAccount('Bob');
       aliceChannel = (await addWebhookChannel(alice)).id;
     });
-    after(async () => {
-      await herald.close();
-      await files.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => files.close(),
+      ),
+    );
 
     it('POST /posts: the same key and body replays the stored answer and creates nothing', async () => {
       const body = scheduledPost(aliceChannel, 'once only');

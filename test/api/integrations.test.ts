@@ -5,6 +5,7 @@ import { caller, startHerald, type TestAccount, type TestHerald } from '../helpe
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { addWebhookChannel, assertError, createPosts, entry, postBody, schedulePost } from '../helpers/api-fixtures.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const MINUTE = 60_000;
 
@@ -48,10 +49,12 @@ for (const store of await testStores()) {
       receiver = await startWebhookReceiver();
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
 
     it('adds a webhook channel and lists it with the contract fields', async () => {
       const added = await account.call('POST', '/integrations', {

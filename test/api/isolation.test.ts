@@ -4,6 +4,7 @@ import { PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from 
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { addWebhookChannel, assertError, createPosts, entry, idRoutes, listPosts, postBody, type Channel } from '../helpers/api-fixtures.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 /** Everything account A can see of its own data, to compare before and after B's attempts. */
 async function snapshot(a: TestAccount, postIds: string[]) {
@@ -57,10 +58,12 @@ for (const store of await testStores()) {
       await createPosts(b, postBody('schedule', [entry(bChannel.id, ['B post'])]));
       before_ = await snapshot(a, [aQueued, aDraft]);
     });
-    after(async () => {
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
 
     it("B's lists never show A's channels, posts, customers or notifications", async () => {
       assert.deepEqual(

@@ -15,6 +15,7 @@ import { callTool, toolResult, mcpAgents } from '../helpers/mcp-client.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startFeedServer, type FeedServer } from '../fakes/feed-server.ts';
 import { SeriesExtender } from '../../src/scheduler/series-extender.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const FEED_TOOLS = ['list_feeds', 'add_feed', 'update_feed', 'delete_feed', 'check_feed_now'];
 const SERIES_TOOLS = ['list_series', 'create_series', 'get_series', 'update_series', 'delete_series'];
@@ -40,11 +41,13 @@ for (const store of await testStores()) {
       agent = await connect(account.key);
       extender = new SeriesExtender(herald.services, 'test-worker');
     });
-    after(async () => {
-      await closeAll();
-      await herald?.close();
-      await site?.close();
-    });
+    after(() =>
+      teardown(
+        () => closeAll(),
+        () => herald?.close(),
+        () => site?.close(),
+      ),
+    );
 
     /** The posts list_posts shows for the series over the next five weeks, in time order. */
     async function occurrencePosts(seriesId: string): Promise<any[]> {

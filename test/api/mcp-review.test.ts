@@ -16,6 +16,7 @@ import { callTool as call, toolResult as ok, mcpAgents } from '../helpers/mcp-cl
 import { oauthAccessToken } from '../helpers/oauth-token.ts';
 import { WebClient } from '../accounts/web-client.ts';
 import { EXPORT_COLUMNS } from '../../src/contract/index.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const HOUR = 3_600_000;
 /** Whole hours ahead, so dates read back from a CSV file compare equal. */
@@ -54,10 +55,12 @@ for (const store of await testStores()) {
       memberAgent = await connect(`Bearer ${await oauthAccessToken(herald.url, owner, member, scopes)}`);
       keyAgent = await connect(key);
     });
-    after(async () => {
-      await closeAll();
-      await herald?.close();
-    });
+    after(() =>
+      teardown(
+        () => closeAll(),
+        () => herald?.close(),
+      ),
+    );
 
     it("a member's create_post waits; the owner lists it as pending and approves it, which schedules it at its time", async () => {
       const date = hoursAhead(48);

@@ -17,6 +17,7 @@ import { AUTHOR, startWordPressFake, type WordPressFake } from '../fakes/wordpre
 import { WebClient } from '../accounts/web-client.ts';
 import { callTool as call, toolResult as ok, mcpAgents } from '../helpers/mcp-client.ts';
 import { oauthAccessToken } from '../helpers/oauth-token.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 /** The review and CSV tools a posts:read credential sees (test/api/mcp-review.test.ts tests them). */
 const REVIEW_READ_TOOLS = ['list_pending_approvals', 'list_comments', 'export_posts_csv'];
@@ -73,13 +74,15 @@ for (const store of await testStores()) {
       channel = added.body.id;
       agent = await connect(key);
     });
-    after(async () => {
-      await closeAll();
-      await herald?.close();
-      await receiver?.close();
-      await files?.close();
-      await wordpress?.close();
-    });
+    after(() =>
+      teardown(
+        () => closeAll(),
+        () => herald?.close(),
+        () => receiver?.close(),
+        () => files?.close(),
+        () => wordpress?.close(),
+      ),
+    );
 
     it('answers 401 JSON without a credential or with a wrong one, and 405 to GET, as the public API answers', async () => {
       const initialize = {

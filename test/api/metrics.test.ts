@@ -5,6 +5,7 @@ import { startHeraldProcess } from '../helpers/herald-process.ts';
 import { storeSuite, testStores } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { publishNow, settled } from '../networks/support.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const TOKEN = 'metrics-token-5c1e9a7b3d';
 
@@ -57,10 +58,12 @@ for (const store of await testStores()) {
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channelId = added.body.id;
     });
-    after(async () => {
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
 
     it('answer only to the bearer token, in the Prometheus text format', async () => {
       for (const authorization of ['', 'Bearer wrong-token-0000000000', TOKEN]) {
@@ -144,10 +147,12 @@ describe('metrics of a worker, on HERALD_METRICS_PORT', () => {
     herald = await startHerald('sqlite');
     receiver = await startWebhookReceiver();
   });
-  after(async () => {
-    await herald.close();
-    await receiver.close();
-  });
+  after(() =>
+    teardown(
+      () => herald.close(),
+      () => receiver.close(),
+    ),
+  );
 
   it('are served on their own port by a process without an HTTP server, and count what it publishes', async () => {
     const port = await freePort();

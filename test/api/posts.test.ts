@@ -4,6 +4,7 @@ import { eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHe
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { addWebhookChannel, assertError, createPosts, entry, FUTURE, listPosts, postBody, schedulePost, type Channel } from '../helpers/api-fixtures.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const MINUTE = 60_000;
 /** Enough POST /posts per hour for a suite that makes many (the limit itself is tested elsewhere). */
@@ -431,10 +432,12 @@ for (const store of await testStores()) {
       receiver = await startWebhookReceiver();
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
 
     it('publishes one call to several channels, each getting its own delivery with short links', async () => {
       const a = await addWebhookChannel(account, { name: 'A' }, `${receiver.url}?a`);

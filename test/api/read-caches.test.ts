@@ -13,6 +13,7 @@ import { caller, eventually, startHerald, type TestHerald } from '../helpers/her
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { tables, WATCHED_TABLES } from '../../src/db/changes.ts';
 import { entry, FUTURE, postBody } from '../helpers/api-fixtures.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 for (const store of await testStores()) {
   describe(`in-memory reads follow changes made by another process (${store})`, storeSuite(store), () => {
@@ -25,10 +26,12 @@ for (const store of await testStores()) {
       second = await startHerald(store, store === 'postgres' ? { databaseUrl: first.services.config.databaseUrl } : { dataDir: first.dataDir });
       accountId = await first.services.accounts.create('Cached');
     });
-    after(async () => {
-      await second?.close();
-      await first?.close();
-    });
+    after(() =>
+      teardown(
+        () => second?.close(),
+        () => first?.close(),
+      ),
+    );
 
     /** On SQLite the other server must answer the new state at once; on PostgreSQL within 2 s. */
     async function seenOnSecond<T>(read: () => Promise<T>, expected: (value: T) => boolean, what: string): Promise<T> {

@@ -15,6 +15,7 @@ import { SeriesExtender } from '../../src/scheduler/series-extender.ts';
 import { startWorkers } from '../../src/app.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { Herald, HeraldApiError } from '../../src/sdk/index.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const DAY = 86_400_000;
 const at = (text: string) => Date.parse(text);
@@ -41,10 +42,12 @@ for (const store of await testStores()) {
       workerA = new SeriesExtender(herald.services, 'worker-a');
       workerB = new SeriesExtender(herald.services, 'worker-b');
     });
-    after(async () => {
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
 
     async function create(b: unknown) {
       const created = await account.call('POST', '/series', b);

@@ -4,6 +4,7 @@ import { verifiedByStandardWebhooks } from '../helpers/standard-webhooks.ts';
 import { eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 for (const store of await testStores()) {
   describe(`webhook channel: add, post, deliver (${store})`, storeSuite(store), () => {
@@ -20,10 +21,12 @@ for (const store of await testStores()) {
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channel = added.body;
     });
-    after(async () => {
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
 
     it('shows the channel in GET /integrations with the contract fields', async () => {
       const list = await account.call('GET', '/integrations');

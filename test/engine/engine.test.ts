@@ -13,6 +13,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-rec
 import { createServices, type Services } from '../../src/app.ts';
 import { Engine } from '../../src/scheduler/engine.ts';
 import { claimDue } from '../../src/scheduler/claim.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const MINUTE = 60_000;
 
@@ -30,10 +31,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald.close();
-      await net.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => net.close(),
+      ),
+    );
 
     /** A testnet channel; each gets its own network account so channels do not share tokens. */
     async function channel(credentials: Record<string, unknown> = {}) {
@@ -308,10 +311,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
 
     it(
       'a receiver that takes the post and never answers: sent again with the same webhook-id (receivers drop repeats) until the retry deadline, ' +

@@ -12,6 +12,7 @@ import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-proces
 import { addWebhookChannel } from '../helpers/api-fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { startFeedServer, type FeedServer } from '../fakes/feed-server.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const INTERVAL_MS = 1000;
 
@@ -31,12 +32,14 @@ describe('three workers reading one feed (postgres)', storeSuite('postgres'), ()
     herald = await startHerald('postgres');
     account = await herald.newAccount();
   });
-  after(async () => {
-    await Promise.all(workers.map((w) => w.stop('SIGKILL')));
-    await herald?.close();
-    await receiver?.close();
-    await site?.close();
-  });
+  after(() =>
+    teardown(
+      () => Promise.all(workers.map((w) => w.stop('SIGKILL'))),
+      () => herald?.close(),
+      () => receiver?.close(),
+      () => site?.close(),
+    ),
+  );
 
   it('reads the feed once per interval, and posts and delivers each new item exactly once', async () => {
     const channel = await addWebhookChannel(account, {}, `${receiver.url}?feed`);

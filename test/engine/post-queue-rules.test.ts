@@ -20,6 +20,7 @@ import * as queue from '../../src/domain/post-queue.ts';
 import { claimDue } from '../../src/scheduler/claim.ts';
 import { Engine } from '../../src/scheduler/engine.ts';
 import type { PostRow } from '../../src/db/schema.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const HOUR = 3_600_000;
 const LEASE_MS = 60_000;
@@ -142,11 +143,13 @@ for (const store of await testStores()) {
       account = await herald.newAccount();
       stalled = new Engine(herald.services, { leaseMs: LEASE_MS });
     });
-    after(async () => {
-      await stalled.stop();
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => stalled.stop(),
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
     // Each case claims "every due post": what earlier cases left is moved out of the way.
     afterEach(async () => {
       await herald.services.store.db
@@ -249,10 +252,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: { pollMs: 100 }, env: { HERALD_POSTS_PER_HOUR: '100000' } });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
 
     /** The thread's items in order, read from the store. */
     async function items(group: string) {

@@ -10,6 +10,7 @@ import { eventually, startHerald, type TestAccount, type TestHerald } from '../h
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.ts';
 import { addWebhookChannel, entry } from '../helpers/api-fixtures.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const SERIES = 12;
 const COUNT = 5;
@@ -29,10 +30,12 @@ for (const store of stores) {
       account = await herald.newAccount();
       channel = (await addWebhookChannel(account)).id;
     });
-    after(async () => {
-      await Promise.all(workers.map((w) => w.stop('SIGKILL')));
-      await herald.close();
-    });
+    after(() =>
+      teardown(
+        () => Promise.all(workers.map((w) => w.stop('SIGKILL'))),
+        () => herald.close(),
+      ),
+    );
 
     /** Daily series, starting tomorrow, ten times each: every occurrence falls within the 14 days created ahead. */
     async function createSeries(label: string, n: number): Promise<string[]> {

@@ -7,6 +7,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-rec
 import { PINTEREST_APP, startPinterestFake, type PinterestFake } from '../fakes/pinterest.ts';
 import { startThreadsFake, TH_APP, type ThreadsFake } from '../fakes/threads.ts';
 import { listedChannel } from '../networks/support.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const DAY = 24 * 60 * 60_000;
 
@@ -44,11 +45,13 @@ for (const store of await testStores()) {
       second = await startHerald(store, { engine, env, databaseUrl: herald.services.config.databaseUrl, dataDir: herald.dataDir });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await second?.close();
-      await herald?.close();
-      await Promise.all([pinterest?.close(), threads?.close(), receiver?.close()]);
-    });
+    after(() =>
+      teardown(
+        () => second?.close(),
+        () => herald?.close(),
+        () => Promise.all([pinterest?.close(), threads?.close(), receiver?.close()]),
+      ),
+    );
 
     const refreshes = (fake: PinterestFake) => fake.calls('POST /v5/oauth/token').filter((r) => r.form?.grant_type === 'refresh_token');
     const storedConfig = async (channelId: string) => {

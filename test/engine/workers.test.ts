@@ -12,6 +12,7 @@ import { assertRepeatsFollowUnknown, deliveriesById, queuePosts, states } from '
 import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.ts';
 import { addWebhookChannel, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const LEASE_SECONDS = 3;
 
@@ -33,11 +34,13 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { env: { HERALD_POSTS_PER_HOUR: '1000000', HERALD_REQUESTS_PER_MINUTE: '1000000' } });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await Promise.all(workers.map((w) => w.stop('SIGKILL')));
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => Promise.all(workers.map((w) => w.stop('SIGKILL'))),
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
 
     it('a worker with nothing to do stays up and publishes what is queued later', async () => {
       const channel = await addWebhookChannel(account, {}, `${receiver.url}?later`);

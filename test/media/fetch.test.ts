@@ -6,6 +6,7 @@ import { startHerald, type TestAccount, type TestHerald } from '../helpers/heral
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import type { Lookup } from '../../src/lib/outbound.ts';
 import { assertRefused, mediaRows, noisyPng, storedFiles } from './support.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 /**
  * Names as a DNS server would answer them. Only files.test is on Herald's
@@ -108,10 +109,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald.close();
-      await remote.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => remote.close(),
+      ),
+    );
 
     const fetchUrl = (url: string) => account.call('POST', '/upload-from-url', { url });
 

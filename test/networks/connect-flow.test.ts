@@ -12,6 +12,7 @@ import { startHerald, type TestAccount, type TestHerald } from '../helpers/heral
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { assertError } from '../helpers/api-fixtures.ts';
 import { LINKEDIN_APP, startLinkedInFake, type LinkedInFake } from '../fakes/linkedin.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 for (const store of await testStores()) {
   describe(`connecting a channel through OAuth (${store})`, storeSuite(store), () => {
@@ -33,10 +34,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald.close();
-      await fake.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => fake.close(),
+      ),
+    );
 
     const callback = (query: Record<string, string>) =>
       fetch(`${herald.url}/connect/linkedin/callback?${new URLSearchParams(query)}`, { headers: { accept: 'application/json' } });

@@ -6,6 +6,7 @@ import { ACCEPT_V1, startDevtoFake, type DevtoFake } from '../fakes/devto.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const settingsOf = (title: string, more: Record<string, unknown> = {}) => ({ __type: 'devto', title, ...more });
 
@@ -22,10 +23,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 1_500 }, env: { HERALD_DEVTO_API_URL: `${fake.url}/api` } });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects with an API key, checked with GET /users/me in API v1', async () => {
       const added = await account.call('POST', '/integrations', { identifier: 'devto', credentials: { apiKey: fake.users[0].apiKey } });

@@ -7,6 +7,7 @@ import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { startDiscordFake, type DiscordFake } from '../fakes/discord.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const GUILD = '900000000000000001';
 const GENERAL = '900000000000000010';
@@ -50,10 +51,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects through the bot install flow and names the server', async () => {
       const connected = await connectOAuth(herald, account, 'discord');

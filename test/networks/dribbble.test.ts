@@ -8,6 +8,7 @@ import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { CLIENT_ID, CLIENT_SECRET, startDribbbleFake, type DribbbleFake } from '../fakes/dribbble.ts';
 import { listedChannel, publishNow, saveDraft, settled, uploadMp4 } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 async function png(width: number, height: number): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: '#e04080' } })
@@ -47,10 +48,12 @@ for (const store of await testStores()) {
       account = await herald.newAccount();
       shot400 = await uploadImage(await png(400, 300));
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('refuses to connect when Dribbble did not grant the upload permission, naming it', async () => {
       fake.grantedScope = 'public';

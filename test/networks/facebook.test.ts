@@ -12,6 +12,7 @@ import { declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes
 import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const GARAGE = FB_PAGES[1];
 
@@ -54,10 +55,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     /** The requests that created content, after `from`. */
     const since = (from: number) => fake.requests.slice(from).filter((r) => r.method === 'POST');

@@ -8,6 +8,7 @@ import { gmb } from '../../src/providers/gmb.ts';
 import { CLIENT_ID, CLIENT_SECRET, googleError, MANAGE_SCOPE, PERMISSION_DENIED, quotaExceeded, startGmbFake, type GmbFake } from '../fakes/gmb.ts';
 import { listedChannel, publishNow, saveDraft, settled, uploadMp4, uploadPng } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const PARENT = 'accounts/222/locations/l-bakery';
 
@@ -77,10 +78,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects through Google OAuth with PKCE and offline access, then the user picks a location across accounts and pages', async () => {
       const connected = await connectOAuth(herald, account, 'gmb', { pick: (choices) => choices.findIndex((c) => c.name === 'Bakery') });

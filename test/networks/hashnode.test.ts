@@ -7,6 +7,7 @@ import { PRO_MESSAGE, startHashnodeFake, type HashnodeFake } from '../fakes/hash
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const PRO = '65b1c0ffee0000000000bbbb';
 const FREE = '65b1c0ffee0000000000cccc';
@@ -31,10 +32,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 3_000 }, env: { HERALD_HASHNODE_API_URL: fake.url } });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('says in the connect form that publishing needs the Pro plan', () => {
       assert.match(findProvider('hashnode')!.connectNote ?? '', /Pro plan/);

@@ -8,6 +8,7 @@ import { declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes
 import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadPng, saveDraft } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const POST = { __type: 'instagram-standalone', post_type: 'post' };
 
@@ -38,10 +39,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     const since = (from: number) => fake.requests.slice(from);
 

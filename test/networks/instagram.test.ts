@@ -8,6 +8,7 @@ import { containerStore, declined, graphError, setDaily, setLifetime, tokenBook 
 import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const POST = { __type: 'instagram', post_type: 'post' };
 const STUDIO_TOKEN = IG_PAGES[1].token;
@@ -39,10 +40,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     const since = (from: number) => fake.requests.slice(from);
 

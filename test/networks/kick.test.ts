@@ -7,6 +7,7 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { KICK_APP, KICK_SLUG, KICK_USER, startKickFake, type KickFake } from '../fakes/kick.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 for (const store of await testStores()) {
   describe(`kick (${store})`, storeSuite(store), () => {
@@ -28,10 +29,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects through OAuth 2.1 with PKCE (S256) and the client secret, then reads the user and channel', async () => {
       const connected = await connectOAuth(herald, account, 'kick');

@@ -6,6 +6,7 @@ import { startLemmyFake, type LemmyFake } from '../fakes/lemmy.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const to = (subreddit: string, title: string, more: Record<string, unknown> = {}) => ({ value: { subreddit, title, ...more } });
 const settingsOf = (...targets: ReturnType<typeof to>[]) => ({ __type: 'lemmy', subreddit: targets });
@@ -23,10 +24,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 3_000 }, env: { HERALD_LEMMY_INSTANCE_URL: fake.url } });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects with the instance, username and password: logs in for a JWT and reads the account', async () => {
       const added = await account.call('POST', '/integrations', {

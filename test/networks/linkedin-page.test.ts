@@ -6,6 +6,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { LINKEDIN_APP, LINKEDIN_ORGS, startLinkedInFake, type LinkedInFake } from '../fakes/linkedin.ts';
 import { listedChannel, publishNow, settled, uploadPng, saveDraft } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 for (const store of await testStores()) {
   describe(`linkedin-page network (${store})`, storeSuite(store), () => {
@@ -32,10 +33,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald.close();
-      await fake.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => fake.close(),
+      ),
+    );
 
     it('connects through OAuth 2 and lets the member pick one of the pages they may post for', async () => {
       let offered: string[] = [];

@@ -7,6 +7,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { LINKEDIN_APP, LINKEDIN_MEMBER, startLinkedInFake, type LinkedInFake } from '../fakes/linkedin.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 describe('LinkedIn little text format', () => {
   it('escapes reserved characters and turns #words into hashtags', () => {
@@ -42,10 +43,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald.close();
-      await fake.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => fake.close(),
+      ),
+    );
 
     it('connects through OAuth 2: consent, code exchange with the client secret, userinfo', async () => {
       const connected = await connectOAuth(herald, account, 'linkedin');

@@ -7,6 +7,7 @@ import { startListmonkFake, type ListmonkFake } from '../fakes/listmonk.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft, uploadMp4 } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const NEWSLETTER = { __type: 'listmonk', subject: 'Our news', list: '3' };
 
@@ -25,10 +26,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 2_000 } });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects with the instance URL, API user and token, checked with GET /api/profile over Basic auth', async () => {
       const added = await account.call('POST', '/integrations', {

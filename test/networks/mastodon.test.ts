@@ -7,6 +7,7 @@ import { mastodonLength } from '../../src/providers/text-counting.ts';
 import { startMastodonFake, type MastodonFake } from '../fakes/mastodon.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 describe('mastodon length', () => {
   it('counts every link as 23 characters and a remote mention by its local part', () => {
@@ -34,11 +35,13 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-      await other?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+        () => other?.close(),
+      ),
+    );
 
     it('connects to the instance the user names: registers an app there, then OAuth with PKCE', async () => {
       const connected = await connectOAuth(herald, account, 'mastodon', { query: { instance: fake.url } });

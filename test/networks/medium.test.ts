@@ -7,6 +7,7 @@ import { startMediumFake, type MediumFake } from '../fakes/medium.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const settingsOf = (title: string, more: Record<string, unknown> = {}) => ({ __type: 'medium', title, subtitle: 'The subtitle', ...more });
 
@@ -25,10 +26,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('says in the connect form that Medium takes no new tokens', () => {
       assert.match(findProvider('medium')!.connectNote ?? '', /no longer supports its API.*already have an integration token/);

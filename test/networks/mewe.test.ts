@@ -7,6 +7,7 @@ import { MEWE_APP, MEWE_USER, startMeWeFake, type MeWeFake } from '../fakes/mewe
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { uploadMp4 } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 for (const store of await testStores()) {
   describe(`mewe (${store})`, storeSuite(store), () => {
@@ -29,10 +30,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('says so when MeWe has not confirmed the sign-in yet (pending)', async () => {
       fake.pendingNext = true;

@@ -7,6 +7,7 @@ import { findProvider } from '../../src/providers/index.ts';
 import { startMoltbookFake, type MoltbookFake } from '../fakes/moltbook.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const KEY = 'moltbook_sk_3f9a1c7e5b2d4f6a8c0e';
 const UNCLAIMED = 'moltbook_sk_unclaimed_0b1c2d3e';
@@ -30,10 +31,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 1_500 }, env: { HERALD_MOLTBOOK_API_URL: fake.url } });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('talks to the www host by default (the bare domain drops Authorization on its redirect)', () => {
       assert.equal(findProvider('moltbook')?.urls?.api, 'https://www.moltbook.com');

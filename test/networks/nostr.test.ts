@@ -7,6 +7,7 @@ import { startHerald, type TestAccount, type TestHerald } from '../helpers/heral
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startFakeRelay, type FakeRelay } from '../fakes/nostr-relay.ts';
 import { publishNow, settled, uploadPng } from './publish.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 /** The EVENT messages a relay received, newest last. */
 const sentEvents = (relay: FakeRelay): Event[] => relay.received.filter((m) => m[0] === 'EVENT').map((m) => m[1] as Event);
@@ -43,10 +44,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: { pollMs: 50 }, env: { HERALD_NOSTR_RELAYS: serverRelay.url, HERALD_NOSTR_RELAY_TIMEOUT_MS: '1000' } });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await Promise.all([relayA, relayB, serverRelay].map((r) => r?.close()));
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => Promise.all([relayA, relayB, serverRelay].map((r) => r?.close())),
+      ),
+    );
 
     it('connects with an nsec key and relays, reading the profile (kind 0) from the relays', async () => {
       const added = await account.call('POST', '/integrations', {

@@ -6,6 +6,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { PINTEREST_APP, PINTEREST_BOARDS, PINTEREST_USER, startPinterestFake, type PinterestFake } from '../fakes/pinterest.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 for (const store of await testStores()) {
   describe(`pinterest network (${store})`, storeSuite(store), () => {
@@ -30,10 +31,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald.close();
-      await fake.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => fake.close(),
+      ),
+    );
 
     it('connects through OAuth 2 with the client in HTTP Basic', async () => {
       const connected = await connectOAuth(herald, account, 'pinterest');

@@ -6,6 +6,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { REDDIT_APP, REDDIT_USER, REDDIT_USER_AGENT, startRedditFake, type RedditFake } from '../fakes/reddit.ts';
 import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const to = (subreddit: string, title: string, more: Record<string, unknown> = {}) => ({ value: { subreddit, title, type: 'self', ...more } });
 
@@ -31,10 +32,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald.close();
-      await fake.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => fake.close(),
+      ),
+    );
 
     it('connects through OAuth 2: permanent duration, Basic client auth, a descriptive User-Agent', async () => {
       const connected = await connectOAuth(herald, account, 'reddit');

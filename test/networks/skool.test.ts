@@ -7,6 +7,7 @@ import { SKOOL_SESSION, SKOOL_USER, startSkoolFake, type SkoolFake } from '../fa
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { uploadMp4 } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const GROUP = { id: '0f1e2d3c4b5a69788796a5b4c3d2e1f0', name: 'herald-builders', display_name: 'Herald Builders' };
 const WINS = 'aaaabbbbccccddddeeeeffff00001111';
@@ -37,10 +38,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 2_000 }, env: { HERALD_SKOOL_API_URL: fake.url } });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('says plainly on the connect form that Skool has no official API and works with session cookies', () => {
       const skool = findProvider('skool')!;

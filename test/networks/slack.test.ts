@@ -6,6 +6,7 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { startSlackFake, type SlackFake } from '../fakes/slack.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const GENERAL = 'C0GENERAL1';
 
@@ -37,10 +38,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects through OAuth v2 (oauth.v2.access, then auth.test with the bot token)', async () => {
       const connected = await connectOAuth(herald, account, 'slack');

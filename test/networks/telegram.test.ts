@@ -6,6 +6,7 @@ import { fail, startTelegramFake, type TelegramFake } from '../fakes/telegram.ts
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { uploadMp4 } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const CHANNEL_ID = -1001234567890;
 
@@ -30,10 +31,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 4_000 }, env: { HERALD_TELEGRAM_API_URL: fake.url } });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects with a bot token and a @channel, checked with getMe, getChat and getChatMember', async () => {
       const added = await account.call('POST', '/integrations', { identifier: 'telegram', credentials: { botToken: fake.bot.token, chat: '@heraldnews' } });

@@ -9,6 +9,7 @@ import { containerStore, declined, graphError, setDaily, setLifetime, tokenBook 
 import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 /** The last `n` days (UTC), oldest first. */
 const lastDays = (n: number, now = Date.now()) => Array.from({ length: n }, (_, i) => new Date(now - (n - 1 - i) * 86_400_000).toISOString().slice(0, 10));
@@ -46,10 +47,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     const since = (from: number) => fake.requests.slice(from);
     const posts = (from: number) => since(from).filter((r) => r.method === 'POST');

@@ -7,6 +7,7 @@ import { JPEG_1x1 } from '../helpers/jpeg.ts';
 import { startTikTokBusinessFake, TTB_APP, TTB_OPEN_ID, TTB_PROFILE, type TtbFake } from '../fakes/tiktok-business.ts';
 import { listedChannel, publishNow, saveDraft, settled, uploadMp4, uploadPng } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const SETTINGS = {
   __type: 'tiktok-business',
@@ -46,10 +47,12 @@ for (const store of await testStores()) {
       fake.verifiedPrefix = `${herald.url}/`;
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects: consent with a trailing-slash redirect, auth_code for tokens (JSON), the profile from /business/get/', async () => {
       const connected = await connectOAuth(herald, account, 'tiktok-business');

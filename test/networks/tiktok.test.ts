@@ -8,6 +8,7 @@ import { chunkPlan } from '../../src/providers/tiktok.ts';
 import { CLIENT_KEY, CLIENT_SECRET, startTikTokFake, tiktokError, type TikTokFake } from '../fakes/tiktok.ts';
 import { listedChannel, publishNow, settled, uploadMp4 } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const SETTINGS = {
   privacy_level: 'PUBLIC_TO_EVERYONE',
@@ -53,10 +54,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects through TikTok Login Kit: consent, code for tokens, the user from /v2/user/info/', async () => {
       const connected = await connectOAuth(herald, account, 'tiktok');

@@ -8,6 +8,7 @@ import { startTumblrFake, tumblrError, TUMBLR_APP, type TumblrFake } from '../fa
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft, uploadMp4 } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 describe('tumblr text blocks', () => {
   it('makes one block per paragraph and cuts a paragraph over 4,096 code points', () => {
@@ -41,10 +42,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('refuses to connect without the write permission', async () => {
       fake.grantedScopes = ['offline_access'];

@@ -6,6 +6,7 @@ import { connectOAuth, followToCallback, startConnect } from '../helpers/connect
 import { startTwitchFake, TWITCH_APP, TWITCH_USER, type TwitchFake } from '../fakes/twitch.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const ANNOUNCE = { __type: 'twitch', messageType: 'announcement', announcementColor: 'purple' };
 
@@ -29,10 +30,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('refuses to connect when Twitch did not grant sending chat messages', async () => {
       fake.grantOnly = ['user:read:chat'];

@@ -8,6 +8,7 @@ import { startVkFake, vkError, VK_CLIENT_ID, VK_USER_ID, type VkFake } from '../
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft, uploadMp4 } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 for (const store of await testStores()) {
   describe(`vk (${store})`, storeSuite(store), () => {
@@ -31,10 +32,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('refuses to connect when VK ID did not grant posting on the wall', async () => {
       fake.grantedScopes = ['vkid.personal_info'];

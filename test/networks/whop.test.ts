@@ -7,6 +7,7 @@ import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { CLIENT_ID, startWhopFake, type WhopFake } from '../fakes/whop.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const FORUM = { company: 'biz_Studio', experience: 'exp_General' };
 
@@ -34,10 +35,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects through OAuth 2.1 with PKCE and a nonce; the token request is JSON with the verifier; the member from userinfo', async () => {
       const connected = await connectOAuth(herald, account, 'whop');

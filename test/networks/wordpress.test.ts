@@ -11,6 +11,7 @@ import { slugOf } from '../../src/providers/wordpress.ts';
 import { AUTHOR, CATEGORY_ID, startWordPressFake, type WordPressFake } from '../fakes/wordpress.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 describe('wordpress slugs', () => {
   it('makes a lower-case ASCII slug from the title, empty without Latin letters or digits', () => {
@@ -32,10 +33,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 3_000 } });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects with Basic auth on users/me, refusing a wrong password and an unknown user by field', async () => {
       const wrong = await account.call('POST', '/integrations', {

@@ -6,6 +6,7 @@ import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { startWrapcastFake, type WrapcastFake } from '../fakes/wrapcast.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const SIGNER = '19d0c5fd-9b33-4a48-a0e2-bc7b0555baec';
 const PENDING = '7b2e4c61-0d8f-4a3b-9c5e-1f2a3b4c5d6e';
@@ -33,10 +34,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects with an approved signer: looked up with the API key, the profile from user/bulk', async () => {
       const added = await account.call('POST', '/integrations', { identifier: 'wrapcast', credentials: { signerUuid: SIGNER } });

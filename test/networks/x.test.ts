@@ -8,6 +8,7 @@ import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startXFake, X_CONSUMER, X_USER, type XFake } from '../fakes/x.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 describe('OAuth 1.0a signing (RFC 5849)', () => {
   it('builds the signature base string of RFC 5849 section 3.4.1.1', () => {
@@ -87,10 +88,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald.close();
-      await fake.close();
-    });
+    after(() =>
+      teardown(
+        () => herald.close(),
+        () => fake.close(),
+      ),
+    );
 
     it('connects through OAuth 1.0a: request token, authorize, access token, all signed', async () => {
       const connected = await connectOAuth(herald, account, 'x');

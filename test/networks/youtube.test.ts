@@ -6,6 +6,7 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { CLIENT_ID, CLIENT_SECRET, googleError, startYouTubeFake, type YouTubeFake } from '../fakes/youtube.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const SETTINGS = {
   title: 'Launch day',
@@ -43,10 +44,12 @@ for (const store of await testStores()) {
       });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await herald?.close();
-      await fake?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => fake?.close(),
+      ),
+    );
 
     it('connects through Google OAuth with PKCE and offline access, then the user picks a channel', async () => {
       const connected = await connectOAuth(herald, account, 'youtube', { pick: (choices) => choices.findIndex((c) => c.name === 'Brand channel') });

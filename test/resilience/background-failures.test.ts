@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { caller, eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 describe('a background write that fails (sqlite)', () => {
   let herald: TestHerald;
@@ -22,10 +23,12 @@ describe('a background write that fails (sqlite)', () => {
     serve = await startHeraldProcess(herald.services.config, 'serve');
     await serve.running;
   });
-  after(async () => {
-    await serve.stop('SIGKILL');
-    await herald.close();
-  });
+  after(() =>
+    teardown(
+      () => serve.stop('SIGKILL'),
+      () => herald.close(),
+    ),
+  );
 
   it('is logged, the process stays up, and the counts are written once the store takes writes again', async () => {
     const db = herald.services.store.db;

@@ -13,6 +13,7 @@ import { eventually, startHerald, type TestAccount, type TestHerald } from '../h
 import { type StoreKind, storeSuite, testStores } from '../helpers/stores.ts';
 import { addWebhookChannel, type Channel, entry, postBody, schedulePost } from '../helpers/api-fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const REFUSED = 'refused by the test';
 
@@ -104,10 +105,12 @@ for (const store of await testStores()) {
       assert.equal(hook.status, 201, JSON.stringify(hook.body));
       publishedCommits = await watchPublishedCommits(db, store);
     });
-    after(async () => {
-      await herald?.close();
-      await receiver?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => receiver?.close(),
+      ),
+    );
 
     /** The account events recorded about a post, by type. */
     async function eventsOf(postId: string): Promise<string[]> {

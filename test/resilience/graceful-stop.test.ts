@@ -18,6 +18,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-rec
 import { startNetworkFake, type NetworkFake } from '../fakes/network-fake.ts';
 import { APP_PASSWORD, HANDLE, startBlueskyFake, type BlueskyFake } from '../fakes/bluesky.ts';
 import { UNKNOWN_OUTCOME } from '../../src/scheduler/engine.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const CONCURRENCY = 8;
 /** Bluesky's app view is not needed here: nothing may reach the real one. */
@@ -47,11 +48,13 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { env: { HERALD_POSTS_PER_HOUR: '1000000', HERALD_REQUESTS_PER_MINUTE: '1000000' } });
       account = await herald.newAccount();
     });
-    after(async () => {
-      await Promise.all(processes.map((p) => p.stop('SIGKILL')));
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => Promise.all(processes.map((p) => p.stop('SIGKILL'))),
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
 
     it('exits within HERALD_SHUTDOWN_SECONDS although a receiver hangs, and the next worker sends what it had not sent', async () => {
       const channel = await addWebhookChannel(account, {}, `${receiver.url}?stop`);

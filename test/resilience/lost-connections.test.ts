@@ -14,6 +14,7 @@ import { addWebhookChannel, entry, postBody } from '../helpers/api-fixtures.ts';
 import { assertRepeatsFollowUnknown, deliveriesById, queuePosts, states } from '../helpers/drain.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { UNKNOWN_OUTCOME } from '../../src/scheduler/engine.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
@@ -47,12 +48,14 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
       account = await herald.newAccount();
       database = new URL(herald.services.config.databaseUrl!).pathname.slice(1);
     });
-    after(async () => {
-      await admin((c) => c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`));
-      await Promise.all(processes.map((p) => p.stop('SIGKILL')));
-      await herald.close();
-      await receiver.close();
-    });
+    after(() =>
+      teardown(
+        () => admin((c) => c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`)),
+        () => Promise.all(processes.map((p) => p.stop('SIGKILL'))),
+        () => herald.close(),
+        () => receiver.close(),
+      ),
+    );
 
     it('a request while the database refuses connections gets 503 with Retry-After, and works once it is back', async () => {
       const channel = await addWebhookChannel(account);

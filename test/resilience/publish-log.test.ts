@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { caller, eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 describe('publish outcomes in the log (sqlite)', () => {
   let herald: TestHerald;
@@ -22,11 +23,13 @@ describe('publish outcomes in the log (sqlite)', () => {
     start = await startHeraldProcess(herald.services.config, 'start', { HERALD_LOG_LEVEL: 'info' });
     await start.running;
   });
-  after(async () => {
-    await start.stop('SIGKILL');
-    await herald.close();
-    await receiver.close();
-  });
+  after(() =>
+    teardown(
+      () => start.stop('SIGKILL'),
+      () => herald.close(),
+      () => receiver.close(),
+    ),
+  );
 
   const lines = () =>
     start

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const ready = async (herald: TestHerald) => {
   const response = await fetch(`${herald.url}/api/ready`);
@@ -17,10 +18,12 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: { pollMs: 100 } });
       apiOnly = await startHerald(store);
     });
-    after(async () => {
-      await herald?.close();
-      await apiOnly?.close();
-    });
+    after(() =>
+      teardown(
+        () => herald?.close(),
+        () => apiOnly?.close(),
+      ),
+    );
 
     it('is ready when the store answers, its schema is current, its secret opens the store, the disk has room and the engine looks at its queue', async () => {
       await eventually(async () => ((herald.services.engineLooked?.().at ?? 0) > 0 ? true : undefined), 5_000, 'the engine to look at its queue');

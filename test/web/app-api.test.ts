@@ -12,6 +12,7 @@ import { startHerald, PNG_1x1, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { ensureWebBuilt } from '../helpers/browser.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const HOUR = 3_600_000;
 
@@ -63,11 +64,13 @@ for (const store of await testStores()) {
       const user = await herald.services.store.db.selectFrom('users').select('account_id').where('email', '=', 'owner@example.com').executeTakeFirstOrThrow();
       owner = { id: user.account_id, key: (await herald.services.accounts.createKey(user.account_id, 'test')).key };
     });
-    after(async () => {
-      await other?.close();
-      await herald?.close();
-      await receiver?.close();
-    });
+    after(() =>
+      teardown(
+        () => other?.close(),
+        () => herald?.close(),
+        () => receiver?.close(),
+      ),
+    );
 
     it('serves the public API to a session under /api/app/public/v1, with the CSRF token for every change', async () => {
       const refused = await web.app('POST', '/public/v1/integrations', { identifier: 'webhook', credentials: { url: receiver.url } }, { csrf: false });

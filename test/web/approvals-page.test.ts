@@ -22,6 +22,7 @@ import {
   seriousA11yViolations,
 } from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const PASSWORD = 'correct horse battery';
 const DAY = 86_400_000;
@@ -66,10 +67,12 @@ for (const store of BROWSER_STORES) {
       assert.equal((await owner.app('PUT', '/public/v1/approval-settings', { membersNeedApproval: true })).status, 200);
       chromium = await launchBrowser();
     });
-    after(async () => {
-      await chromium?.close();
-      await herald?.close();
-    });
+    after(() =>
+      teardown(
+        () => chromium?.close(),
+        () => herald?.close(),
+      ),
+    );
 
     it("a member's post shows as awaiting approval on the calendar", async () => {
       const context = await contextOf(member);

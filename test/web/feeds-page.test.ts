@@ -21,6 +21,7 @@ import {
 } from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
 import { startFeedServer, type FeedServer } from '../fakes/feed-server.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const browser = browserSuite();
 
@@ -45,11 +46,13 @@ for (const store of BROWSER_STORES) {
       context = await browserContext(chromium, herald.url, web);
       page = await context.newPage();
     });
-    after(async () => {
-      await chromium?.close();
-      await herald?.close();
-      await site?.close();
-    });
+    after(() =>
+      teardown(
+        () => chromium?.close(),
+        () => herald?.close(),
+        () => site?.close(),
+      ),
+    );
 
     it('adds a feed, reads it now, shows what it posted and why another fails, pauses, changes and deletes one', async () => {
       const channel = await api('POST', '/integrations', { identifier: 'webhook', name: 'Blog relay', credentials: { url: 'http://127.0.0.1:9/relay' } });

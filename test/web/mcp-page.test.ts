@@ -21,6 +21,7 @@ import {
   seriousA11yViolations,
 } from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const browser = browserSuite();
 
@@ -34,10 +35,12 @@ for (const store of BROWSER_STORES) {
       herald = await startHerald(store);
       chromium = await launchBrowser();
     });
-    after(async () => {
-      await chromium?.close();
-      await herald?.close();
-    });
+    after(() =>
+      teardown(
+        () => chromium?.close(),
+        () => herald?.close(),
+      ),
+    );
 
     it('shows the endpoint and a configuration that connects, copied as shown', async () => {
       const owner = new WebClient(herald.url);

@@ -21,6 +21,7 @@ import {
   seriousA11yViolations,
 } from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const browser = browserSuite();
 const DAY = 86_400_000;
@@ -52,10 +53,12 @@ for (const store of BROWSER_STORES) {
       context = await browserContext(chromium, herald.url, web);
       page = await context.newPage();
     });
-    after(async () => {
-      await chromium?.close();
-      await herald?.close();
-    });
+    after(() =>
+      teardown(
+        () => chromium?.close(),
+        () => herald?.close(),
+      ),
+    );
 
     it('repeats a post on Mondays and Thursdays, shows its occurrences on the calendar, edits and stops the series', async () => {
       const channel = await api('POST', '/integrations', { identifier: 'webhook', name: 'Team chat', credentials: { url: 'http://127.0.0.1:9/chat' } });

@@ -17,6 +17,7 @@ import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launc
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { PINTEREST_APP, startPinterestFake, type PinterestFake } from '../fakes/pinterest.ts';
 import { FB_APP, startFacebookFake, type FacebookFake } from '../fakes/facebook.ts';
+import { teardown } from '../helpers/teardown.ts';
 
 const OWNER = { email: 'owner@example.com', password: 'correct horse battery' };
 const DAY = 86_400_000;
@@ -91,14 +92,16 @@ for (const store of BROWSER_STORES) {
       page = await context.newPage();
     });
 
-    after(async () => {
-      await chromium?.close();
-      await herald?.close();
-      await receiver?.close();
-      await hooks?.close();
-      await pinterest?.close();
-      await facebook?.close();
-    });
+    after(() =>
+      teardown(
+        () => chromium?.close(),
+        () => herald?.close(),
+        () => receiver?.close(),
+        () => hooks?.close(),
+        () => pinterest?.close(),
+        () => facebook?.close(),
+      ),
+    );
 
     it('opens on sign-up for the first person, who becomes the owner and lands on an empty calendar', async () => {
       await page.goto(herald.url + '/');
