@@ -11,27 +11,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import SqliteDatabase from 'libsql';
 import { startHerald } from '../helpers/herald.ts';
 import { createTestDatabase, storeSuite, testStores } from '../helpers/stores.ts';
 import { addWebhookChannel, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 import { runHerald } from '../cli/run-herald.ts';
 import { migrate, openStore } from '../../src/db/index.ts';
+import { sqliteContents } from './sqlite-contents.ts';
 
 const SECRET = 'test-secret-2f9c4e7a1b3d5f8e0a6c9b2d4f7e1a3c';
 /** The row the target's trigger gets at. */
 const MARKED = 'the row the target alters';
-
-/** Every row of every table of the SQLite file, as text: what "untouched" is checked against. */
-function contents(file: string): string {
-  const db = new SqliteDatabase(file, { readonly: true });
-  try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
-    return JSON.stringify(tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()]));
-  } finally {
-    db.close();
-  }
-}
 
 /** A target database with Herald's schema, and a trigger that meddles with the marked post as it is copied in. */
 async function meddlingTarget(body: string): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -109,13 +98,13 @@ describe('move-store refuses a copy that does not match', storeSuite('postgres')
     it(`${name}: the move fails naming the table, the source is untouched and the target holds nothing`, async () => {
       const target = await meddlingTarget(trigger);
       targets.push(target);
-      const source = contents(file);
+      const source = sqliteContents(file);
 
       const moved = await runHerald(['move-store', '--to', target.url], { HERALD_DATA_DIR: dataDir, HERALD_SECRET: SECRET });
       assert.equal(moved.code, 1, `the move must fail:\n${moved.stdout}\n${moved.stderr}`);
       assert.match(moved.stderr, differs);
       assert.doesNotMatch(moved.stdout, /Moved \d+ rows|same on both sides/, 'no table is reported as moved');
-      assert.equal(contents(file), source, 'the embedded store is only read');
+      assert.equal(sqliteContents(file), source, 'the embedded store is only read');
 
       // "copies every table ... in one transaction ... any difference fails the move": nothing of it stays behind.
       const left = Object.entries(await rowsIn(target.url)).filter(([, n]) => n > 0);

@@ -9,28 +9,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import SqliteDatabase from 'libsql';
 import { caller, eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { createTestDatabase, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { verifiedByStandardWebhooks } from '../helpers/standard-webhooks.ts';
 import { runHerald } from '../cli/run-herald.ts';
+import { sqliteContents } from './sqlite-contents.ts';
 
 const SECRET = 'test-secret-2f9c4e7a1b3d5f8e0a6c9b2d4f7e1a3c';
 
 function herald(args: string[], dataDir: string) {
   return runHerald(args, { HERALD_DATA_DIR: dataDir, HERALD_SECRET: SECRET });
-}
-
-/** Every row of every table of the SQLite file, as text: what "untouched" is checked against. */
-function contents(file: string): string {
-  const db = new SqliteDatabase(file, { readonly: true });
-  try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
-    return JSON.stringify(tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()]));
-  } finally {
-    db.close();
-  }
 }
 
 function post(channelId: string, type: string, content: string, extra: Record<string, unknown> = {}) {
@@ -96,7 +85,7 @@ describe('move-store from the embedded store to PostgreSQL', storeSuite('postgre
     await embedded!.close();
     embedded = undefined;
     const file = path.join(dataDir, 'herald.db');
-    const before = contents(file);
+    const before = sqliteContents(file);
 
     const done = await herald(['move-store', '--to', target.url], dataDir);
     assert.equal(done.code, 0, done.stderr);
@@ -108,7 +97,7 @@ describe('move-store from the embedded store to PostgreSQL', storeSuite('postgre
     }
     assert.equal(lines.get('posts'), 32);
     assert.ok((lines.get('post_attempts') ?? 0) >= 1 && (lines.get('webhook_deliveries') ?? 0) >= 1, done.stdout);
-    assert.equal(contents(file), before, 'the embedded store is unchanged');
+    assert.equal(sqliteContents(file), before, 'the embedded store is unchanged');
 
     const again = await herald(['move-store', '--to', target.url], dataDir);
     assert.equal(again.code, 1);

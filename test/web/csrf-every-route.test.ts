@@ -10,39 +10,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import type { FastifyInstance } from 'fastify';
 import { WebClient, type WebAnswer } from '../accounts/web-client.ts';
 import { caller, PNG_1x1, startHerald, type Caller, type TestHerald } from '../helpers/herald.ts';
 import { assertError, FUTURE } from '../helpers/api-fixtures.ts';
+import { registeredRoutes } from '../helpers/routes.ts';
 
 const PREFIX = '/api/app/';
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** They open a session, so there is none yet whose token they could ask for. */
 const OPEN_A_SESSION = ['POST /api/app/auth/login', 'POST /api/app/auth/signup'];
 const PASSWORD = 'correct horse battery';
-
-/**
- * "METHOD /path" of every route the server registered under `prefix`, read from
- * Fastify's route tree (each line adds its segment to its parent's path).
- */
-function registeredRoutes(server: FastifyInstance, prefix: string): string[] {
-  const routes: string[] = [];
-  const stack: { depth: number; path: string }[] = [];
-  for (const line of server.printRoutes({ commonPrefix: false }).split('\n')) {
-    const match = /^([│├└─\s]*)(\S.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (!match) continue;
-    const depth = match[1].length;
-    while (stack.length > 0 && stack[stack.length - 1].depth >= depth) stack.pop();
-    const segment = match[2];
-    const parent = stack[stack.length - 1]?.path ?? '';
-    const path = parent === '/' && !segment.startsWith('/') ? `/${segment}` : parent + segment;
-    stack.push({ depth, path });
-    for (const method of match[3]?.split(', ') ?? []) {
-      if (path.startsWith(prefix)) routes.push(`${method} ${path}`);
-    }
-  }
-  return [...new Set(routes)].sort();
-}
 
 /**
  * Every row of every table, as text per table: what "changes nothing" is checked against. Request
