@@ -190,7 +190,7 @@ for (const store of await testStores()) {
     it('refuses before queueing a text over 3,000 bytes, though under 300 graphemes, and more than 3 languages', async () => {
       const family = '👨‍👩‍👧‍👦';
       const text = family.repeat(130);
-      assert.ok(graphemes(text) <= 300 && Buffer.byteLength(text) > 3000);
+      assert.ok(graphemes(text) <= 300 && Buffer.byteLength(text) > 3000, 'the text fits in 300 graphemes though it is over 3000 bytes');
       const body = (content: string, settings: Record<string, unknown> = { __type: 'bluesky' }) => ({
         type: 'now',
         date: new Date().toISOString(),

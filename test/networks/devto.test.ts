@@ -145,7 +145,10 @@ for (const store of await testStores()) {
       );
       const long = await account.call('POST', '/posts', body(settingsOf('t'.repeat(129))));
       assert.equal(long.status, 400);
-      assert.ok(long.body.errors.some((e: any) => e.path === 'posts.0.settings.title'));
+      assert.ok(
+        long.body.errors.some((e: any) => e.path === 'posts.0.settings.title'),
+        'a too-long title is refused at the title setting',
+      );
       const five = await account.call('POST', '/posts', body(settingsOf('Tags', { tags: ['a', 'b', 'c', 'd', 'e'].map((t) => ({ value: t, label: t })) })));
       assert.equal(five.status, 400);
       assert.match(JSON.stringify(five.body.errors), /at most 4 tags/);

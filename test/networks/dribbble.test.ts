@@ -205,7 +205,7 @@ for (const store of await testStores()) {
         done.thread[0].attempts.map((a) => a.outcome),
         ['retry', 'published'],
       );
-      assert.ok(done.thread[0].attempts[0].detail.includes('API rate limit exceeded'));
+      assert.ok(done.thread[0].attempts[0].detail.includes('API rate limit exceeded'), 'the attempt shows Dribbble’s rate-limit message to the user');
       assert.equal(fake.shots.length, before + 1);
     });
 

@@ -206,7 +206,7 @@ for (const store of await testStores()) {
       assert.equal(long.status, 400);
       assert.ok(
         long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content'),
-        "long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content')",
+        'a too-long post is refused at its content',
       );
     });
 

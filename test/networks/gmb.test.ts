@@ -97,7 +97,7 @@ for (const store of await testStores()) {
       assert.equal(consent.access_type, 'offline');
       assert.equal(consent.prompt, 'consent');
       assert.equal(consent.code_challenge_method, 'S256');
-      assert.ok(consent.scope.split(' ').includes(MANAGE_SCOPE));
+      assert.ok(consent.scope.split(' ').includes(MANAGE_SCOPE), 'the consent asks for the scope that lets Herald post to the business profile');
 
       const [token] = fake.calls('POST /token');
       assert.equal(token.form?.grant_type, 'authorization_code');

@@ -90,7 +90,7 @@ for (const store of await testStores()) {
       assert.equal(refused.status, 400);
       assert.ok(
         refused.body.errors.some((e: any) => e.path === 'posts.0.value.0.image'),
-        "refused.body.errors.some((e: any) => e.path === 'posts.0.value.0.image')",
+        'a text-only post is refused at its media: Instagram needs an image or video',
       );
     });
 

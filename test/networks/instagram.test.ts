@@ -94,13 +94,13 @@ for (const store of await testStores()) {
       assert.equal(comment.status, 400);
       assert.ok(
         comment.body.errors.some((e: any) => e.path === 'posts.0.value.1.image' && /text only/.test(e.message)),
-        "comment.body.errors.some((e: any) => e.path === 'posts.0.value.1.image' && /text only/.test(e.mes...",
+        'a comment with media is refused: comments are text only',
       );
       const noType = await account.call('POST', '/posts', body([{ content: 'pic', image: [png] }], { __type: 'instagram' }));
       assert.equal(noType.status, 400);
       assert.ok(
         noType.body.errors.some((e: any) => e.path === 'posts.0.settings.post_type'),
-        "noType.body.errors.some((e: any) => e.path === 'posts.0.settings.post_type')",
+        'a post without its post type is refused at that setting',
       );
     });
 

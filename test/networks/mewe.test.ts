@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth, followToCallback, startConnect } from '../helpers/connect.ts';
 import { MEWE_APP, MEWE_USER, startMeWeFake, type MeWeFake } from '../fakes/mewe.ts';
@@ -179,7 +179,9 @@ for (const store of await testStores()) {
       fake.lifetimeMs = 1_000;
       await connectOAuth(herald, account, 'mewe');
       fake.lifetimeMs = 30 * 86_400_000;
-      await new Promise((r) => setTimeout(r, 1_100));
+      // The token MeWe just issued (the newest one) runs out.
+      const expiresAt = [...fake.tokens.values()].at(-1)!;
+      await eventually(async () => (Date.now() > expiresAt ? true : undefined), 5000, 'the token to expire');
       const calls = fake.calls('POST /api/dev/me/post').length;
       const post = await settled(account, await publishNow(account, channelId, ['too late']));
       assert.equal(post.state, 'ERROR');

@@ -86,7 +86,10 @@ for (const store of await testStores()) {
       const now = { date: new Date().toISOString() };
       const long = await account.call('POST', '/posts', postBody('now', [entry(channelId, ['x'.repeat(301)])], now));
       assert.equal(long.status, 400, JSON.stringify(long.body));
-      assert.ok(long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /300/.test(e.message)));
+      assert.ok(
+        long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /300/.test(e.message)),
+        'a too-long title is refused at the content, naming the 300-character limit',
+      );
       const png = await uploadPng(account, herald.api);
       const media = await account.call(
         'POST',
@@ -183,7 +186,19 @@ for (const store of await testStores()) {
         assert.notEqual(view.state, 'ERROR');
         assert.equal(view.thread[0].attempts[0].outcome, 'retry');
         assert.match(view.thread[0].attempts[0].detail ?? '', /once every 30 minutes/);
-        await new Promise((r) => setTimeout(r, 1500));
+        // Herald hands the post back until the minutes Moltbook named: no worker holds it, and it is not due before then.
+        await eventually(
+          async () => {
+            const row = await herald.services.store.db
+              .selectFrom('posts')
+              .select(['lease_owner', 'lease_until'])
+              .where('id', '=', view.thread[0].id)
+              .executeTakeFirst();
+            return row && row.lease_owner === null && Number(row.lease_until) > Date.now() + 29 * 60_000 ? true : undefined;
+          },
+          5000,
+          'the post handed back for the minutes Moltbook named',
+        );
         assert.equal(postsTitled('Too soon').length, 1, 'not sent again before the minutes Moltbook named');
         await account.call('DELETE', `/posts/${postId}`);
       } finally {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { eventually, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
@@ -110,7 +110,7 @@ for (const store of await testStores()) {
         [video.bytes.length],
         'TikTok downloaded the video itself',
       );
-      assert.ok(fake.calls(`GET ${API}/business/video/settings/`).length >= 1);
+      assert.ok(fake.calls(`GET ${API}/business/video/settings/`).length >= 1, 'Herald read the account’s video settings from TikTok');
       assert.equal(post.releaseId, publish.postId);
       assert.equal(post.releaseURL, `https://www.tiktok.com/@${TTB_PROFILE.username}/video/${publish.postId}`);
     });
@@ -198,8 +198,7 @@ for (const store of await testStores()) {
       const publish = fake.publishes.at(-1)!;
       assert.equal(post.releaseId, publish.shareId);
       // TikTok fails it once it has processed the video.
-      for (let waited = 0; publish.status !== 'FAILED' && waited < 5_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
-      assert.equal(publish.status, 'FAILED');
+      await eventually(async () => (publish.status === 'FAILED' ? true : undefined), 5000, 'TikTok to fail the publish');
       assert.equal(await herald.engine!.followUps.run(Date.now() + 120_000), 1);
       const after = (await account.call('GET', `/posts/${post.id}`)).body;
       assert.equal(after.state, 'ERROR');

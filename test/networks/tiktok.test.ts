@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { eventually, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
@@ -165,7 +165,8 @@ for (const store of await testStores()) {
 
       assert.equal(await herald.engine!.followUps.run(Date.now()), 0, 'not looked at before its time');
       // TikTok finishes.
-      await new Promise((r) => setTimeout(r, fake.uploads.get(publishId)!.readyAt! - Date.now() + 10));
+      const ready = fake.uploads.get(publishId)!.readyAt!;
+      await eventually(async () => (Date.now() >= ready ? true : undefined), 10_000, 'TikTok to finish processing the video');
       assert.equal(await herald.engine!.followUps.run(Date.now() + 60_000), 1);
       const after = (await account.call('GET', `/posts/${post.id}`)).body;
       const published = fake.published.find((p) => p.publishId === publishId)!;
@@ -182,7 +183,8 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Fails later', media: [video] }], SETTINGS));
       fake.processingMs = 0;
       assert.equal(post.state, 'PUBLISHED', 'TikTok had taken it');
-      await new Promise((r) => setTimeout(r, fake.uploads.get(post.releaseId)!.readyAt! - Date.now() + 10));
+      const ready = fake.uploads.get(post.releaseId)!.readyAt!;
+      await eventually(async () => (Date.now() >= ready ? true : undefined), 10_000, 'TikTok to finish processing the video');
       assert.equal(await herald.engine!.followUps.run(Date.now() + 60_000), 1);
       const after = (await account.call('GET', `/posts/${post.id}`)).body;
       assert.equal(after.state, 'ERROR');

@@ -238,7 +238,7 @@ for (const store of await testStores()) {
       assert.equal(refresh[0].form?.refresh_token, 'vk1.r.refresh-2');
       assert.equal(refresh[0].form?.device_id, deviceId);
       assert.equal(refresh[0].form?.client_id, VK_CLIENT_ID);
-      assert.ok(refresh[0].form?.state);
+      assert.ok(refresh[0].form?.state, 'the token refresh sends a state');
       fake.expireTokens();
       const again = await settled(account, await publishNow(account, channelId, ['fresh again']));
       assert.equal(again.state, 'PUBLISHED', again.error ?? '');

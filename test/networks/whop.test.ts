@@ -56,7 +56,7 @@ for (const store of await testStores()) {
       const token = fake.calls('POST /oauth/token').at(-1)!;
       assert.match(String(token.headers['content-type']), /application\/json/);
       assert.equal(token.json.grant_type, 'authorization_code');
-      assert.ok(token.json.code_verifier);
+      assert.ok(token.json.code_verifier, 'the token exchange sends the PKCE code verifier');
       assert.equal(token.json.client_secret, undefined, 'a public client sends no secret');
       assert.equal(fake.calls('GET /oauth/userinfo').at(-1)!.headers.authorization, 'Bearer whop-access-1');
       const listed = await listedChannel(account, channelId);
@@ -88,7 +88,10 @@ for (const store of await testStores()) {
         postBody('now', [entry(channelId, ['x'.repeat(50_001)], { settings: FORUM })], { date: new Date().toISOString() }),
       );
       assert.equal(long.status, 400);
-      assert.ok(long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /at most 50000/.test(e.message)));
+      assert.ok(
+        long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /at most 50000/.test(e.message)),
+        'a too-long post is refused at the content, naming the 50000-character limit',
+      );
     });
 
     it('publishes a forum post with the Api-Version-Date header and links it', async () => {
@@ -115,7 +118,10 @@ for (const store of await testStores()) {
       const done = await post([{ content: 'With files', media: [png, video] }]);
       assert.equal(done.state, 'PUBLISHED', done.error ?? '');
       const creates = fake.calls('POST /api/v1/files').slice(-2);
-      assert.ok(creates.every((c) => c.headers['api-version-date'] === '2026-08-21-1' && c.headers.authorization === 'Bearer whop-access-1'));
+      assert.ok(
+        creates.every((c) => c.headers['api-version-date'] === '2026-08-21-1' && c.headers.authorization === 'Bearer whop-access-1'),
+        'every create sends the API version date and the channel’s token',
+      );
       assert.match(creates[0].json.filename, /\.png$/);
       assert.match(creates[1].json.filename, /\.mp4$/);
       const puts = fake.calls('PUT /upload/:id').slice(-2);

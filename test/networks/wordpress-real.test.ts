@@ -125,7 +125,10 @@ for (const store of await testStores()) {
       const s = site!;
       const categories = await account.call('POST', `/integration-trigger/${authorChannel}`, { methodName: 'categories' });
       assert.equal(categories.status, 200, JSON.stringify(categories.body));
-      assert.ok(categories.body.output.some((c: { id: number; name: string }) => c.id === s.category.id && c.name === s.category.name));
+      assert.ok(
+        categories.body.output.some((c: { id: number; name: string }) => c.id === s.category.id && c.name === s.category.name),
+        'the site’s category is offered by id and name',
+      );
       const tags = await account.call('POST', `/integration-trigger/${authorChannel}`, { methodName: 'tags' });
       assert.deepEqual(tags.body.output, [{ id: s.tag.id, name: s.tag.name }]);
       const types = await account.call('POST', `/integration-trigger/${authorChannel}`, { methodName: 'types' });

@@ -141,7 +141,10 @@ for (const store of await testStores()) {
         ),
       );
       assert.equal(channels.status, 400);
-      assert.ok(channels.body.errors.some((e: any) => String(e.path).startsWith('posts.0.settings.subreddit')));
+      assert.ok(
+        channels.body.errors.some((e: any) => String(e.path).startsWith('posts.0.settings.subreddit')),
+        'an unusable channel entry is refused at its setting',
+      );
     });
 
     it('publishes a thread as replies to the previous cast, outside the channel field', async () => {
@@ -199,7 +202,7 @@ for (const store of await testStores()) {
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.match(post.thread[0].attempts[0].detail ?? '', /Too many requests/);
       const [limited, sent] = castsFor('after 429');
-      assert.ok(sent.at - limited.at >= 1000);
+      assert.ok(sent.at - limited.at >= 1000, 'Herald waited out the rate limit before sending again');
     });
 
     it("fails a refused cast with Neynar's message, without retrying", async () => {
