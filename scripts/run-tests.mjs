@@ -26,6 +26,8 @@ const SLOW_FIRST = [
   'test/cli/client.test.ts',
   'test/cli/keys.test.ts',
   'test/resilience/graceful-stop.test.ts',
+  'test/api/feeds.test.ts',
+  'test/resilience/sealed-secret.test.ts',
   'test/networks/instagram.test.ts',
   'test/api/bad-input.test.ts',
   'test/web/approvals-page.test.ts',
