@@ -405,53 +405,58 @@ for (const store of await testStores()) {
       assert.deepEqual(await sdk.deleteFeed(made.id), { deleted: true, id: made.id });
     });
 
-    it('reads a 60,000-item feed under the size cap off the main thread: the health check keeps answering, the first 1,000 items are kept', async () => {
-      const channel = (await addWebhookChannel(account)).id;
-      const items = Array.from({ length: 60_000 }, (_, n) => `<item><title>${n}</title><link>/p/${n}</link><guid>${n}</guid></item>`);
-      const xml = Buffer.from(`<rss version="2.0"><channel><title>Huge</title><link>http://huge.example/</link>${items.join('')}</channel></rss>`);
-      assert.ok(xml.length < LARGEST_FEED_BYTES, 'under the size cap, so it is read, not refused');
-      const made = await subscribe({ url: site.file('/huge.xml', 'application/rss+xml', xml), channels: [channel], template: '{title}' });
+    // Reading the document involves no store (only recording its items does, as every test here checks on both): one store is enough.
+    const onOneStore = (name: string, fn: () => Promise<void>) => store === 'sqlite' && it(name, fn);
+    onOneStore(
+      'reads a 60,000-item feed under the size cap off the main thread: the health check keeps answering, the first 1,000 items are kept',
+      async () => {
+        const channel = (await addWebhookChannel(account)).id;
+        const items = Array.from({ length: 60_000 }, (_, n) => `<item><title>${n}</title><link>/p/${n}</link><guid>${n}</guid></item>`);
+        const xml = Buffer.from(`<rss version="2.0"><channel><title>Huge</title><link>http://huge.example/</link>${items.join('')}</channel></rss>`);
+        assert.ok(xml.length < LARGEST_FEED_BYTES, 'under the size cap, so it is read, not refused');
+        const made = await subscribe({ url: site.file('/huge.xml', 'application/rss+xml', xml), channels: [channel], template: '{title}' });
 
-      // Before, reading it held the event loop for minutes (the parser's link lookup grew with the square of the items),
-      // and parsing it on the main thread alone holds it about a second. The check is asked every 100 ms; what counts is
-      // how late each answer came after it was due (a held loop delays both), against the same polling before the read,
-      // so that what a busy test machine adds anyway is not blamed on the feed.
-      const latenessWhile = async (work: Promise<unknown>) => {
-        let slowest = 0;
-        let working = true;
-        const done = work.finally(() => {
-          working = false;
-        });
-        let due = performance.now();
-        while (working) {
-          const health = await fetch(`${herald.url}/api/health`);
-          assert.equal(health.status, 200);
-          slowest = Math.max(slowest, performance.now() - due);
-          due = performance.now() + 100;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        await done;
-        return slowest;
-      };
-      const before = await latenessWhile(new Promise((resolve) => setTimeout(resolve, 2000)));
-      const during = await latenessWhile(tick());
-      const bound = Math.max(500, 2 * before);
-      assert.ok(
-        during < bound,
-        `a health check answered ${Math.round(during)} ms after it was due while the feed was read (${Math.round(before)} ms before it)`,
-      );
+        // Before, reading it held the event loop for minutes (the parser's link lookup grew with the square of the items),
+        // and parsing it on the main thread alone holds it about a second. The check is asked every 100 ms; what counts is
+        // how late each answer came after it was due (a held loop delays both), against the same polling before the read,
+        // so that what a busy test machine adds anyway is not blamed on the feed.
+        const latenessWhile = async (work: Promise<unknown>) => {
+          let slowest = 0;
+          let working = true;
+          const done = work.finally(() => {
+            working = false;
+          });
+          let due = performance.now();
+          while (working) {
+            const health = await fetch(`${herald.url}/api/health`);
+            assert.equal(health.status, 200);
+            slowest = Math.max(slowest, performance.now() - due);
+            due = performance.now() + 100;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          await done;
+          return slowest;
+        };
+        const before = await latenessWhile(new Promise((resolve) => setTimeout(resolve, 2000)));
+        const during = await latenessWhile(tick());
+        const bound = Math.max(500, 2 * before);
+        assert.ok(
+          during < bound,
+          `a health check answered ${Math.round(during)} ms after it was due while the feed was read (${Math.round(before)} ms before it)`,
+        );
 
-      const read = await feed(made.id);
-      assert.deepEqual([read.state, read.lastError, read.title], ['ok', null, 'Huge']);
-      const kept = await herald.services.store.db.selectFrom('feed_items').select('item_key').where('feed_id', '=', made.id).execute();
-      assert.equal(kept.length, MOST_ITEMS_READ, 'the first items of the document are read, the rest not');
-      assert.ok(
-        kept.some((k) => k.item_key === '0') && !kept.some((k) => k.item_key === String(MOST_ITEMS_READ)),
-        'the items kept are the first of the document, not the last',
-      );
-      const first = read.recentItems.find((i: { key: string }) => i.key === '0');
-      assert.equal(first?.link, 'http://huge.example/p/0', "a relative link resolves against the feed's address");
-    });
+        const read = await feed(made.id);
+        assert.deepEqual([read.state, read.lastError, read.title], ['ok', null, 'Huge']);
+        const kept = await herald.services.store.db.selectFrom('feed_items').select('item_key').where('feed_id', '=', made.id).execute();
+        assert.equal(kept.length, MOST_ITEMS_READ, 'the first items of the document are read, the rest not');
+        assert.ok(
+          kept.some((k) => k.item_key === '0') && !kept.some((k) => k.item_key === String(MOST_ITEMS_READ)),
+          'the items kept are the first of the document, not the last',
+        );
+        const first = read.recentItems.find((i: { key: string }) => i.key === '0');
+        assert.equal(first?.link, 'http://huge.example/p/0', "a relative link resolves against the feed's address");
+      },
+    );
 
     it('keeps a bounded memory of a feed whose item ids change on every read, and never posts a lasting item twice', async () => {
       const channel = (await addWebhookChannel(account)).id;
