@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { abandon, cpuMsOf, createKey, folders, freePort, memoryOf, sleep, spawnNode, startNodeOptions, stop, waitReady } from './lib/processes.mjs';
+import { abandon, benchDeployment, cpuMsOf, createKey, folders, memoryOf, sleep, spawnNode, startNodeOptions, stop, waitReady } from './lib/processes.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const options = Object.fromEntries(
@@ -27,7 +27,6 @@ const CONNECTIONS = Number(options.connections ?? 50);
 /** Idle memory is read this long after the server answered, as bench/run.mjs reads it. */
 const IDLE_MS = 5_000;
 const LISTED_POSTS = 200;
-const UNLIMITED = '1000000000';
 
 /**
  * A checkout of `ref` in a temporary folder, using this one's packages (the same
@@ -54,19 +53,7 @@ function prepare(tree) {
 
 /** One Herald of `tree` on a fresh embedded store; resolves to its figures. */
 async function measure(tree) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-quick-data-'));
-  folders.add(dataDir);
-  const port = await freePort();
-  const env = {
-    HERALD_PORT: String(port),
-    HERALD_HOST: '127.0.0.1',
-    HERALD_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    HERALD_DATA_DIR: dataDir,
-    HERALD_LOG_LEVEL: 'warn',
-    HERALD_REQUESTS_PER_MINUTE: UNLIMITED,
-    HERALD_POSTS_PER_HOUR: UNLIMITED,
-  };
-  const url = `http://127.0.0.1:${port}`;
+  const { env, url } = await benchDeployment('herald-quick-data-');
   const since = performance.now();
   const child = spawnNode(tree.root, [...startNodeOptions(tree.root), 'bin/herald.js', 'start'], env);
   try {

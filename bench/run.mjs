@@ -17,7 +17,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { abandon, cpuMsOf, createKey, folders, freePort, memoryOf, sleep, spawnNode, startNodeOptions, stop, waitReady } from './lib/processes.mjs';
+import {
+  abandon,
+  benchDeployment,
+  cpuMsOf,
+  createKey,
+  folders,
+  freePort,
+  memoryOf,
+  sleep,
+  spawnNode,
+  startNodeOptions,
+  stop,
+  waitReady,
+} from './lib/processes.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const README = path.join(ROOT, 'bench', 'README.md');
@@ -41,7 +54,6 @@ const CHANNELS = 5;
 const LISTED_POSTS = 1000;
 const POSTS_PER_SEED_CALL = 50;
 const RANGE = { start: '2030-01-01T00:00:00.000Z', end: '2030-01-31T23:59:59.999Z' };
-const UNLIMITED = '1000000000';
 const LABELS = {
   integrations: 'GET /integrations',
   posts: `GET /posts (${LISTED_POSTS} posts)`,
@@ -84,18 +96,7 @@ async function postgresReachable() {
 }
 
 async function newDeployment(store) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-'));
-  folders.add(dataDir);
-  const port = await freePort();
-  const env = {
-    HERALD_PORT: String(port),
-    HERALD_HOST: '127.0.0.1',
-    HERALD_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    HERALD_DATA_DIR: dataDir,
-    HERALD_LOG_LEVEL: 'warn',
-    HERALD_REQUESTS_PER_MINUTE: UNLIMITED,
-    HERALD_POSTS_PER_HOUR: UNLIMITED,
-  };
+  const { dataDir, env, url: base } = await benchDeployment('herald-bench-');
   let database;
   if (store === 'postgres') {
     database = `herald_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
@@ -107,7 +108,7 @@ async function newDeployment(store) {
   return {
     store,
     env,
-    url: `http://127.0.0.1:${port}`,
+    url: base,
     async remove() {
       fs.rmSync(dataDir, { recursive: true, force: true });
       folders.delete(dataDir);

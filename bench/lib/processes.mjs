@@ -4,6 +4,7 @@
 import { spawn, execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -19,6 +20,27 @@ export async function freePort() {
     });
     server.on('error', reject);
   });
+}
+
+/**
+ * A Herald of its own for a bench: a fresh data folder (removed with the run), a free
+ * port, quiet logs, and limits still counted on every request but never reached.
+ */
+export async function benchDeployment(prefix) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  folders.add(dataDir);
+  const port = await freePort();
+  const unlimited = '1000000000';
+  const env = {
+    HERALD_PORT: String(port),
+    HERALD_HOST: '127.0.0.1',
+    HERALD_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    HERALD_DATA_DIR: dataDir,
+    HERALD_LOG_LEVEL: 'warn',
+    HERALD_REQUESTS_PER_MINUTE: unlimited,
+    HERALD_POSTS_PER_HOUR: unlimited,
+  };
+  return { dataDir, env, url: `http://127.0.0.1:${port}` };
 }
 
 /** Servers and data folders of this run, removed if the run is interrupted. */
