@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// Runs every test file in its own process (TypeScript through tsx, node's test
-// runner), the longest first, as many at once as keep the machine's cores busy:
+// Runs the test files (TypeScript through tsx, node's test runner), the longest
+// first, as many processes at once as keep the machine's cores busy. Loading
+// tsx and the application costs a process about three seconds of CPU, so the
+// shorter files share a process, a few of one folder in turn (see BATCHES);
+// the longest keep their own:
 // most files spend their time waiting on local servers' timers, so another
 // starts whenever the cores were idle for a good part of the last moment, up to
 // HERALD_TEST_PARALLEL at once (6) and never fewer than two. Each file has a
@@ -32,6 +35,30 @@ const SLOW_FIRST = [
   'test/api/bad-input.test.ts',
   'test/web/approvals-page.test.ts',
   'test/networks/tiktok.test.ts',
+];
+
+/**
+ * Files that keep a process of their own besides the longest: top-level hooks
+ * of a shared process would run only when its last file ends.
+ */
+const ALONE = [...SLOW_FIRST, 'test/networks/wordpress-real.test.ts', 'test/media/s3.test.ts'];
+/**
+ * How many files of a folder share a process, in the order the shared ones
+ * start: the network suites first (each waits on its fake network's processing
+ * times for half a minute), the unit tests (a second each) all in one.
+ */
+const BATCHES = [
+  ['test/networks', 3],
+  ['test/engine', 2],
+  ['test/resilience', 2],
+  ['test/web', 3],
+  ['test/cli', 2],
+  ['test/accounts', 3],
+  ['test/api', 4],
+  ['test/media', 4],
+  ['test/sdk', 4],
+  ['test/compat', 4],
+  ['test/unit', Number.POSITIVE_INFINITY],
 ];
 
 function testFiles(dir) {
@@ -77,11 +104,14 @@ function tally(output) {
   return counts;
 }
 
-function runFile(file) {
+/** Runs one file, or several in one process (scripts/test-batch.mjs imports them in turn). */
+function runGroup(group) {
   const started = Date.now();
+  const name = group.join(' + ');
   return new Promise((resolve) => {
     // Run directly rather than under --test, which would start a second process per file.
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', file], {
+    const entry = group.length === 1 ? group : ['scripts/test-batch.mjs', ...group];
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', ...entry], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -92,31 +122,47 @@ function runFile(file) {
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
-    }, FILE_TIMEOUT_MS);
+    }, FILE_TIMEOUT_MS * group.length);
     child.on('close', (code) => {
       clearTimeout(timer);
       const counts = tally(output);
       let note = '';
       if (timedOut) {
         counts.failed += 1;
-        note = `✖ ${file}: still running after ${FILE_TIMEOUT_MS / 1000} s; stopped (set HERALD_TEST_FILE_TIMEOUT_S to allow longer)\n`;
+        note = `✖ ${name}: still running after ${(FILE_TIMEOUT_MS * group.length) / 1000} s; stopped (set HERALD_TEST_FILE_TIMEOUT_S to allow longer)\n`;
       } else if (code !== 0 && counts.failed === 0) {
         counts.failed = 1;
-        note = `✖ ${file}: exited with code ${code} without a failing test (see its output above)\n`;
+        note = `✖ ${name}: exited with code ${code} without a failing test (see its output above)\n`;
       }
       // The wall-clock time shows which files to make faster when the suite grows.
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      resolve({ file, output: `# ${file} (${seconds} s)\n${output}${errors}${note}`, counts });
+      resolve({ file: name, output: `# ${name} (${seconds} s)\n${output}${errors}${note}`, counts });
     });
   });
 }
 
+/** The queue: the longest files alone, first; then the others, a few of a folder per process. */
+function groups(files) {
+  const slash = (file) => file.split(path.sep).join('/');
+  const rank = (file) => {
+    const at = SLOW_FIRST.indexOf(slash(file));
+    return at === -1 ? SLOW_FIRST.length : at;
+  };
+  const alone = files.filter((file) => ALONE.includes(slash(file))).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const shared = files.filter((file) => !ALONE.includes(slash(file))).sort();
+  const queue = alone.map((file) => [file]);
+  for (const [folder, size] of BATCHES) {
+    const inFolder = shared.filter((file) => path.dirname(slash(file)) === folder);
+    for (let at = 0; at < inFolder.length; at += size) queue.push(inFolder.slice(at, at + size));
+  }
+  // A file in a folder not listed above still runs, on its own.
+  const batched = new Set(queue.flat());
+  for (const file of shared) if (!batched.has(file)) queue.push([file]);
+  return queue;
+}
+
 const only = process.argv.slice(2);
-const rank = (file) => {
-  const at = SLOW_FIRST.indexOf(file.split(path.sep).join('/'));
-  return at === -1 ? SLOW_FIRST.length : at;
-};
-const files = only.length > 0 ? only : testFiles('test').sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+const queue = only.length > 0 ? only.map((file) => [file]) : groups(testFiles('test'));
 const total = { passed: 0, failed: 0, skipped: 0, postgresSkipped: 0 };
 const failedFiles = [];
 /** The share of the last look the cores spent working. */
@@ -145,8 +191,8 @@ async function runAll(queue) {
   const running = new Set();
   let next = 0;
   const start = () => {
-    const file = queue[next++];
-    const run = runFile(file).then((result) => {
+    const group = queue[next++];
+    const run = runGroup(group).then((result) => {
       process.stdout.write(result.output);
       for (const key of Object.keys(total)) total[key] += result.counts[key];
       if (result.counts.failed > 0) failedFiles.push(result);
@@ -161,7 +207,7 @@ async function runAll(queue) {
     if (next < queue.length && running.size < MAX_PARALLEL && busy() < BUSY_BELOW) start();
   }
 }
-await runAll(files);
+await runAll(queue);
 
 /**
  * What went wrong in a failing file, printed again at the end, where a CI log that
