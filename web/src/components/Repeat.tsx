@@ -6,7 +6,7 @@
 import { ApiError, type RepeatRule } from '../api.ts';
 import { locale, t } from '../i18n.ts';
 import type { Prefs } from '../prefs.ts';
-import { toLocalInput } from '../time.ts';
+import { toLocalInput } from '../wall-clock.ts';
 import { FieldError } from './ui.tsx';
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;

@@ -11,7 +11,8 @@ import { api, ApiError, pub, type Channel, type Network, type PostDetail, type S
 import { keys, useChannels, useNetworks, useTemplates } from '../data.ts';
 import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
-import { formatWhen, fromLocalInput, toLocalInput } from '../time.ts';
+import { formatWhen } from '../time.ts';
+import { fromLocalInput, toLocalInput } from '../wall-clock.ts';
 import { checkItems, cutTo, splitToFit, type Fix, type ItemDraft } from '../composer-rules.ts';
 import { Avatar, ErrorNote, FieldError, Loading, Notice, problemsAt, ZoneSelect } from '../components/ui.tsx';
 import { fromRef, ItemMedia } from '../components/MediaPicker.tsx';

@@ -12,7 +12,7 @@ import { ApiError, postFile, pub } from '../api.ts';
 import { keys } from '../data.ts';
 import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
-import { fromLocalInput, toLocalInput } from '../time.ts';
+import { fromLocalInput, toLocalInput } from '../wall-clock.ts';
 import { ErrorNote, Notice } from '../components/ui.tsx';
 
 type Report = z.output<typeof importReport>;
