@@ -18,7 +18,8 @@ import { Avatar, ErrorNote, FieldError, Loading, Notice, problemsAt, ZoneSelect 
 import { fromRef, ItemMedia } from '../components/MediaPicker.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
 import { Preview } from '../components/Preview.tsx';
-import { fromRule, noRepeat, RepeatFields, repeatBody, weekdayOf, type RepeatDraft } from '../components/Repeat.tsx';
+import { RepeatFields } from '../components/Repeat.tsx';
+import { fromRule, noRepeat, repeatBody, weekdayOf, type RepeatDraft } from '../composer/repeat-draft.ts';
 import { seriesKeys } from './Series.tsx';
 
 type When = 'at' | 'slot' | 'now' | 'draft';
