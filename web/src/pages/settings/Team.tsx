@@ -1,0 +1,108 @@
+/** The team: its people and their roles, whether members' posts need approval, and invitations. */
+import { useState } from 'react';
+import { api } from '../../api.ts';
+import { useSession } from '../../data.ts';
+import { t } from '../../i18n.ts';
+import { ApprovalSetting } from '../../components/Approval.tsx';
+import { DeleteButton, ErrorNote, ListTable, Loading, Secret, TextField } from '../../components/ui.tsx';
+import { useSection } from './useSection.ts';
+
+interface Person {
+  id: string;
+  email: string;
+  name: string | null;
+  role: 'owner' | 'admin' | 'member';
+}
+
+export function Team() {
+  const session = useSession();
+  const people = useSection<Person[]>(['people'], '/people');
+  const invitations = useSection<{ id: string; email: string; role: string }[]>(['invitations'], '/invitations');
+  const [form, setForm] = useState({ email: '', role: 'member' });
+  const [link, setLink] = useState<string>();
+  if (people.list.isPending) return <Loading />;
+  const me = session.data?.user.id;
+  return (
+    <div>
+      <h2>{t('team.people')}</h2>
+      <ErrorNote error={people.list.error ?? people.error ?? invitations.error} />
+      <ListTable headers={[t('auth.email'), t('team.role')]}>
+        {people.list.data?.map((p) => (
+          <tr key={p.id}>
+            <td>
+              {p.name ? `${p.name} · ` : ''}
+              {p.email} {p.id === me && t('team.you')}
+            </td>
+            <td>
+              {p.role === 'owner' || !session.data?.permissions.managePeople ? (
+                p.role
+              ) : (
+                <select
+                  aria-label={`${t('team.role')}: ${p.email}`}
+                  value={p.role}
+                  onChange={(e) => people.act(() => api('PATCH', `/people/${p.id}`, { role: e.target.value }))}
+                >
+                  <option value="admin">admin</option>
+                  <option value="member">member</option>
+                </select>
+              )}
+            </td>
+            <td>
+              {p.role !== 'owner' && p.id !== me && session.data?.permissions.managePeople && (
+                <DeleteButton name={p.email} label={t('common.remove')} onConfirm={() => people.act(() => api('DELETE', `/people/${p.id}`))} />
+              )}
+            </td>
+          </tr>
+        ))}
+      </ListTable>
+      <ApprovalSetting />
+      {session.data?.permissions.invite && (
+        <>
+          <h2>{t('team.invitations')}</h2>
+          <ul>
+            {invitations.list.data?.map((i) => (
+              <li key={i.id}>
+                {i.email} ({i.role}){' '}
+                <button type="button" onClick={() => invitations.act(() => api('DELETE', `/invitations/${i.id}`))}>
+                  {t('team.withdraw')}
+                </button>
+              </li>
+            ))}
+          </ul>
+          {link && <Secret label={t('team.link')} value={link} />}
+          <form
+            className="panel"
+            onSubmit={async (e) => {
+              e.preventDefault();
+              const made = await invitations.act(() => api<{ signupUrl: string }>('POST', '/invitations', form));
+              if (made) {
+                setLink(made.signupUrl);
+                setForm({ email: '', role: 'member' });
+              }
+            }}
+          >
+            <TextField
+              label={t('auth.email')}
+              type="email"
+              value={form.email}
+              onChange={(email) => setForm({ ...form, email })}
+              error={invitations.error}
+              path="email"
+              id="invite-email"
+            />
+            <label>
+              {t('team.role')}
+              <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
+                <option value="member">member</option>
+                <option value="admin">admin</option>
+              </select>
+            </label>
+            <button type="submit" className="primary">
+              {t('team.invite')}
+            </button>
+          </form>
+        </>
+      )}
+    </div>
+  );
+}
