@@ -17,6 +17,7 @@
  * Claiming due posts is one statement of its own (src/scheduler/claim.ts).
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
+import { heldBy, extendLease, UNLEASED } from '../db/lease.ts';
 import type { ApprovalState, Database, PostRow, PostState } from '../db/schema.ts';
 import { conflict } from './errors.ts';
 
@@ -137,12 +138,7 @@ type Held = Pick<PostRow, 'id' | 'lease_owner'>;
 
 /** Keeps the claim for another `leaseMs` (a long upload outlasts one lease). */
 export async function renewLease(db: Db, item: Held, leaseMs: number, now = Date.now()): Promise<void> {
-  await db
-    .updateTable('posts')
-    .set({ lease_until: now + leaseMs })
-    .where('id', '=', item.id)
-    .where('lease_owner', '=', item.lease_owner)
-    .execute();
+  await extendLease(db, 'posts', item.id, item.lease_owner, now + leaseMs);
 }
 
 /**
@@ -155,7 +151,7 @@ export async function handBack(db: Db, item: Held, at: number, outcome: { error:
     .updateTable('posts')
     .set((eb) => ({ lease_owner: null, lease_until: at, ...('error' in outcome ? { error: outcome.error } : { attempts: eb('attempts', '-', 1) }) }))
     .where('id', '=', item.id)
-    .where('lease_owner', '=', item.lease_owner)
+    .where(heldBy(item.lease_owner))
     .execute();
 }
 
@@ -168,8 +164,7 @@ export async function complete(db: Db, mark: { id: string; releaseId: string; re
       release_id: mark.releaseId,
       release_url: mark.releaseUrl,
       error: null,
-      lease_owner: null,
-      lease_until: null,
+      ...UNLEASED,
       updated_at: mark.at,
     })
     .where('id', '=', mark.id)
