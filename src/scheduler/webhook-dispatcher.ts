@@ -9,6 +9,7 @@ import os from 'node:os';
 import type { Metrics } from '../lib/metrics.ts';
 import { sql } from 'kysely';
 import type { Store } from '../db/index.ts';
+import { claimRows, heldBy, nextClaimable, UNLEASED } from '../db/lease.ts';
 import type { WebhookDeliveryRow, WebhookDeliveryState } from '../db/schema.ts';
 import type { AttemptRecord, Webhooks } from '../domain/webhooks.ts';
 import { newId } from '../lib/ids.ts';
@@ -43,30 +44,22 @@ export function retryDelayMs(failedAttempts: number, delays: number[], random = 
   return Math.round(base * (0.9 + random() * 0.2));
 }
 
-/** Leases up to `limit` due deliveries to `worker`; PostgreSQL skips rows other workers are claiming. */
+/** Leases up to `limit` due deliveries to `worker`, counting the attempt (db/lease.ts). */
 export async function claimDueDeliveries(store: Store, worker: string, limit: number, leaseMs: number, now = Date.now()): Promise<WebhookDeliveryRow[]> {
-  const lock = store.dialect === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
-  const result = await sql<WebhookDeliveryRow>`
-    UPDATE webhook_deliveries SET lease_owner = ${worker}, lease_until = ${now + leaseMs}, attempts = attempts + 1
-    WHERE id IN (
-      SELECT d.id FROM webhook_deliveries d
-      WHERE d.state = 'pending' AND d.next_attempt_at <= ${now}
-        AND (d.lease_until IS NULL OR d.lease_until < ${now})
-      ORDER BY d.next_attempt_at
-      LIMIT ${limit}
-      ${lock}
-    )
-    RETURNING *`.execute(store.db);
-  return result.rows;
+  return claimRows(store.db, store.dialect, {
+    table: 'webhook_deliveries',
+    as: 'd',
+    due: sql`d.state = 'pending' AND d.next_attempt_at <= ${now}`,
+    order: sql`d.next_attempt_at`,
+    limit,
+    now,
+    hold: { owner: worker, ms: leaseMs, countAttempt: true },
+  });
 }
 
 /** When the next pending delivery becomes claimable (due time or lease expiry), if any. */
-export async function nextDeliveryDue(store: Store): Promise<number | undefined> {
-  const row = await sql<{ at: number | null }>`
-    SELECT MIN(CASE WHEN lease_until IS NOT NULL AND lease_until > next_attempt_at THEN lease_until ELSE next_attempt_at END) AS at
-    FROM webhook_deliveries WHERE state = 'pending'`.execute(store.db);
-  const at = row.rows[0]?.at;
-  return at === null || at === undefined ? undefined : Number(at);
+export function nextDeliveryDue(store: Store): Promise<number | undefined> {
+  return nextClaimable(store.db, 'webhook_deliveries', 'next_attempt_at', sql`state = 'pending'`);
 }
 
 function describeFailure(err: unknown, timeoutMs: number): string {
@@ -181,14 +174,13 @@ export class WebhookDispatcher {
         attempt_log: JSON.stringify(log),
         last_status: status,
         last_error: error,
-        lease_owner: null,
-        lease_until: null,
+        ...UNLEASED,
         ...(nextAt !== undefined ? { next_attempt_at: nextAt } : {}),
         ...(state === 'delivered' ? { delivered_at: now } : {}),
       })
       .where('id', '=', delivery.id)
       // A worker whose lease ran out must not overwrite the outcome of the one that took over.
-      .where('lease_owner', '=', this.worker)
+      .where(heldBy(this.worker))
       .execute();
     if (nextAt !== undefined) this.wake(nextAt);
   }
