@@ -18,6 +18,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, PostSeriesRow, PostState } from '../db/schema.ts';
 import type { Dialect } from '../db/index.ts';
+import { heldBy, leaseFree, UNLEASED } from '../db/lease.ts';
 import type { CreatePostsBody, SeriesBody } from '../contract/index.ts';
 import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';
@@ -219,11 +220,11 @@ export class Series {
       const done = await this.db.transaction().execute(async (tx) => {
         const free = await tx
           .updateTable('post_series')
-          .set({ lease_owner: null, lease_until: null })
+          .set(UNLEASED)
           .where('id', '=', id)
           .where('account_id', '=', accountId)
           .where('deleted_at', 'is', null)
-          .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', Math.max(now, Date.now()))]))
+          .where(leaseFree(Math.max(now, Date.now())))
           .executeTakeFirst();
         if (Number(free.numUpdatedRows) === 0) return undefined;
         return { value: await change(tx) };
@@ -398,9 +399,9 @@ export class Series {
         };
     const released = await this.db
       .updateTable('post_series')
-      .set({ ...set, lease_owner: null, lease_until: null })
+      .set({ ...set, ...UNLEASED })
       .where('id', '=', row.id)
-      .where('lease_owner', '=', worker)
+      .where(heldBy(worker))
       .where('version', '=', row.version)
       .executeTakeFirst();
     if (failure && failure !== row.last_error && Number(released.numUpdatedRows) > 0) {
@@ -429,7 +430,7 @@ export class Series {
           .updateTable('post_series')
           .set({ lease_until: now + SERIES_LEASE_MS })
           .where('id', '=', row.id)
-          .where('lease_owner', '=', worker)
+          .where(heldBy(worker))
           .where('version', '=', row.version)
           .where('deleted_at', 'is', null)
           .executeTakeFirst();

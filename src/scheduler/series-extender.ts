@@ -2,7 +2,7 @@
  * Creating the occurrences of repeating posts ahead of time. Every engine looks
  * now and then (and at once when a series changes: in this process directly, in
  * others through a PostgreSQL NOTIFY) for series due a look, and takes them with
- * a lease in one UPDATE … RETURNING, as claim.ts takes posts (FOR UPDATE SKIP
+ * a lease in one statement, as claim.ts takes posts (db/lease.ts; FOR UPDATE SKIP
  * LOCKED on PostgreSQL), so one worker extends a series while the others pass.
  * The occurrence's primary key refuses a second creation even if two workers
  * ever held one series (domain/series.ts).
@@ -10,6 +10,7 @@
 import { sql } from 'kysely';
 import type { Services } from '../app.ts';
 import type { Store } from '../db/index.ts';
+import { claimRows, releaseLease } from '../db/lease.ts';
 import type { PostSeriesRow } from '../db/schema.ts';
 import { listenTo, type Listener } from '../db/pg-listen.ts';
 import { SERIES_CHANNEL, SERIES_LEASE_MS } from '../domain/series.ts';
@@ -19,21 +20,17 @@ import { Periodic } from './periodic.ts';
 /** Series taken per claim; a look claims again while it fills the batch. */
 const BATCH = 20;
 
-/** Takes up to `limit` series due a look at `now` that no worker holds. */
+/** Takes up to `limit` series due a look at `now` that no worker holds (db/lease.ts). */
 export async function claimSeries(store: Store, worker: string, now: number, limit = BATCH): Promise<PostSeriesRow[]> {
-  const lock = store.dialect === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
-  const result = await sql<PostSeriesRow>`
-    UPDATE post_series SET lease_owner = ${worker}, lease_until = ${now + SERIES_LEASE_MS}
-    WHERE id IN (
-      SELECT s.id FROM post_series s
-      WHERE s.deleted_at IS NULL AND s.next_check_at IS NOT NULL AND s.next_check_at <= ${now}
-        AND (s.lease_until IS NULL OR s.lease_until < ${now})
-      ORDER BY s.next_check_at
-      LIMIT ${limit}
-      ${lock}
-    )
-    RETURNING *`.execute(store.db);
-  return result.rows;
+  return claimRows(store.db, store.dialect, {
+    table: 'post_series',
+    as: 's',
+    due: sql`s.deleted_at IS NULL AND s.next_check_at IS NOT NULL AND s.next_check_at <= ${now}`,
+    order: sql`s.next_check_at`,
+    limit,
+    now,
+    hold: { owner: worker, ms: SERIES_LEASE_MS },
+  });
 }
 
 export class SeriesExtender extends Periodic {
@@ -113,11 +110,6 @@ export class SeriesExtender extends Periodic {
   }
 
   private async letGo(id: string): Promise<void> {
-    await this.services.store.db
-      .updateTable('post_series')
-      .set({ lease_owner: null, lease_until: null })
-      .where('id', '=', id)
-      .where('lease_owner', '=', this.worker)
-      .execute();
+    await releaseLease(this.services.store.db, 'post_series', id, this.worker);
   }
 }
