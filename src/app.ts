@@ -158,7 +158,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     approvals,
     comments,
     previewLinks: new PreviewLinks(store.db, channels, comments, approvals, notifications, { publicUrl: config.publicUrl, root }),
-    feeds: new Feeds(store.db, { posts, channels, media, outbound, notifications, config }, { pollMs: config.feedPollMs }),
+    feeds: new Feeds(store.db, store.dialect, { posts, channels, media, outbound, notifications, config }, { pollMs: config.feedPollMs }),
     series: new Series(store.db, store.dialect, posts, notifications, (accountId) => takePostingAllowance(services, accountId), events),
     csv: new CsvPosts(store.db, posts, channels, media),
     outbound,

@@ -11,7 +11,9 @@
  * posts do. What a feed remembers is bounded: the items of its current document,
  * and the KEPT_ABSENT_ITEMS seen most recently before them.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db/index.ts';
+import { claimRows, extendLease, heldBy, leaseFree, UNLEASED } from '../db/lease.ts';
 import type { Database, FeedItemRow, FeedRow } from '../db/schema.ts';
 import type { CreateFeedBody, UpdateFeedBody } from '../contract/index.ts';
 import { newId } from '../lib/ids.ts';
@@ -108,6 +110,8 @@ export interface FeedsOptions {
 export class Feeds {
   constructor(
     private readonly db: Kysely<Database>,
+    /** Claiming differs between the stores (db/lease.ts). */
+    private readonly dialect: Dialect,
     private readonly deps: FeedPostingDeps & { outbound: OutboundGuard; notifications: Notifications },
     private readonly options: FeedsOptions,
   ) {}
@@ -251,7 +255,7 @@ export class Feeds {
       .where('next_fetch_at', '<=', now)
       .where('deleted_at', 'is', null)
       .where('paused', '=', 0)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .where(leaseFree(now))
       .orderBy('next_fetch_at')
       .limit(limit)
       .execute();
@@ -264,14 +268,15 @@ export class Feeds {
    * reader has it or read it meanwhile.
    */
   async claim(id: string, owner: string, now: number, anyTime = false): Promise<FeedRow | undefined> {
-    let query = this.db
-      .updateTable('feeds')
-      .set({ lease_owner: owner, lease_until: now + FEED_LEASE_MS })
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
-    if (!anyTime) query = query.where('paused', '=', 0).where('next_fetch_at', '<=', now);
-    return query.returningAll().executeTakeFirst();
+    const [claimed] = await claimRows(this.db, this.dialect, {
+      table: 'feeds',
+      as: 'f',
+      due: anyTime ? sql`f.id = ${id} AND f.deleted_at IS NULL` : sql`f.id = ${id} AND f.deleted_at IS NULL AND f.paused = 0 AND f.next_fetch_at <= ${now}`,
+      limit: 1,
+      now,
+      hold: { owner, ms: FEED_LEASE_MS },
+    });
+    return claimed;
   }
 
   /** POST /feeds/{id}/check: reads the feed now (posting what is new), whatever its schedule. */
@@ -324,12 +329,7 @@ export class Feeds {
     for (const entry of fresh.slice(skipped.length)) {
       try {
         // Images take a while to fetch: the claim is kept for as long as this reader works on the feed.
-        await this.db
-          .updateTable('feeds')
-          .set({ lease_until: now + (Date.now() - started) + FEED_LEASE_MS })
-          .where('id', '=', row.id)
-          .where('lease_owner', '=', owner)
-          .execute();
+        await extendLease(this.db, 'feeds', row.id, owner, now + (Date.now() - started) + FEED_LEASE_MS);
         const posted = await postItem(this.deps, row, targets, entry, now);
         if (!posted) continue;
         newItems++;
@@ -406,14 +406,13 @@ export class Feeds {
    * changed meanwhile (another feed then): that one's state is left alone, only the claim goes.
    */
   private async finish(row: FeedRow, owner: string, set: Partial<FeedRow>): Promise<boolean> {
-    const free = { lease_owner: null, lease_until: null };
-    const mine = this.db.updateTable('feeds').where('id', '=', row.id).where('lease_owner', '=', owner);
+    const mine = this.db.updateTable('feeds').where('id', '=', row.id).where(heldBy(owner));
     const done = await mine
-      .set({ ...set, ...free })
+      .set({ ...set, ...UNLEASED })
       .where('url', '=', row.url)
       .executeTakeFirst();
     if (Number(done.numUpdatedRows) === 1) return true;
-    await mine.set(free).execute();
+    await mine.set(UNLEASED).execute();
     return false;
   }
 
