@@ -2,11 +2,14 @@
  * Following posts a network took but finishes later (TikTok processes and
  * moderates a video after Herald's publish returned). The post is PUBLISHED with
  * the id the network gave; every engine looks now and then at the follow-ups
- * due, takes each with a conditional update (one worker per post), and asks the
- * adapter how it stands: a final id replaces the provisional one, a late failure
- * moves the post to ERROR with the network's reason (post.failed, a notification).
+ * due, takes each by moving its next look ahead (db/lease.ts: one worker per
+ * post), and asks the adapter how it stands: a final id replaces the provisional
+ * one, a late failure moves the post to ERROR with the network's reason
+ * (post.failed, a notification).
  */
+import { sql } from 'kysely';
 import type { Services } from '../app.ts';
+import { claimRows } from '../db/lease.ts';
 import type { PostFollowUpRow } from '../db/schema.ts';
 import { postEventData } from '../domain/events.ts';
 import { findProvider } from '../providers/index.ts';
@@ -46,14 +49,17 @@ export class FollowUps extends Periodic {
 
   /** Takes the follow-up (another worker may have), asks the network; true when the post's fate is now known. */
   private async follow(row: PostFollowUpRow, now: number): Promise<boolean> {
-    const { db } = this.services.store;
-    const taken = await db
-      .updateTable('post_follow_ups')
-      .set({ next_at: now + CLAIM_MS })
-      .where('post_id', '=', row.post_id)
-      .where('next_at', '=', row.next_at)
-      .executeTakeFirst();
-    if (Number(taken.numUpdatedRows) === 0) return false;
+    const { db, dialect } = this.services.store;
+    // Taken as it is reached (not the whole batch at the look), so a slow network holds back no other follow-up.
+    const [taken] = await claimRows(db, dialect, {
+      table: 'post_follow_ups',
+      as: 'f',
+      due: sql`f.post_id = ${row.post_id} AND f.next_at = ${row.next_at}`,
+      limit: 1,
+      now,
+      hold: { postpone: 'next_at', ms: CLAIM_MS },
+    });
+    if (!taken) return false;
     const done = () => db.deleteFrom('post_follow_ups').where('post_id', '=', row.post_id).execute();
     const post = await db.selectFrom('posts').selectAll().where('id', '=', row.post_id).where('deleted_at', 'is', null).executeTakeFirst();
     const channel = post && (await db.selectFrom('channels').selectAll().where('id', '=', post.channel_id).executeTakeFirst());

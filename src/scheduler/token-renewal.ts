@@ -4,11 +4,14 @@
  * while they are valid, and Pinterest's refresh tokens lapse after 60 unused
  * days. Each channel carries the time of its next renewal (`renew_at`, set by
  * `renewalTime` whenever its tokens are stored); every engine looks for channels
- * due now and then, and takes each one with a conditional update, so one worker
- * renews it while the others pass. A network that refuses marks the channel for
- * reconnection, with a notification and a `channel.needs_reconnect` event.
+ * due now and then, and takes each one by moving its renewal time ahead
+ * (db/lease.ts), so one worker renews it while the others pass. A network that
+ * refuses marks the channel for reconnection, with a notification and a
+ * `channel.needs_reconnect` event.
  */
+import { sql } from 'kysely';
 import type { Services } from '../app.ts';
+import { claimRows } from '../db/lease.ts';
 import type { ChannelRow } from '../db/schema.ts';
 import { renewalTime } from '../domain/channels.ts';
 import { findProvider } from '../providers/index.ts';
@@ -53,14 +56,17 @@ export class TokenRenewal extends Periodic {
 
   /** Takes the channel (another worker may have), then renews it; true when new tokens were stored. */
   private async renew(row: ChannelRow, now: number): Promise<boolean> {
-    const { db } = this.services.store;
-    const taken = await db
-      .updateTable('channels')
-      .set({ renew_at: now + CLAIM_MS })
-      .where('id', '=', row.id)
-      .where('renew_at', '=', row.renew_at)
-      .executeTakeFirst();
-    if (Number(taken.numUpdatedRows) === 0) return false;
+    const { db, dialect } = this.services.store;
+    // Taken as it is reached, as the row was read: a channel stored before renewal times were kept shows its 0 only here.
+    const [taken] = await claimRows(db, dialect, {
+      table: 'channels',
+      as: 'c',
+      due: sql`c.id = ${row.id} AND c.renew_at = ${row.renew_at}`,
+      limit: 1,
+      now,
+      hold: { postpone: 'renew_at', ms: CLAIM_MS },
+    });
+    if (!taken) return false;
     const provider = findProvider(row.provider);
     if (!provider?.refresh) {
       await db.updateTable('channels').set({ renew_at: null }).where('id', '=', row.id).execute();
