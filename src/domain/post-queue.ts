@@ -1,23 +1,32 @@
 /**
  * The post queue's transitions, in one place: every write that moves a post
- * between QUEUE, PUBLISHED, ERROR and deleted, whether the API, the engine or
- * the removal of a channel asks for it. Each is one statement (or runs inside
- * the caller's transaction, with the events it causes), so the rules below hold
- * everywhere:
+ * between QUEUE, PUBLISHED, ERROR and deleted, and the engine's record of each
+ * attempt to send it, whether the API, the engine, a follow-up or the removal of
+ * a channel asks for it. Each is one statement (or runs inside the caller's
+ * transaction, with the events it causes), so the rules below hold everywhere:
  *
  * - a change a person makes takes the post back from any worker: its version
  *   goes up (the worker's attempt no longer matches) and its lease is cleared;
  * - a post a worker is sending right now (a live lease) is not changed under
  *   it: the change answers 409 and may be tried again in a moment;
- * - the engine's own transitions apply only while it still holds the lease
- *   (failing a post: only while the post is as the engine read it), except
- *   `complete`: once the network has the post, that is recorded whatever
- *   became of the claim, since it went out.
+ * - the engine's writes before and while it sends apply only while it still
+ *   holds the lease: `renewLease`, `handBack`, `beginAttempt` (which also needs
+ *   the version it claimed) and `failWithThread` (only while the post is as the
+ *   engine read it: same version, same holder, or none for a due post nobody
+ *   claimed);
+ * - the writes after the network took the post need no lease, since it went out
+ *   whatever became of the claim: `complete`, with `scheduleReply` and
+ *   `followUp` in its transaction; and, for a post the network finishes later,
+ *   `confirmRelease` and `failAfterPublish` on a PUBLISHED post no worker holds
+ *   (the follow-up's own claim keeps it to one worker). `settleAbandonedAttempt`
+ *   needs none either: whoever claims the post judges a dead worker's attempt
+ *   the same way.
  *
- * Claiming due posts is one statement of its own (src/scheduler/claim.ts).
+ * Claiming due posts is one statement of its own (src/scheduler/claim.ts, through
+ * the store's one claim in src/db/lease.ts).
  */
-import type { ExpressionBuilder, Kysely } from 'kysely';
-import { heldBy, extendLease, UNLEASED } from '../db/lease.ts';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { extendLease, heldBy, leaseFree, UNLEASED } from '../db/lease.ts';
 import type { ApprovalState, Database, PostRow, PostState } from '../db/schema.ts';
 import { conflict } from './errors.ts';
 
@@ -132,7 +141,20 @@ export async function markPublishedByHand(db: Db, id: string, releaseId: string,
     .execute();
 }
 
-// The engine's transitions: each applies only while the claim it names is still its own.
+/** The due posts of a channel that no worker holds (they fail with it when it must be reconnected). */
+export async function dueOnChannel(db: Db, channelId: string, now: number): Promise<PostRow[]> {
+  return db
+    .selectFrom('posts')
+    .selectAll()
+    .where('channel_id', '=', channelId)
+    .where('state', '=', 'QUEUE')
+    .where('deleted_at', 'is', null)
+    .where('publish_at', '<=', now)
+    .where(leaseFree(now))
+    .execute();
+}
+
+// The engine's transitions: the header says which apply only while the claim they name is still its own.
 
 type Held = Pick<PostRow, 'id' | 'lease_owner'>;
 
@@ -155,6 +177,36 @@ export async function handBack(db: Db, item: Held, at: number, outcome: { error:
     .execute();
 }
 
+/**
+ * Writes down an attempt (its id `attemptId`, by `worker`) before the request
+ * leaves, in the one statement that checks the post is still the version claimed,
+ * not deleted and still held by this claim. Answers whether it did.
+ */
+export async function beginAttempt(
+  db: Db,
+  item: Pick<PostRow, 'id' | 'version' | 'lease_owner'>,
+  attemptId: string,
+  worker: string,
+  now: number,
+): Promise<boolean> {
+  const inserted = await sql`
+      INSERT INTO post_attempts (id, post_id, worker, started_at, finished_at, outcome, detail)
+      SELECT ${attemptId}, ${item.id}, ${worker}, ${now}, NULL, 'sending', NULL
+      WHERE EXISTS (SELECT 1 FROM posts WHERE id = ${item.id} AND version = ${item.version} AND deleted_at IS NULL AND ${heldBy(item.lease_owner)})`.execute(
+    db,
+  );
+  return Number(inserted.numAffectedRows ?? 0) > 0;
+}
+
+/** An attempt left "sending" by a worker that stopped: its outcome is unknown. */
+export async function settleAbandonedAttempt(db: Db, attemptId: string, now: number): Promise<void> {
+  await db
+    .updateTable('post_attempts')
+    .set({ outcome: 'unknown', finished_at: now, detail: 'worker stopped while sending' })
+    .where('id', '=', attemptId)
+    .execute();
+}
+
 /** The network has the post. */
 export async function complete(db: Db, mark: { id: string; releaseId: string; releaseUrl: string | null; at: number }): Promise<void> {
   await db
@@ -174,6 +226,25 @@ export async function complete(db: Db, mark: { id: string; releaseId: string; re
 /** The next reply of a thread is due its delay after this one went out. */
 export async function scheduleReply(db: Db, replyId: string, at: number): Promise<void> {
   await db.updateTable('posts').set({ publish_at: at }).where('id', '=', replyId).where('state', '=', 'QUEUE').execute();
+}
+
+/** The network finishes the post later: it is looked at from `nextAt` until `untilAt` (src/scheduler/follow-ups.ts). */
+export async function followUp(db: Db, postId: string, nextAt: number, untilAt: number): Promise<void> {
+  await db
+    .insertInto('post_follow_ups')
+    .values({ post_id: postId, next_at: nextAt, until_at: untilAt })
+    .onConflict((oc) => oc.column('post_id').doNothing())
+    .execute();
+}
+
+/** The network finished a post it took: its final id (and address) replaces the provisional one. */
+export async function confirmRelease(db: Db, id: string, release: { releaseId: string; releaseUrl: string | null }, now: number): Promise<void> {
+  await db.updateTable('posts').set({ release_id: release.releaseId, release_url: release.releaseUrl, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** The network took the post but failed it later: a published post ends in ERROR with the reason. */
+export async function failAfterPublish(db: Db, id: string, reason: string, now: number): Promise<void> {
+  await db.updateTable('posts').set({ state: 'ERROR', error: reason, updated_at: now }).where('id', '=', id).where('state', '=', 'PUBLISHED').execute();
 }
 
 /**

@@ -5,7 +5,6 @@
  * attempt never finished is not sent again blindly.
  */
 import os from 'node:os';
-import { sql } from 'kysely';
 import type { Services } from '../app.ts';
 import type { ChannelRow, PostRow } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
@@ -34,7 +33,17 @@ import { keptReleaseUrl } from './release-url.ts';
 import { FeedPoller } from './feed-poller.ts';
 import { SeriesExtender } from './series-extender.ts';
 import { isStoreUnavailable } from '../db/unavailable.ts';
-import { complete, failWithThread, handBack, renewLease, scheduleReply } from '../domain/post-queue.ts';
+import {
+  beginAttempt,
+  complete,
+  dueOnChannel,
+  failWithThread,
+  followUp,
+  handBack,
+  renewLease,
+  scheduleReply,
+  settleAbandonedAttempt,
+} from '../domain/post-queue.ts';
 import { errorFields, log } from '../lib/log.ts';
 import { timerDelay } from '../lib/timers.ts';
 import { UnsealError } from '../lib/secrets.ts';
@@ -259,13 +268,7 @@ export class Engine {
     const [unsettled] = item.attempts > 1 ? await this.queries.unsettledAttempt({ post: item.id, since: item.updated_at }) : [];
     if (unsettled) {
       this.inDoubt.add(item.id);
-      if (unsettled.outcome === 'sending') {
-        await db
-          .updateTable('post_attempts')
-          .set({ outcome: 'unknown', finished_at: Date.now(), detail: 'worker stopped while sending' })
-          .where('id', '=', unsettled.id)
-          .execute();
-      }
+      if (unsettled.outcome === 'sending') await settleAbandonedAttempt(db, unsettled.id, Date.now());
       if (!this.mayRepeat(provider, unsettled.started_at)) return this.afterUnknown(job, UNKNOWN_OUTCOME);
       // The network drops a repeat: look first where it can tell, else send the same request again below.
       const found = await this.lookUp(job);
@@ -378,14 +381,8 @@ export class Engine {
    * Returns how to record the end of the attempt, or undefined when the post changed.
    */
   private async beginAttempt(item: PostRow): Promise<(((outcome: string, detail: string | null) => Promise<void>) & { id: string }) | undefined> {
-    const db = this.services.store.db;
     const id = newId();
-    const insert = sql`
-      INSERT INTO post_attempts (id, post_id, worker, started_at, finished_at, outcome, detail)
-      SELECT ${id}, ${item.id}, ${this.worker}, ${Date.now()}, NULL, 'sending', NULL
-      WHERE EXISTS (SELECT 1 FROM posts WHERE id = ${item.id} AND version = ${item.version} AND deleted_at IS NULL AND lease_owner = ${item.lease_owner})`;
-    const inserted = await insert.execute(db);
-    if (Number(inserted.numAffectedRows ?? 0) === 0) return undefined;
+    if (!(await beginAttempt(this.services.store.db, item, id, this.worker, Date.now()))) return undefined;
     return Object.assign(
       async (outcome: string, detail: string | null) => {
         await this.queries.finishAttempt({ id, outcome, detail, at: Date.now() });
@@ -464,13 +461,7 @@ export class Engine {
         if (next) await scheduleReply(tx, next.id, now + next.delay_minutes * 60_000);
         await events.record(tx, item.account_id, [{ type: 'post.published', data: published }]);
         // The network finishes it later: followed until it says how it ended.
-        if (result.followUp) {
-          await tx
-            .insertInto('post_follow_ups')
-            .values({ post_id: item.id, next_at: now + result.followUp.afterMs, until_at: now + FOLLOW_FOR_MS })
-            .onConflict((oc) => oc.column('post_id').doNothing())
-            .execute();
-        }
+        if (result.followUp) await followUp(tx, item.id, now + result.followUp.afterMs, now + FOLLOW_FOR_MS);
       }),
     );
     events.announce();
@@ -513,16 +504,7 @@ export class Engine {
     const now = Date.now();
     const reason = await channelNeedsReconnect(this.services, channel, detail);
     await this.fail(item, reason, { channel });
-    const due = await this.services.store.db
-      .selectFrom('posts')
-      .selectAll()
-      .where('channel_id', '=', channel.id)
-      .where('state', '=', 'QUEUE')
-      .where('deleted_at', 'is', null)
-      .where('publish_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .execute();
-    for (const other of due) await this.fail(other, reason, { notify: false, channel });
+    for (const other of await dueOnChannel(this.services.store.db, channel.id, now)) await this.fail(other, reason, { notify: false, channel });
   }
 
   /** Ends an item in ERROR with the reason, along with the thread items after it, and tells the user. */

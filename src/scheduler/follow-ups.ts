@@ -12,6 +12,7 @@ import type { Services } from '../app.ts';
 import { claimRows } from '../db/lease.ts';
 import type { PostFollowUpRow } from '../db/schema.ts';
 import { postEventData } from '../domain/events.ts';
+import { confirmRelease, failAfterPublish } from '../domain/post-queue.ts';
 import { findProvider } from '../providers/index.ts';
 import type { FollowUpState } from '../providers/types.ts';
 import { Periodic } from './periodic.ts';
@@ -90,15 +91,8 @@ export class FollowUps extends Periodic {
     if (state.state === 'done') {
       await db.transaction().execute(async (tx) => {
         if (state.releaseId) {
-          await tx
-            .updateTable('posts')
-            .set({
-              release_id: state.releaseId,
-              release_url: keptReleaseUrl(state.releaseUrl, { post: post.id, channel: channel.id, network: provider.identifier }),
-              updated_at: Date.now(),
-            })
-            .where('id', '=', post.id)
-            .execute();
+          const releaseUrl = keptReleaseUrl(state.releaseUrl, { post: post.id, channel: channel.id, network: provider.identifier });
+          await confirmRelease(tx, post.id, { releaseId: state.releaseId, releaseUrl }, Date.now());
         }
         await tx.deleteFrom('post_follow_ups').where('post_id', '=', post.id).execute();
       });
@@ -106,12 +100,7 @@ export class FollowUps extends Periodic {
     }
     const reason = `${provider.name} took the post but then failed it: ${state.reason}`;
     await db.transaction().execute(async (tx) => {
-      await tx
-        .updateTable('posts')
-        .set({ state: 'ERROR', error: reason, updated_at: Date.now() })
-        .where('id', '=', post.id)
-        .where('state', '=', 'PUBLISHED')
-        .execute();
+      await failAfterPublish(tx, post.id, reason, Date.now());
       await tx.deleteFrom('post_follow_ups').where('post_id', '=', post.id).execute();
       await events.record(tx, post.account_id, [{ type: 'post.failed', data: postEventData({ ...post, state: 'ERROR', error: reason }, channel) }]);
     });

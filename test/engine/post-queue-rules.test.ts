@@ -27,8 +27,19 @@ const LEASE_MS = 60_000;
 
 /** Every export of post-queue.ts, by who calls it; a new one must be placed here (and, if a person's, given a case below). */
 const PERSON_TRANSITIONS = ['changeGroup', 'decideApproval', 'deleteGroups', 'markPublishedByHand', 'requeueFailed', 'rewriteThread'];
-const ENGINE_TRANSITIONS = ['complete', 'failWithThread', 'handBack', 'renewLease', 'scheduleReply'];
-const NOT_TRANSITIONS = ['addThread', 'assertNotPublishing'];
+const ENGINE_TRANSITIONS = [
+  'beginAttempt',
+  'complete',
+  'confirmRelease',
+  'failAfterPublish',
+  'failWithThread',
+  'followUp',
+  'handBack',
+  'renewLease',
+  'scheduleReply',
+  'settleAbandonedAttempt',
+];
+const NOT_TRANSITIONS = ['addThread', 'assertNotPublishing', 'dueOnChannel'];
 
 /** The engine's handling of one item it claimed, as its work loop calls it: a worker resuming with what it holds. */
 function resume(engine: Engine, item: PostRow): Promise<void> {
