@@ -1,8 +1,8 @@
 /**
  * Reading RSS and Atom subscriptions on their schedule. Every engine looks now
- * and then for feeds due; each is taken with a lease in one conditional UPDATE
- * (domain/feeds.ts claim), so whichever of several workers gets it reads it and
- * the others pass: one read per feed per interval. A worker that dies while
+ * and then for feeds due; each is taken with a lease as a reader reaches it
+ * (domain/feeds.ts claim, through db/lease.ts), so whichever of several workers
+ * gets it reads it and the others pass: one read per feed per interval. A worker that dies while
  * reading leaves the feed to its lease.
  */
 import type { Services } from '../app.ts';
