@@ -20,7 +20,7 @@ const REFRESH_TOKEN_PREFIX = 'hrt_';
 const CODE_TTL_MS = 10 * 60_000;
 const LAST_USED_PRECISION_MS = 60_000;
 export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
-export const MAX_TOKEN_TTL_SECONDS = 365 * 86_400;
+export { MAX_TOKEN_TTL_SECONDS } from '../contract/routes/app.ts';
 
 /** An error of the token endpoint, named as RFC 6749 section 5.2 names them. */
 export class OAuthError extends Error {

@@ -8,7 +8,9 @@ import { newId } from '../lib/ids.ts';
 import { iso } from '../lib/time.ts';
 import { notFound } from './errors.ts';
 
-export const TEMPLATE_KINDS = ['template', 'signature'] as const;
+import { TEMPLATE_KINDS } from '../contract/routes/app.ts';
+
+export { TEMPLATE_KINDS };
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 
 export interface TemplateView {

@@ -6,10 +6,12 @@
  */
 import { z } from 'zod';
 import type { Config } from '../config.ts';
+import type { JsonSchema } from '../contract/routes/app.ts';
 import { allProviders } from './index.ts';
 import { networkSettings } from './network-settings.ts';
 
-const jsonSchema = (schema: z.ZodObject) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+// zod's own type allows `false` for any subschema (JSON Schema's "nothing"); settings objects never make one.
+const jsonSchema = (schema: z.ZodObject) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
 
 export function networkCatalogue(config: Config) {
   return allProviders().map((p) => {

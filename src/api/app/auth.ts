@@ -5,12 +5,15 @@
  * shares the count. A stranger guessing from one address locks out only that
  * address, never the person signing in from elsewhere.
  */
-import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../app.ts';
+import { appRoutes } from '../../contract/routes/app.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { can, csrfTokenOf, userView, type People } from '../../domain/people.ts';
+import { serve } from '../serve.ts';
 import { clearSessionCookies, requireSession, setSessionCookies } from './session.ts';
+
+const { routes } = appRoutes;
 
 const LOGIN_WINDOW_MS = 15 * 60_000;
 /** One address trying one email. */
@@ -20,8 +23,7 @@ const LOGIN_ATTEMPTS_PER_ADDRESS = 50;
 /** One email from every address together: only a guess spread over many addresses reaches it. */
 const LOGIN_ATTEMPTS_PER_EMAIL = 300;
 
-export const email = z.email().max(320);
-export const password = z.string().min(10, 'must be at least 10 characters').max(1024);
+export { email, password } from '../../contract/routes/app.ts';
 
 /** What the web UI needs to know about the signed-in person. */
 export async function sessionView(services: Services, user: Parameters<typeof userView>[0], token: string) {
@@ -67,8 +69,8 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
     const hide = true;
 
-    app.post('/auth/signup', {
-      schema: { hide, body: z.object({ email, password, name: z.string().trim().max(200).optional(), invitation: z.string().max(200).optional() }) },
+    serve(app, routes.signUp, {
+      hide,
       handler: async (request, reply) => {
         const user = await people.signUp(request.body);
         const session = await people.startSession(user.id);
@@ -77,8 +79,8 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
       },
     });
 
-    app.post('/auth/login', {
-      schema: { hide, body: z.object({ email: z.string().max(320), password: z.string().max(1024) }) },
+    serve(app, routes.logIn, {
+      hide,
       handler: async (request, reply) => {
         const user = await logIn(services, request.body.email, request.body.password, request.ip);
         const session = await people.startSession(user.id);
@@ -88,12 +90,12 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
     });
 
     // Whether anyone signed up yet: the UI shows "create the owner account" until then.
-    app.get('/auth/status', { schema: { hide } }, async () => ({ signupOpen: !(await people.hasUsers()) }));
+    serve(app, routes.authStatus, { hide }, async () => ({ signupOpen: !(await people.hasUsers()) }));
 
     await app.register(async (signedIn) => {
       signedIn.addHook('onRequest', requireSession(people as People));
-      signedIn.get('/session', { schema: { hide } }, async (request) => sessionView(services, request.user, request.sessionToken));
-      signedIn.post('/auth/logout', { schema: { hide } }, async (request, reply) => {
+      serve(signedIn, routes.session, { hide }, async (request) => sessionView(services, request.user, request.sessionToken));
+      serve(signedIn, routes.logOut, { hide }, async (request, reply) => {
         await people.endSession(request.sessionToken);
         clearSessionCookies(reply, secure);
         return { signedOut: true };

@@ -9,6 +9,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { tables, type ChangeSignal } from '../../db/changes.ts';
+import { appRoutes } from '../../contract/routes/app.ts';
+import { serve } from '../serve.ts';
 
 /** How often the change signal is read while someone listens: well inside the 2 s a person may wait. */
 export const LOOK_EVERY_MS = 400;
@@ -56,7 +58,7 @@ export function liveRoutes(changes: ChangeSignal): FastifyPluginAsync {
       }
     };
 
-    app.get('/events', { schema: { hide: true } }, async (request, reply) => {
+    serve(app, appRoutes.routes.events, { hide: true }, async (request, reply) => {
       reply.hijack();
       const stream = reply.raw;
       stream.writeHead(200, {

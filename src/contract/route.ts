@@ -1,0 +1,66 @@
+/**
+ * One entry of the route table: what a route takes (path parameters, query,
+ * body) and what it answers, per status. The server registers its routes from
+ * these entries (src/api/serve.ts) and the clients (the SDK, the web
+ * application, the tests) take their types from the same entries, so a route,
+ * its validation, its documentation and its callers cannot drift apart.
+ */
+import type { z } from 'zod';
+import { errorBody } from './common.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteEntry {
+  method: Method;
+  /** Below its table's prefix, with :name for each path parameter (Fastify's spelling). */
+  path: string;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /**
+   * The answer's schema per status. Routes that answer a page, a stream or a
+   * redirect name none: their answers are not JSON to check.
+   */
+  responses: Partial<Record<number, z.ZodType>>;
+}
+
+/** A table: its entries by name, all mounted under `prefix`. */
+export interface RouteTable<R extends Record<string, RouteEntry> = Record<string, RouteEntry>> {
+  prefix: string;
+  routes: R;
+}
+
+/** Keeps the literal types of an entry (its method, path and schemas), which the clients' types are read from. */
+export const route = <const E extends RouteEntry>(entry: E): E => entry;
+
+export const routeTable = <const R extends Record<string, RouteEntry>>(prefix: string, routes: R): RouteTable<R> => ({ prefix, routes });
+
+/** Statuses any public route may answer: bad input, no valid key, a key without the scope, over the key's rate, the store unavailable. */
+const EVERY_PUBLIC_ROUTE = [400, 401, 403, 429, 503] as const;
+
+/** The error answers of a public route: those of every route and the route's own (404, 409...). */
+export function routeErrors(...own: number[]): Record<number, typeof errorBody> {
+  return Object.fromEntries([...EVERY_PUBLIC_ROUTE, ...own].map((status) => [status, errorBody]));
+}
+
+type Field<E, K extends string> = E extends { [P in K]: infer S extends z.ZodType } ? S : undefined;
+type SuccessStatus = 200 | 201 | 202 | 204;
+
+/** What a client sends as the body (before the server's defaults and transforms). */
+export type BodyOf<E> = Field<E, 'body'> extends z.ZodType ? z.input<Field<E, 'body'>> : undefined;
+/** What a client sends as the query. */
+export type QueryOf<E> = Field<E, 'query'> extends z.ZodType ? z.input<Field<E, 'query'>> : undefined;
+/** The path parameters. */
+export type ParamsOf<E> = Field<E, 'params'> extends z.ZodType ? z.input<Field<E, 'params'>> : undefined;
+
+/** The answer of a route for one status, or by default for its success statuses. */
+export type AnswerOf<E, S extends number = SuccessStatus> = E extends { responses: infer R }
+  ? { [K in keyof R]: K extends S ? (R[K] extends z.ZodType ? z.output<R[K]> : never) : never }[keyof R]
+  : never;
+
+/** '/posts/:id/status' as the template of the paths that reach it: '/posts/${string}/status'. */
+export type PathPattern<P extends string> = P extends `${infer Head}:${infer _Name}/${infer Tail}`
+  ? `${Head}${string}/${PathPattern<Tail>}`
+  : P extends `${infer Head}:${infer _Name}`
+    ? `${Head}${string}`
+    : P;
