@@ -7,11 +7,13 @@
  * reads per address, so guessing tokens is pointless as well as hopeless.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Services } from '../app.ts';
-import { errorBody, guestAnswer, guestCommentBody, guestDecisionBody, previewToken, previewView } from '../contract/index.ts';
+import { previewRoutes } from '../contract/routes/visitors.ts';
 import { sha256 } from '../lib/secrets.ts';
+import { serve } from './serve.ts';
 import { sendAppPage } from './web-app.ts';
+
+const { routes } = previewRoutes;
 
 const READS_PER_MINUTE = 120;
 /** Comments and verdicts one address may send in WRITE_WINDOW_MS (exported for the tests that hold it to the request). */
@@ -54,7 +56,6 @@ function sendGone(reply: FastifyReply, state: keyof typeof GONE_PAGE) {
 
 export function registerPreviewRoutes(app: FastifyInstance, services: Services): void {
   const { previewLinks, rateLimiter, config } = services;
-  const api = app.withTypeProvider<ZodTypeProvider>();
   const hide = true;
 
   const countRead = (request: FastifyRequest) =>
@@ -68,7 +69,7 @@ export function registerPreviewRoutes(app: FastifyInstance, services: Services):
   const privately = (reply: FastifyReply) =>
     reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex').header('referrer-policy', 'no-referrer');
 
-  api.get('/p/:token', { schema: { hide, params: previewToken } }, async (request, reply) => {
+  serve(app, routes.page, { hide }, async (request, reply) => {
     await countRead(request);
     const state = await previewLinks.state(request.params.token);
     if (state !== 'active') return sendGone(reply, state);
@@ -76,8 +77,8 @@ export function registerPreviewRoutes(app: FastifyInstance, services: Services):
     return sendAppPage(reply, config.webDir, 'no-referrer');
   });
 
-  api.get('/api/preview/:token', {
-    schema: { hide, params: previewToken, response: { 200: previewView, 404: errorBody, 410: errorBody, 429: errorBody } },
+  serve(app, routes.view, {
+    hide,
     handler: async (request, reply) => {
       await countRead(request);
       privately(reply);
@@ -85,13 +86,8 @@ export function registerPreviewRoutes(app: FastifyInstance, services: Services):
     },
   });
 
-  api.post('/api/preview/:token/comments', {
-    schema: {
-      hide,
-      params: previewToken,
-      body: guestCommentBody,
-      response: { 201: guestAnswer, 400: errorBody, 404: errorBody, 410: errorBody, 429: errorBody },
-    },
+  serve(app, routes.comment, {
+    hide,
     handler: async (request, reply) => {
       await countWrite(request, request.params.token);
       privately(reply);
@@ -99,13 +95,8 @@ export function registerPreviewRoutes(app: FastifyInstance, services: Services):
     },
   });
 
-  api.post('/api/preview/:token/decision', {
-    schema: {
-      hide,
-      params: previewToken,
-      body: guestDecisionBody,
-      response: { 201: guestAnswer, 400: errorBody, 404: errorBody, 409: errorBody, 410: errorBody, 429: errorBody },
-    },
+  serve(app, routes.decide, {
+    hide,
     handler: async (request, reply) => {
       await countWrite(request, request.params.token);
       privately(reply);

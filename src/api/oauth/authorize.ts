@@ -11,7 +11,9 @@ import type { AuthorizationCheck } from '../../domain/oauth.ts';
 import { csrfTokenOf } from '../../domain/people.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import { currentUser, sameToken } from '../app/session.ts';
+import { oauthPages } from '../../contract/routes/visitors.ts';
 import { installFormParser } from '../form-body.ts';
+import { serve } from '../serve.ts';
 import { loginUrl } from './login.ts';
 import { escapeHtml, hiddenFields, sendPage, withQuery } from './pages.ts';
 
@@ -38,7 +40,7 @@ export function authorizePages(services: Services): FastifyPluginAsync {
   return async (app) => {
     installFormParser(app);
 
-    app.get('/oauth/authorize', { schema: { hide: true } }, async (request, reply) => {
+    serve(app, oauthPages.routes.consentPage, { hide: true }, async (request, reply) => {
       const params = pick(request.query);
       const check = await oauth.checkAuthorization(params);
       const failed = answerFailure(reply, check);
@@ -65,7 +67,7 @@ export function authorizePages(services: Services): FastifyPluginAsync {
       );
     });
 
-    app.post('/oauth/authorize', { schema: { hide: true } }, async (request, reply) => {
+    serve(app, oauthPages.routes.consent, { hide: true }, async (request, reply) => {
       const form = (request.body ?? {}) as Record<string, unknown>;
       const params = pick(form);
       const check = await oauth.checkAuthorization(params);

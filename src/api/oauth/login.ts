@@ -7,12 +7,13 @@
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { Services } from '../../app.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { email as emailSchema, logIn, password as passwordSchema } from '../app/auth.ts';
 import { cookies, sameToken, setSessionCookies } from '../app/session.ts';
+import { MAX_NEXT, oauthPages } from '../../contract/routes/visitors.ts';
 import { installFormParser } from '../form-body.ts';
+import { serve } from '../serve.ts';
 import { errorBox, escapeHtml, hiddenFields, sendPage } from './pages.ts';
 
 const FORM_COOKIE = 'herald_form';
@@ -24,8 +25,6 @@ const FORM_COOKIE = 'herald_form';
  */
 const SAME_ORIGIN_PATH = /^\/(?![/\\])[^\\\u0000-\u0020\u007f]*$/;
 
-/** As long as the login page takes `next` in its address; a longer one is not followed. */
-const MAX_NEXT = 4096;
 const NOT_ASCII = /[^\u0021-\u007e]+/g;
 
 /**
@@ -90,13 +89,11 @@ export function loginPages(services: Services): FastifyPluginAsyncZod {
 
   return async (app) => {
     installFormParser(app);
-    const query = z.object({ next: z.string().max(MAX_NEXT).optional(), invitation: z.string().max(200).optional() });
-
-    app.get('/oauth/login', { schema: { hide: true, querystring: query } }, async (request, reply) =>
+    serve(app, oauthPages.routes.loginPage, { hide: true }, async (request, reply) =>
       render(request, reply, 200, { next: safeNext(request.query.next), invitation: request.query.invitation }),
     );
 
-    app.post('/oauth/login', { schema: { hide: true } }, async (request, reply) => {
+    serve(app, oauthPages.routes.logIn, { hide: true }, async (request, reply) => {
       const form = (request.body ?? {}) as Record<string, string | undefined>;
       const next = safeNext(form.next);
       const again = (status: number, error: string) =>

@@ -8,7 +8,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../app.ts';
 import { OAuthError } from '../../domain/oauth.ts';
+import { oauthTokenRoutes } from '../../contract/routes/visitors.ts';
 import { installFormParser } from '../form-body.ts';
+import { serve } from '../serve.ts';
 
 function sendOAuthError(reply: FastifyReply, err: OAuthError): FastifyReply {
   if (err.status === 401) reply.header('www-authenticate', 'Basic realm="herald"');
@@ -78,7 +80,7 @@ export function tokenRoutes(services: Services): FastifyPluginAsync {
       throw err;
     });
 
-    app.post('/token', { schema: { hide: true } }, async (request, reply) => {
+    serve(app, oauthTokenRoutes.routes.token, { hide: true }, async (request, reply) => {
       const body = fields(request);
       const client = clientCredentials(request, body);
       let answer;
@@ -97,7 +99,7 @@ export function tokenRoutes(services: Services): FastifyPluginAsync {
       return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer);
     });
 
-    app.post('/revoke', { schema: { hide: true } }, async (request, reply) => {
+    serve(app, oauthTokenRoutes.routes.revoke, { hide: true }, async (request, reply) => {
       const body = fields(request);
       await oauth.revokeByClient({ token: body.token, ...clientCredentials(request, body) });
       return reply.header('cache-control', 'no-store').send({ revoked: true });
