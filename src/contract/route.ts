@@ -64,3 +64,16 @@ export type PathPattern<P extends string> = P extends `${infer Head}:${infer _Na
   : P extends `${infer Head}:${infer _Name}`
     ? `${Head}${string}`
     : P;
+
+/** What a call of `E` sends: its path parameters, query and body, each only when the entry takes it. */
+export type RouteInput<E> = (ParamsOf<E> extends undefined ? { params?: undefined } : { params: ParamsOf<E> }) &
+  (QueryOf<E> extends undefined ? { query?: undefined } : { query?: QueryOf<E> }) &
+  (BodyOf<E> extends undefined ? { body?: undefined } : { body: BodyOf<E> });
+
+/** The path (below the table's prefix) and query string of a call: each :name replaced by its encoded parameter. */
+export function pathOf(entry: RouteEntry, input: { params?: unknown; query?: unknown }): string {
+  const params = (input.params ?? {}) as Record<string, string>;
+  const path = entry.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name]));
+  const query = Object.entries((input.query ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  return query.length === 0 ? path : `${path}?${new URLSearchParams(query.map(([k, v]) => [k, String(v)]))}`;
+}

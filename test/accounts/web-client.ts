@@ -4,6 +4,7 @@
  * forms, and never follows redirects by itself (tests look at each step).
  */
 import assert from 'node:assert/strict';
+import { pathOf, type AnswerOf, type RouteEntry, type RouteInput } from '../../src/contract/route.ts';
 
 export interface WebAnswer {
   status: number;
@@ -86,6 +87,11 @@ export class WebClient {
     const headers = { ...options.headers };
     if (options.csrf !== false && this.csrf) headers['x-csrf-token'] = this.csrf;
     return this.request(method, `/api/app${path}`, { json, headers });
+  }
+
+  /** A call of an /api/app route by its entry in the route table: typed input, and the success answer typed as `body`. */
+  async route<E extends RouteEntry>(entry: E, input: RouteInput<E>): Promise<Omit<WebAnswer, 'body'> & { body: AnswerOf<E> }> {
+    return this.app(entry.method, pathOf(entry, input), input.body);
   }
 
   async signUp(email: string, password = 'correct horse battery', extra: Record<string, string> = {}): Promise<WebAnswer> {

@@ -13,6 +13,7 @@ import { buildServer } from '../../src/server.ts';
 import type { Engine, EngineOptions } from '../../src/scheduler/engine.ts';
 import type { WebhookDispatcher, WebhookDispatcherOptions } from '../../src/scheduler/webhook-dispatcher.ts';
 import type { Lookup } from '../../src/lib/outbound.ts';
+import { pathOf, type AnswerOf, type RouteEntry, type RouteInput } from '../../src/contract/route.ts';
 import { createTestDatabase, type StoreKind } from './stores.ts';
 
 export interface TestHerald {
@@ -45,6 +46,20 @@ export interface CallResult<T = any> {
 }
 
 export type Caller = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<CallResult>;
+
+/**
+ * A call typed by its entry in the route table (src/contract/routes): the
+ * parameters and body the route takes, and its success answer as `body` (an
+ * error status carries the contract's error body instead: check `status`).
+ */
+export async function callRoute<E extends RouteEntry>(
+  call: Caller,
+  entry: E,
+  input: RouteInput<E>,
+  headers?: Record<string, string>,
+): Promise<CallResult<AnswerOf<E>>> {
+  return call(entry.method, pathOf(entry, input), input.body, headers);
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { WebClient } from '../accounts/web-client.ts';
+import { appRoutes } from '../../src/contract/routes/app.ts';
 import { startHerald, PNG_1x1, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { ensureWebBuilt } from '../helpers/browser.ts';
@@ -120,7 +121,7 @@ for (const store of await testStores()) {
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const id = created.body[0].postId;
       const later = at + 2 * HOUR;
-      const moved = await web.app('PUT', `/posts/${id}/date`, { date: new Date(later).toISOString() });
+      const moved = await web.route(appRoutes.routes.reschedule, { params: { id }, body: { date: new Date(later).toISOString() } });
       assert.equal(moved.status, 200, JSON.stringify(moved.body));
       assert.equal(moved.body.publishDate, new Date(later).toISOString());
       const rows = await herald.services.store.db
@@ -178,16 +179,16 @@ for (const store of await testStores()) {
     });
 
     it('describes every network for the composer: rules, how it counts text, settings and credentials as JSON Schema', async () => {
-      const networks = (await web.app('GET', '/networks')).body as any[];
+      const networks = (await web.route(appRoutes.routes.networks, {})).body;
       const byId = new Map(networks.map((n) => [n.identifier, n]));
-      assert.equal(byId.get('x').rules.counting, 'x');
-      assert.equal(byId.get('bluesky').rules.counting, 'graphemes');
-      assert.equal(byId.get('bluesky').rules.maxLength, 300);
-      assert.deepEqual(Object.keys(byId.get('webhook').credentials.properties), ['url']);
-      assert.deepEqual(Object.keys(byId.get('mastodon').startOptions.properties), ['instance']);
-      assert.ok(byId.get('pinterest').settings.required.includes('board'), 'required settings are marked');
-      assert.equal(byId.get('pinterest').configured, false);
-      assert.ok(byId.get('pinterest').missing.includes('HERALD_PINTEREST_CLIENT_ID'), 'what the server lacks is named');
+      assert.equal(byId.get('x')!.rules.counting, 'x');
+      assert.equal(byId.get('bluesky')!.rules.counting, 'graphemes');
+      assert.equal(byId.get('bluesky')!.rules.maxLength, 300);
+      assert.deepEqual(Object.keys(byId.get('webhook')!.credentials!.properties!), ['url']);
+      assert.deepEqual(Object.keys(byId.get('mastodon')!.startOptions!.properties!), ['instance']);
+      assert.ok(byId.get('pinterest')!.settings.required!.includes('board'), 'required settings are marked');
+      assert.equal(byId.get('pinterest')!.configured, false);
+      assert.ok(byId.get('pinterest')!.missing.includes('HERALD_PINTEREST_CLIENT_ID'), 'what the server lacks is named');
     });
 
     it("sets a file's alt text and tags and says where it is used, for this account's files only", async () => {
@@ -200,7 +201,7 @@ for (const store of await testStores()) {
       });
       assert.equal(uploaded.status, 201);
       const file = { body: await uploaded.json() };
-      const set = await web.app('PATCH', `/media/${file.body.id}`, { alt: '  A white dot  ' });
+      const set = await web.route(appRoutes.routes.describeMedia, { params: { id: file.body.id }, body: { alt: '  A white dot  ' } });
       assert.equal(set.status, 200);
       assert.equal(set.body.alt, 'A white dot');
       const listed = await web.app('GET', '/public/v1/media');
