@@ -17,6 +17,8 @@ import type {
   seriesDetail,
   series,
 } from '../../src/contract/index.ts';
+import type { AnswerOf } from '../../src/contract/route.ts';
+import type { appRoutes } from '../../src/contract/routes/app.ts';
 import { t } from './i18n.ts';
 
 export interface FieldProblem {
@@ -144,52 +146,8 @@ export type Series = z.output<typeof series>;
 export type SeriesDetail = z.output<typeof seriesDetail>;
 export type RepeatRule = Series['repeat'];
 
-export interface Template {
-  id: string;
-  kind: 'template' | 'signature';
-  name: string;
-  content: string;
-}
-
-export interface JsonSchema {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  enum?: unknown[];
-  items?: JsonSchema;
-  description?: string;
-  default?: unknown;
-  anyOf?: JsonSchema[];
-  minimum?: number;
-  maximum?: number;
-  format?: string;
-}
-
-export interface Network {
-  identifier: string;
-  name: string;
-  auth: 'oauth2' | 'oauth1' | 'credentials';
-  configured: boolean;
-  missing: string[];
-  rules: {
-    maxLength: number;
-    counting: import('../../src/providers/text-counting.ts').TextCounting;
-    maxMedia: number;
-    minMedia: number;
-    mediaKinds: ('image' | 'video')[];
-    threads: boolean;
-  };
-  settings: JsonSchema;
-  credentials: JsonSchema | null;
-  /** OAuth networks that need something before the person goes there (Mastodon: their server). */
-  startOptions: JsonSchema | null;
-  /** What the network allows, said where the person connects (Medium takes no new tokens). */
-  note: string | null;
-}
-
-export interface Session {
-  user: { id: string; email: string; name: string | null; role: 'owner' | 'admin' | 'member' };
-  account: { id: string; name: string };
-  csrfToken: string;
-  permissions: { manageKeys: boolean; manageApps: boolean; invite: boolean; managePeople: boolean; reviewPosts: boolean };
-}
+// The web application's own routes (/api/app), from their entries in the route table.
+export type { JsonSchema } from '../../src/contract/routes/app.ts';
+export type Template = AnswerOf<typeof appRoutes.routes.templates>[number];
+export type Network = AnswerOf<typeof appRoutes.routes.networks>[number];
+export type Session = AnswerOf<typeof appRoutes.routes.session>;

@@ -1,6 +1,8 @@
 /** The queries the pages share, and the live stream that keeps them current. */
 import { useEffect, useState } from 'react';
 import { useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { notificationsPage } from '../../src/contract/index.ts';
 import { api, pub, type Channel, type Network, type Session, type Template } from './api.ts';
 
 export const keys = {
@@ -19,10 +21,7 @@ export const useChannels = () => useQuery({ queryKey: keys.channels, queryFn: ()
 export const useTemplates = () => useQuery({ queryKey: keys.templates, queryFn: () => api<Template[]>('GET', '/templates') });
 export const useNetworks = () => useQuery({ queryKey: keys.networks, queryFn: () => api<Network[]>('GET', '/networks'), staleTime: Infinity });
 
-export interface NotificationPage {
-  notifications: { id: string; content: string; link: string | null; createdAt: string }[];
-  total: number;
-}
+export type NotificationPage = z.output<typeof notificationsPage>;
 export const useNotifications = () => useQuery({ queryKey: keys.notifications, queryFn: () => api<NotificationPage>('GET', pub('/notifications')) });
 
 /**
