@@ -29,7 +29,7 @@ import {
   rewriteThread,
 } from './post-queue.ts';
 import { shortenLinks, type PendingLinks } from './shortlinks.ts';
-import { countText } from '../providers/text-counting.ts';
+import { contentProblems, type ContentProblem } from '../providers/content-rules.ts';
 import { validateSettings } from './provider-settings.ts';
 
 type Entry = CreatePostsBody['posts'][number];
@@ -106,6 +106,22 @@ const SUMMARY: Shape = {
 
 /** How far in the past a moved post may land (the person's clock and ours differ a little). */
 const RESCHEDULE_PAST_TOLERANCE_MS = 60_000;
+
+/** The API's words for a broken content rule of the item at `at`, on the channel `who` names. */
+function fieldProblem(p: ContentProblem, at: string, who: string, mediaKinds: readonly string[]): FieldProblem {
+  switch (p.rule) {
+    case 'max_length':
+      return { path: `${at}.content`, message: `is ${p.actual} characters, but ${who} allows at most ${p.limit}` };
+    case 'empty':
+      return { path: `${at}.content`, message: `is empty and there is no media: ${who} needs text or media` };
+    case 'max_media':
+      return { path: `${at}.image`, message: `has ${p.actual} files, but ${who} allows at most ${p.limit}` };
+    case 'min_media':
+      return { path: `${at}.image`, message: `has ${p.actual} files, but ${who} needs at least ${p.limit}` };
+    case 'media_kind':
+      return { path: `${at}.image.${p.index}`, message: `is ${p.mimeType}, but ${who} accepts only ${mediaKinds.join(' and ')}` };
+  }
+}
 
 export class Posts {
   /** GET /posts: compiled once, in the order of the index on (account, time, id). */
@@ -208,6 +224,7 @@ export class Posts {
     return { accountId, type: body.type, publishAt, keepsTime, tags: body.tags, creationMethod, threads, links, author: options.author, gated };
   }
 
+  /** The network's own rules (`rules.check`) first, then the limits every network has (content-rules.ts). */
   private checkContentRules(
     provider: Provider,
     channel: ChannelRow,
@@ -219,27 +236,12 @@ export class Posts {
   ): void {
     const who = `${provider.name} channel "${channel.name}"`;
     const { __type: _type, ...settings } = place.settings;
-    for (const p of provider.rules.check?.({ content, media: media.map((m) => ({ mimeType: m.mime })), threadIndex: place.threadIndex, settings }) ?? []) {
+    const item = { content, media: media.map((m) => ({ mimeType: m.mime })) };
+    for (const p of provider.rules.check?.({ ...item, threadIndex: place.threadIndex, settings }) ?? []) {
       problems.push({ path: `${at}.${p.field}`, message: `${p.message} (${who})` });
     }
-    const length = countText(provider.rules.counting, content);
-    if (length > provider.rules.maxLength) {
-      problems.push({ path: `${at}.content`, message: `is ${length} characters, but ${who} allows at most ${provider.rules.maxLength}` });
-    }
-    if (content.trim() === '' && media.length === 0) {
-      problems.push({ path: `${at}.content`, message: `is empty and there is no media: ${who} needs text or media` });
-    }
-    if (media.length > provider.rules.maxMedia) {
-      problems.push({ path: `${at}.image`, message: `has ${media.length} files, but ${who} allows at most ${provider.rules.maxMedia}` });
-    }
-    if (media.length < (provider.rules.minMedia ?? 0)) {
-      problems.push({ path: `${at}.image`, message: `has ${media.length} files, but ${who} needs at least ${provider.rules.minMedia}` });
-    }
-    for (const [k, m] of media.entries()) {
-      const kind = m.mime.split('/')[0];
-      if (m.mime && !provider.rules.mediaKinds.includes(kind as 'image')) {
-        problems.push({ path: `${at}.image.${k}`, message: `is ${m.mime}, but ${who} accepts only ${provider.rules.mediaKinds.join(' and ')}` });
-      }
+    for (const p of contentProblems(provider.rules, item)) {
+      problems.push(fieldProblem(p, at, who, provider.rules.mediaKinds));
     }
   }
 

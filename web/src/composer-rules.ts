@@ -1,8 +1,11 @@
 /**
  * What the composer checks while a person writes: each selected network's rules
  * (length as that network counts it, media count and kind, threads), with the
- * fixes it can offer. The counting functions are the server's own module.
+ * fixes it can offer. The rules and the counting are the server's own modules
+ * (content-rules.ts, text-counting.ts); this file says their problems in the
+ * composer's words.
  */
+import { contentProblems, type ContentProblem } from '../../src/providers/content-rules.ts';
 import { countText } from '../../src/providers/text-counting.ts';
 import type { Network } from './api.ts';
 import { t } from './i18n.ts';
@@ -24,28 +27,36 @@ export interface Problem {
 export function checkItems(network: Network, items: ItemDraft[]): { counts: number[]; problems: Problem[]; warnings: string[] } {
   const { rules, name } = network;
   const counts = items.map((item) => countText(rules.counting, item.content));
-  const problems: Problem[] = [];
   const warnings: string[] = [];
   const published = rules.threads ? items : items.slice(0, 1);
   if (!rules.threads && items.length > 1) warnings.push(t('composer.noThreads', { name }));
-  published.forEach((item, i) => {
-    if (counts[i]! > rules.maxLength) {
-      problems.push({
-        item: i,
-        message: t('composer.tooLong', { name, count: counts[i]!, max: rules.maxLength }),
-        fixes: [...(rules.threads ? (['split'] as const) : []), 'shorten', 'drop'],
-      });
-    }
-    if (item.media.length > rules.maxMedia)
-      problems.push({ item: i, message: t('composer.tooManyMedia', { name, max: rules.maxMedia, count: item.media.length }), fixes: ['drop'] });
-    for (const m of item.media) {
-      const kind = m.mimeType.startsWith('video/') ? 'video' : 'image';
-      if (!rules.mediaKinds.includes(kind)) problems.push({ item: i, message: t('composer.wrongKind', { name, kind }), fixes: ['drop'] });
-    }
-  });
-  if (rules.minMedia > 0 && (items[0]?.media.length ?? 0) < rules.minMedia)
-    problems.push({ item: 0, message: t('composer.needsMedia', { name, min: rules.minMedia }), fixes: ['drop'] });
+  const problems = published.flatMap((item, i) =>
+    contentProblems(rules, item).flatMap((p) => {
+      const said = composerProblem(network, p);
+      return said ? [{ item: i, ...said }] : [];
+    }),
+  );
   return { counts, problems, warnings };
+}
+
+/** A broken rule in the composer's words, with the fixes it offers; none for an empty item. */
+function composerProblem({ name, rules }: Network, p: ContentProblem): Omit<Problem, 'item'> | undefined {
+  switch (p.rule) {
+    case 'max_length':
+      return {
+        message: t('composer.tooLong', { name, count: p.actual, max: p.limit }),
+        fixes: [...(rules.threads ? (['split'] as const) : []), 'shorten', 'drop'],
+      };
+    case 'max_media':
+      return { message: t('composer.tooManyMedia', { name, max: p.limit, count: p.actual }), fixes: ['drop'] };
+    case 'min_media':
+      return { message: t('composer.needsMedia', { name, min: p.limit }), fixes: ['drop'] };
+    case 'media_kind':
+      return { message: t('composer.wrongKind', { name, kind: p.kind }), fixes: ['drop'] };
+    case 'empty':
+      // A new post starts empty: the composer does not nag before anything is written; the server says so on sending.
+      return undefined;
+  }
 }
 
 /** The longest start of `text` that the network counts within `max`, cut at a word when one is near. */
