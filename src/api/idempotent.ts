@@ -1,7 +1,6 @@
-/** Runs a creating request under its Idempotency-Key, if the caller sent one. */
+/** The Idempotency-Key header of creating requests: the domain's rules (src/domain/idempotency.ts) spoken in HTTP. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { mismatch } from '../domain/idempotency.ts';
-import { sha256 } from '../lib/secrets.ts';
+import { type Answer, fingerprint } from '../domain/idempotency.ts';
 import type { Services } from '../app.ts';
 
 export const REPLAY_HEADER = 'idempotent-replayed';
@@ -13,12 +12,14 @@ export function idempotencyKey(request: FastifyRequest): string | undefined {
 
 /** Fingerprint of a JSON request body as sent (before validation transformed it). */
 export function jsonBodyHash(request: FastifyRequest): string {
-  return sha256(JSON.stringify(request.rawJson ?? null));
+  return fingerprint(request.rawJson);
 }
 
 /**
- * `hash` fingerprints the request body; pass null when it is known only after
- * the body was read (uploads), and give `finish` the hash then.
+ * Runs a creating request under its Idempotency-Key, if the caller sent one; a
+ * replayed answer carries the Idempotent-Replayed header. `hash` fingerprints the
+ * request body; pass null when it is known only after the body was read
+ * (uploads), have `run` return it then, and give `rehashForReplay`.
  */
 export async function idempotent<T>(
   services: Services,
@@ -26,26 +27,10 @@ export async function idempotent<T>(
   reply: FastifyReply,
   route: string,
   hash: string | null,
-  run: () => Promise<{ status: number; body: T; hash?: string }>,
+  run: () => Promise<Answer<T>>,
   rehashForReplay?: () => Promise<string>,
 ): Promise<FastifyReply> {
-  const key = idempotencyKey(request);
-  if (key === undefined) {
-    const { status, body } = await run();
-    return reply.code(status).send(body);
-  }
-  const { accountId } = request.principal;
-  const reservation = await services.idempotency.reserve(accountId, key, route, hash);
-  if (reservation.kind === 'replay') {
-    if (hash === null && rehashForReplay && (await rehashForReplay()) !== reservation.requestHash) throw mismatch();
-    return reply.code(reservation.statusCode).header(REPLAY_HEADER, 'true').send(reservation.body);
-  }
-  try {
-    const { status, body, hash: lateHash } = await run();
-    await services.idempotency.complete(accountId, key, hash ?? lateHash ?? null, status, body);
-    return reply.code(status).send(body);
-  } catch (err) {
-    await services.idempotency.release(accountId, key);
-    throw err;
-  }
+  const answer = await services.idempotency.once(request.principal.accountId, idempotencyKey(request), route, hash, run, rehashForReplay);
+  if (answer.replayed) reply.header(REPLAY_HEADER, 'true');
+  return reply.code(answer.status).send(answer.body);
 }

@@ -4,14 +4,14 @@
  * arguments answers the first result again, marked `replayed`, and creates nothing.
  */
 import { z } from 'zod';
-import { sha256 } from '../../lib/secrets.ts';
+import { fingerprint, KEY_MAX_LENGTH, KEY_PATTERN } from '../../domain/idempotency.ts';
 import type { Services } from '../../app.ts';
 
 export const idempotencyKeyArgument = z
   .string()
   .min(1)
-  .max(255)
-  .regex(/^[\x21-\x7e]+$/, 'must be 1 to 255 visible ASCII characters (no spaces)')
+  .max(KEY_MAX_LENGTH)
+  .regex(KEY_PATTERN, 'must be 1 to 255 visible ASCII characters (no spaces)')
   .optional()
   .describe(
     'Optional. A key of your choosing (e.g. a UUID) that makes the call safe to repeat: sent again with the same key and the same arguments ' +
@@ -27,16 +27,7 @@ export async function underIdempotencyKey(
   args: unknown,
   run: () => Promise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
-  if (key === undefined) return run();
-  const hash = sha256(JSON.stringify(args));
-  const reservation = await services.idempotency.reserve(accountId, key, operation, hash);
-  if (reservation.kind === 'replay') return { ...(reservation.body as Record<string, unknown>), replayed: true };
-  try {
-    const result = await run();
-    await services.idempotency.complete(accountId, key, hash, 200, result);
-    return result;
-  } catch (err) {
-    await services.idempotency.release(accountId, key);
-    throw err;
-  }
+  // A tool answers no HTTP status of its own: 200 is stored as the status of every call.
+  const answer = await services.idempotency.once(accountId, key, operation, fingerprint(args), async () => ({ status: 200, body: await run() }));
+  return answer.replayed ? { ...answer.body, replayed: true } : answer.body;
 }
