@@ -76,12 +76,12 @@ export class Idempotency {
   }
 
   /** Reserves the key for this request, or returns the stored answer of an earlier one. */
-  private async reserve(accountId: string, key: string, operation: string, requestHash: string | null, now = Date.now()): Promise<Reservation> {
+  private async reserve(accountId: string, key: string, route: string, requestHash: string | null, now = Date.now()): Promise<Reservation> {
     checkKey(key);
     for (let tries = 0; tries < 3; tries++) {
       const existing = await this.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
       if (existing && existing.created_at > now - IDEMPOTENCY_TTL_MS) {
-        if (existing.route !== operation) {
+        if (existing.route !== route) {
           throw new ApiError(422, 'idempotency_key_reused', `Idempotency-Key was already used for ${existing.route}`);
         }
         // An in-flight key whose process died long ago is abandoned, not in flight.
@@ -103,7 +103,7 @@ export class Idempotency {
           .execute();
       const inserted = await this.db
         .insertInto('idempotency_keys')
-        .values({ account_id: accountId, key, route: operation, request_hash: requestHash, state: 'in_flight', status_code: null, response: null, created_at: now })
+        .values({ account_id: accountId, key, route, request_hash: requestHash, state: 'in_flight', status_code: null, response: null, created_at: now })
         .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
         .returning('key')
         .executeTakeFirst();
