@@ -125,6 +125,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   const posts = new Posts(store.db, store.dialect, store.changes, channels, media, {
     publicUrl: config.publicUrl,
     uploadUrl: config.uploadUrl,
+    takeAllowance: (accountId) => takePostingAllowance(services, accountId),
     onQueued: (at) => announce(at),
     events,
     approvals,
@@ -159,7 +160,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     comments,
     previewLinks: new PreviewLinks(store.db, channels, comments, approvals, notifications, { publicUrl: config.publicUrl, root }),
     feeds: new Feeds(store.db, store.dialect, { posts, channels, media, outbound, notifications, config }, { pollMs: config.feedPollMs }),
-    series: new Series(store.db, store.dialect, posts, notifications, (accountId) => takePostingAllowance(services, accountId), events),
+    series: new Series(store.db, store.dialect, posts, notifications, events),
     csv: new CsvPosts(store.db, posts, channels, media),
     outbound,
     network,

@@ -12,11 +12,10 @@ import type { Principal } from './accounts.ts';
 import { neutralised } from './csv-cells.ts';
 import type { CsvPosts } from './csv-posts.ts';
 import { storeFromUrl, type MediaFromUrlDeps } from './media-from-url.ts';
-import { takePostingAllowance } from './posting-allowance.ts';
 import type { LimitState } from './rate-limit.ts';
 import { allows } from './scopes.ts';
 
-type ImportDeps = MediaFromUrlDeps & Parameters<typeof takePostingAllowance>[0] & { csv: CsvPosts };
+type ImportDeps = MediaFromUrlDeps & { csv: CsvPosts };
 
 /** Checks `file` and, unless `dryRun` or a problem was found, imports it; `counted` hears the allowance once it is taken. */
 export function importCsvFor(
@@ -32,10 +31,7 @@ export function importCsvFor(
     canAddMedia: allows(scopes, 'media:write'),
     fetchMedia: (url) => storeFromUrl(deps, accountId, url),
     author: principal.userId,
-    beforeCommit: async () => {
-      const limit = await takePostingAllowance(deps, accountId);
-      counted?.(limit);
-    },
+    counted,
   });
 }
 

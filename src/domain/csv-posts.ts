@@ -1,7 +1,7 @@
 /**
  * Posts in and out as CSV. An import is checked as a whole first (every problem
  * by line and column, nothing stored), then stored in one transaction through
- * Posts.plan and Posts.commitAll, so every rule of POST /posts applies. Each
+ * Posts.plan and Posts.create, so every rule of POST /posts applies. Each
  * row (per channel) gets a key made from its content: importing the same file
  * again creates nothing new. The export writes the import's columns (and each
  * post's state, link and error), so an export reads back in.
@@ -17,6 +17,7 @@ import { ApiError, conflict, invalidField, type FieldProblem } from './errors.ts
 import type { Media } from './media.ts';
 import type { PlanOptions, PostPlan, Posts } from './posts.ts';
 import { postsOf, readRecords, shown, type PostDraft } from './csv-rows.ts';
+import type { LimitState } from './rate-limit.ts';
 
 export interface ImportRun {
   /** Only check: answer the report, store nothing. */
@@ -27,8 +28,8 @@ export interface ImportRun {
   fetchMedia: (url: string) => Promise<{ id: string; url: string }>;
   /** The person importing (not for API keys): a member's posts may wait for approval, as with POST /posts. */
   author?: string;
-  /** Runs once the file is known to be good, before anything is stored (the hourly posts allowance). */
-  beforeCommit?: () => Promise<void>;
+  /** Told what is left of the hourly posting allowance once the import, known to be good, is counted against it (Posts.create). */
+  counted?: (limit: LimitState) => void;
   now?: number;
 }
 
@@ -124,11 +125,10 @@ export class CsvPosts {
         candidate.plan = await this.planned(accountId, candidate, (url) => fetched.get(url)?.url ?? url, now, problems, { author: run.author });
       }
       if (problems.length > 0) return done(false);
-      await run.beforeCommit?.();
-      const created = await this.posts.commitAll(
+      const created = await this.posts.create(
+        accountId,
         candidates.map((c) => c.plan!),
-        now,
-        (tx, results) => this.recordKeys(tx, accountId, candidates, results, now),
+        { now, alongside: (tx, results) => this.recordKeys(tx, accountId, candidates, results, now), counted: run.counted },
       );
       committed = true;
       report.created = candidates.flatMap((c, i) => created[i].map((p) => ({ line: c.draft.line, postId: p.postId, integration: p.integration })));

@@ -3,7 +3,8 @@
  * (HERALD_POSTS_PER_HOUR). POST /posts, a CSV import, a new series and the MCP
  * tools that do the same each count once, however many posts or occurrences
  * they make, in one sliding hour that every process shares (rate-limit.ts).
- * Callers take it once the request passed its checks: a refused one costs nothing.
+ * Posts holds it (Posts.takeAllowance): Posts.create and Series.create take it
+ * once the request passed its checks, so no caller counts it, or forgets to.
  */
 import type { Config } from '../config.ts';
 import type { LimitState, RateLimiter } from './rate-limit.ts';

@@ -18,6 +18,7 @@ import type { Channels } from './channels.ts';
 import type { Approvals } from './approvals.ts';
 import { ApiError, conflict, invalidField, invalidFields, notFound, type FieldProblem } from './errors.ts';
 import { postEventData, type AccountEvent, type Events, type WebhookEvent } from './events.ts';
+import type { LimitState } from './rate-limit.ts';
 import {
   addThread,
   assertNotPublishing,
@@ -137,7 +138,15 @@ export class Posts {
     changes: ChangeSignal,
     private readonly channels: Channels,
     private readonly media: MediaLookup,
-    private readonly options: { publicUrl: string; uploadUrl: string; onQueued?: (at: number) => void; events?: Events; approvals?: Approvals },
+    private readonly options: {
+      publicUrl: string;
+      uploadUrl: string;
+      /** Counts one request against the account's hourly posting allowance (posting-allowance.ts). */
+      takeAllowance: (accountId: string) => Promise<LimitState>;
+      onQueued?: (at: number) => void;
+      events?: Events;
+      approvals?: Approvals;
+    },
   ) {
     this.lists = new ReadCache(changes, tables('posts', 'channels'), { entries: KEPT_LISTS, total: { sizeOf: (text) => text.length, most: KEPT_LISTS_CHARS } });
     const listed = (p: { account: string; from: number; to: number }) =>
@@ -267,7 +276,37 @@ export class Posts {
   }
 
   /**
-   * Stores a plan made by plan(); returns one { postId, integration } per entry.
+   * Counts one caller's request against the account's hourly posting allowance:
+   * 429 rate_limited, with Retry-After, once it is used up. create() takes it, and
+   * so does a new series; what a feed or a series then posts on its own does not.
+   * Taken once the request passed its checks: a refused one costs nothing.
+   */
+  takeAllowance(accountId: string): Promise<LimitState> {
+    return this.options.takeAllowance(accountId);
+  }
+
+  /**
+   * Stores the plans of one caller's request (POST /posts, the MCP tool
+   * create_post, a CSV import) in one transaction, all or nothing, once the
+   * request is counted against the posting allowance; `counted` hears what is left
+   * of it. Returns, per plan, what commit() returns for it.
+   */
+  async create(
+    accountId: string,
+    plans: PostPlan[],
+    options: {
+      now?: number;
+      alongside?: (tx: Transaction<Database>, created: { postId: string; integration: string }[][]) => Promise<void>;
+      counted?: (limit: LimitState) => void;
+    } = {},
+  ): Promise<{ postId: string; integration: string }[][]> {
+    const limit = await this.takeAllowance(accountId);
+    options.counted?.(limit);
+    return this.commitAll(plans, options.now, options.alongside);
+  }
+
+  /**
+   * Stores a plan made by plan(), counting nothing (a feed's or a series' own posts); returns one { postId, integration } per entry.
    * `alongside` writes in the same transaction once the posts are in (a feed records the item it posted).
    */
   async commit(
@@ -280,10 +319,10 @@ export class Posts {
   }
 
   /**
-   * Stores several plans of one account in one transaction, all or nothing (a CSV
-   * import); returns, per plan, what commit() returns for it.
+   * Stores several plans of one account in one transaction, all or nothing;
+   * returns, per plan, what commit() returns for it.
    */
-  async commitAll(
+  private async commitAll(
     plans: PostPlan[],
     now = Date.now(),
     alongside?: (tx: Transaction<Database>, created: { postId: string; integration: string }[][]) => Promise<void>,

@@ -73,8 +73,6 @@ export class Series {
     private readonly dialect: Dialect,
     private readonly posts: Posts,
     private readonly notifications: Notifications,
-    /** Counts a new series against the account's posting allowance (429 when it is used up). */
-    private readonly takeAllowance: (accountId: string) => Promise<LimitState>,
     private readonly events?: Events,
   ) {}
 
@@ -110,7 +108,7 @@ export class Series {
     const now = options.now ?? Date.now();
     const { rule, template } = await this.check(accountId, body, now, author);
     // Only a series that passed its checks counts.
-    const limit = await this.takeAllowance(accountId);
+    const limit = await this.posts.takeAllowance(accountId);
     options.counted?.(limit);
     const row: PostSeriesRow = {
       id: newId(),

@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { createPostsBody, idParam, listPostsQuery, type CreatePostsBody } from '../../contract/index.ts';
 import { ApiError, invalidField } from '../../domain/errors.ts';
 import type { PostPlan } from '../../domain/posts.ts';
-import { takePostingAllowance } from '../../domain/posting-allowance.ts';
 import { iso } from '../../lib/time.ts';
 import type { Services } from '../../app.ts';
 import type { Principal } from '../../domain/accounts.ts';
@@ -89,10 +88,10 @@ async function create(services: Services, principal: Principal, args: CreateArgs
         .catch((err: unknown) => Promise.reject(renumbered(err, batch.indexes))),
     );
   }
-  await takePostingAllowance(services, accountId);
+  const stored = await services.posts.create(accountId, plans);
   const created: { index: number; postId: string; channel: string; publishDate: string; state: string; approval?: string; warning?: string }[] = [];
   for (const [b, plan] of plans.entries()) {
-    const ids = await services.posts.commit(plan);
+    const ids = stored[b];
     // A gated author's post is stored waiting (DRAFT, approval pending), not queued.
     const { state, approval } = services.approvals.forNewThread(type, plan.gated ?? false);
     for (const [k, { postId, integration }] of ids.entries()) {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { limitHeaders } from '../../domain/rate-limit.ts';
-import { takePostingAllowance } from '../../domain/posting-allowance.ts';
 import { idempotent, jsonBodyHash } from '../idempotent.ts';
 import { sendJsonText } from '../json-text.ts';
 import type { Services } from '../../app.ts';
@@ -58,9 +57,8 @@ export function postsRoutes(services: Services): FastifyPluginAsyncZod {
         return idempotent(services, request, reply, 'POST /posts', hash, async () => {
           // A member's posts may wait for approval (a person's credential carries userId; API keys act for the account).
           const plan = await posts.plan(accountId, request.body, undefined, { author: request.principal.userId });
-          // Only requests that passed validation count against the hourly allowance.
-          reply.headers(limitHeaders(await takePostingAllowance(services, accountId)));
-          return { status: 201, body: await posts.commit(plan) };
+          const [created] = await posts.create(accountId, [plan], { counted: (limit) => reply.headers(limitHeaders(limit)) });
+          return { status: 201, body: created };
         });
       },
     });
