@@ -27,7 +27,7 @@ export function presentedCredential(request: FastifyRequest): string | undefined
 export async function authenticate(request: FastifyRequest, verifiers: { accounts: Accounts; oauth: OAuthServer }): Promise<Principal> {
   const credential = presentedCredential(request);
   if (!credential) {
-    throw new ApiError(401, 'missing_api_key', 'Authorization header is missing: send your API key as "Authorization: <key>"', [
+    throw new ApiError('missing_api_key', 'Authorization header is missing: send your API key as "Authorization: <key>"', [
       { path: 'headers.authorization', message: 'is required' },
     ]);
   }
@@ -35,7 +35,7 @@ export async function authenticate(request: FastifyRequest, verifiers: { account
     ? await verifiers.oauth.authenticate(credential)
     : await verifiers.accounts.authenticate(credential);
   if (!principal) {
-    throw new ApiError(401, 'invalid_api_key', 'Invalid API key: it is unknown, revoked or was rotated (or the access token expired or was revoked)', [
+    throw new ApiError('invalid_api_key', 'Invalid API key: it is unknown, revoked or was rotated (or the access token expired or was revoked)', [
       { path: 'headers.authorization', message: 'is not a valid API key or access token' },
     ]);
   }
@@ -44,7 +44,6 @@ export async function authenticate(request: FastifyRequest, verifiers: { account
 
 function insufficientScope(principal: Principal, action: string, need: string): ApiError {
   return new ApiError(
-    403,
     'insufficient_scope',
     `This credential may not ${action}: it needs the scope ${need}, and it has ${principal.scopes?.join(', ') || 'no scopes'}`,
     [{ path: 'headers.authorization', message: `lacks the scope ${need}` }],

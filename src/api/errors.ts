@@ -135,10 +135,7 @@ export function installJsonParser(app: FastifyInstance): void {
       request.rawJson = JSON.parse(text);
       done(null, request.rawJson);
     } catch (err) {
-      done(
-        new ApiError(400, 'invalid_json', `body: is not valid JSON (${(err as Error).message})`, [{ path: 'body', message: 'must be valid JSON' }]),
-        undefined,
-      );
+      done(new ApiError('invalid_json', `body: is not valid JSON (${(err as Error).message})`, [{ path: 'body', message: 'must be valid JSON' }]), undefined);
     }
   });
 }
@@ -181,7 +178,7 @@ export function installInputGuard(app: FastifyInstance): void {
       const problem = unsafeInput(input);
       if (!problem) continue;
       const path = problem.path || where;
-      throw new ApiError(400, `invalid_${where}`, `${path}: ${problem.message}`, [{ path, message: problem.message }]);
+      throw new ApiError(`invalid_${where}`, `${path}: ${problem.message}`, [{ path, message: problem.message }]);
     }
   });
 }

@@ -31,7 +31,7 @@ export function registerMetrics(app: FastifyInstance, services: Services): void 
   if (!token) return;
   app.get('/api/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (!bearerIs(request.headers.authorization, token)) {
-      throw new ApiError(401, 'invalid_api_key', 'GET /api/metrics takes the header Authorization: Bearer HERALD_METRICS_TOKEN');
+      throw new ApiError('invalid_api_key', 'GET /api/metrics takes the header Authorization: Bearer HERALD_METRICS_TOKEN');
     }
     const { contentType, body } = await metrics.scrape();
     return reply.type(contentType).send(body);

@@ -117,7 +117,7 @@ export class Accounts {
   private async activeKey(accountId: string, keyId: string): Promise<ApiKeyRow> {
     const row = await this.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst();
     if (!row) throw notFound('API key', keyId);
-    if (row.revoked_at !== null) throw new ApiError(409, 'key_revoked', `API key ${keyId} is revoked`);
+    if (row.revoked_at !== null) throw new ApiError('key_revoked', `API key ${keyId} is revoked`);
     return row;
   }
 

@@ -110,7 +110,7 @@ export class Approvals {
     if (!principal.userId) return;
     const user = await this.db.selectFrom('users').select('role').where('id', '=', principal.userId).executeTakeFirst();
     if (!user || !can(user.role, 'review_posts')) {
-      throw new ApiError(403, 'forbidden', `Your role (${user?.role ?? 'none'}) may not ${action}; it needs one of: owner, admin`);
+      throw new ApiError('forbidden', `Your role (${user?.role ?? 'none'}) may not ${action}; it needs one of: owner, admin`);
     }
   }
 

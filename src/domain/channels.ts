@@ -54,9 +54,9 @@ const KEPT_LISTS = 1_000;
 export function connectFailure(provider: Provider, err: unknown): unknown {
   if (!(err instanceof PublishError)) return err;
   if (err.kind === 'auth' || err.kind === 'refused') {
-    return new ApiError(400, 'connect_refused', `${provider.name} refused the connection: ${err.message}`, [{ path: 'credentials', message: err.message }]);
+    return new ApiError('connect_refused', `${provider.name} refused the connection: ${err.message}`, [{ path: 'credentials', message: err.message }]);
   }
-  return new ApiError(502, 'network_unavailable', `${provider.name} could not be reached to connect the channel: ${err.message}`);
+  return new ApiError('network_unavailable', `${provider.name} could not be reached to connect the channel: ${err.message}`);
 }
 
 export const DEFAULT_POSTING_TIMES = ['09:00', '12:00', '17:00'];
@@ -182,7 +182,7 @@ export class Channels {
 
   provider(row: ChannelRow): Provider {
     const provider = findProvider(row.provider);
-    if (!provider) throw new ApiError(409, 'provider_unavailable', `Channel ${row.id} uses provider "${row.provider}", which this server does not have`);
+    if (!provider) throw new ApiError('provider_unavailable', `Channel ${row.id} uses provider "${row.provider}", which this server does not have`);
     return provider;
   }
 
@@ -209,7 +209,7 @@ export class Channels {
     if (!customerId) return;
     const found = await this.db.selectFrom('customers').select('id').where('account_id', '=', accountId).where('id', '=', customerId).executeTakeFirst();
     if (!found)
-      throw new ApiError(404, 'not_found', `${path}: customer ${JSON.stringify(customerId)} does not exist in this account`, [
+      throw new ApiError('not_found', `${path}: customer ${JSON.stringify(customerId)} does not exist in this account`, [
         { path, message: 'no such customer in this account' },
       ]);
   }
@@ -453,6 +453,6 @@ export class Channels {
         if (at > now && !taken.has(Math.floor(at / 60_000))) return at;
       }
     }
-    throw new ApiError(409, 'no_free_slot', `Channel ${id} has no free posting time in the next ${horizonDays} days`);
+    throw new ApiError('no_free_slot', `Channel ${id} has no free posting time in the next ${horizonDays} days`);
   }
 }

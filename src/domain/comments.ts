@@ -51,7 +51,7 @@ export class Comments {
       .executeTakeFirst();
     if (!row) throw notFound('Comment', commentId);
     if (!isOwn(authorView(row), principal) && !(await this.moderates(principal))) {
-      throw new ApiError(403, 'forbidden', 'Only its author, an owner or an admin may delete this comment');
+      throw new ApiError('forbidden', 'Only its author, an owner or an admin may delete this comment');
     }
     await this.db.updateTable('post_comments').set({ deleted_at: now }).where('id', '=', commentId).execute();
   }

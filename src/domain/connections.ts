@@ -55,7 +55,6 @@ export class Connections {
     if (!provider) throw notFound('Provider', identifier);
     if (!provider.oauth) {
       throw new ApiError(
-        400,
         'not_oauth',
         `${provider.name} channels connect with credentials, not OAuth: ` +
           `POST /api/public/v1/integrations with {"identifier":"${provider.identifier}","credentials":{...}}`,
@@ -65,7 +64,6 @@ export class Connections {
     const { missing } = networkSettings(this.config, provider);
     if (missing.length > 0) {
       throw new ApiError(
-        400,
         'provider_not_configured',
         `${provider.name} is not configured on this server: set ${missing.join(' and ')} (see README, "Networks")`,
         [{ path: 'provider', message: 'not configured' }],
@@ -122,7 +120,7 @@ export class Connections {
     const provider = this.oauthProvider(identifier);
     const { accountId, pending } = await this.take(query.state ?? query.oauth_token_state, identifier);
     if (query.error) {
-      throw new ApiError(400, 'connect_denied', `${provider.name} did not grant access: ${query.error_description || query.error}`, [
+      throw new ApiError('connect_denied', `${provider.name} did not grant access: ${query.error_description || query.error}`, [
         { path: 'error', message: query.error },
       ]);
     }
@@ -138,7 +136,7 @@ export class Connections {
     } catch (err) {
       throw connectFailure(provider, err);
     }
-    if (results.length === 0) throw new ApiError(400, 'nothing_to_connect', `${provider.name} has no account this login can publish to`);
+    if (results.length === 0) throw new ApiError('nothing_to_connect', `${provider.name} has no account this login can publish to`);
     if (results.length === 1) return this.connected(accountId, provider, results[0]);
     // Several accounts: keep them (sealed, with their tokens) until the user picks one.
     const state = crypto.randomBytes(24).toString('base64url');

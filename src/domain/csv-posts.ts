@@ -53,7 +53,7 @@ export function importRefusal(report: ImportReport): ApiError {
   const more = report.problems.length - spelled.length;
   const message = `The file has ${report.problems.length} problem(s); nothing was imported. ${spelled.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
   const errors = report.problems.map((p) => ({ path: p.column ? `line.${p.line}.${p.column}` : `line.${p.line}`, message: p.message }));
-  return new ApiError(400, 'invalid_csv', message, errors);
+  return new ApiError('invalid_csv', message, errors);
 }
 
 /** Roots of posts read per query by the export. */

@@ -128,7 +128,7 @@ export async function readRecords(body: Readable, problems: ImportProblem[]): Pr
     });
   } catch (err) {
     if (err instanceof TooLarge) {
-      throw new ApiError(413, 'body_too_large', `body: the file is larger than the ${describeBytes(IMPORT_MAX_BYTES)} one import takes; split it`, [
+      throw new ApiError('body_too_large', `body: the file is larger than the ${describeBytes(IMPORT_MAX_BYTES)} one import takes; split it`, [
         { path: 'body', message: `must be at most ${IMPORT_MAX_BYTES} bytes` },
       ]);
     }
@@ -139,7 +139,7 @@ export async function readRecords(body: Readable, problems: ImportProblem[]): Pr
       // The parser cannot say where the next row starts once quoting is broken: the reading stops here.
       problems.push({ line: breaksSeen + 1, column: '', message: `is not valid CSV: ${err.message}` });
     } else if (isCutShort(err)) {
-      throw new ApiError(400, 'invalid_csv', 'body: the file broke off before its end', [{ path: 'body', message: 'must arrive whole' }]);
+      throw new ApiError('invalid_csv', 'body: the file broke off before its end', [{ path: 'body', message: 'must arrive whole' }]);
     } else {
       throw err;
     }

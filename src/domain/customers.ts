@@ -86,7 +86,7 @@ export class Customers {
       const known = new Set(found.map((r) => r.id));
       const index = wanted.findIndex((c) => !known.has(c));
       if (index >= 0) {
-        throw new ApiError(404, 'not_found', `channels.${index}: channel ${JSON.stringify(wanted[index])} does not exist in this account`, [
+        throw new ApiError('not_found', `channels.${index}: channel ${JSON.stringify(wanted[index])} does not exist in this account`, [
           { path: `channels.${index}`, message: 'no such channel in this account' },
         ]);
       }

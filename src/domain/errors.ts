@@ -1,41 +1,59 @@
 /**
  * The one error type the domain throws. The HTTP layer turns it into the
- * contract's JSON body; `errors` names each offending field and its rule.
+ * contract's JSON body; `errors` names each offending field and its rule. Its
+ * HTTP status is the code's, from the catalogue (error-codes.ts): a code's
+ * status is written there only.
  */
-import type { ErrorCode } from './error-codes.ts';
+import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
 
 export interface FieldProblem {
   path: string;
   message: string;
 }
 
+/** What follows the code: the message, the field problems, extra headers (Retry-After). */
+type Details = [message: string, errors?: FieldProblem[], headers?: Record<string, string>];
+
 export class ApiError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: ErrorCode,
-    message: string,
-    readonly errors: FieldProblem[] = [],
-    readonly headers: Record<string, string> = {},
-  ) {
+  /** The code's status in the catalogue. */
+  readonly statusCode: number;
+  readonly code: ErrorCode;
+  readonly errors: FieldProblem[];
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, ...details: Details);
+  /**
+   * @deprecated Name the code only: its status is the catalogue's, whatever is
+   * given here. Kept while src/providers/mastodon.ts throws ApiError itself (with
+   * the catalogue's status).
+   */
+  constructor(status: number, code: ErrorCode, ...details: Details);
+  constructor(...args: [ErrorCode, ...Details] | [number, ErrorCode, ...Details]) {
+    const [code, message, errors = [], headers = {}] = (typeof args[0] === 'number' ? args.slice(1) : args) as [ErrorCode, ...Details];
     super(message);
+    this.statusCode = ERROR_CODES[code].status;
+    this.code = code;
+    this.errors = errors;
+    this.headers = headers;
   }
 }
 
-/** 400 for one field that breaks one rule. */
+/** One field that breaks one rule (400: every code used so is a 400 in the catalogue). */
 export function invalidField(path: string, message: string, code: ErrorCode = 'invalid_body'): ApiError {
-  return new ApiError(400, code, `${path}: ${message}`, [{ path, message }]);
+  return new ApiError(code, `${path}: ${message}`, [{ path, message }]);
 }
 
-/** 400 listing every problem found, so a caller can fix them all at once. */
+/** Every problem found, so a caller can fix them all at once (400, as for invalidField). */
 export function invalidFields(problems: FieldProblem[], code: ErrorCode = 'invalid_body'): ApiError {
   const message = problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ');
-  return new ApiError(400, code, message, problems);
+  return new ApiError(code, message, problems);
 }
 
 export function notFound(what: string, id: string): ApiError {
-  return new ApiError(404, 'not_found', `${what} ${JSON.stringify(id)} does not exist in this account`);
+  return new ApiError('not_found', `${what} ${JSON.stringify(id)} does not exist in this account`);
 }
 
+/** The resource is in a state that forbids this (409: every code used so is a 409 in the catalogue). */
 export function conflict(code: ErrorCode, message: string): ApiError {
-  return new ApiError(409, code, message);
+  return new ApiError(code, message);
 }

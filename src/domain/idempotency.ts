@@ -34,7 +34,7 @@ export function fingerprint(value: unknown): string {
 
 export function checkKey(key: string): void {
   if (key.length === 0 || key.length > KEY_MAX_LENGTH || !KEY_PATTERN.test(key)) {
-    throw new ApiError(400, 'invalid_header', 'Idempotency-Key: must be 1 to 255 visible ASCII characters', [
+    throw new ApiError('invalid_header', 'Idempotency-Key: must be 1 to 255 visible ASCII characters', [
       { path: 'headers.idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
     ]);
   }
@@ -82,7 +82,7 @@ export class Idempotency {
       const existing = await this.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
       if (existing && existing.created_at > now - IDEMPOTENCY_TTL_MS) {
         if (existing.route !== route) {
-          throw new ApiError(422, 'idempotency_key_reused', `Idempotency-Key was already used for ${existing.route}`);
+          throw new ApiError('idempotency_key_reused', `Idempotency-Key was already used for ${existing.route}`);
         }
         // An in-flight key whose process died long ago is abandoned, not in flight.
         const abandoned = existing.state !== 'done' && existing.created_at < now - IN_FLIGHT_TIMEOUT_MS;
@@ -90,7 +90,7 @@ export class Idempotency {
           await this.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('state', '=', 'in_flight').execute();
           continue;
         }
-        if (existing.state !== 'done') throw new ApiError(409, 'idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed');
+        if (existing.state !== 'done') throw new ApiError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed');
         if (requestHash !== null && existing.request_hash !== requestHash) throw mismatch();
         return { kind: 'replay', requestHash: existing.request_hash, statusCode: existing.status_code!, body: JSON.parse(existing.response!) };
       }
@@ -110,7 +110,7 @@ export class Idempotency {
       if (inserted) return { kind: 'fresh' };
       // Someone reserved it between our read and insert: read again.
     }
-    throw new ApiError(409, 'idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed');
+    throw new ApiError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed');
   }
 
   private async complete(accountId: string, key: string, requestHash: string | null, statusCode: number, body: unknown): Promise<void> {
@@ -135,5 +135,5 @@ export class Idempotency {
 }
 
 function mismatch(): ApiError {
-  return new ApiError(422, 'idempotency_key_mismatch', 'Idempotency-Key was already used with a different request body');
+  return new ApiError('idempotency_key_mismatch', 'Idempotency-Key was already used with a different request body');
 }

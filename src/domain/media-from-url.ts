@@ -46,7 +46,7 @@ export async function storeFromUrl(deps: MediaFromUrlDeps, accountId: string, ur
     const declared = Number(response.headers.get('content-length'));
     if (declared > largest) {
       await response.body.cancel().catch(() => {});
-      throw new ApiError(413, 'file_too_large', `url: the file is ${describeBytes(declared)}, larger than the ${describeBytes(largest)} allowed`, [
+      throw new ApiError('file_too_large', `url: the file is ${describeBytes(declared)}, larger than the ${describeBytes(largest)} allowed`, [
         { path: 'url', message: `must point to a file of at most ${largest} bytes` },
       ]);
     }
@@ -87,7 +87,7 @@ function fileNameOf(url: string): string {
 /** A refusal of the fetched file names the field the user sent: `url`. */
 function aboutUrl(err: ApiError): ApiError {
   const errors = err.errors.map((e) => (e.path === 'file' ? { path: 'url', message: `(the file it points to) ${e.message}` } : e));
-  return new ApiError(err.statusCode, err.code, err.message.replace(/^file: /, 'url: the file it points to: '), errors, err.headers);
+  return new ApiError(err.code, err.message.replace(/^file: /, 'url: the file it points to: '), errors, err.headers);
 }
 
 /** The user's answer for a fetch that did not complete. */

@@ -143,7 +143,6 @@ class SniffAndCap extends Transform {
     const kind = type && ACCEPTED[type.mime];
     if (!type || !kind || !this.kinds.includes(kind)) {
       throw new ApiError(
-        415,
         'unsupported_media_type',
         `file: ${type ? `type ${type.mime} is` : 'this content is'} not accepted${this.kinds.length < ALL_KINDS.length ? ' here' : ''}; upload ${typeList(this.kinds)}`,
         [{ path: 'file', message: 'unsupported file type (detected from its bytes)' }],
@@ -158,7 +157,7 @@ class SniffAndCap extends Transform {
 
   private checkCap(size = this.seen): void {
     if (size > this.cap) {
-      throw new ApiError(413, 'file_too_large', `file: larger than the ${describeBytes(this.cap)} allowed for this type`, [
+      throw new ApiError('file_too_large', `file: larger than the ${describeBytes(this.cap)} allowed for this type`, [
         { path: 'file', message: `must be at most ${this.cap} bytes` },
       ]);
     }
@@ -192,7 +191,7 @@ class SniffAndCap extends Transform {
       return;
     }
     if (this.headLength === 0) {
-      done(new ApiError(400, 'empty_file', 'file: is empty', [{ path: 'file', message: 'must not be empty' }]));
+      done(new ApiError('empty_file', 'file: is empty', [{ path: 'file', message: 'must not be empty' }]));
       return;
     }
     this.decide().then(() => done(), done);
@@ -420,7 +419,7 @@ export class Media implements MediaLookup {
         ...(posts.length > 0 ? ['delete those posts or remove the media from them'] : []),
         ...(series.length > 0 ? ['stop those series or change the post they repeat'] : []),
       ];
-      throw new ApiError(409, 'media_in_use', `Media ${row.id} is used by ${users.join(' and ')}; ${fixes.join(', and ')} first`, [
+      throw new ApiError('media_in_use', `Media ${row.id} is used by ${users.join(' and ')}; ${fixes.join(', and ')} first`, [
         ...(posts.length > 0 ? [{ path: 'id', message: `is used by scheduled posts: ${someIds(posts)}` }] : []),
         ...(series.length > 0 ? [{ path: 'id', message: `is used by repeating posts (series): ${someIds(seriesIds)}` }] : []),
       ]);
@@ -525,6 +524,6 @@ async function inspect(mime: string, file: string, thumbnailFile: string): Promi
     return ACCEPTED[mime] === 'image' ? await inspectImage(file, mime, thumbnailFile) : await inspectVideo(file, thumbnailFile);
   } catch (err) {
     if (!(err instanceof DamagedFile)) throw err;
-    throw new ApiError(400, 'damaged_file', `file: ${err.message}`, [{ path: 'file', message: 'is damaged or cut short; upload the complete file' }]);
+    throw new ApiError('damaged_file', `file: ${err.message}`, [{ path: 'file', message: 'is damaged or cut short; upload the complete file' }]);
   }
 }

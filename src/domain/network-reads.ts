@@ -53,7 +53,7 @@ export class NetworkReads {
     if (!read) throw noFigures(provider, 'for a post');
     const releaseId = post.release_id;
     if (post.state !== 'PUBLISHED' || !releaseId) {
-      throw new ApiError(400, 'post_not_published', `The post is ${post.state.toLowerCase()}, so ${provider.name} has no figures for it yet`);
+      throw new ApiError('post_not_published', `The post is ${post.state.toLowerCase()}, so ${provider.name} has no figures for it yet`);
     }
     return this.kept(row, ['post', releaseId, days], READ_KEPT_MS, (ctx, channel) => read({ ...ctx, channel, releaseId, days }));
   }
@@ -111,19 +111,19 @@ export class NetworkReads {
       if (err instanceof ApiError) throw err;
       if (err instanceof PublishError) {
         if (err.kind === 'auth') throw reconnect(provider, row, err.message);
-        if (err.kind === 'refused') throw new ApiError(400, 'network_refused', err.message);
-        throw new ApiError(502, 'network_unavailable', `${err.message}. Try again later.`);
+        if (err.kind === 'refused') throw new ApiError('network_refused', err.message);
+        throw new ApiError('network_unavailable', `${err.message}. Try again later.`);
       }
       // Renewing access was refused (ReconnectNeeded) or failed for now.
-      throw new ApiError(502, 'network_unavailable', `${provider.name} could not be read: ${(err as Error).message}`);
+      throw new ApiError('network_unavailable', `${provider.name} could not be read: ${(err as Error).message}`);
     }
   }
 }
 
 function noFigures(provider: Provider, what: string): ApiError {
-  return new ApiError(400, 'analytics_unavailable', `${provider.name} does not report analytics ${what} through its API, so Herald has no figures`);
+  return new ApiError('analytics_unavailable', `${provider.name} does not report analytics ${what} through its API, so Herald has no figures`);
 }
 
 function reconnect(provider: Provider, row: ChannelRow, detail?: string): ApiError {
-  return new ApiError(409, 'reconnect_needed', `Channel "${row.name}" must be reconnected before ${provider.name} can be read${detail ? ` (${detail})` : ''}`);
+  return new ApiError('reconnect_needed', `Channel "${row.name}" must be reconnected before ${provider.name} can be read${detail ? ` (${detail})` : ''}`);
 }

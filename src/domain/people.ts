@@ -37,7 +37,7 @@ export function can(role: UserRole, permission: Permission): boolean {
 
 export function requirePermission(user: UserRow, permission: Permission): void {
   if (!can(user.role, permission)) {
-    throw new ApiError(403, 'forbidden', `Your role (${user.role}) may not do this; it needs one of: ${PERMISSIONS[permission].join(', ')}`);
+    throw new ApiError('forbidden', `Your role (${user.role}) may not do this; it needs one of: ${PERMISSIONS[permission].join(', ')}`);
   }
 }
 
@@ -72,11 +72,11 @@ export function csrfTokenOf(sessionToken: string): string {
 }
 
 function emailTaken(): ApiError {
-  return new ApiError(409, 'email_taken', 'email: a person with this address already exists', [{ path: 'email', message: 'is already registered' }]);
+  return new ApiError('email_taken', 'email: a person with this address already exists', [{ path: 'email', message: 'is already registered' }]);
 }
 
 function signupClosed(): ApiError {
-  return new ApiError(403, 'signup_closed', 'Sign-up needs an invitation: ask an owner or admin of this Herald to invite you');
+  return new ApiError('signup_closed', 'Sign-up needs an invitation: ask an owner or admin of this Herald to invite you');
 }
 
 export class People {
@@ -260,7 +260,7 @@ export class People {
   async remove(actor: UserRow, id: string): Promise<void> {
     requirePermission(actor, 'manage_people');
     const target = await this.member(actor.account_id, id);
-    if (target.role === 'owner') throw new ApiError(409, 'owner_stays', 'The owner cannot be removed');
+    if (target.role === 'owner') throw new ApiError('owner_stays', 'The owner cannot be removed');
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('sessions').where('user_id', '=', id).execute();
       // What they granted to applications goes with them.

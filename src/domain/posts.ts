@@ -184,7 +184,7 @@ export class Posts {
         ? []
         : [{ path: `posts.${i}.integration.id`, message: `channel ${JSON.stringify(p.integration.id)} does not exist in this account` }],
     );
-    if (missing.length > 0) throw new ApiError(404, 'not_found', missing.map((m) => `${m.path}: ${m.message}`).join('; '), missing);
+    if (missing.length > 0) throw new ApiError('not_found', missing.map((m) => `${m.path}: ${m.message}`).join('; '), missing);
 
     const urls = body.posts.flatMap((p) => p.value.flatMap((v) => v.image.map((m) => m.path)));
     const ownMedia = await this.media.byUrls(accountId, [...new Set(urls)]);

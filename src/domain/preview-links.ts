@@ -136,10 +136,9 @@ export class PreviewLinks {
   /** The link and its post; 404 for an unknown token or a deleted post, 410 once expired or revoked. */
   private async open(token: string, now: number): Promise<{ link: PreviewLinkRow; root: PostRow }> {
     const { state, link, root } = await this.find(token, now);
-    if (state === 'revoked') throw new ApiError(410, 'link_expired', 'This preview link was revoked: ask the team for a new one');
-    if (state === 'expired') throw new ApiError(410, 'link_expired', `This preview link expired on ${iso(link!.expires_at)}: ask the team for a new one`);
-    if (!link || !root)
-      throw new ApiError(404, 'not_found', 'This preview link does not exist (or its post was deleted): check that the whole address was copied');
+    if (state === 'revoked') throw new ApiError('link_expired', 'This preview link was revoked: ask the team for a new one');
+    if (state === 'expired') throw new ApiError('link_expired', `This preview link expired on ${iso(link!.expires_at)}: ask the team for a new one`);
+    if (!link || !root) throw new ApiError('not_found', 'This preview link does not exist (or its post was deleted): check that the whole address was copied');
     return { link, root };
   }
 

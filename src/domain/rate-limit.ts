@@ -53,7 +53,7 @@ interface LocalWindow {
 
 function tooMany(what: string, limit: number, windowMs: number, state: LimitState): ApiError {
   const per = windowMs >= 3_600_000 ? `${windowMs / 3_600_000} hour(s)` : `${windowMs / 60_000} minute(s)`;
-  return new ApiError(429, 'rate_limited', `${what}: at most ${limit} requests per ${per}; try again in ${state.resetSeconds} s`, [], {
+  return new ApiError('rate_limited', `${what}: at most ${limit} requests per ${per}; try again in ${state.resetSeconds} s`, [], {
     'Retry-After': String(state.resetSeconds),
     ...limitHeaders(state),
   });

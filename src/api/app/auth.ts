@@ -59,7 +59,7 @@ async function countLoginAttempt(services: Services, emailAddress: string, clien
 export async function logIn(services: Services, emailAddress: string, secret: string, clientAddress: string) {
   await countLoginAttempt(services, emailAddress, clientAddress);
   const user = await services.people.checkPassword(emailAddress, secret);
-  if (!user) throw new ApiError(401, 'invalid_credentials', 'The email or the password is wrong', [{ path: 'password', message: 'does not match this email' }]);
+  if (!user) throw new ApiError('invalid_credentials', 'The email or the password is wrong', [{ path: 'password', message: 'does not match this email' }]);
   return user;
 }
 

@@ -87,7 +87,7 @@ export function requireSession(people: People) {
   return async (request: FastifyRequest) => {
     const found = await currentUser(request, people);
     if (!found) {
-      throw new ApiError(401, 'not_signed_in', 'Sign in first: this endpoint needs a web session (the API key works on /api/public/v1 only)');
+      throw new ApiError('not_signed_in', 'Sign in first: this endpoint needs a web session (the API key works on /api/public/v1 only)');
     }
     request.user = found.user;
     request.sessionToken = found.token;
@@ -95,7 +95,6 @@ export function requireSession(people: People) {
       const header = request.headers[CSRF_HEADER];
       if (!sameToken(Array.isArray(header) ? header[0] : header, csrfTokenOf(found.token))) {
         throw new ApiError(
-          403,
           'csrf_failed',
           `The ${CSRF_HEADER} header must carry the session's CSRF token (the ${CSRF_COOKIE} cookie, or csrfToken of GET /api/app/session)`,
           [{ path: `headers.${CSRF_HEADER}`, message: 'must match the session' }],

@@ -118,7 +118,7 @@ async function bySlot(services: Services, accountId: string, entries: Entry[]): 
     const at = await services.channels.findSlot(accountId, entry.integration.id).catch((err: unknown) => {
       if (!(err instanceof ApiError) || err.code !== 'not_found') throw err;
       const path = `posts.${i}.integration.id`;
-      throw new ApiError(404, 'not_found', `${path}: ${err.message}`, [{ path, message: err.message }]);
+      throw new ApiError('not_found', `${path}: ${err.message}`, [{ path, message: err.message }]);
     });
     batches.set(at, [...(batches.get(at) ?? []), i]);
   }
@@ -131,7 +131,6 @@ function renumbered(err: unknown, indexes: number[]): unknown {
   const fix = (text: string) =>
     text.replace(/\bposts\.(\d+)/g, (whole, n: string) => (indexes[Number(n)] === undefined ? whole : `posts.${indexes[Number(n)]}`));
   return new ApiError(
-    err.statusCode,
     err.code,
     fix(err.message),
     err.errors.map((e) => ({ path: fix(e.path), message: e.message })),

@@ -63,7 +63,7 @@ export function importRoutes(services: Services): FastifyPluginAsyncZod {
 
     async function importCsv(request: FastifyRequest, reply: FastifyReply, dryRun: boolean) {
       if (Number(request.headers['content-length']) > IMPORT_MAX_BYTES + 64 * 1024) {
-        throw new ApiError(413, 'body_too_large', `body: larger than the ${describeBytes(IMPORT_MAX_BYTES)} one import takes; split the file`, [
+        throw new ApiError('body_too_large', `body: larger than the ${describeBytes(IMPORT_MAX_BYTES)} one import takes; split the file`, [
           { path: 'body', message: `must be at most ${IMPORT_MAX_BYTES} bytes` },
         ]);
       }
@@ -128,13 +128,13 @@ async function csvBody(request: FastifyRequest): Promise<Readable> {
     return part.file;
   }
   if ((request.headers['content-type'] ?? '').toLowerCase().startsWith('text/csv')) return request.raw;
-  throw new ApiError(415, 'unsupported_content_type', 'body: send the CSV file as text/csv, or as multipart/form-data with a part named "file"', [
+  throw new ApiError('unsupported_content_type', 'body: send the CSV file as text/csv, or as multipart/form-data with a part named "file"', [
     { path: 'headers.content-type', message: 'must be text/csv or multipart/form-data' },
   ]);
 }
 
 function brokenMultipart(err: unknown): ApiError {
-  return new ApiError(400, 'invalid_multipart', `body: is not valid multipart/form-data (${(err as Error).message})`, [
+  return new ApiError('invalid_multipart', `body: is not valid multipart/form-data (${(err as Error).message})`, [
     { path: 'body', message: 'must be complete multipart/form-data with a boundary' },
   ]);
 }

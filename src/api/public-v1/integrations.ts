@@ -131,7 +131,7 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         const provider = channels.provider(row);
         const tool = Object.hasOwn(provider.tools ?? {}, request.body.methodName) ? provider.tools![request.body.methodName] : undefined;
         if (!tool)
-          throw new ApiError(404, 'unknown_method', `methodName: ${provider.name} has no tool "${request.body.methodName}"`, [
+          throw new ApiError('unknown_method', `methodName: ${provider.name} has no tool "${request.body.methodName}"`, [
             { path: 'methodName', message: 'unknown tool' },
           ]);
         if (tool.acts) requireScope(request.principal, 'channels:write', `run the tool "${request.body.methodName}"`);
@@ -141,8 +141,8 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
           // The network's answer is the user's to read, not a 500.
           if (!(err instanceof PublishError)) throw err;
           if (err.kind === 'auth' || err.kind === 'refused')
-            throw new ApiError(400, 'tool_refused', `${provider.name} refused: ${err.message}`, [{ path: 'methodName', message: err.message }]);
-          throw new ApiError(502, 'network_unavailable', `${provider.name} could not be reached: ${err.message}`);
+            throw new ApiError('tool_refused', `${provider.name} refused: ${err.message}`, [{ path: 'methodName', message: err.message }]);
+          throw new ApiError('network_unavailable', `${provider.name} could not be reached: ${err.message}`);
         }
       },
     });

@@ -40,13 +40,13 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
 
     async function receiveUpload(request: FastifyRequest, reply: FastifyReply) {
       if (!request.isMultipart()) {
-        throw new ApiError(415, 'not_multipart', 'body: send multipart/form-data with one file part named "file"', [
+        throw new ApiError('not_multipart', 'body: send multipart/form-data with one file part named "file"', [
           { path: 'body', message: 'must be multipart/form-data' },
         ]);
       }
       const declared = Number(request.headers['content-length']);
       if (declared > largest + 64 * 1024) {
-        throw new ApiError(413, 'file_too_large', `file: larger than the ${describeBytes(largest)} allowed`, [
+        throw new ApiError('file_too_large', `file: larger than the ${describeBytes(largest)} allowed`, [
           { path: 'file', message: `must be at most ${largest} bytes` },
         ]);
       }
@@ -146,7 +146,7 @@ export function cutOff(request: FastifyRequest, reply: FastifyReply): void {
 /** Parser errors carry no status; they mean the multipart body is malformed (no boundary, cut short...). */
 function asMultipartError(err: unknown): unknown {
   if (err instanceof ApiError || typeof (err as { statusCode?: unknown }).statusCode === 'number') return err;
-  return new ApiError(400, 'invalid_multipart', `body: is not valid multipart/form-data (${(err as Error).message})`, [
+  return new ApiError('invalid_multipart', `body: is not valid multipart/form-data (${(err as Error).message})`, [
     { path: 'body', message: 'must be complete multipart/form-data with a boundary' },
   ]);
 }
