@@ -39,7 +39,7 @@ if (!bundleIsCurrent()) {
     entryPoints: {
       herald: path.join(sources, 'main.ts'),
       client: path.join(sources, 'cli', 'index.ts'),
-      'feed-parse-worker': path.join(sources, 'domain', 'feed-parse-worker.ts'),
+      'feed-parse-worker': path.join(sources, 'domain', 'feeds', 'feed-parse-worker.ts'),
     },
     outdir: path.dirname(bundle),
     outExtension: { '.js': '.mjs' },

@@ -18,7 +18,7 @@ import { clientErrorHandler, installErrorHandling, installInputGuard, installJso
 import { connectRoutes } from './api/connect.ts';
 import { registerPublicRoutes } from './api/public-v1/index.ts';
 import { mcpRoutes } from './api/mcp/index.ts';
-import { followShortLink } from './domain/shortlinks.ts';
+import { followShortLink } from './domain/posts/shortlinks.ts';
 import { errorCodeTable } from './domain/error-codes.ts';
 import { registerUploads } from './api/uploads.ts';
 import { registerWebApp } from './api/web-app.ts';

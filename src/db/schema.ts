@@ -462,14 +462,14 @@ export interface PostImportRow {
   created_at: number;
 }
 
-/** A repeating post: its rule and the post to repeat (see src/domain/series.ts). */
+/** A repeating post: its rule and the post to repeat (see src/domain/series/series.ts). */
 export interface PostSeriesRow {
   id: string;
   account_id: string;
   name: string | null;
   /** The person who made it (a member's occurrences may wait for approval); null for API keys. */
   author_id: string | null;
-  /** JSON: the normalised rule (src/domain/series-rule.ts). */
+  /** JSON: the normalised rule (src/domain/series/series-rule.ts). */
   rule: string;
   /** JSON: the post to repeat, as POST /posts takes it (posts, tags, shortLink). */
   template: string;

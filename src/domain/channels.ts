@@ -14,9 +14,9 @@ import { isTimeZone, localDay, zonedInstant } from '../lib/time.ts';
 import { findProvider } from '../providers/index.ts';
 import { PublishError, type ConnectResult, type NetworkContext, type Provider, type PublishChannel, type TokenConfig } from '../providers/types.ts';
 import { ApiError, invalidField, invalidFields, notFound } from './errors.ts';
-import { validateSettings } from './provider-settings.ts';
+import { validateSettings } from './posts/provider-settings.ts';
 import { postEventData, type Events } from './events.ts';
-import { assertNotPublishing, deleteGroups } from './post-queue.ts';
+import { assertNotPublishing, deleteGroups } from './posts/post-queue.ts';
 
 /** Posts not yet out: what removing their channel deletes. */
 const WAITING: ('QUEUE' | 'DRAFT')[] = ['QUEUE', 'DRAFT'];

@@ -18,8 +18,8 @@ import { newId } from '../lib/ids.ts';
 import { DamagedFile, inspectImage, inspectVideo, type Inspection } from '../media/inspect.ts';
 import type { MediaStorage } from '../media/storage.ts';
 import { ApiError, notFound } from './errors.ts';
-import type { MediaLookup } from './posts.ts';
-import { nextOccurrences, type RepeatRule } from './series-rule.ts';
+import type { MediaLookup } from './posts/posts.ts';
+import { nextOccurrences, type RepeatRule } from './series/series-rule.ts';
 
 export type MediaKind = 'image' | 'video';
 

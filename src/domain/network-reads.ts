@@ -11,7 +11,7 @@ import type { ChannelRow, Database } from '../db/schema.ts';
 import { PublishError, type AnalyticsSeries, type NetworkContext, type Provider, type PublishChannel, type RecentPost } from '../providers/types.ts';
 import type { Channels } from './channels.ts';
 import { ApiError } from './errors.ts';
-import type { Posts } from './posts.ts';
+import type { Posts } from './posts/posts.ts';
 
 /** How long an answer is kept: figures move slowly, and quotas are per day or per hour. */
 export const READ_KEPT_MS = 30 * 60_000;

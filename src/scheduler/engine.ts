@@ -43,7 +43,7 @@ import {
   renewLease,
   scheduleReply,
   settleAbandonedAttempt,
-} from '../domain/post-queue.ts';
+} from '../domain/posts/post-queue.ts';
 import { errorFields, log } from '../lib/log.ts';
 import { timerDelay } from '../lib/timers.ts';
 import { UnsealError } from '../lib/secrets.ts';

@@ -12,7 +12,7 @@ import type { Services } from '../app.ts';
 import { claimRows } from '../db/lease.ts';
 import type { PostFollowUpRow } from '../db/schema.ts';
 import { postEventData } from '../domain/events.ts';
-import { confirmRelease, failAfterPublish } from '../domain/post-queue.ts';
+import { confirmRelease, failAfterPublish } from '../domain/posts/post-queue.ts';
 import { findProvider } from '../providers/index.ts';
 import type { FollowUpState } from '../providers/types.ts';
 import { Periodic } from './periodic.ts';

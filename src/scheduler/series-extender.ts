@@ -13,7 +13,7 @@ import type { Store } from '../db/index.ts';
 import { claimRows, releaseLease } from '../db/lease.ts';
 import type { PostSeriesRow } from '../db/schema.ts';
 import { listenTo, type Listener } from '../db/pg-listen.ts';
-import { SERIES_CHANNEL, SERIES_LEASE_MS } from '../domain/series.ts';
+import { SERIES_CHANNEL, SERIES_LEASE_MS } from '../domain/series/series.ts';
 import { errorFields, log } from '../lib/log.ts';
 import { Periodic } from './periodic.ts';
 

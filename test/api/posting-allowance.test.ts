@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ApiError } from '../../src/domain/errors.ts';
-import { takePostingAllowance } from '../../src/domain/posting-allowance.ts';
+import { takePostingAllowance } from '../../src/domain/posts/posting-allowance.ts';
 import { startHerald, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 

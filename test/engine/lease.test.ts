@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { renewLease } from '../../src/domain/post-queue.ts';
+import { renewLease } from '../../src/domain/posts/post-queue.ts';
 import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite, testStores } from '../helpers/stores.ts';
 import { addWebhookChannel, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';

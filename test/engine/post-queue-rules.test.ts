@@ -1,5 +1,5 @@
 /**
- * The post queue's own rules (src/domain/post-queue.ts), each held by a test that
+ * The post queue's own rules (src/domain/posts/post-queue.ts), each held by a test that
  * fails without it:
  *
  * - a change a person makes takes the post back from any worker: its version goes
@@ -16,7 +16,7 @@ import { eventually, startHerald, type TestAccount, type TestHerald } from '../h
 import { storeSuite, testStores } from '../helpers/stores.ts';
 import { addWebhookChannel, createPosts, entry, postBody, type Channel } from '../helpers/api-fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
-import * as queue from '../../src/domain/post-queue.ts';
+import * as queue from '../../src/domain/posts/post-queue.ts';
 import { claimDue } from '../../src/scheduler/claim.ts';
 import { Engine } from '../../src/scheduler/engine.ts';
 import type { PostRow } from '../../src/db/schema.ts';

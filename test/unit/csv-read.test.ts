@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { readRecords } from '../../src/domain/csv-rows.ts';
+import { readRecords } from '../../src/domain/csv/csv-rows.ts';
 import { ApiError } from '../../src/domain/errors.ts';
 
 /** A stream that has already failed or closed, its events delivered, before anyone reads it. */

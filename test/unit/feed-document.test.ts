@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FeedReadError, readDocumentOffThread } from '../../src/domain/feed-source.ts';
-import { MOST_ITEMS_READ } from '../../src/domain/feed-document.ts';
+import { FeedReadError, readDocumentOffThread } from '../../src/domain/feeds/feed-source.ts';
+import { MOST_ITEMS_READ } from '../../src/domain/feeds/feed-document.ts';
 
 const items = (count: number) =>
   Array.from({ length: count }, (_, n) => `<item><title>Item ${n}</title><link>/p/${n}</link><guid>g${n}</guid></item>`).join('');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fitTemplate, plainText, renderTemplate } from '../../src/domain/feed-template.ts';
+import { fitTemplate, plainText, renderTemplate } from '../../src/domain/feeds/feed-template.ts';
 import { countText } from '../../src/providers/text-counting.ts';
 
 const item = {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RepeatInput } from '../../src/contract/series.ts';
-import { nextOccurrences, normaliseRule, occurrencesAfter, occurrencesBetween, type RepeatRule } from '../../src/domain/series-rule.ts';
+import { nextOccurrences, normaliseRule, occurrencesAfter, occurrencesBetween, type RepeatRule } from '../../src/domain/series/series-rule.ts';
 
 const at = (text: string) => Date.parse(text);
 const iso = (ms: number) => new Date(ms).toISOString();

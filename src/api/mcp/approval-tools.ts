@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { addCommentBody, approveBody, createPreviewLinkBody, idParam, listPostsQuery, rejectBody, type PostSummary } from '../../contract/index.ts';
-import { awaitsApproval } from '../../domain/approvals.ts';
+import { awaitsApproval } from '../../domain/approvals/approvals.ts';
 import { invalidField } from '../../domain/errors.ts';
 import { defineTool } from './tool.ts';
 

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { createPostsBody, idParam, listPostsQuery, type CreatePostsBody } from '../../contract/index.ts';
 import { ApiError, invalidField } from '../../domain/errors.ts';
-import type { PostPlan } from '../../domain/posts.ts';
+import type { PostPlan } from '../../domain/posts/posts.ts';
 import { iso } from '../../lib/time.ts';
 import type { Services } from '../../app.ts';
 import type { Principal } from '../../domain/accounts.ts';

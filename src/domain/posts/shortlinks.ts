@@ -1,9 +1,9 @@
 /** Short links served by Herald itself at {public_url}/s/{code}, with a click count. */
 import type { Kysely } from 'kysely';
-import type { Database, ShortLinkRow } from '../db/schema.ts';
-import { iso } from '../lib/time.ts';
-import { notFound } from './errors.ts';
-import { shortCode } from '../lib/ids.ts';
+import type { Database, ShortLinkRow } from '../../db/schema.ts';
+import { iso } from '../../lib/time.ts';
+import { notFound } from '../errors.ts';
+import { shortCode } from '../../lib/ids.ts';
 
 const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'\]]+/gi;
 

@@ -6,8 +6,8 @@
  * Posts holds it (Posts.takeAllowance): Posts.create and Series.create take it
  * once the request passed its checks, so no caller counts it, or forgets to.
  */
-import type { Config } from '../config.ts';
-import type { LimitState, RateLimiter } from './rate-limit.ts';
+import type { Config } from '../../config.ts';
+import type { LimitState, RateLimiter } from '../rate-limit.ts';
 
 const HOUR_MS = 3_600_000;
 

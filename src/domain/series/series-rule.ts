@@ -5,9 +5,9 @@
  * skips moves forward by the jump). Weeks start on Monday; "every 2 weeks on Mon
  * and Thu" counts weeks from the week of the start. Pure functions, no store.
  */
-import { WEEKDAYS, type RepeatInput, type Weekday } from '../contract/series.ts';
-import { isTimeZone, localDateTime, localDay, parseInstant, zonedInstant } from '../lib/time.ts';
-import type { FieldProblem } from './errors.ts';
+import { WEEKDAYS, type RepeatInput, type Weekday } from '../../contract/series.ts';
+import { isTimeZone, localDateTime, localDay, parseInstant, zonedInstant } from '../../lib/time.ts';
+import type { FieldProblem } from '../errors.ts';
 
 export interface RepeatRule {
   /** The first possible occurrence; its local time of day is every occurrence's. */

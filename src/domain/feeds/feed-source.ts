@@ -6,9 +6,9 @@
  * Every way it can fail becomes a FeedReadError whose message the subscription shows.
  */
 import { Worker } from 'node:worker_threads';
-import { readAtMost } from '../lib/bounded-body.ts';
-import { deadline } from '../lib/deadline.ts';
-import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
+import { readAtMost } from '../../lib/bounded-body.ts';
+import { deadline } from '../../lib/deadline.ts';
+import { OutboundRefused, type OutboundGuard } from '../../lib/outbound.ts';
 import type { FeedDocument, FeedEntry } from './feed-document.ts';
 
 export type { FeedEntry } from './feed-document.ts';

@@ -7,13 +7,13 @@
  */
 import type { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import { EXPORT_COLUMNS, type ImportReport } from '../contract/index.ts';
-import type { Principal } from './accounts.ts';
+import { EXPORT_COLUMNS, type ImportReport } from '../../contract/index.ts';
+import type { Principal } from '../accounts.ts';
 import { neutralised } from './csv-cells.ts';
 import type { CsvPosts } from './csv-posts.ts';
-import { storeFromUrl, type MediaFromUrlDeps } from './media-from-url.ts';
-import type { LimitState } from './rate-limit.ts';
-import { allows } from './scopes.ts';
+import { storeFromUrl, type MediaFromUrlDeps } from '../media-from-url.ts';
+import type { LimitState } from '../rate-limit.ts';
+import { allows } from '../scopes.ts';
 
 type ImportDeps = MediaFromUrlDeps & { csv: CsvPosts };
 

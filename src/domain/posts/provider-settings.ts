@@ -1,6 +1,6 @@
 /** A post's network settings checked against the network's own schema (the one the web forms are built from). */
-import type { Provider } from '../providers/types.ts';
-import type { FieldProblem } from './errors.ts';
+import type { Provider } from '../../providers/types.ts';
+import type { FieldProblem } from '../errors.ts';
 
 /** Validates settings against the provider's schema; drafts may leave required fields out. */
 export function validateSettings(

@@ -8,16 +8,16 @@
  */
 import type { Readable } from 'node:stream';
 import type { Kysely, Transaction } from 'kysely';
-import type { Database, PostRow } from '../db/schema.ts';
-import { createPostsBody, EXPORT_COLUMNS, type ExportColumn, type ImportProblem, type ImportReport } from '../contract/index.ts';
-import { sha256 } from '../lib/secrets.ts';
-import { iso, zonedIso } from '../lib/time.ts';
-import type { Channels, ChannelView } from './channels.ts';
-import { ApiError, conflict, invalidField, type FieldProblem } from './errors.ts';
-import type { Media } from './media.ts';
-import type { PlanOptions, PostPlan, Posts } from './posts.ts';
+import type { Database, PostRow } from '../../db/schema.ts';
+import { createPostsBody, EXPORT_COLUMNS, type ExportColumn, type ImportProblem, type ImportReport } from '../../contract/index.ts';
+import { sha256 } from '../../lib/secrets.ts';
+import { iso, zonedIso } from '../../lib/time.ts';
+import type { Channels, ChannelView } from '../channels.ts';
+import { ApiError, conflict, invalidField, type FieldProblem } from '../errors.ts';
+import type { Media } from '../media.ts';
+import type { PlanOptions, PostPlan, Posts } from '../posts/posts.ts';
 import { postsOf, readRecords, shown, type PostDraft } from './csv-rows.ts';
-import type { LimitState } from './rate-limit.ts';
+import type { LimitState } from '../rate-limit.ts';
 
 export interface ImportRun {
   /** Only check: answer the report, store nothing. */

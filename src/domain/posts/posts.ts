@@ -4,21 +4,21 @@
  * Every rule a post must satisfy before it is stored lives here.
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { ApprovalState, ChannelRow, Database, PostRow, PostState } from '../db/schema.ts';
-import type { CreatePostsBody, PostSummary } from '../contract/index.ts';
-import { newId } from '../lib/ids.ts';
-import { iso } from '../lib/time.ts';
-import type { Dialect } from '../db/index.ts';
-import { fromRow, instant, json, jsonArray, objectTextSql, selections, value, type Shape } from '../db/json-shape.ts';
-import { hotQuery } from '../db/hot-query.ts';
-import { tables, type ChangeSignal } from '../db/changes.ts';
-import { ReadCache } from '../db/read-cache.ts';
-import type { Provider } from '../providers/types.ts';
-import type { Channels } from './channels.ts';
-import type { Approvals } from './approvals.ts';
-import { ApiError, conflict, invalidField, invalidFields, notFound, type FieldProblem } from './errors.ts';
-import { postEventData, type AccountEvent, type Events, type WebhookEvent } from './events.ts';
-import type { LimitState } from './rate-limit.ts';
+import type { ApprovalState, ChannelRow, Database, PostRow, PostState } from '../../db/schema.ts';
+import type { CreatePostsBody, PostSummary } from '../../contract/index.ts';
+import { newId } from '../../lib/ids.ts';
+import { iso } from '../../lib/time.ts';
+import type { Dialect } from '../../db/index.ts';
+import { fromRow, instant, json, jsonArray, objectTextSql, selections, value, type Shape } from '../../db/json-shape.ts';
+import { hotQuery } from '../../db/hot-query.ts';
+import { tables, type ChangeSignal } from '../../db/changes.ts';
+import { ReadCache } from '../../db/read-cache.ts';
+import type { Provider } from '../../providers/types.ts';
+import type { Channels } from '../channels.ts';
+import type { Approvals } from '../approvals/approvals.ts';
+import { ApiError, conflict, invalidField, invalidFields, notFound, type FieldProblem } from '../errors.ts';
+import { postEventData, type AccountEvent, type Events, type WebhookEvent } from '../events.ts';
+import type { LimitState } from '../rate-limit.ts';
 import {
   addThread,
   assertNotPublishing,
@@ -30,7 +30,7 @@ import {
   rewriteThread,
 } from './post-queue.ts';
 import { shortenLinks, type PendingLinks } from './shortlinks.ts';
-import { contentProblems, type ContentProblem } from '../providers/content-rules.ts';
+import { contentProblems, type ContentProblem } from '../../providers/content-rules.ts';
 import { validateSettings } from './provider-settings.ts';
 
 type Entry = CreatePostsBody['posts'][number];

@@ -13,17 +13,17 @@
  * account (only owners and admins make them), so their posts never wait.
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { ApprovalState, Database, PostReviewRow, PostRow, PostState } from '../db/schema.ts';
-import { newId } from '../lib/ids.ts';
-import { iso } from '../lib/time.ts';
-import type { Principal } from './accounts.ts';
+import type { ApprovalState, Database, PostReviewRow, PostRow, PostState } from '../../db/schema.ts';
+import { newId } from '../../lib/ids.ts';
+import { iso } from '../../lib/time.ts';
+import type { Principal } from '../accounts.ts';
 import { authorColumns, authorView, personAuthor, principalAuthor, type Author } from './authors.ts';
-import type { Channels } from './channels.ts';
-import { ApiError, conflict, invalidField } from './errors.ts';
-import { postEventData, type Events, type WebhookEvent } from './events.ts';
-import type { Notifications } from './notifications.ts';
-import { can } from './people.ts';
-import { decideApproval } from './post-queue.ts';
+import type { Channels } from '../channels.ts';
+import { ApiError, conflict, invalidField } from '../errors.ts';
+import { postEventData, type Events, type WebhookEvent } from '../events.ts';
+import type { Notifications } from '../notifications.ts';
+import { can } from '../people.ts';
+import { decideApproval } from '../posts/post-queue.ts';
 
 export type ReviewAction = 'requested' | 'approved' | 'rejected' | 'client_approved' | 'changes_requested';
 

@@ -5,8 +5,8 @@
  * right after the person or key is gone.
  */
 import type { Kysely } from 'kysely';
-import type { AuthorKind, Database } from '../db/schema.ts';
-import type { Principal } from './accounts.ts';
+import type { AuthorKind, Database } from '../../db/schema.ts';
+import type { Principal } from '../accounts.ts';
 
 export interface Author {
   kind: AuthorKind;

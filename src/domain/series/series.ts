@@ -16,19 +16,19 @@
  * allowance (posting-allowance.ts), as one POST /posts is, whoever asks.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, PostSeriesRow, PostState } from '../db/schema.ts';
-import type { Dialect } from '../db/index.ts';
-import { heldBy, leaseFree, UNLEASED } from '../db/lease.ts';
-import type { CreatePostsBody, SeriesBody } from '../contract/index.ts';
-import { newId } from '../lib/ids.ts';
-import { iso } from '../lib/time.ts';
-import { inBackground } from '../lib/background.ts';
-import { ApiError, conflict, invalidFields, notFound } from './errors.ts';
-import { postEventData, type Events } from './events.ts';
-import type { Notifications } from './notifications.ts';
-import type { Posts } from './posts.ts';
-import type { LimitState } from './rate-limit.ts';
-import { deleteGroups } from './post-queue.ts';
+import type { Database, PostSeriesRow, PostState } from '../../db/schema.ts';
+import type { Dialect } from '../../db/index.ts';
+import { heldBy, leaseFree, UNLEASED } from '../../db/lease.ts';
+import type { CreatePostsBody, SeriesBody } from '../../contract/index.ts';
+import { newId } from '../../lib/ids.ts';
+import { iso } from '../../lib/time.ts';
+import { inBackground } from '../../lib/background.ts';
+import { ApiError, conflict, invalidFields, notFound } from '../errors.ts';
+import { postEventData, type Events } from '../events.ts';
+import type { Notifications } from '../notifications.ts';
+import type { Posts } from '../posts/posts.ts';
+import type { LimitState } from '../rate-limit.ts';
+import { deleteGroups } from '../posts/post-queue.ts';
 import { nextOccurrences, normaliseRule, occurrencesBetween, type Occurrence, type RepeatRule } from './series-rule.ts';
 
 /** Occurrences due within this much of now exist as posts (and always the next one, however far). */

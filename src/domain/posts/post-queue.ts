@@ -26,9 +26,9 @@
  * the store's one claim in src/db/lease.ts).
  */
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import { extendLease, heldBy, leaseFree, UNLEASED } from '../db/lease.ts';
-import type { ApprovalState, Database, PostRow, PostState } from '../db/schema.ts';
-import { conflict } from './errors.ts';
+import { extendLease, heldBy, leaseFree, UNLEASED } from '../../db/lease.ts';
+import type { ApprovalState, Database, PostRow, PostState } from '../../db/schema.ts';
+import { conflict } from '../errors.ts';
 
 type Db = Kysely<Database>;
 

@@ -9,17 +9,17 @@
  * required setting the channel has no default for, a disabled channel) is kept
  * as a draft with the reason, rather than lost or tried again for ever.
  */
-import type { ChannelRow, FeedRow } from '../db/schema.ts';
-import { isUniqueViolation } from '../db/constraint.ts';
-import type { CreatePostsBody } from '../contract/index.ts';
-import { countText } from '../providers/text-counting.ts';
-import type { Provider } from '../providers/types.ts';
-import type { Channels } from './channels.ts';
-import { ApiError } from './errors.ts';
+import type { ChannelRow, FeedRow } from '../../db/schema.ts';
+import { isUniqueViolation } from '../../db/constraint.ts';
+import type { CreatePostsBody } from '../../contract/index.ts';
+import { countText } from '../../providers/text-counting.ts';
+import type { Provider } from '../../providers/types.ts';
+import type { Channels } from '../channels.ts';
+import { ApiError } from '../errors.ts';
 import type { FeedEntry } from './feed-source.ts';
 import { fitTemplate } from './feed-template.ts';
-import { refusalReason, storeFromUrl, type MediaFromUrlDeps } from './media-from-url.ts';
-import type { Posts } from './posts.ts';
+import { refusalReason, storeFromUrl, type MediaFromUrlDeps } from '../media-from-url.ts';
+import type { Posts } from '../posts/posts.ts';
 
 /** How a feed item's image is asked for: as the feed itself is (feed-source.ts). */
 const IMAGE_REQUEST = { accept: 'image/*', 'user-agent': 'Herald/1 (feed reader)' };

@@ -4,13 +4,13 @@
  * author may delete their own, and owners and admins any (a visitor's too).
  */
 import type { Kysely } from 'kysely';
-import type { Database, PostCommentRow, PostRow } from '../db/schema.ts';
-import { newId } from '../lib/ids.ts';
-import { iso } from '../lib/time.ts';
-import type { Principal } from './accounts.ts';
+import type { Database, PostCommentRow, PostRow } from '../../db/schema.ts';
+import { newId } from '../../lib/ids.ts';
+import { iso } from '../../lib/time.ts';
+import type { Principal } from '../accounts.ts';
 import { authorColumns, authorView, isOwn, principalAuthor, type Author } from './authors.ts';
-import { ApiError, notFound } from './errors.ts';
-import { can } from './people.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { can } from '../people.ts';
 
 export function commentView(row: PostCommentRow, principal?: Principal) {
   const by = authorView(row);

@@ -6,16 +6,16 @@
  * unknown, expired or revoked token never shows the post.
  */
 import type { Kysely } from 'kysely';
-import type { Database, PreviewLinkRow, PostCommentRow, PostReviewRow, PostRow } from '../db/schema.ts';
-import { newId } from '../lib/ids.ts';
-import { randomToken, sha256 } from '../lib/secrets.ts';
-import { iso } from '../lib/time.ts';
-import type { Principal } from './accounts.ts';
+import type { Database, PreviewLinkRow, PostCommentRow, PostReviewRow, PostRow } from '../../db/schema.ts';
+import { newId } from '../../lib/ids.ts';
+import { randomToken, sha256 } from '../../lib/secrets.ts';
+import { iso } from '../../lib/time.ts';
+import type { Principal } from '../accounts.ts';
 import { excerpt, type Approvals } from './approvals.ts';
-import type { Channels } from './channels.ts';
+import type { Channels } from '../channels.ts';
 import type { Comments } from './comments.ts';
-import { ApiError, conflict, invalidField, notFound } from './errors.ts';
-import type { Notifications } from './notifications.ts';
+import { ApiError, conflict, invalidField, notFound } from '../errors.ts';
+import type { Notifications } from '../notifications.ts';
 
 const TOKEN_PREFIX = 'hp_';
 const HOUR_MS = 3_600_000;

@@ -5,8 +5,8 @@
  * so an edited post never picks up what was made for its old version.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.ts';
-import type { ItemProgress } from '../providers/types.ts';
+import type { Database } from '../../db/schema.ts';
+import type { ItemProgress } from '../../providers/types.ts';
 
 /** Networks keep such things for a day at most (Meta's containers expire after 24 hours). */
 const KEEP_MS = 2 * 24 * 60 * 60_000;

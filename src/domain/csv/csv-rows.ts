@@ -8,11 +8,11 @@
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
-import { EXPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, type ExportColumn, type ImportProblem } from '../contract/index.ts';
-import { isTimeZone, parseInstant, zonedInstant } from '../lib/time.ts';
+import { EXPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, type ExportColumn, type ImportProblem } from '../../contract/index.ts';
+import { isTimeZone, parseInstant, zonedInstant } from '../../lib/time.ts';
 import { restored } from './csv-cells.ts';
-import { ApiError } from './errors.ts';
-import { describeBytes } from './media.ts';
+import { ApiError } from '../errors.ts';
+import { describeBytes } from '../media.ts';
 
 export interface CsvRecord {
   /** The line of the file the record starts on (a quoted cell may span several). */

@@ -4,7 +4,7 @@
  * summary is shortened first, then the title; the link is never cut, since a
  * cut link leads nowhere).
  */
-import { decodeEntities } from '../lib/html-entities.ts';
+import { decodeEntities } from '../../lib/html-entities.ts';
 
 export interface ItemFields {
   title: string;

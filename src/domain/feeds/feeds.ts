@@ -12,18 +12,18 @@
  * and the KEPT_ABSENT_ITEMS seen most recently before them.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db/index.ts';
-import { claimRows, extendLease, heldBy, leaseFree, UNLEASED } from '../db/lease.ts';
-import type { Database, FeedItemRow, FeedRow } from '../db/schema.ts';
-import type { CreateFeedBody, UpdateFeedBody } from '../contract/index.ts';
-import { newId } from '../lib/ids.ts';
-import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
-import { iso } from '../lib/time.ts';
-import { errorFields, log } from '../lib/log.ts';
-import { conflict, invalidField, invalidFields, notFound, type FieldProblem } from './errors.ts';
+import type { Dialect } from '../../db/index.ts';
+import { claimRows, extendLease, heldBy, leaseFree, UNLEASED } from '../../db/lease.ts';
+import type { Database, FeedItemRow, FeedRow } from '../../db/schema.ts';
+import type { CreateFeedBody, UpdateFeedBody } from '../../contract/index.ts';
+import { newId } from '../../lib/ids.ts';
+import { OutboundRefused, type OutboundGuard } from '../../lib/outbound.ts';
+import { iso } from '../../lib/time.ts';
+import { errorFields, log } from '../../lib/log.ts';
+import { conflict, invalidField, invalidFields, notFound, type FieldProblem } from '../errors.ts';
 import { postItem, type FeedPostingDeps } from './feed-posting.ts';
 import { FeedReadError, readFeed, type FeedEntry } from './feed-source.ts';
-import type { Notifications } from './notifications.ts';
+import type { Notifications } from '../notifications.ts';
 
 /** How long a reader holds a claimed feed; a reader that died leaves it to another after this. */
 export const FEED_LEASE_MS = 5 * 60_000;
