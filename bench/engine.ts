@@ -19,7 +19,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
-import { createServices, type Services } from '../src/app.ts';
+import { createServices } from '../src/app.ts';
+import type { Services } from '../src/services.ts';
 import { newId } from '../src/lib/ids.ts';
 import type { PostRow } from '../src/db/schema.ts';
 

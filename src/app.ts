@@ -45,62 +45,9 @@ import { inBackground } from './lib/background.ts';
 import { setLogLevel } from './lib/log.ts';
 import { Metrics } from './lib/metrics.ts';
 import { queueFigures } from './scheduler/claim.ts';
-import type { NetworkContext, Provider } from './providers/types.ts';
+import type { Provider } from './providers/types.ts';
+import type { Services } from './services.ts';
 import type { PostRow } from './db/schema.ts';
-
-export interface Services {
-  config: Config;
-  store: Store;
-  accounts: Accounts;
-  /** People, web sessions and invitations. */
-  people: People;
-  customers: Customers;
-  templates: Templates;
-  /** The OAuth2 authorization server for applications. */
-  oauth: OAuthServer;
-  channels: Channels;
-  connections: Connections;
-  posts: Posts;
-  media: Media;
-  storage: MediaStorage;
-  idempotency: Idempotency;
-  /** What publishes left on the network for their post's next attempt. */
-  progress: PublishProgress;
-  /** Analytics and recent posts read from the networks, kept a while. */
-  reads: NetworkReads;
-  rateLimiter: RateLimiter;
-  notifications: Notifications;
-  /** Account webhooks and their deliveries. */
-  webhooks: Webhooks;
-  /** Where post and channel events are announced (recorded as webhook deliveries). */
-  events: Events;
-  /** Posts by members that wait for an owner's or admin's approval, and the decisions. */
-  approvals: Approvals;
-  /** The team's comments on posts (and those of preview links' visitors). */
-  comments: Comments;
-  /** Shareable previews of a post for people without an account. */
-  previewLinks: PreviewLinks;
-  /** RSS and Atom subscriptions that post their new items (read by every engine's FeedPoller). */
-  feeds: Feeds;
-  /** Repeating posts (their occurrences are created by every engine's SeriesExtender). */
-  series: Series;
-  /** CSV import (checked whole, stored in one go, idempotent) and export of posts. */
-  csv: CsvPosts;
-  outbound: OutboundGuard;
-  /** How adapters reach their network: base URLs, app credentials, HTTP through the guard. */
-  network: (provider: Provider, signal?: AbortSignal) => NetworkContext;
-  /** Tells the local engine that work is due at `at`; the engine replaces this no-op when it runs here. */
-  wake: (at: number) => void;
-  /** What this process counts, for Prometheus (GET /api/metrics, HERALD_METRICS_PORT). */
-  metrics: Metrics;
-  /** When this process's engine last looked at the queue, and how often it looks; the engine sets it when it runs here. */
-  engineLooked?: () => { at: number; everyMs: number };
-  /** Undefined when this process's secret opens what the store sealed, else what is wrong and what to do (refused at start, reported by /api/ready). */
-  secretMismatch: () => Promise<string | undefined>;
-  /** The data folder's disk: free space, and writes that failed for lack of it (reported by /api/ready). */
-  disk: DiskWatch;
-  close(): Promise<void>;
-}
 
 export async function createServices(config: Config, options: { lookup?: Lookup } = {}): Promise<Services> {
   setLogLevel(config.logLevel);

@@ -8,7 +8,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from './app.ts';
+import type { Services } from './services.ts';
 import { authenticate, checkScope } from './api/auth.ts';
 import { appRoutes } from './api/app/index.ts';
 import { authorizePages } from './api/oauth/authorize.ts';

@@ -3,7 +3,7 @@
  * account without the web UI, e.g. the device-flow auth server's own client.
  */
 import { parseArgs } from 'node:util';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import { MAX_TOKEN_TTL_SECONDS } from '../domain/oauth.ts';
 
 export const APPS_USAGE = `OAuth applications of the owner account:

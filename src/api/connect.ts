@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Finished } from '../domain/connections.ts';
 import { errorBox, escapeHtml, hiddenFields, sendPage } from './oauth/pages.ts';

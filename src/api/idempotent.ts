@@ -1,7 +1,7 @@
 /** The Idempotency-Key header of creating requests: the domain's rules (src/domain/idempotency.ts) spoken in HTTP. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Answer, fingerprint } from '../domain/idempotency.ts';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 
 export const REPLAY_HEADER = 'idempotent-replayed';
 

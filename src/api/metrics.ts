@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
 

@@ -7,7 +7,7 @@
  * reads per address, so guessing tokens is pointless as well as hopeless.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import { previewRoutes } from '../contract/routes/visitors.ts';
 import { sha256 } from '../lib/secrets.ts';
 import { serve } from './serve.ts';

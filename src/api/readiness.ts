@@ -6,7 +6,7 @@
  * 503 naming what is wrong. GET /api/health stays a liveness check.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import { pendingMigrations, ping } from '../db/index.ts';
 import { deadline } from '../lib/deadline.ts';
 

@@ -2,7 +2,7 @@
  * Media as an adapter sees it at publish time: public URL, type, size and a way to
  * read the bytes, already converted where the network needs it (the original stays).
  */
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import type { MediaRef, MediaRequirements } from '../providers/types.ts';
 import { mediaRef, prepareForNetwork } from './prepare.ts';
 

@@ -5,7 +5,7 @@
  * attempt never finished is not sent again blindly.
  */
 import os from 'node:os';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import type { ChannelRow, PostRow } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
 import { deadline } from '../lib/deadline.ts';

@@ -5,7 +5,7 @@
  * gets it reads it and the others pass: one read per feed per interval. A worker that dies while
  * reading leaves the feed to its lease.
  */
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import { errorFields, log } from '../lib/log.ts';
 import { Periodic } from './periodic.ts';
 

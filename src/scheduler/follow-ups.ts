@@ -8,7 +8,7 @@
  * (post.failed, a notification).
  */
 import { sql } from 'kysely';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import { claimRows } from '../db/lease.ts';
 import type { PostFollowUpRow } from '../db/schema.ts';
 import { postEventData } from '../domain/events.ts';

@@ -8,7 +8,7 @@
  * ever held one series (domain/series.ts).
  */
 import { sql } from 'kysely';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import type { Store } from '../db/index.ts';
 import { claimRows, releaseLease } from '../db/lease.ts';
 import type { PostSeriesRow } from '../db/schema.ts';

@@ -10,7 +10,7 @@
  * `channel.needs_reconnect` event.
  */
 import { sql } from 'kysely';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import { claimRows } from '../db/lease.ts';
 import type { ChannelRow } from '../db/schema.ts';
 import { renewalTime } from '../domain/channels.ts';

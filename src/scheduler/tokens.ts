@@ -4,7 +4,7 @@
  * refresh tokens would otherwise see the second refresh as a stolen token); the
  * others wait and use what it stored.
  */
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import type { ChannelRow } from '../db/schema.ts';
 import { channelEventData } from '../domain/events.ts';
 import { PublishError, type Provider, type PublishChannel, type TokenConfig } from '../providers/types.ts';

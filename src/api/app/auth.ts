@@ -6,7 +6,7 @@
  * address, never the person signing in from elsewhere.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { appRoutes } from '../../contract/routes/app.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { can, csrfTokenOf, userView, type People } from '../../domain/people.ts';

@@ -1,6 +1,6 @@
 /** Customers (the public API's groups): create, rename, delete, and which channels belong to each. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { appRoutes } from '../../contract/routes/app.ts';
 import { serve } from '../serve.ts';
 

@@ -4,7 +4,7 @@
  * public API and are not accepted here.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { authRoutes } from './auth.ts';
 import { customersRoutes } from './customers.ts';
 import { keysRoutes } from './keys.ts';

@@ -3,7 +3,7 @@
  * and admins manage them; every person of the account may list them.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { appRoutes } from '../../contract/routes/app.ts';
 import { requirePermission } from '../../domain/people.ts';
 import { parseScopes, SCOPES } from '../../domain/scopes.ts';

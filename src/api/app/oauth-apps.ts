@@ -4,7 +4,7 @@
  * applications, which can be revoked here.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { appRoutes } from '../../contract/routes/app.ts';
 import { requirePermission } from '../../domain/people.ts';
 import { serve } from '../serve.ts';

@@ -1,6 +1,6 @@
 /** The people of the account and invitations (owners and admins invite; the owner changes roles). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { appRoutes } from '../../contract/routes/app.ts';
 import { serve } from '../serve.ts';
 

@@ -6,7 +6,7 @@
  * a file's alt text, tags and where it is used.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { networkCatalogue } from '../../providers/catalogue.ts';
 import { mediaView } from '../../domain/media.ts';
 import { WEBHOOK_EVENTS } from '../../contract/webhooks.ts';

@@ -8,7 +8,7 @@
  * members every named scope (what an application they authorise may get).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import type { Principal } from '../../domain/accounts.ts';
 import { capScopesForRole } from '../../domain/scopes.ts';
 import { checkScope } from '../auth.ts';

@@ -1,6 +1,6 @@
 /** Templates and signatures of the account, for the composer: every person of the account may use and manage them. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { appRoutes } from '../../contract/routes/app.ts';
 import { serve } from '../serve.ts';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { idParam } from '../../contract/index.ts';
 import { iso } from '../../lib/time.ts';
 import { networkCatalogue, type NetworkDescription } from '../../providers/catalogue.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { defineTool } from './tool.ts';
 
 /** The catalogue changes only with the server's code and settings: built once per server. */

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { fingerprint, KEY_MAX_LENGTH, KEY_PATTERN } from '../../domain/idempotency.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 
 export const idempotencyKeyArgument = z
   .string()

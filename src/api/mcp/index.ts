@@ -6,7 +6,7 @@
  * against the same per-key request limit; the tools then apply the scopes.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { authenticate } from '../auth.ts';
 import { errorBody } from '../errors.ts';
 import { log } from '../../lib/log.ts';

@@ -8,7 +8,7 @@ import { createPostsBody, idParam, listPostsQuery, type CreatePostsBody } from '
 import { ApiError, invalidField } from '../../domain/errors.ts';
 import type { PostPlan } from '../../domain/posts/posts.ts';
 import { iso } from '../../lib/time.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import type { Principal } from '../../domain/accounts.ts';
 import { idempotencyKeyArgument, underIdempotencyKey } from './idempotency.ts';
 import { defineTool } from './tool.ts';

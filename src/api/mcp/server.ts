@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import type { Principal } from '../../domain/accounts.ts';
 import { ApiError, type FieldProblem } from '../../domain/errors.ts';
 import type { ErrorCode } from '../../domain/error-codes.ts';

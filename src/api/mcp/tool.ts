@@ -4,7 +4,7 @@
  * the same domain services as the public route it stands for.
  */
 import type { z } from 'zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import type { Principal } from '../../domain/accounts.ts';
 import type { Scope } from '../../domain/scopes.ts';
 

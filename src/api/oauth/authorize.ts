@@ -6,7 +6,7 @@
  * shown to the person and never redirected (RFC 6749 4.1.2.1).
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import type { AuthorizationCheck } from '../../domain/oauth.ts';
 import { csrfTokenOf } from '../../domain/people.ts';
 import { SCOPES } from '../../domain/scopes.ts';

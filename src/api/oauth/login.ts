@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { email as emailSchema, logIn, password as passwordSchema } from '../app/auth.ts';
 import { cookies, sameToken, setSessionCookies } from '../app/session.ts';

@@ -6,7 +6,7 @@
  * every Herald error has.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { OAuthError } from '../../domain/oauth.ts';
 import { oauthTokenRoutes } from '../../contract/routes/visitors.ts';
 import { installFormParser } from '../form-body.ts';

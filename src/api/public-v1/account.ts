@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { shortLinkStats } from '../../domain/posts/shortlinks.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { connected, createCustomerBody, customer, notificationsPage, pageQuery, shortLink } from '../../contract/index.ts';
 import { routeErrors } from './route-errors.ts';
 

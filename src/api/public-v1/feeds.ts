@@ -1,7 +1,7 @@
 /** RSS and Atom subscriptions: feeds whose new items Herald posts to channels. */
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { createFeedBody, deletedFeed, feed, feedCheck, feedDetail, idParam, updateFeedBody } from '../../contract/index.ts';
 import { newId } from '../../lib/ids.ts';
 import { routeErrors } from './route-errors.ts';

@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { importRefusal } from '../../domain/csv/csv-posts.ts';
 import { csvExportWriter, importCsvFor } from '../../domain/csv/csv-import.ts';
 import { ApiError, invalidField } from '../../domain/errors.ts';

@@ -1,6 +1,6 @@
 /** The public API's route plugins, registered under /api/public/v1 (API keys) and /api/app/public/v1 (web sessions). */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { accountRoutes } from './account.ts';
 import { integrationsRoutes } from './integrations.ts';
 import { mediaRoutes } from './media.ts';

@@ -5,7 +5,7 @@ import { allProviders } from '../../providers/index.ts';
 import { networkSettings } from '../../providers/network-settings.ts';
 import { PublishError } from '../../providers/types.ts';
 import { iso } from '../../lib/time.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { sendJsonText } from '../json-text.ts';
 import { requireScope } from '../auth.ts';
 import {

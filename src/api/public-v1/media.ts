@@ -5,7 +5,7 @@ import { ApiError, invalidField } from '../../domain/errors.ts';
 import { describeBytes, MEDIA_PAGE_SIZE, mediaView, uploadFingerprint } from '../../domain/media.ts';
 import { storeFromUrl } from '../../domain/media-from-url.ts';
 import { idempotencyKey, idempotent, jsonBodyHash } from '../idempotent.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { deletedMedia, mediaObject, mediaPage, mediaTag, pageQuery, uploadFromUrlBody } from '../../contract/index.ts';
 import { routeErrors } from './route-errors.ts';
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { limitHeaders } from '../../domain/rate-limit.ts';
 import { idempotent, jsonBodyHash } from '../idempotent.ts';
 import { sendJsonText } from '../json-text.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import {
   createdPosts,
   createPostsBody,

@@ -1,7 +1,7 @@
 /** Repeating posts: a rule and the post to repeat; the engine creates each occurrence as a post of its own. */
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import { limitHeaders } from '../../domain/rate-limit.ts';
 import { deletedSeries, idParam, series, seriesBody, seriesDetail } from '../../contract/index.ts';
 import { idempotent, jsonBodyHash } from '../idempotent.ts';

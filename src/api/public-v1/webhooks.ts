@@ -1,7 +1,7 @@
 /** Account webhooks: endpoints that receive signed events about this account's posts and channels. */
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services.ts';
 import {
   createdWebhook,
   createWebhookBody,
