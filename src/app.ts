@@ -46,6 +46,7 @@ import { setLogLevel } from './lib/log.ts';
 import { Metrics } from './lib/metrics.ts';
 import { queueFigures } from './scheduler/claim.ts';
 import type { Provider } from './providers/types.ts';
+import { LocalEngine } from './scheduler/local-engine.ts';
 import type { Services } from './services.ts';
 import type { PostRow } from './db/schema.ts';
 
@@ -111,7 +112,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     csv: new CsvPosts(store.db, posts, channels, media),
     outbound,
     network,
-    wake: () => {},
+    localEngine: new LocalEngine(),
     secretMismatch: () => secretMismatch(store.db, box, config),
     disk: new DiskWatch(config.dataDir),
     async close() {
@@ -124,7 +125,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   };
   // Engines in this process hear of due work directly; those in other processes through the database.
   const announce = (at: number) => {
-    services.wake(at);
+    services.localEngine.wake(at);
     if (at <= Date.now() + ANNOUNCE_HORIZON_MS) inBackground('could not announce due work', () => announceDue(store, at));
   };
   // Expired idempotency answers, old rate windows, abandoned connections and stale publish progress are dropped now and then.

@@ -33,6 +33,7 @@ import type { Metrics } from './lib/metrics.ts';
 import type { OutboundGuard } from './lib/outbound.ts';
 import type { MediaStorage } from './media/storage.ts';
 import type { NetworkContext, Provider } from './providers/types.ts';
+import type { LocalEngine } from './scheduler/local-engine.ts';
 
 export interface Services {
   config: Config;
@@ -75,12 +76,10 @@ export interface Services {
   outbound: OutboundGuard;
   /** How adapters reach their network: base URLs, app credentials, HTTP through the guard. */
   network: (provider: Provider, signal?: AbortSignal) => NetworkContext;
-  /** Tells the local engine that work is due at `at`; the engine replaces this no-op when it runs here. */
-  wake: (at: number) => void;
+  /** The engine of this process, if one runs here: woken when work is due, asked when it last looked (GET /api/ready). */
+  localEngine: LocalEngine;
   /** What this process counts, for Prometheus (GET /api/metrics, HERALD_METRICS_PORT). */
   metrics: Metrics;
-  /** When this process's engine last looked at the queue, and how often it looks; the engine sets it when it runs here. */
-  engineLooked?: () => { at: number; everyMs: number };
   /** Undefined when this process's secret opens what the store sealed, else what is wrong and what to do (refused at start, reported by /api/ready). */
   secretMismatch: () => Promise<string | undefined>;
   /** The data folder's disk: free space, and writes that failed for lack of it (reported by /api/ready). */

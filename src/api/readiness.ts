@@ -39,7 +39,7 @@ async function migrationsCheck(services: Services): Promise<Check> {
 }
 
 function engineCheck(services: Services, now = Date.now()): Check {
-  const looked = services.engineLooked?.();
+  const looked = services.localEngine.looked();
   if (!looked) return 'not running here';
   const allowed = Math.max(MISSED_LOOKS * looked.everyMs, 30_000);
   return now - looked.at <= allowed ? 'ok' : `last looked at the queue ${Math.round((now - looked.at) / 1000)} s ago`;

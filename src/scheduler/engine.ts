@@ -193,8 +193,7 @@ export class Engine {
     this.followUps.start();
     this.feeds.start();
     this.series.start();
-    this.services.wake = (at) => this.wake(at);
-    this.services.engineLooked = () => ({ at: this.loop.lastLookAt, everyMs: this.pollMs });
+    this.services.localEngine.attach({ wake: (at) => this.wake(at), looked: () => ({ at: this.loop.lastLookAt, everyMs: this.pollMs }) });
     // Other processes (API servers, workers) announce due work on PostgreSQL.
     if (this.services.config.databaseUrl) {
       const listener = listenForDue(this.services.config.databaseUrl, (at) => this.wake(at));
@@ -210,8 +209,7 @@ export class Engine {
    */
   async stop(graceMs = Infinity): Promise<void> {
     this.stopping = true;
-    this.services.wake = () => {};
-    this.services.engineLooked = undefined;
+    this.services.localEngine.detach();
     await this.unlisten?.();
     await Promise.all([this.renewal.stop(), this.followUps.stop(), this.feeds.stop(), this.series.stop()]);
     if (!(await this.loop.stop(graceMs))) {

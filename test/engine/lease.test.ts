@@ -65,7 +65,7 @@ for (const store of await testStores()) {
 
     /** Once `herald`'s engine has finished a look at the queue that began after `at`: its claim saw the queue as it was then. */
     async function lookedAfter(herald: TestHerald, at: number): Promise<void> {
-      const looked = () => herald.services.engineLooked?.().at ?? 0;
+      const looked = () => herald.services.localEngine.looked()?.at ?? 0;
       const began = await eventually(async () => (looked() > at ? looked() : undefined), WAIT_MS, 'a look at the queue after the lease would have ended');
       // Looks do not overlap: the next one begins after this one's claim.
       await eventually(async () => (looked() > began ? true : undefined), WAIT_MS, 'that look to end');

@@ -26,7 +26,7 @@ for (const store of await testStores()) {
     );
 
     it('is ready when the store answers, its schema is current, its secret opens the store, the disk has room and the engine looks at its queue', async () => {
-      await eventually(async () => ((herald.services.engineLooked?.().at ?? 0) > 0 ? true : undefined), 5_000, 'the engine to look at its queue');
+      await eventually(async () => ((herald.services.localEngine.looked()?.at ?? 0) > 0 ? true : undefined), 5_000, 'the engine to look at its queue');
       assert.deepEqual(await ready(herald), {
         status: 200,
         body: { status: 'ready', checks: { store: 'ok', migrations: 'ok', secret: 'ok', disk: 'ok', engine: 'ok' } },
@@ -53,11 +53,12 @@ for (const store of await testStores()) {
       assert.equal((await fetch(`${apiOnly.url}/api/health`)).status, 200, 'still alive');
     });
 
-    it('is not ready when the engine of this process stopped looking at the queue', async () => {
-      const looked = herald.services.engineLooked!;
-      herald.services.engineLooked = () => ({ ...looked(), at: Date.now() - 60_000 });
+    it('is not ready when the engine of this process stopped looking at the queue', async (t) => {
+      const engine = herald.services.localEngine;
+      const looked = engine.looked()!;
+      const stale = t.mock.method(engine, 'looked', () => ({ ...looked, at: Date.now() - 60_000 }));
       const answer = await ready(herald);
-      herald.services.engineLooked = looked;
+      stale.mock.restore();
       assert.equal(answer.status, 503);
       assert.match(answer.body.checks.engine, /last looked at the queue 60 s ago/);
     });
