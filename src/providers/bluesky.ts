@@ -12,14 +12,14 @@ import crypto from 'node:crypto';
 import { z } from 'zod';
 import { invalidField } from '../domain/errors.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
-import type { NetworkRequest } from './network-http.ts';
-import { errorMessage, type NetworkAnswer, type Verdict } from './http-failures.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
+import { errorMessage, type NetworkAnswer, type Verdict } from './adapter-kit/http-failures.ts';
 import { PublishError, type ConnectResult, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
 import { graphemes } from './text-counting.ts';
-import { linkCard } from './link-card.ts';
-import { currentFigures } from './analytics-series.ts';
-import { mediaFilename, readMedia } from './media-bytes.ts';
-import { waitForProcessing } from './processing-wait.ts';
+import { linkCard } from './adapter-kit/link-card.ts';
+import { currentFigures } from './adapter-kit/analytics-series.ts';
+import { mediaFilename, readMedia } from './adapter-kit/media-bytes.ts';
+import { waitForProcessing } from './adapter-kit/processing-wait.ts';
 
 const POST = 'app.bsky.feed.post';
 /** The image blob limit older PDSes still apply (the lexicon now says 2 MB). */

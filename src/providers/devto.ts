@@ -11,12 +11,12 @@
  * up among the user's own, and a repeat that DEV refuses as taken is that article.
  */
 import { z } from 'zod';
-import { postSettings } from './post-settings.ts';
+import { postSettings } from './adapter-kit/post-settings.ts';
 import { invalidField } from '../domain/errors.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
-import { currentFigures } from './analytics-series.ts';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import type { NetworkRequest } from './network-http.ts';
+import { currentFigures } from './adapter-kit/analytics-series.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
 import {
   PublishError,
   type NetworkContext,

@@ -9,10 +9,10 @@
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import { checkMediaSize, mediaBlob, mediaFilename } from './media-bytes.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import { checkMediaSize, mediaBlob, mediaFilename } from './adapter-kit/media-bytes.ts';
 import { PublishError, type NetworkContext, type Provider, type PublishContext } from './types.ts';
-import { authorizationUrl } from './oauth2-tokens.ts';
+import { authorizationUrl } from './adapter-kit/oauth2-tokens.ts';
 
 const NETWORK = 'Discord';
 /** Per-file limit without server boosts, and the whole request's limit. */

@@ -10,9 +10,9 @@
  * account's latest shots are matched on title.
  */
 import { z } from 'zod';
-import { errorMessage, retryAfterMs, type NetworkAnswer, type Verdict } from './http-failures.ts';
-import { mediaBlob, mediaFilename } from './media-bytes.ts';
-import { authorizationUrl, requestToken } from './oauth2-tokens.ts';
+import { errorMessage, retryAfterMs, type NetworkAnswer, type Verdict } from './adapter-kit/http-failures.ts';
+import { mediaBlob, mediaFilename } from './adapter-kit/media-bytes.ts';
+import { authorizationUrl, requestToken } from './adapter-kit/oauth2-tokens.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishResult, type RecentPost } from './types.ts';
 
 const SCOPES = ['public', 'upload'];

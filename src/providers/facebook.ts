@@ -11,7 +11,7 @@ import { PublishError } from './types.ts';
 import { Graph, findByText, graphCall, metaTime, readGraphAnswer } from './meta/graph.ts';
 import { graphVersion, loginDialogUrl, longLivedUserToken, managedPages, userGraph } from './meta/facebook-login.ts';
 import { dailyPoints, figure, insightRanges, type InsightsAnswer } from './meta/insights.ts';
-import { currentFigures, dailySeries } from './analytics-series.ts';
+import { currentFigures, dailySeries } from './adapter-kit/analytics-series.ts';
 
 const NAME = 'Facebook';
 

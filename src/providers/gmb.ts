@@ -11,8 +11,8 @@
  * posts are read and matched on text, topic and time.
  */
 import { z } from 'zod';
-import { errorMessage, retryAfterMs, type NetworkAnswer, type Verdict } from './http-failures.ts';
-import { googleConsentUrl, refreshTokens, requestToken, tokenFields } from './oauth2-tokens.ts';
+import { errorMessage, retryAfterMs, type NetworkAnswer, type Verdict } from './adapter-kit/http-failures.ts';
+import { googleConsentUrl, refreshTokens, requestToken, tokenFields } from './adapter-kit/oauth2-tokens.ts';
 import {
   PublishError,
   type ConnectResult,

@@ -12,10 +12,10 @@
  * publication's newest posts are searched for the title.
  */
 import { z } from 'zod';
-import { postSettings } from './post-settings.ts';
+import { postSettings } from './adapter-kit/post-settings.ts';
 import { invalidField } from '../domain/errors.ts';
-import { currentFigures } from './analytics-series.ts';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
+import { currentFigures } from './adapter-kit/analytics-series.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
 import { PublishError, type NetworkContext, type Provider, type PublishChannel, type PublishItem, type RecentPost } from './types.ts';
 
 const NETWORK = 'Hashnode';

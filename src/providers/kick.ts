@@ -10,9 +10,9 @@
  * failed for good.
  */
 import { z } from 'zod';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import type { NetworkRequest } from './network-http.ts';
-import { authorizationUrl, refreshTokens, requestToken, tokenFields } from './oauth2-tokens.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
+import { authorizationUrl, refreshTokens, requestToken, tokenFields } from './adapter-kit/oauth2-tokens.ts';
 import { PublishError, type NetworkContext, type Provider, type PublishContext } from './types.ts';
 
 const NETWORK = 'Kick';

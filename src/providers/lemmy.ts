@@ -12,13 +12,13 @@
  * retry after one community failed does not post to the others again.
  */
 import { z } from 'zod';
-import { postSettings } from './post-settings.ts';
+import { postSettings } from './adapter-kit/post-settings.ts';
 import { invalidField } from '../domain/errors.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
-import { currentFigures } from './analytics-series.ts';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import { mediaBlob, mediaFilename } from './media-bytes.ts';
-import type { NetworkRequest } from './network-http.ts';
+import { currentFigures } from './adapter-kit/analytics-series.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import { mediaBlob, mediaFilename } from './adapter-kit/media-bytes.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type TokenConfig } from './types.ts';
 
 const NETWORK = 'Lemmy';

@@ -9,9 +9,9 @@
  * unknown outcome the campaign is looked up by its unique name.
  */
 import { z } from 'zod';
-import { currentFigures } from './analytics-series.ts';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import type { NetworkRequest } from './network-http.ts';
+import { currentFigures } from './adapter-kit/analytics-series.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult } from './types.ts';
 
 const NETWORK = 'listmonk';

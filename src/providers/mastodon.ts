@@ -13,12 +13,12 @@ import crypto from 'node:crypto';
 import { z } from 'zod';
 import { ApiError, invalidField } from '../domain/errors.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import type { NetworkRequest } from './network-http.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext, type PublishResult } from './types.ts';
-import { authorizationUrl } from './oauth2-tokens.ts';
-import { waitForProcessing } from './processing-wait.ts';
-import { currentFigures } from './analytics-series.ts';
+import { authorizationUrl } from './adapter-kit/oauth2-tokens.ts';
+import { waitForProcessing } from './adapter-kit/processing-wait.ts';
+import { currentFigures } from './adapter-kit/analytics-series.ts';
 
 const SCOPES = 'read:accounts read:statuses write:statuses write:media';
 const APP_NAME = 'Herald';

@@ -9,10 +9,10 @@
  * an unknown outcome the profile's public RSS feed is searched for the title.
  */
 import { z } from 'zod';
-import { postSettings } from './post-settings.ts';
+import { postSettings } from './adapter-kit/post-settings.ts';
 import { invalidField } from '../domain/errors.ts';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import type { NetworkRequest } from './network-http.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
 import { PublishError, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult, type RecentPost } from './types.ts';
 
 const NETWORK = 'Medium';

@@ -12,9 +12,9 @@
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import { retryAfterMs } from './http-failures.ts';
-import { mediaBlob, mediaFilename } from './media-bytes.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import { retryAfterMs } from './adapter-kit/http-failures.ts';
+import { mediaBlob, mediaFilename } from './adapter-kit/media-bytes.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type TokenConfig } from './types.ts';
 
 /** When MeWe gives no expiry, tokens are taken to last this long (as the reference service does). */

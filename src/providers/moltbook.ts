@@ -13,10 +13,10 @@
  * the post already made instead of posting again.
  */
 import { z } from 'zod';
-import { currentFigures } from './analytics-series.ts';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
+import { currentFigures } from './adapter-kit/analytics-series.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
 import { solveChallenge } from './moltbook-challenge.ts';
-import type { NetworkRequest } from './network-http.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
 import { PublishError, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult } from './types.ts';
 
 const NETWORK = 'Moltbook';

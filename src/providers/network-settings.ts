@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.ts';
 import type { OutboundGuard } from '../lib/outbound.ts';
-import { NetworkHttp } from './network-http.ts';
+import { NetworkHttp } from './adapter-kit/network-http.ts';
 import type { NetworkContext, Provider } from './types.ts';
 
 export interface NetworkSettings {

@@ -8,10 +8,10 @@
  * are the user's pins.
  */
 import { z } from 'zod';
-import { mediaBlob, mediaFilename } from './media-bytes.ts';
-import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from './oauth2-tokens.ts';
-import { waitForProcessing } from './processing-wait.ts';
-import { dailySeries, day, period } from './analytics-series.ts';
+import { mediaBlob, mediaFilename } from './adapter-kit/media-bytes.ts';
+import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from './adapter-kit/oauth2-tokens.ts';
+import { waitForProcessing } from './adapter-kit/processing-wait.ts';
+import { dailySeries, day, period } from './adapter-kit/analytics-series.ts';
 import { PublishError, type AnalyticsSeries, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext } from './types.ts';
 
 const SCOPES = ['user_accounts:read', 'boards:read', 'boards:write', 'pins:read', 'pins:write'];

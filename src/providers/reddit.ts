@@ -6,11 +6,11 @@
  * request carries the descriptive User-Agent Reddit requires.
  */
 import { z } from 'zod';
-import { mediaBlob, mediaFilename } from './media-bytes.ts';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import type { NetworkRequest } from './network-http.ts';
-import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from './oauth2-tokens.ts';
-import { waitForProcessing } from './processing-wait.ts';
+import { mediaBlob, mediaFilename } from './adapter-kit/media-bytes.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
+import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from './adapter-kit/oauth2-tokens.ts';
+import { waitForProcessing } from './adapter-kit/processing-wait.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult } from './types.ts';
 
 // history: the user's submitted listing (finding media posts, recent posts) needs it.

@@ -12,11 +12,11 @@
  * connected again with fresh cookies.
  */
 import { z } from 'zod';
-import { postSettings } from './post-settings.ts';
+import { postSettings } from './adapter-kit/post-settings.ts';
 import { invalidField } from '../domain/errors.ts';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import { readMedia } from './media-bytes.ts';
-import type { NetworkRequest } from './network-http.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import { readMedia } from './adapter-kit/media-bytes.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext } from './types.ts';
 
 const NETWORK = 'Skool';

@@ -8,10 +8,10 @@
  * answer is read for `ok` and its error code classified (`readAnswer`).
  */
 import { z } from 'zod';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import { mediaFilename, readMedia } from './media-bytes.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import { mediaFilename, readMedia } from './adapter-kit/media-bytes.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext } from './types.ts';
-import { authorizationUrl } from './oauth2-tokens.ts';
+import { authorizationUrl } from './adapter-kit/oauth2-tokens.ts';
 
 const NETWORK = 'Slack';
 /** chat:write.public posts text to public channels the bot never joined; files need membership, so channels:join lets it join them first. */

@@ -8,8 +8,8 @@
  * exactly as written. Media is uploaded as multipart from Herald's storage.
  */
 import { z } from 'zod';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import { checkMediaSize, mediaBlob, mediaFilename } from './media-bytes.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import { checkMediaSize, mediaBlob, mediaFilename } from './adapter-kit/media-bytes.ts';
 import { TEXT_COUNTINGS } from './text-counting.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext } from './types.ts';
 

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { PublishError, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult, type RuleItem } from './types.ts';
 import { Graph, findByText, mediaContainer, metaTime, readGraphAnswer, waitForContainer } from './meta/graph.ts';
 import { dailyPoints, figure, insightRanges, type InsightsAnswer } from './meta/insights.ts';
-import { currentFigures, dailySeries } from './analytics-series.ts';
+import { currentFigures, dailySeries } from './adapter-kit/analytics-series.ts';
 import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow, loginUrl } from './meta/long-lived-token.ts';
 
 const NAME = 'Threads';

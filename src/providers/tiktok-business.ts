@@ -14,11 +14,11 @@
  */
 import { z } from 'zod';
 import { PRIVACY, settings as tiktokSettings } from './tiktok.ts';
-import { postSettings } from './post-settings.ts';
-import { currentFigures } from './analytics-series.ts';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import type { NetworkRequest } from './network-http.ts';
-import { authorizationUrl, needRefreshToken } from './oauth2-tokens.ts';
+import { postSettings } from './adapter-kit/post-settings.ts';
+import { currentFigures } from './adapter-kit/analytics-series.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
+import { authorizationUrl, needRefreshToken } from './adapter-kit/oauth2-tokens.ts';
 import { countText } from './text-counting.ts';
 import {
   PublishError,

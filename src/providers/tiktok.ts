@@ -6,10 +6,10 @@
  * publish status is polled until TikTok says it is done.
  */
 import { z } from 'zod';
-import { errorMessage, type NetworkAnswer, type Verdict } from './http-failures.ts';
+import { errorMessage, type NetworkAnswer, type Verdict } from './adapter-kit/http-failures.ts';
 import { PublishError, type FollowUpState, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from './types.ts';
-import { authorizationUrl } from './oauth2-tokens.ts';
-import { currentFigures } from './analytics-series.ts';
+import { authorizationUrl } from './adapter-kit/oauth2-tokens.ts';
+import { currentFigures } from './adapter-kit/analytics-series.ts';
 
 // user.info.stats and video.list are for analytics only: a user who unticks them can still post.
 const SCOPES = ['user.info.basic', 'user.info.profile', 'video.publish', 'video.upload', 'user.info.stats', 'video.list'];

@@ -12,10 +12,10 @@
  * outcome the blog's newest posts are compared with what was sent.
  */
 import { z } from 'zod';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import { mediaBlob, mediaFilename } from './media-bytes.ts';
-import { authorizationUrl, refreshTokens, requestToken, tokenFields } from './oauth2-tokens.ts';
-import { currentFigures } from './analytics-series.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import { mediaBlob, mediaFilename } from './adapter-kit/media-bytes.ts';
+import { authorizationUrl, refreshTokens, requestToken, tokenFields } from './adapter-kit/oauth2-tokens.ts';
+import { currentFigures } from './adapter-kit/analytics-series.ts';
 import {
   PublishError,
   type ConnectResult,

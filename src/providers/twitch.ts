@@ -11,10 +11,10 @@
  * (`is_sent: false`: AutoMod, slow mode, followers-only...) failed for good.
  */
 import { z } from 'zod';
-import { postSettings } from './post-settings.ts';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import type { NetworkRequest } from './network-http.ts';
-import { authorizationUrl, refreshTokens, requestToken, tokenFields } from './oauth2-tokens.ts';
+import { postSettings } from './adapter-kit/post-settings.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
+import { authorizationUrl, refreshTokens, requestToken, tokenFields } from './adapter-kit/oauth2-tokens.ts';
 import { PublishError, type NetworkContext, type Provider, type PublishChannel, type PublishContext } from './types.ts';
 
 const NETWORK = 'Twitch';

@@ -6,8 +6,8 @@
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { OutboundGuard } from '../lib/outbound.ts';
-import type { AnswerReader } from './http-failures.ts';
-import type { NetworkHttp } from './network-http.ts';
+import type { AnswerReader } from './adapter-kit/http-failures.ts';
+import type { NetworkHttp } from './adapter-kit/network-http.ts';
 import type { TextCounting } from './text-counting.ts';
 
 export type MediaKind = 'image' | 'video';

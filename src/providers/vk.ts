@@ -11,10 +11,10 @@
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import { mediaBlob, mediaFilename } from './media-bytes.ts';
-import { authorizationUrl } from './oauth2-tokens.ts';
-import { currentFigures } from './analytics-series.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import { mediaBlob, mediaFilename } from './adapter-kit/media-bytes.ts';
+import { authorizationUrl } from './adapter-kit/oauth2-tokens.ts';
+import { currentFigures } from './adapter-kit/analytics-series.ts';
 import {
   PublishError,
   type MediaRef,

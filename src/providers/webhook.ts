@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { newWebhookSecret, signatureHeaders } from '../lib/webhook-signature.ts';
 import { OutboundRefused } from '../lib/outbound.ts';
 import { deadline } from '../lib/deadline.ts';
-import { classifyAnswer, classifyFetchError, readDetail } from './http-failures.ts';
+import { classifyAnswer, classifyFetchError, readDetail } from './adapter-kit/http-failures.ts';
 import type { Provider, PublishContext } from './types.ts';
 
 const TIMEOUT_MS = 15_000;

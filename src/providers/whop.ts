@@ -13,10 +13,10 @@
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { errorMessage, retryAfterMs, type NetworkAnswer, type Verdict } from './http-failures.ts';
-import { readMedia, mediaFilename } from './media-bytes.ts';
-import { authorizationUrl, needRefreshToken, tokenFields, type TokenAnswer } from './oauth2-tokens.ts';
-import { waitForProcessing } from './processing-wait.ts';
+import { errorMessage, retryAfterMs, type NetworkAnswer, type Verdict } from './adapter-kit/http-failures.ts';
+import { readMedia, mediaFilename } from './adapter-kit/media-bytes.ts';
+import { authorizationUrl, needRefreshToken, tokenFields, type TokenAnswer } from './adapter-kit/oauth2-tokens.ts';
+import { waitForProcessing } from './adapter-kit/processing-wait.ts';
 import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type TokenConfig } from './types.ts';
 
 const SCOPES = ['openid', 'profile', 'email', 'forum:post:create', 'forum:read', 'company:basic:read'];

@@ -11,9 +11,9 @@
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { currentFigures } from './analytics-series.ts';
-import type { NetworkAnswer, Verdict } from './http-failures.ts';
-import type { NetworkRequest } from './network-http.ts';
+import { currentFigures } from './adapter-kit/analytics-series.ts';
+import type { NetworkAnswer, Verdict } from './adapter-kit/http-failures.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
 import { PublishError, type NetworkContext, type Provider, type PublishChannel } from './types.ts';
 
 const NETWORK = 'Farcaster';

@@ -7,8 +7,8 @@
  */
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { errorMessage, type NetworkAnswer, type Verdict } from './http-failures.ts';
-import type { NetworkRequest } from './network-http.ts';
+import { errorMessage, type NetworkAnswer, type Verdict } from './adapter-kit/http-failures.ts';
+import type { NetworkRequest } from './adapter-kit/network-http.ts';
 import {
   PublishError,
   type AnalyticsSeries,
@@ -19,8 +19,8 @@ import {
   type PublishContext,
   type TokenConfig,
 } from './types.ts';
-import { googleConsentUrl } from './oauth2-tokens.ts';
-import { dailySeries, day, period } from './analytics-series.ts';
+import { googleConsentUrl } from './adapter-kit/oauth2-tokens.ts';
+import { dailySeries, day, period } from './adapter-kit/analytics-series.ts';
 
 const SCOPES = [
   'https://www.googleapis.com/auth/youtube.upload',

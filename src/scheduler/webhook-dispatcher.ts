@@ -15,7 +15,7 @@ import type { AttemptRecord, Webhooks } from '../domain/webhooks.ts';
 import { newId } from '../lib/ids.ts';
 import { OutboundRefused, type OutboundGuard } from '../lib/outbound.ts';
 import { signatureHeaders } from '../lib/webhook-signature.ts';
-import { readDetail } from '../providers/http-failures.ts';
+import { readDetail } from '../providers/adapter-kit/http-failures.ts';
 import { QUEUE_POLL_MS, WorkLoop } from './work-loop.ts';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hmacSha1Signature, oauthParameters, parseAuthorizationHeader, signatureBaseString } from '../../src/providers/oauth1.ts';
+import { hmacSha1Signature, oauthParameters, parseAuthorizationHeader, signatureBaseString } from '../../src/providers/adapter-kit/oauth1.ts';
 import { xWeightedLength } from '../../src/providers/x/text-length.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { OutboundGuard } from '../../src/lib/outbound.ts';
-import { LARGEST_ANSWER_BYTES, NetworkHttp } from '../../src/providers/network-http.ts';
+import { LARGEST_ANSWER_BYTES, NetworkHttp } from '../../src/providers/adapter-kit/network-http.ts';
 import { PublishError } from '../../src/providers/types.ts';
 
 /** Four times the largest answer read, in 64 KB chunks. */

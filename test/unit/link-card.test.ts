@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pageMeta } from '../../src/providers/link-card.ts';
+import { pageMeta } from '../../src/providers/adapter-kit/link-card.ts';
 
 const PAGE_BYTES = 512 * 1024;
 

@@ -5,12 +5,12 @@
  * (initializeUpload, then PUT the bytes), posts and comments.
  */
 import { z } from 'zod';
-import { mediaFilename, readMedia } from '../media-bytes.ts';
-import { mediaChunks } from '../media-chunks.ts';
-import type { NetworkAnswer, Verdict } from '../http-failures.ts';
-import type { NetworkRequest } from '../network-http.ts';
-import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from '../oauth2-tokens.ts';
-import { waitForProcessing } from '../processing-wait.ts';
+import { mediaFilename, readMedia } from '../adapter-kit/media-bytes.ts';
+import { mediaChunks } from '../adapter-kit/media-chunks.ts';
+import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
+import type { NetworkRequest } from '../adapter-kit/network-http.ts';
+import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from '../adapter-kit/oauth2-tokens.ts';
+import { waitForProcessing } from '../adapter-kit/processing-wait.ts';
 import { PublishError, type ContentRules, type MediaRef, type NetworkContext, type PublishContext, type PublishResult, type TokenConfig } from '../types.ts';
 
 /** The newest LinkedIn-Version known to be active; override with HERALD_LINKEDIN[_PAGE]_API_VERSION. */

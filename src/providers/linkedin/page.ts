@@ -2,7 +2,7 @@
  * LinkedIn page (`linkedin-page`): the member's OAuth 2 token acts for an
  * organization they administer; after consent the member picks the page.
  */
-import { currentFigures, dailySeries, day } from '../analytics-series.ts';
+import { currentFigures, dailySeries, day } from '../adapter-kit/analytics-series.ts';
 import { PublishError, type AnalyticsSeries, type ConnectResult, type NetworkContext, type Provider, type PublishChannel } from '../types.ts';
 import {
   exchangeCode,

@@ -7,7 +7,7 @@
  */
 import { PublishError, type NetworkContext } from '../types.ts';
 import { Graph, graphCall } from './graph.ts';
-import { authorizationUrl } from '../oauth2-tokens.ts';
+import { authorizationUrl } from '../adapter-kit/oauth2-tokens.ts';
 
 /** The Graph API version used unless HERALD_<NETWORK>_API_VERSION says otherwise. */
 export const DEFAULT_GRAPH_VERSION = 'v26.0';

@@ -6,8 +6,8 @@
  * so the class comes from `error.code`, not from the status.
  */
 import crypto from 'node:crypto';
-import type { NetworkAnswer, Verdict } from '../http-failures.ts';
-import type { NetworkRequest } from '../network-http.ts';
+import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
+import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import { PublishError, type NetworkContext, type PublishContext } from '../types.ts';
 
 export interface GraphErrorBody {

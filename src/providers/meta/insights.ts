@@ -5,7 +5,7 @@
  * the end of their day; totals over a range as `total_value`; a post's figures
  * as one lifetime value.
  */
-import { day, period } from '../analytics-series.ts';
+import { day, period } from '../adapter-kit/analytics-series.ts';
 import { metaTime } from './graph.ts';
 
 export interface InsightMetric {

@@ -11,7 +11,7 @@ import type { AnalyticsSeries, ContentRules, MediaRef, Pacing, PublishContext, P
 import { PublishError } from '../types.ts';
 import { findByText, mediaContainer, metaTime, waitForContainer, type Graph } from './graph.ts';
 import { dailyPoints, figure, insightRanges, type InsightsAnswer } from './insights.ts';
-import { currentFigures, dailySeries } from '../analytics-series.ts';
+import { currentFigures, dailySeries } from '../adapter-kit/analytics-series.ts';
 
 /** The settings fields clients send for instagram and instagram-standalone. */
 export const instagramSettings = z.object({

@@ -4,7 +4,7 @@
  * which renews itself (there is no separate refresh token) as long as it has not
  * expired. Both networks document the same steps with their own grant names.
  */
-import { authorizationUrl } from '../oauth2-tokens.ts';
+import { authorizationUrl } from '../adapter-kit/oauth2-tokens.ts';
 import { PublishError, type NetworkContext } from '../types.ts';
 import { graphCall } from './graph.ts';
 

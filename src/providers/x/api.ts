@@ -3,9 +3,9 @@
  * classified failures. X sends no Retry-After on 429; it says when the window
  * resets in x-rate-limit-reset (epoch seconds), which is used instead.
  */
-import type { NetworkAnswer, Verdict } from '../http-failures.ts';
-import { withQuery, type NetworkRequest } from '../network-http.ts';
-import { authorizationHeader, type OAuth1Keys } from '../oauth1.ts';
+import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
+import { withQuery, type NetworkRequest } from '../adapter-kit/network-http.ts';
+import { authorizationHeader, type OAuth1Keys } from '../adapter-kit/oauth1.ts';
 import type { NetworkContext } from '../types.ts';
 
 export interface XUserTokens {

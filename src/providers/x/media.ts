@@ -3,10 +3,10 @@
  * videos in chunks (initialize, append each segment, finalize), then polling the
  * status until X has processed them, since a post may only use processed media.
  */
-import { mediaBlob, mediaFilename } from '../media-bytes.ts';
-import { mediaChunks } from '../media-chunks.ts';
-import type { OAuth1Keys } from '../oauth1.ts';
-import { waitForProcessing, type ProcessingState } from '../processing-wait.ts';
+import { mediaBlob, mediaFilename } from '../adapter-kit/media-bytes.ts';
+import { mediaChunks } from '../adapter-kit/media-chunks.ts';
+import type { OAuth1Keys } from '../adapter-kit/oauth1.ts';
+import { waitForProcessing, type ProcessingState } from '../adapter-kit/processing-wait.ts';
 import { PublishError, type MediaRef, type PublishContext } from '../types.ts';
 import { signedJson } from './api.ts';
 

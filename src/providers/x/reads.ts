@@ -3,7 +3,7 @@
  * latest posts. X keeps no history through the standard API, so figures are the
  * totals as they stand now (public_metrics of the user and of the post).
  */
-import { currentFigures } from '../analytics-series.ts';
+import { currentFigures } from '../adapter-kit/analytics-series.ts';
 import { PublishError, type NetworkContext, type Provider, type PublishChannel, type RecentPost } from '../types.ts';
 import { consumerKeys, postUrl, signedJson, type XConfig } from './api.ts';
 

@@ -4,7 +4,7 @@
  * Basic, as the network asks. Answers become Herald's token fields.
  */
 import { errorMessage } from './http-failures.ts';
-import { PublishError, type NetworkContext, type PublishChannel, type TokenConfig } from './types.ts';
+import { PublishError, type NetworkContext, type PublishChannel, type TokenConfig } from '../types.ts';
 
 export interface TokenAnswer {
   access_token?: string;

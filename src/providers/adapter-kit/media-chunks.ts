@@ -2,7 +2,7 @@
  * Media bytes in fixed-size pieces, for networks that take large files in parts
  * (X's chunked upload, LinkedIn's byte ranges). Only one piece is held at a time.
  */
-import type { MediaRef } from './types.ts';
+import type { MediaRef } from '../types.ts';
 
 export async function* mediaChunks(media: MediaRef, size: number): AsyncGenerator<Buffer> {
   let pending: Buffer[] = [];

@@ -6,10 +6,10 @@
  * outbound guard, so a post cannot make Herald reach a private address, and
  * only the head of a page is read.
  */
-import { deadline } from '../lib/deadline.ts';
-import type { OutboundGuard } from '../lib/outbound.ts';
-import { decodeEntities } from '../lib/html-entities.ts';
-import { readAtMost } from '../lib/bounded-body.ts';
+import { deadline } from '../../lib/deadline.ts';
+import type { OutboundGuard } from '../../lib/outbound.ts';
+import { decodeEntities } from '../../lib/html-entities.ts';
+import { readAtMost } from '../../lib/bounded-body.ts';
 
 export interface LinkCard {
   uri: string;

@@ -2,8 +2,8 @@
  * Turns what came back from a network's HTTP API into the failure classes of
  * PublishError. Shared by every adapter so the rules live in one place.
  */
-import { OutboundRefused } from '../lib/outbound.ts';
-import { PublishError, type FailureKind } from './types.ts';
+import { OutboundRefused } from '../../lib/outbound.ts';
+import { PublishError, type FailureKind } from '../types.ts';
 
 /** Errors raised before any byte of the request could have reached the server. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);

@@ -6,11 +6,11 @@
  * network's own error text is what the user reads. Adapters stay about the
  * network's API.
  */
-import type { OutboundBody, OutboundGuard } from '../lib/outbound.ts';
-import { readAtMost } from '../lib/bounded-body.ts';
-import { deadline } from '../lib/deadline.ts';
+import type { OutboundBody, OutboundGuard } from '../../lib/outbound.ts';
+import { readAtMost } from '../../lib/bounded-body.ts';
+import { deadline } from '../../lib/deadline.ts';
 import { classifyAnswer, classifyFetchError, type AnswerReader, type NetworkAnswer } from './http-failures.ts';
-import { PublishError } from './types.ts';
+import { PublishError } from '../types.ts';
 
 export interface NetworkRequest {
   method?: string;

@@ -3,7 +3,7 @@
  * become a series with its change, a figure that exists only as it stands now
  * (followers, likes of a post) becomes one point dated today.
  */
-import type { AnalyticsSeries } from './types.ts';
+import type { AnalyticsSeries } from '../types.ts';
 
 /** YYYY-MM-DD (UTC) of an instant. */
 export function day(at: number | string | Date): string {
