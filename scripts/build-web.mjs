@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The server modules the web application imports besides web/ itself. */
-const SHARED_SOURCES = ['src/providers/content-rules.ts', 'src/providers/text-counting.ts', 'src/providers/x/text-length.ts'];
+const SHARED_SOURCES = ['src/providers/content-rules.ts', 'src/providers/text-counting.ts', 'src/providers/networks/x/text-length.ts'];
 
 function newestChange(target) {
   const stat = fs.statSync(target);

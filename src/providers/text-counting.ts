@@ -3,7 +3,7 @@
  * Node's APIs, so the server's checks and the web composer's live counters run
  * the very same functions (the web application imports this file).
  */
-import { xWeightedLength } from './x/text-length.ts';
+import { xWeightedLength } from './networks/x/text-length.ts';
 
 const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const utf8 = new TextEncoder();

@@ -4,7 +4,7 @@ import { PNG_1x1, startHerald, type TestAccount, type TestHerald } from '../help
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { facetsOf, itemRecordKey } from '../../src/providers/bluesky.ts';
+import { facetsOf, itemRecordKey } from '../../src/providers/networks/bluesky.ts';
 import { graphemes } from '../../src/providers/text-counting.ts';
 import { APP_PASSWORD, DID, HANDLE, startBlueskyFake, type BlueskyFake } from '../fakes/bluesky.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';

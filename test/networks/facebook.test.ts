@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { networkContext } from '../../src/providers/network-settings.ts';
-import { facebook } from '../../src/providers/facebook.ts';
+import { facebook } from '../../src/providers/networks/facebook.ts';
 import { OutboundGuard } from '../../src/lib/outbound.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';

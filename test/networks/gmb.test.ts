@@ -4,7 +4,7 @@ import { startHerald, type TestAccount, type TestHerald } from '../helpers/heral
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth, followToCallback, startConnect } from '../helpers/connect.ts';
 import { entry, postBody } from '../helpers/api-fixtures.ts';
-import { gmb } from '../../src/providers/gmb.ts';
+import { gmb } from '../../src/providers/networks/gmb.ts';
 import { CLIENT_ID, CLIENT_SECRET, googleError, MANAGE_SCOPE, PERMISSION_DENIED, quotaExceeded, startGmbFake, type GmbFake } from '../fakes/gmb.ts';
 import { listedChannel, publishNow, saveDraft, settled, uploadMp4, uploadPng } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';

@@ -4,7 +4,7 @@ import { eventually, startHerald, upload, type TestAccount, type TestHerald } fr
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
-import { chunkPlan } from '../../src/providers/tiktok.ts';
+import { chunkPlan } from '../../src/providers/networks/tiktok.ts';
 import { CLIENT_KEY, CLIENT_SECRET, startTikTokFake, tiktokError, type TikTokFake } from '../fakes/tiktok.ts';
 import { listedChannel, publishNow, settled, uploadMp4 } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';

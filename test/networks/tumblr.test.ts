@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth, followToCallback, startConnect } from '../helpers/connect.ts';
-import { textBlocks } from '../../src/providers/tumblr.ts';
+import { textBlocks } from '../../src/providers/networks/tumblr.ts';
 import { startTumblrFake, tumblrError, TUMBLR_APP, type TumblrFake } from '../fakes/tumblr.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { saveDraft, uploadMp4 } from './support.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite, testStores } from '../helpers/stores.ts';
-import { slugOf } from '../../src/providers/wordpress.ts';
+import { slugOf } from '../../src/providers/networks/wordpress.ts';
 import { AUTHOR, CATEGORY_ID, startWordPressFake, type WordPressFake } from '../fakes/wordpress.ts';
 import { channelView, publishNow, settled, uploadPng } from './publish.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';

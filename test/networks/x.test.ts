@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hmacSha1Signature, oauthParameters, parseAuthorizationHeader, signatureBaseString } from '../../src/providers/adapter-kit/oauth1.ts';
-import { xWeightedLength } from '../../src/providers/x/text-length.ts';
+import { xWeightedLength } from '../../src/providers/networks/x/text-length.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';

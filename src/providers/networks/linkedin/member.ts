@@ -1,0 +1,42 @@
+/** LinkedIn member profile (`linkedin`): OAuth 2, posts as urn:li:person:{sub}. */
+import type { Provider } from '../../types.ts';
+import {
+  exchangeCode,
+  LINKEDIN_URLS,
+  linkedinRules,
+  linkedinSettings,
+  publishPost,
+  readAnswer,
+  refreshTokens,
+  startAuthorization,
+  userInfo,
+  type LinkedInConfig,
+} from './api.ts';
+
+export const linkedin: Provider = {
+  identifier: 'linkedin',
+  name: 'LinkedIn',
+  auth: 'oauth2',
+  urls: LINKEDIN_URLS,
+  appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
+  // LinkedIn-Version (YYYYMM); DEFAULT_LINKEDIN_VERSION when unset.
+  optionalSettings: ['API_VERSION'],
+  readAnswer,
+  settings: linkedinSettings,
+  rules: linkedinRules,
+
+  oauth: {
+    async start(ctx) {
+      return { url: startAuthorization(ctx, ['openid', 'profile', 'w_member_social']) };
+    },
+    async finish(ctx) {
+      const tokens = await exchangeCode(ctx);
+      const me = await userInfo(ctx, tokens.accessToken!);
+      const config: LinkedInConfig = { ...tokens, author: `urn:li:person:${me.sub}` };
+      return [{ externalId: me.sub, name: me.name ?? me.sub, picture: me.picture ?? null, profile: null, config: { ...config } }];
+    },
+  },
+
+  refresh: refreshTokens,
+  publish: publishPost,
+};
