@@ -4,7 +4,7 @@
  * one configuration and one set of rules.
  */
 import type { Config } from './config.ts';
-import { ensureDatabase, migrate, openStore, type Store } from './db/index.ts';
+import { ensureDatabase, migrate, openStore } from './db/index.ts';
 import { Accounts } from './domain/accounts.ts';
 import { Customers } from './domain/customers.ts';
 import { Templates } from './domain/templates.ts';
@@ -38,7 +38,6 @@ import { createSecretBox, resolveSecret } from './lib/secrets.ts';
 import { secretMismatch } from './domain/sealed-values.ts';
 import { DiskWatch } from './lib/disk-space.ts';
 import { createStorage } from './media/create-storage.ts';
-import type { MediaStorage } from './media/storage.ts';
 import { networkContext } from './providers/network-settings.ts';
 import { announceDue } from './scheduler/due-signal.ts';
 import { inBackground } from './lib/background.ts';
