@@ -8,7 +8,8 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ChannelRow, Database } from '../db/schema.ts';
-import { PublishError, type AnalyticsSeries, type NetworkContext, type Provider, type PublishChannel, type RecentPost } from '../providers/types.ts';
+import type { AnalyticsSeries, NetworkContext, Provider, PublishChannel, RecentPost } from '../providers/types.ts';
+import { PublishError } from '../providers/errors.ts';
 import type { Channels } from './channels.ts';
 import { ApiError } from './errors.ts';
 import type { Posts } from './posts/posts.ts';

@@ -14,7 +14,8 @@ import type { Kysely } from 'kysely';
 import type { Sharp } from 'sharp';
 import type { Database, MediaRow, MediaVariantRow } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
-import { PublishError, type MediaRef, type MediaRequirements } from '../providers/types.ts';
+import type { MediaRef, MediaRequirements } from '../providers/types.ts';
+import { PublishError } from '../providers/errors.ts';
 import { openImage } from './inspect.ts';
 import type { MediaStorage } from './storage.ts';
 

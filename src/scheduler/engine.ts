@@ -9,15 +9,8 @@ import type { Services } from '../services.ts';
 import type { ChannelRow, PostRow } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
 import { deadline } from '../lib/deadline.ts';
-import {
-  PublishError,
-  type FailureKind,
-  type MediaRef,
-  type Provider,
-  type PublishChannel,
-  type PublishContext,
-  type PublishResult,
-} from '../providers/types.ts';
+import type { MediaRef, Provider, PublishChannel, PublishContext, PublishResult } from '../providers/types.ts';
+import { PublishError, type FailureKind } from '../providers/errors.ts';
 import { publishRefs } from '../media/refs.ts';
 import { postEventData } from '../domain/events.ts';
 import { claimDue, nextWakeUp } from './claim.ts';

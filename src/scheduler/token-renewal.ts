@@ -15,7 +15,7 @@ import { claimRows } from '../db/lease.ts';
 import type { ChannelRow } from '../db/schema.ts';
 import { renewalTime } from '../domain/channels.ts';
 import { findProvider } from '../providers/index.ts';
-import { PublishError } from '../providers/types.ts';
+import { PublishError } from '../providers/errors.ts';
 import { Periodic } from './periodic.ts';
 import { channelNeedsReconnect, ReconnectNeeded, type TokenKeeper } from './tokens.ts';
 

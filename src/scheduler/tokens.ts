@@ -7,7 +7,8 @@
 import type { Services } from '../services.ts';
 import type { ChannelRow } from '../db/schema.ts';
 import { channelEventData } from '../domain/events.ts';
-import { PublishError, type Provider, type PublishChannel, type TokenConfig } from '../providers/types.ts';
+import type { Provider, PublishChannel, TokenConfig } from '../providers/types.ts';
+import { PublishError } from '../providers/errors.ts';
 import type { Pacing } from './pacing.ts';
 
 /** Refresh when the token has less than this left. */

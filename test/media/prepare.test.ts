@@ -4,7 +4,8 @@ import sharp from 'sharp';
 import { startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { mediaRef, prepareForNetwork } from '../../src/media/prepare.ts';
-import { PublishError, type MediaRef } from '../../src/providers/types.ts';
+import type { MediaRef } from '../../src/providers/types.ts';
+import { PublishError } from '../../src/providers/errors.ts';
 import { bmp24, mp4Header, noisyPng, plainImage, storedFiles } from './support.ts';
 
 async function bytesOf(ref: MediaRef): Promise<Buffer> {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { OutboundGuard } from '../../src/lib/outbound.ts';
 import { LARGEST_ANSWER_BYTES, NetworkHttp } from '../../src/providers/adapter-kit/network-http.ts';
-import { PublishError } from '../../src/providers/types.ts';
+import { PublishError } from '../../src/providers/errors.ts';
 
 /** Four times the largest answer read, in 64 KB chunks. */
 const ANSWER_BYTES = 4 * LARGEST_ANSWER_BYTES;

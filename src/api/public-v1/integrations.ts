@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError } from '../../domain/errors.ts';
 import { allProviders } from '../../providers/index.ts';
 import { networkSettings } from '../../providers/network-settings.ts';
-import { PublishError } from '../../providers/types.ts';
+import { PublishError } from '../../providers/errors.ts';
 import { iso } from '../../lib/time.ts';
 import type { Services } from '../../services.ts';
 import { sendJsonText } from '../json-text.ts';

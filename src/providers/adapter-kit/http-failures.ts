@@ -3,7 +3,7 @@
  * PublishError. Shared by every adapter so the rules live in one place.
  */
 import { OutboundRefused } from '../../lib/outbound.ts';
-import { PublishError, type FailureKind } from '../types.ts';
+import { PublishError, type FailureKind } from '../errors.ts';
 
 /** Errors raised before any byte of the request could have reached the server. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);

@@ -3,7 +3,8 @@
  * size is checked against the network's limit before anything is read, so an
  * oversized file fails with the limit in the message instead of a network error.
  */
-import { PublishError, type MediaRef } from '../types.ts';
+import type { MediaRef } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 function megabytes(bytes: number): string {
   return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;

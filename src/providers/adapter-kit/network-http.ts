@@ -10,7 +10,7 @@ import type { OutboundBody, OutboundGuard } from '../../lib/outbound.ts';
 import { readAtMost } from '../../lib/bounded-body.ts';
 import { deadline } from '../../lib/deadline.ts';
 import { classifyAnswer, classifyFetchError, type AnswerReader, type NetworkAnswer } from './http-failures.ts';
-import { PublishError } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 export interface NetworkRequest {
   method?: string;

@@ -4,7 +4,8 @@
  * Basic, as the network asks. Answers become Herald's token fields.
  */
 import { errorMessage } from './http-failures.ts';
-import { PublishError, type NetworkContext, type PublishChannel, type TokenConfig } from '../types.ts';
+import type { NetworkContext, PublishChannel, TokenConfig } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 export interface TokenAnswer {
   access_token?: string;

@@ -4,7 +4,7 @@
  * saved before a rule changed: it is refused, saying which setting and why.
  */
 import type { z } from 'zod';
-import { PublishError } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 export function postSettings<S extends z.ZodType>(schema: S, item: { settings: Record<string, unknown> }, network: string): z.output<S> {
   const parsed = schema.safeParse(item.settings);

@@ -3,7 +3,7 @@
  * uses it is created. Nothing is published yet while we wait, so running out of
  * time is a retryable failure, never an unknown one.
  */
-import { PublishError } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 export type ProcessingState = { done: true } | { done: false; failed?: string; checkAfterMs?: number };
 

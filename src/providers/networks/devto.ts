@@ -17,16 +17,8 @@ import { OutboundRefused } from '../../lib/outbound.ts';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
-import {
-  PublishError,
-  type NetworkContext,
-  type Provider,
-  type PublishChannel,
-  type PublishContext,
-  type PublishItem,
-  type PublishResult,
-  type RecentPost,
-} from '../types.ts';
+import type { NetworkContext, Provider, PublishChannel, PublishContext, PublishItem, PublishResult, RecentPost } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'DEV';
 const ACCEPT_V1 = 'application/vnd.forem.api-v1+json';

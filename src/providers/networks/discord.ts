@@ -11,7 +11,8 @@ import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { checkMediaSize, mediaBlob, mediaFilename } from '../adapter-kit/media-bytes.ts';
-import { PublishError, type NetworkContext, type Provider, type PublishContext } from '../types.ts';
+import type { NetworkContext, Provider, PublishContext } from '../types.ts';
+import { PublishError } from '../errors.ts';
 import { authorizationUrl } from '../adapter-kit/oauth2-tokens.ts';
 
 const NETWORK = 'Discord';

@@ -13,7 +13,8 @@ import { z } from 'zod';
 import { errorMessage, retryAfterMs, type NetworkAnswer, type Verdict } from '../adapter-kit/http-failures.ts';
 import { mediaBlob, mediaFilename } from '../adapter-kit/media-bytes.ts';
 import { authorizationUrl, requestToken } from '../adapter-kit/oauth2-tokens.ts';
-import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishResult, type RecentPost } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishResult, RecentPost } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const SCOPES = ['public', 'upload'];
 /** Dribbble's limit for a shot's image. */

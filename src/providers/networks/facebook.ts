@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { AnalyticsSeries, MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, PublishResult, RuleItem } from '../types.ts';
-import { PublishError } from '../types.ts';
+import { PublishError } from '../errors.ts';
 import { Graph, findByText, graphCall, metaTime, readGraphAnswer } from './meta/graph.ts';
 import { graphVersion, loginDialogUrl, longLivedUserToken, managedPages, userGraph } from './meta/facebook-login.ts';
 import { dailyPoints, figure, insightRanges, type InsightsAnswer } from './meta/insights.ts';

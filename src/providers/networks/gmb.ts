@@ -13,18 +13,8 @@
 import { z } from 'zod';
 import { errorMessage, retryAfterMs, type NetworkAnswer, type Verdict } from '../adapter-kit/http-failures.ts';
 import { googleConsentUrl, refreshTokens, requestToken, tokenFields } from '../adapter-kit/oauth2-tokens.ts';
-import {
-  PublishError,
-  type ConnectResult,
-  type NetworkContext,
-  type Provider,
-  type PublishChannel,
-  type PublishContext,
-  type PublishResult,
-  type RecentPost,
-  type RuleItem,
-  type TokenConfig,
-} from '../types.ts';
+import type { ConnectResult, NetworkContext, Provider, PublishChannel, PublishContext, PublishResult, RecentPost, RuleItem, TokenConfig } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const MANAGE_SCOPE = 'https://www.googleapis.com/auth/business.manage';
 /** Accepted by Google in place of business.manage (older consent screens). */

@@ -16,7 +16,8 @@ import { postSettings } from '../adapter-kit/post-settings.ts';
 import { invalidField } from '../../domain/errors.ts';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
-import { PublishError, type NetworkContext, type Provider, type PublishChannel, type PublishItem, type RecentPost } from '../types.ts';
+import type { NetworkContext, Provider, PublishChannel, PublishItem, RecentPost } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'Hashnode';
 /** Hashnode refuses requests over 100 KB; the article's Markdown must leave room for the rest of the request. */

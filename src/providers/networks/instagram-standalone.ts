@@ -4,7 +4,8 @@
  * token (60 days) renews itself through graph.instagram.com; publishing is the
  * same container flow as `instagram` (meta/instagram-content.ts).
  */
-import { PublishError, type NetworkContext, type Provider, type PublishChannel } from '../types.ts';
+import type { NetworkContext, Provider, PublishChannel } from '../types.ts';
+import { PublishError } from '../errors.ts';
 import { Graph, readGraphAnswer } from './meta/graph.ts';
 import { graphVersion } from './meta/facebook-login.ts';
 import {

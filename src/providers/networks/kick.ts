@@ -13,7 +13,8 @@ import { z } from 'zod';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import { authorizationUrl, refreshTokens, requestToken, tokenFields } from '../adapter-kit/oauth2-tokens.ts';
-import { PublishError, type NetworkContext, type Provider, type PublishContext } from '../types.ts';
+import type { NetworkContext, Provider, PublishContext } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'Kick';
 /** Sending chat as the user, reading who they are and their channel's slug (for the link). */

@@ -19,7 +19,8 @@ import { currentFigures } from '../adapter-kit/analytics-series.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { mediaBlob, mediaFilename } from '../adapter-kit/media-bytes.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
-import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type TokenConfig } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, TokenConfig } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'Lemmy';
 const MAX_POST_BODY = 50_000;

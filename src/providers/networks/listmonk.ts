@@ -12,7 +12,8 @@ import { z } from 'zod';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
-import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, PublishResult } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'listmonk';
 const MAX_SUBJECT = 5000;

@@ -13,7 +13,8 @@ import { postSettings } from '../adapter-kit/post-settings.ts';
 import { invalidField } from '../../domain/errors.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
-import { PublishError, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult, type RecentPost } from '../types.ts';
+import type { NetworkContext, Provider, PublishChannel, PublishContext, PublishResult, RecentPost } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'Medium';
 const MAX_CONTENT = 100_000;

@@ -15,7 +15,8 @@ import { z } from 'zod';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { retryAfterMs } from '../adapter-kit/http-failures.ts';
 import { mediaBlob, mediaFilename } from '../adapter-kit/media-bytes.ts';
-import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type TokenConfig } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, TokenConfig } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 /** When MeWe gives no expiry, tokens are taken to last this long (as the reference service does). */
 const DEFAULT_LIFETIME_MS = 30 * 24 * 60 * 60_000;

@@ -17,7 +17,8 @@ import { currentFigures } from '../adapter-kit/analytics-series.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { solveChallenge } from './moltbook-challenge.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
-import { PublishError, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult } from '../types.ts';
+import type { NetworkContext, Provider, PublishChannel, PublishContext, PublishResult } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'Moltbook';
 const MAX_TITLE = 100;

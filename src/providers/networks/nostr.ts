@@ -13,7 +13,8 @@ import { decode, neventEncode, npubEncode } from 'nostr-tools/nip19';
 import type { Event, EventTemplate } from 'nostr-tools/pure';
 import { OutboundRefused } from '../../lib/outbound.ts';
 import { checkRelayUrl, queryRelay, sendEvent, type Filter, type RelayOptions, type RelayOutcome } from './nostr-relays.ts';
-import { PublishError, type NetworkContext, type Provider, type PublishContext } from '../types.ts';
+import type { NetworkContext, Provider, PublishContext } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'Nostr';
 const DEFAULT_TIMEOUT_MS = 10_000;

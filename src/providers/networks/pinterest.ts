@@ -12,7 +12,8 @@ import { mediaBlob, mediaFilename } from '../adapter-kit/media-bytes.ts';
 import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from '../adapter-kit/oauth2-tokens.ts';
 import { waitForProcessing } from '../adapter-kit/processing-wait.ts';
 import { dailySeries, day, period } from '../adapter-kit/analytics-series.ts';
-import { PublishError, type AnalyticsSeries, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext } from '../types.ts';
+import type { AnalyticsSeries, MediaRef, NetworkContext, Provider, PublishChannel, PublishContext } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const SCOPES = ['user_accounts:read', 'boards:read', 'boards:write', 'pins:read', 'pins:write'];
 const VIDEO_BYTES = 2 * 1024 * 1024 * 1024;

@@ -11,7 +11,8 @@ import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from '../adapter-kit/oauth2-tokens.ts';
 import { waitForProcessing } from '../adapter-kit/processing-wait.ts';
-import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, PublishResult } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 // history: the user's submitted listing (finding media posts, recent posts) needs it.
 const SCOPES = ['identity', 'submit', 'read', 'flair', 'history'];

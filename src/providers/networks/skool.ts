@@ -17,7 +17,8 @@ import { invalidField } from '../../domain/errors.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { readMedia } from '../adapter-kit/media-bytes.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
-import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'Skool';
 const WEB = 'https://www.skool.com';

@@ -10,7 +10,8 @@
 import { z } from 'zod';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { mediaFilename, readMedia } from '../adapter-kit/media-bytes.ts';
-import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishContext } from '../types.ts';
+import { PublishError } from '../errors.ts';
 import { authorizationUrl } from '../adapter-kit/oauth2-tokens.ts';
 
 const NETWORK = 'Slack';

@@ -11,7 +11,8 @@ import { z } from 'zod';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { checkMediaSize, mediaBlob, mediaFilename } from '../adapter-kit/media-bytes.ts';
 import { TEXT_COUNTINGS } from '../text-counting.ts';
-import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishContext } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishContext } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'Telegram';
 const MAX_TEXT = 4096;

@@ -5,7 +5,8 @@
  * later items of a thread reply to the item before them (reply_to_id).
  */
 import { z } from 'zod';
-import { PublishError, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult, type RuleItem } from '../types.ts';
+import type { NetworkContext, Provider, PublishChannel, PublishContext, PublishResult, RuleItem } from '../types.ts';
+import { PublishError } from '../errors.ts';
 import { Graph, findByText, mediaContainer, metaTime, readGraphAnswer, waitForContainer } from './meta/graph.ts';
 import { dailyPoints, figure, insightRanges, type InsightsAnswer } from './meta/insights.ts';
 import { currentFigures, dailySeries } from '../adapter-kit/analytics-series.ts';

@@ -20,16 +20,8 @@ import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import { authorizationUrl, needRefreshToken } from '../adapter-kit/oauth2-tokens.ts';
 import { countText } from '../text-counting.ts';
-import {
-  PublishError,
-  type FollowUpState,
-  type NetworkContext,
-  type Provider,
-  type PublishChannel,
-  type PublishContext,
-  type PublishResult,
-  type TokenConfig,
-} from '../types.ts';
+import type { FollowUpState, NetworkContext, Provider, PublishChannel, PublishContext, PublishResult, TokenConfig } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'TikTok for Business';
 const SCOPES = ['user.info.basic', 'user.info.username', 'user.info.stats', 'video.list', 'video.publish', 'video.upload'];

@@ -7,7 +7,8 @@
  */
 import { z } from 'zod';
 import { errorMessage, type NetworkAnswer, type Verdict } from '../adapter-kit/http-failures.ts';
-import { PublishError, type FollowUpState, type MediaRef, type NetworkContext, type Provider, type PublishContext, type TokenConfig } from '../types.ts';
+import type { FollowUpState, MediaRef, NetworkContext, Provider, PublishContext, TokenConfig } from '../types.ts';
+import { PublishError } from '../errors.ts';
 import { authorizationUrl } from '../adapter-kit/oauth2-tokens.ts';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
 

@@ -16,17 +16,8 @@ import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { mediaBlob, mediaFilename } from '../adapter-kit/media-bytes.ts';
 import { authorizationUrl, refreshTokens, requestToken, tokenFields } from '../adapter-kit/oauth2-tokens.ts';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
-import {
-  PublishError,
-  type ConnectResult,
-  type MediaRef,
-  type NetworkContext,
-  type Provider,
-  type PublishChannel,
-  type PublishResult,
-  type RecentPost,
-  type TokenConfig,
-} from '../types.ts';
+import type { ConnectResult, MediaRef, NetworkContext, Provider, PublishChannel, PublishResult, RecentPost, TokenConfig } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const SCOPES = ['basic', 'write', 'offline_access'];
 /** One stable value: Tumblr may suspend apps whose User-Agent varies. */

@@ -15,7 +15,8 @@ import { postSettings } from '../adapter-kit/post-settings.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import { authorizationUrl, refreshTokens, requestToken, tokenFields } from '../adapter-kit/oauth2-tokens.ts';
-import { PublishError, type NetworkContext, type Provider, type PublishChannel, type PublishContext } from '../types.ts';
+import type { NetworkContext, Provider, PublishChannel, PublishContext } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'Twitch';
 /** Sending as the user, and announcements (the broadcaster is a moderator of their own chat). */

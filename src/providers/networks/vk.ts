@@ -15,17 +15,8 @@ import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { mediaBlob, mediaFilename } from '../adapter-kit/media-bytes.ts';
 import { authorizationUrl } from '../adapter-kit/oauth2-tokens.ts';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
-import {
-  PublishError,
-  type MediaRef,
-  type NetworkContext,
-  type Provider,
-  type PublishChannel,
-  type PublishContext,
-  type PublishResult,
-  type RecentPost,
-  type TokenConfig,
-} from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, PublishResult, RecentPost, TokenConfig } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 /** `wall` to post, `photos` and `video` to attach media; the personal info names the channel. */
 const SCOPES = ['vkid.personal_info', 'wall', 'photos', 'video'];

@@ -17,7 +17,8 @@ import { errorMessage, retryAfterMs, type NetworkAnswer, type Verdict } from '..
 import { readMedia, mediaFilename } from '../adapter-kit/media-bytes.ts';
 import { authorizationUrl, needRefreshToken, tokenFields, type TokenAnswer } from '../adapter-kit/oauth2-tokens.ts';
 import { waitForProcessing } from '../adapter-kit/processing-wait.ts';
-import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type TokenConfig } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, TokenConfig } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const SCOPES = ['openid', 'profile', 'email', 'forum:post:create', 'forum:read', 'company:basic:read'];
 /** The first version whose Files API Herald uses (direct uploads). */

@@ -18,7 +18,8 @@ import { currentFigures } from '../adapter-kit/analytics-series.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { mediaFilename, readMedia } from '../adapter-kit/media-bytes.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
-import { PublishError, type MediaRef, type NetworkContext, type Provider, type PublishChannel, type PublishContext, type PublishResult } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, PublishResult } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'WordPress';
 /** PHP's upload limits decide on each site; 2 MB is PHP's default, many hosts allow far more. */

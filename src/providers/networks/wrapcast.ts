@@ -14,7 +14,8 @@ import { z } from 'zod';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
-import { PublishError, type NetworkContext, type Provider, type PublishChannel } from '../types.ts';
+import type { NetworkContext, Provider, PublishChannel } from '../types.ts';
+import { PublishError } from '../errors.ts';
 
 const NETWORK = 'Farcaster';
 /** Bytes of UTF-8 a cast's text may hold (a "long cast"; 10,000 only for Pro accounts). */

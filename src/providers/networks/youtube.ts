@@ -9,16 +9,8 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { errorMessage, type NetworkAnswer, type Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
-import {
-  PublishError,
-  type AnalyticsSeries,
-  type ConnectResult,
-  type NetworkContext,
-  type Provider,
-  type PublishChannel,
-  type PublishContext,
-  type TokenConfig,
-} from '../types.ts';
+import type { AnalyticsSeries, ConnectResult, NetworkContext, Provider, PublishChannel, PublishContext, TokenConfig } from '../types.ts';
+import { PublishError } from '../errors.ts';
 import { googleConsentUrl } from '../adapter-kit/oauth2-tokens.ts';
 import { dailySeries, day, period } from '../adapter-kit/analytics-series.ts';
 

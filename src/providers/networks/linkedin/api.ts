@@ -11,7 +11,8 @@ import type { NetworkAnswer, Verdict } from '../../adapter-kit/http-failures.ts'
 import type { NetworkRequest } from '../../adapter-kit/network-http.ts';
 import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from '../../adapter-kit/oauth2-tokens.ts';
 import { waitForProcessing } from '../../adapter-kit/processing-wait.ts';
-import { PublishError, type ContentRules, type MediaRef, type NetworkContext, type PublishContext, type PublishResult, type TokenConfig } from '../../types.ts';
+import type { ContentRules, MediaRef, NetworkContext, PublishContext, PublishResult, TokenConfig } from '../../types.ts';
+import { PublishError } from '../../errors.ts';
 
 /** The newest LinkedIn-Version known to be active; override with HERALD_LINKEDIN[_PAGE]_API_VERSION. */
 export const DEFAULT_LINKEDIN_VERSION = '202609';

@@ -3,7 +3,8 @@
  * organization they administer; after consent the member picks the page.
  */
 import { currentFigures, dailySeries, day } from '../../adapter-kit/analytics-series.ts';
-import { PublishError, type AnalyticsSeries, type ConnectResult, type NetworkContext, type Provider, type PublishChannel } from '../../types.ts';
+import type { AnalyticsSeries, ConnectResult, NetworkContext, Provider, PublishChannel } from '../../types.ts';
+import { PublishError } from '../../errors.ts';
 import {
   exchangeCode,
   LINKEDIN_URLS,

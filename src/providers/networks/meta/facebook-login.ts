@@ -5,7 +5,8 @@
  * has no refresh token), and the Pages the user manages, which are what gets
  * connected (the user picks one).
  */
-import { PublishError, type NetworkContext } from '../../types.ts';
+import type { NetworkContext } from '../../types.ts';
+import { PublishError } from '../../errors.ts';
 import { Graph, graphCall } from './graph.ts';
 import { authorizationUrl } from '../../adapter-kit/oauth2-tokens.ts';
 

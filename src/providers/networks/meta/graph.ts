@@ -8,7 +8,8 @@
 import crypto from 'node:crypto';
 import type { NetworkAnswer, Verdict } from '../../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../../adapter-kit/network-http.ts';
-import { PublishError, type NetworkContext, type PublishContext } from '../../types.ts';
+import type { NetworkContext, PublishContext } from '../../types.ts';
+import { PublishError } from '../../errors.ts';
 
 export interface GraphErrorBody {
   message?: string;

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { AnalyticsSeries, ContentRules, MediaRef, Pacing, PublishContext, PublishResult, RecentPost, RuleItem } from '../../types.ts';
-import { PublishError } from '../../types.ts';
+import { PublishError } from '../../errors.ts';
 import { findByText, mediaContainer, metaTime, waitForContainer, type Graph } from './graph.ts';
 import { dailyPoints, figure, insightRanges, type InsightsAnswer } from './insights.ts';
 import { currentFigures, dailySeries } from '../../adapter-kit/analytics-series.ts';

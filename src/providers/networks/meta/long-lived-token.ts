@@ -5,7 +5,8 @@
  * expired. Both networks document the same steps with their own grant names.
  */
 import { authorizationUrl } from '../../adapter-kit/oauth2-tokens.ts';
-import { PublishError, type NetworkContext } from '../../types.ts';
+import type { NetworkContext } from '../../types.ts';
+import { PublishError } from '../../errors.ts';
 import { graphCall } from './graph.ts';
 
 export interface LongLivedTokenFlow {

@@ -5,7 +5,8 @@
  * user revoked access and the channel must be connected again.
  */
 import { z } from 'zod';
-import { PublishError, type Provider, type PublishContext } from '../../types.ts';
+import type { Provider, PublishContext } from '../../types.ts';
+import { PublishError } from '../../errors.ts';
 import { consumerKeys, postUrl, readAnswer, signedForm, signedJson, type XConfig } from './api.ts';
 import { uploadMedia, X_IMAGE_BYTES } from './media.ts';
 import { analytics, recentPosts } from './reads.ts';

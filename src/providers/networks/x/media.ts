@@ -7,7 +7,8 @@ import { mediaBlob, mediaFilename } from '../../adapter-kit/media-bytes.ts';
 import { mediaChunks } from '../../adapter-kit/media-chunks.ts';
 import type { OAuth1Keys } from '../../adapter-kit/oauth1.ts';
 import { waitForProcessing, type ProcessingState } from '../../adapter-kit/processing-wait.ts';
-import { PublishError, type MediaRef, type PublishContext } from '../../types.ts';
+import type { MediaRef, PublishContext } from '../../types.ts';
+import { PublishError } from '../../errors.ts';
 import { signedJson } from './api.ts';
 
 /** X's limits (media best practices): images 5 MB; GIFs 15 MB; videos 512 MB for standard accounts. */

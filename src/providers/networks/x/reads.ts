@@ -4,7 +4,8 @@
  * totals as they stand now (public_metrics of the user and of the post).
  */
 import { currentFigures } from '../../adapter-kit/analytics-series.ts';
-import { PublishError, type NetworkContext, type Provider, type PublishChannel, type RecentPost } from '../../types.ts';
+import type { NetworkContext, Provider, PublishChannel, RecentPost } from '../../types.ts';
+import { PublishError } from '../../errors.ts';
 import { consumerKeys, postUrl, signedJson, type XConfig } from './api.ts';
 
 /** How many latest posts are listed: X bills reads per post, and a post published by hand is recent. */
