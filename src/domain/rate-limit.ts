@@ -10,14 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { ApiError } from './errors.ts';
 import { inBackground } from '../lib/background.ts';
-import { countedAfter, type StepCount, stepStart, windowState } from './sliding-window.ts';
-
-export interface LimitState {
-  limit: number;
-  remaining: number;
-  /** Seconds until the window resets (a sliding window: until the oldest counted request leaves it). */
-  resetSeconds: number;
-}
+import { countedAfter, type LimitState, type StepCount, stepStart, windowState } from './sliding-window.ts';
 
 export function limitHeaders(state: LimitState): Record<string, string> {
   const values = { Limit: String(state.limit), Remaining: String(state.remaining), Reset: String(state.resetSeconds) };

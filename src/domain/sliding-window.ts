@@ -8,7 +8,14 @@
  * it never lets more through (it may refuse up to a step early). A request
  * leaves the window one window after the end of its step.
  */
-import type { LimitState } from './rate-limit.ts';
+
+/** Where a bucket stands in its window, as the RateLimit-* headers say it. */
+export interface LimitState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets (a sliding window: until the oldest counted request leaves it). */
+  resetSeconds: number;
+}
 
 /** A bucket's count of one step, as `rate_counters` keeps it. */
 export interface StepCount {

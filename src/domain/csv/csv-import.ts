@@ -12,7 +12,7 @@ import type { Principal } from '../accounts.ts';
 import { neutralised } from './csv-cells.ts';
 import type { CsvPosts } from './csv-posts.ts';
 import { storeFromUrl, type MediaFromUrlDeps } from '../media-from-url.ts';
-import type { LimitState } from '../rate-limit.ts';
+import type { LimitState } from '../sliding-window.ts';
 import { allows } from '../scopes.ts';
 
 type ImportDeps = MediaFromUrlDeps & { csv: CsvPosts };

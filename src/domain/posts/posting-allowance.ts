@@ -7,7 +7,8 @@
  * once the request passed its checks, so no caller counts it, or forgets to.
  */
 import type { Config } from '../../config.ts';
-import type { LimitState, RateLimiter } from '../rate-limit.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import type { LimitState } from '../sliding-window.ts';
 
 const HOUR_MS = 3_600_000;
 

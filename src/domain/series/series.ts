@@ -27,7 +27,7 @@ import { ApiError, conflict, invalidFields, notFound } from '../errors.ts';
 import { postEventData, type Events } from '../events.ts';
 import type { Notifications } from '../notifications.ts';
 import type { Posts } from '../posts/posts.ts';
-import type { LimitState } from '../rate-limit.ts';
+import type { LimitState } from '../sliding-window.ts';
 import { deleteGroups } from '../posts/post-queue.ts';
 import { nextOccurrences, normaliseRule, occurrencesBetween, type Occurrence, type RepeatRule } from './series-rule.ts';
 
