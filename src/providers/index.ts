@@ -18,7 +18,6 @@ import { youtube } from './networks/youtube.ts';
 import { tiktok } from './networks/tiktok.ts';
 import { mastodon } from './networks/mastodon.ts';
 import { bluesky } from './networks/bluesky.ts';
-// Wave two: one import per network here, and its name in WAVE_TWO below.
 import { wordpress } from './networks/wordpress.ts';
 import { skool } from './networks/skool.ts';
 import { tiktokBusiness } from './networks/tiktok-business.ts';
@@ -38,8 +37,26 @@ import { gmb } from './networks/gmb.ts';
 import { dribbble } from './networks/dribbble.ts';
 import { whop } from './networks/whop.ts';
 
-/** Networks added after the first seventeen, each an adapter module of its own. */
-const WAVE_TWO: Provider[] = [
+/** Every network, in the order lists show them (GET /integrations, the catalogue). A new network is one import and one line here. */
+const NETWORKS: Provider[] = [
+  webhook,
+  telegram,
+  x,
+  linkedin,
+  linkedinPage,
+  pinterest,
+  reddit,
+  facebook,
+  instagram,
+  instagramStandalone,
+  threads,
+  youtube,
+  tiktok,
+  mastodon,
+  bluesky,
+  discord,
+  slack,
+  nostr,
   devto,
   lemmy,
   hashnode,
@@ -60,12 +77,7 @@ const WAVE_TWO: Provider[] = [
   wordpress,
 ];
 
-const providers = new Map<string, Provider>([[webhook.identifier, webhook]]);
-for (const network of [telegram, x, linkedin, linkedinPage, pinterest, reddit]) providers.set(network.identifier, network);
-for (const network of [facebook, instagram, instagramStandalone, threads]) providers.set(network.identifier, network);
-for (const network of [youtube, tiktok, mastodon, bluesky]) providers.set(network.identifier, network);
-for (const network of [discord, slack, nostr]) providers.set(network.identifier, network);
-for (const network of WAVE_TWO) providers.set(network.identifier, network);
+const providers = new Map(NETWORKS.map((network) => [network.identifier, network]));
 
 export function findProvider(identifier: string): Provider | undefined {
   return providers.get(identifier);
