@@ -37,8 +37,11 @@ import { gmb } from './networks/gmb.ts';
 import { dribbble } from './networks/dribbble.ts';
 import { whop } from './networks/whop.ts';
 
-/** Every network, in the order lists show them (GET /integrations, the catalogue). A new network is one import and one line here. */
-const NETWORKS: Provider[] = [
+/**
+ * Every network, in the order lists show them (GET /integrations, the catalogue). A new network is one import and one line here.
+ * Each adapter declares its own channel config (`Provider<Config>`); a channel's config is always what its adapter made.
+ */
+const NETWORKS: Provider<unknown>[] = [
   webhook,
   telegram,
   x,

@@ -16,11 +16,11 @@ export interface NetworkSettings {
   missing: string[];
 }
 
-export function envPrefix(provider: Provider): string {
+export function envPrefix(provider: Provider<unknown>): string {
   return `HERALD_${provider.envPrefix ?? provider.identifier.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`;
 }
 
-export function networkSettings(config: Config, provider: Provider): NetworkSettings {
+export function networkSettings(config: Config, provider: Provider<unknown>): NetworkSettings {
   const prefix = envPrefix(provider);
   const env = config.networkEnv;
   const urls = Object.fromEntries(
@@ -37,7 +37,7 @@ export function networkSettings(config: Config, provider: Provider): NetworkSett
 }
 
 /** Everything an adapter call needs from outside. */
-export function networkContext(config: Config, outbound: OutboundGuard, provider: Provider, signal: AbortSignal): NetworkContext {
+export function networkContext(config: Config, outbound: OutboundGuard, provider: Provider<unknown>, signal: AbortSignal): NetworkContext {
   const { urls, app } = networkSettings(config, provider);
   return { urls, app, outbound, signal, http: new NetworkHttp(outbound, provider.name, signal, provider.readAnswer) };
 }

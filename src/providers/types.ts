@@ -78,11 +78,12 @@ export interface PublishItem {
   publishAt: Date;
 }
 
-export interface PublishChannel {
+/** A channel as its adapter sees it; `Config` is what the adapter stored at connect (its own type, see `Provider<Config>`). */
+export interface PublishChannel<Config = Record<string, unknown>> {
   id: string;
   name: string;
   externalId: string;
-  config: Record<string, unknown>;
+  config: Config;
 }
 
 /** What every adapter call gets from outside: where the network is, the app's credentials, and HTTP. */
@@ -97,8 +98,8 @@ export interface NetworkContext {
   signal: AbortSignal;
 }
 
-export interface PublishContext extends NetworkContext {
-  channel: PublishChannel;
+export interface PublishContext<Config = Record<string, unknown>> extends NetworkContext {
+  channel: PublishChannel<Config>;
   item: PublishItem;
   /** The network's id of the item this one replies to (threads). */
   replyTo?: { releaseId: string };
@@ -200,11 +201,11 @@ export interface OAuthFlow {
   ): Promise<ConnectResult[]>;
 }
 
-export interface ProviderTool {
+export interface ProviderTool<Config = Record<string, unknown>> {
   description: string;
   /** The tool acts (sends something) rather than reads: it needs channels:write, not channels:read. */
   acts?: boolean;
-  run(ctx: NetworkContext & { channel: PublishChannel; data: unknown }): Promise<unknown>;
+  run(ctx: NetworkContext & { channel: PublishChannel<Config>; data: unknown }): Promise<unknown>;
 }
 
 /** How hard the engine may push a network, across all workers. */
@@ -217,7 +218,13 @@ export interface Pacing {
   perChannel?: { count: number; windowMs: number };
 }
 
-export interface Provider {
+/**
+ * `Config` is the channel config the adapter keeps (what `connect` or OAuth
+ * returned, stored sealed): each adapter declares its own, so its methods read
+ * typed fields. The registry hands adapters out as `Provider`, whose methods
+ * take any config, since a channel's config was made by its own adapter.
+ */
+export interface Provider<Config = Record<string, unknown>> {
   identifier: string;
   name: string;
   /** How a channel is connected. */
@@ -246,24 +253,24 @@ export interface Provider {
   /** OAuth channels. */
   oauth?: OAuthFlow;
   /** New tokens from the refresh token; throws PublishError('auth') when the network refuses. */
-  refresh?(ctx: NetworkContext & { channel: PublishChannel }): Promise<TokenConfig & Record<string, unknown>>;
+  refresh?(ctx: NetworkContext & { channel: PublishChannel<Config> }): Promise<TokenConfig & Record<string, unknown>>;
   /** How the network reports failures in its answers (error codes, errors inside 2xx bodies); the common rules of `http-failures.ts` decide the rest. */
   readAnswer?: AnswerReader;
-  publish(ctx: PublishContext): Promise<PublishResult>;
+  publish(ctx: PublishContext<Config>): Promise<PublishResult>;
   /**
    * After an unknown outcome (timeout after sending): look on the network for the
    * item (by idempotency key or among recent posts). null: certainly not there.
    */
-  findPublished?(ctx: PublishContext): Promise<PublishResult | null>;
+  findPublished?(ctx: PublishContext<Config>): Promise<PublishResult | null>;
   /** The figures the network reports, for the channel over the last `days` days and for one published post. */
   analytics?: {
-    channel?(ctx: NetworkContext & { channel: PublishChannel; days: number }): Promise<AnalyticsSeries[]>;
-    post?(ctx: NetworkContext & { channel: PublishChannel; releaseId: string; days: number }): Promise<AnalyticsSeries[]>;
+    channel?(ctx: NetworkContext & { channel: PublishChannel<Config>; days: number }): Promise<AnalyticsSeries[]>;
+    post?(ctx: NetworkContext & { channel: PublishChannel<Config>; releaseId: string; days: number }): Promise<AnalyticsSeries[]>;
   };
   /** The channel's recent posts on the network, newest first (GET /posts/{id}/missing matches them). */
-  recentPosts?(ctx: NetworkContext & { channel: PublishChannel }): Promise<RecentPost[]>;
+  recentPosts?(ctx: NetworkContext & { channel: PublishChannel<Config> }): Promise<RecentPost[]>;
   /** A post published with `followUp`: how the network says it stands now (`releaseId` is what publish returned). */
-  followUp?(ctx: NetworkContext & { channel: PublishChannel; releaseId: string }): Promise<FollowUpState>;
+  followUp?(ctx: NetworkContext & { channel: PublishChannel<Config>; releaseId: string }): Promise<FollowUpState>;
   /**
    * The network drops a repeat of the same publish (the adapter sends a key derived
    * from the post item: an idempotency key, a nonce, a fixed record key, the same
@@ -271,5 +278,5 @@ export interface Provider {
    * `by` says how, for messages; `withinMs` is how long the network remembers.
    */
   repeatDropped?: { by: string; withinMs?: number };
-  tools?: Record<string, ProviderTool>;
+  tools?: Record<string, ProviderTool<Config>>;
 }

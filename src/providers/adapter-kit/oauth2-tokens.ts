@@ -4,7 +4,7 @@
  * Basic, as the network asks. Answers become Herald's token fields.
  */
 import { errorMessage } from './http-failures.ts';
-import type { NetworkContext, PublishChannel, TokenConfig } from '../types.ts';
+import type { NetworkContext, TokenConfig } from '../types.ts';
 import { PublishError } from '../errors.ts';
 
 export interface TokenAnswer {
@@ -82,7 +82,7 @@ export function authorizationUrl(endpoint: string, request: AuthorizationRequest
 }
 
 /** Refusing a refresh when the channel was connected without a refresh token: only reconnecting helps. */
-export function needRefreshToken(config: Record<string, unknown>, network: string): string {
+export function needRefreshToken(config: { refreshToken?: unknown }, network: string): string {
   const token = config.refreshToken;
   if (typeof token !== 'string' || token === '') throw new PublishError('auth', `${network} gave this channel no refresh token, so it must be connected again`);
   return token;
@@ -94,7 +94,7 @@ export function needRefreshToken(config: Record<string, unknown>, network: strin
  * one, which replaces the spent one; without one, the stored token is kept.
  */
 export async function refreshTokens(
-  ctx: NetworkContext & { channel: PublishChannel },
+  ctx: NetworkContext & { channel: { config: { refreshToken?: unknown } } },
   url: string,
   network: string,
   options: TokenRequestOptions = {},

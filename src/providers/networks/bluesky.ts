@@ -199,7 +199,7 @@ function auth(config: Config): Record<string, string> {
 }
 
 /** Uploads bytes to the PDS; the answer is the blob a record embeds. */
-async function blob(ctx: PublishContext, config: Config, bytes: Buffer, mimeType: string): Promise<unknown> {
+async function blob(ctx: PublishContext<Config>, config: Config, bytes: Buffer, mimeType: string): Promise<unknown> {
   const answer = await xrpc<{ blob: unknown }>(ctx, config.pds, 'com.atproto.repo.uploadBlob', {
     method: 'POST',
     headers: { ...auth(config), 'content-type': mimeType },
@@ -211,7 +211,7 @@ async function blob(ctx: PublishContext, config: Config, bytes: Buffer, mimeType
   return answer.blob;
 }
 
-async function uploadImage(ctx: PublishContext, config: Config, media: MediaRef): Promise<unknown> {
+async function uploadImage(ctx: PublishContext<Config>, config: Config, media: MediaRef): Promise<unknown> {
   return blob(ctx, config, await readMedia(media, MAX_IMAGE_BYTES, 'Bluesky'), media.mimeType);
 }
 
@@ -219,7 +219,7 @@ function aspectRatio(media: MediaRef): { aspectRatio?: { width: number; height: 
   return media.width && media.height ? { aspectRatio: { width: media.width, height: media.height } } : {};
 }
 
-async function embedOf(ctx: PublishContext, config: Config): Promise<Record<string, unknown> | undefined> {
+async function embedOf(ctx: PublishContext<Config>, config: Config): Promise<Record<string, unknown> | undefined> {
   const media = ctx.item.media;
   if (media.length === 0) return undefined;
   const video = media.find((m) => m.mimeType.startsWith('video/'));
@@ -237,7 +237,7 @@ async function embedOf(ctx: PublishContext, config: Config): Promise<Record<stri
  * carries it (app.bsky.embed.external), so Herald reads the page's title,
  * description and image itself. A page that cannot be read leaves the post without one.
  */
-async function cardOf(ctx: PublishContext, config: Config, facets: Facet[]): Promise<Record<string, unknown> | undefined> {
+async function cardOf(ctx: PublishContext<Config>, config: Config, facets: Facet[]): Promise<Record<string, unknown> | undefined> {
   const link = facets.flatMap((f) => f.features).find((f) => f.$type === 'app.bsky.richtext.facet#link');
   if (!link || !('uri' in link)) return undefined;
   const card = await linkCard(ctx.outbound, link.uri, { maxImageBytes: MAX_IMAGE_BYTES, imageTypes: IMAGE_TYPES, signal: ctx.signal });
@@ -260,7 +260,7 @@ interface VideoJob {
  * the job followed until it holds the processed blob. The job is kept across
  * attempts of the post, so a retry follows it instead of uploading again.
  */
-async function uploadVideo(ctx: PublishContext, config: Config, media: MediaRef): Promise<unknown> {
+async function uploadVideo(ctx: PublishContext<Config>, config: Config, media: MediaRef): Promise<unknown> {
   if (media.size > MAX_VIDEO_BYTES)
     throw new PublishError('refused', `a video of ${media.size} bytes is larger than Bluesky accepts (${MAX_VIDEO_BYTES} bytes)`);
   const key = `bluesky-video:${config.did}:${media.id}`;
@@ -312,7 +312,7 @@ async function uploadVideo(ctx: PublishContext, config: Config, media: MediaRef)
 }
 
 /** The reply refs: the parent as it is, the root from the parent's own reply (or the parent when it starts the thread). */
-async function replyRefs(ctx: PublishContext, config: Config, parentUri: string) {
+async function replyRefs(ctx: PublishContext<Config>, config: Config, parentUri: string) {
   const { repo, collection, rkey } = parseAtUri(parentUri);
   const parent = await xrpc<{ uri: string; cid: string; value?: { reply?: { root?: { uri: string; cid: string } } } }>(
     ctx,
@@ -327,7 +327,7 @@ async function replyRefs(ctx: PublishContext, config: Config, parentUri: string)
   return { root: parent.value?.reply?.root ?? parentRef, parent: parentRef };
 }
 
-async function resolver(ctx: PublishContext, config: Config): Promise<(handle: string) => Promise<string | undefined>> {
+async function resolver(ctx: PublishContext<Config>, config: Config): Promise<(handle: string) => Promise<string | undefined>> {
   return async (handle) => {
     try {
       const answer = await xrpc<{ did: string }>(ctx, config.pds, 'com.atproto.identity.resolveHandle', { headers: auth(config), query: { handle } });
@@ -340,7 +340,7 @@ async function resolver(ctx: PublishContext, config: Config): Promise<(handle: s
   };
 }
 
-export const bluesky: Provider = {
+export const bluesky: Provider<Config> = {
   identifier: 'bluesky',
   name: 'Bluesky',
   auth: 'credentials',
@@ -400,7 +400,7 @@ export const bluesky: Provider = {
   },
 
   async refresh(ctx) {
-    const config = ctx.channel.config as unknown as Config;
+    const config = ctx.channel.config;
     try {
       const session = await xrpc<Session>(ctx, config.pds, 'com.atproto.server.refreshSession', {
         method: 'POST',
@@ -419,7 +419,7 @@ export const bluesky: Provider = {
   repeatDropped: { by: 'the record key is fixed, so Bluesky cannot store it twice' },
 
   async publish(ctx) {
-    const config = ctx.channel.config as unknown as Config;
+    const config = ctx.channel.config;
     const text = ctx.item.content;
     const facets = await facetsOf(text, await resolver(ctx, config));
     const embed = (await embedOf(ctx, config)) ?? (await cardOf(ctx, config, facets));
@@ -443,7 +443,7 @@ export const bluesky: Provider = {
   },
 
   async recentPosts(ctx) {
-    const config = ctx.channel.config as unknown as Config;
+    const config = ctx.channel.config;
     const listed = await xrpc<{ records: { uri: string; value: { text?: string; createdAt?: string } }[] }>(ctx, config.pds, 'com.atproto.repo.listRecords', {
       headers: auth(config),
       query: { repo: config.did, collection: POST, limit: 25 },
@@ -459,7 +459,7 @@ export const bluesky: Provider = {
   analytics: {
     /** The profile's counts as they stand (Bluesky keeps no history per account); read from the AppView through the PDS. */
     async channel(ctx) {
-      const config = ctx.channel.config as unknown as Config;
+      const config = ctx.channel.config;
       const profile = await xrpc<{ followersCount?: number; followsCount?: number; postsCount?: number }>(ctx, config.pds, 'app.bsky.actor.getProfile', {
         headers: auth(config),
         query: { actor: config.did },
@@ -467,7 +467,7 @@ export const bluesky: Provider = {
       return currentFigures({ Followers: profile.followersCount, Following: profile.followsCount, Posts: profile.postsCount });
     },
     async post(ctx) {
-      const config = ctx.channel.config as unknown as Config;
+      const config = ctx.channel.config;
       const found = await xrpc<{ posts: { likeCount?: number; repostCount?: number; replyCount?: number; quoteCount?: number }[] }>(
         ctx,
         config.pds,
@@ -482,7 +482,7 @@ export const bluesky: Provider = {
 
   /** The record key is the item's own, so the record is there or it is not. */
   async findPublished(ctx) {
-    const config = ctx.channel.config as unknown as Config;
+    const config = ctx.channel.config;
     const rkey = itemRecordKey(ctx.item.publishAt, ctx.item.postId);
     try {
       const found = await xrpc<{ uri: string }>(ctx, config.pds, 'com.atproto.repo.getRecord', {

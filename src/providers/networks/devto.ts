@@ -96,8 +96,8 @@ function api(ctx: NetworkContext, config: Pick<Config, 'apiKey' | 'api'>, path: 
   return ctx.http.json(`${config.api}${path}`, { ...request, headers: { 'api-key': config.apiKey, accept: ACCEPT_V1, ...request.headers } });
 }
 
-function configOf(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function configOf(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 /**
@@ -115,7 +115,7 @@ function articleBody(item: PublishItem): string {
   return bodyMarkdown([item.content, ...pictures].filter((part) => part !== '').join('\n\n'));
 }
 
-function articleJson(ctx: PublishContext, s: Settings) {
+function articleJson(ctx: PublishContext<Config>, s: Settings) {
   return {
     title: s.title,
     body_markdown: articleBody(ctx.item),
@@ -133,14 +133,14 @@ async function myArticles(ctx: NetworkContext, config: Config, perPage = 30, pag
 }
 
 /** The user's published article with this title and body, if DEV has it. */
-async function findArticle(ctx: PublishContext, config: Config, title: string, body: string): Promise<PublishResult | null> {
+async function findArticle(ctx: PublishContext<Config>, config: Config, title: string, body: string): Promise<PublishResult | null> {
   const found = (await myArticles(ctx, config)).find((a) => a.title === title && (a.body_markdown === undefined || a.body_markdown === body));
   return found ? { releaseId: String(found.id), releaseUrl: found.url } : null;
 }
 
 const SENT = 'devto-sent';
 
-export const devto: Provider = {
+export const devto: Provider<Config> = {
   identifier: 'devto',
   name: NETWORK,
   auth: 'credentials',

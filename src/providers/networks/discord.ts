@@ -106,7 +106,7 @@ async function channelAccess<T>(ctx: NetworkContext, config: DiscordConfig, chan
   }
 }
 
-async function checkChannel(ctx: PublishContext, config: DiscordConfig, channelId: string): Promise<void> {
+async function checkChannel(ctx: PublishContext<DiscordConfig>, config: DiscordConfig, channelId: string): Promise<void> {
   const channel = await bot<{ id: string; guild_id?: string; type: number; name?: string }>(ctx, `/channels/${channelId}`);
   if (channel.guild_id !== config.guildId) throw new PublishError('refused', `channel ${channelId} is not in the connected Discord server`);
   if (!TEXT_CHANNEL_TYPES.has(channel.type)) throw new PublishError('refused', `#${channel.name ?? channelId} is not a text or announcement channel`);
@@ -120,7 +120,7 @@ const settings = z.object({
   mentionEveryone: z.boolean().optional().describe('Let @everyone and @here in the text notify the whole channel (off: they show as text)'),
 });
 
-export const discord: Provider = {
+export const discord: Provider<DiscordConfig> = {
   identifier: 'discord',
   name: NETWORK,
   auth: 'oauth2',
@@ -175,7 +175,7 @@ export const discord: Provider = {
   repeatDropped: { by: 'Discord returns the first message for a repeated nonce', withinMs: 3 * 60_000 },
 
   async publish(ctx) {
-    const config = ctx.channel.config as unknown as DiscordConfig;
+    const config = ctx.channel.config;
     const channelId = String(ctx.item.settings.channel ?? '');
     if (!settings.shape.channel.safeParse(channelId).success) throw new PublishError('refused', 'settings.channel must be a Discord channel id');
     await channelAccess(ctx, config, channelId, () => checkChannel(ctx, config, channelId));
@@ -211,7 +211,7 @@ export const discord: Provider = {
     channels: {
       description: "List the connected server's text and announcement channels (id and name) for the `channel` setting.",
       async run(ctx) {
-        const { guildId } = ctx.channel.config as unknown as DiscordConfig;
+        const { guildId } = ctx.channel.config;
         const channels = await bot<{ id: string; name: string; type: number; position?: number }[]>(ctx, `/guilds/${guildId}/channels`);
         return channels
           .filter((c) => TEXT_CHANNEL_TYPES.has(c.type))

@@ -93,8 +93,8 @@ function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
 
-function config(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function config(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 async function me(ctx: NetworkContext, token: string): Promise<User> {
@@ -133,7 +133,7 @@ async function latestShots(ctx: NetworkContext, cfg: Config, perPage: number): P
   return (await ctx.http.json<Shot[]>(`${ctx.urls.api}/v2/user/shots`, { headers: bearer(cfg.accessToken), query: { per_page: perPage } })) ?? [];
 }
 
-export const dribbble: Provider = {
+export const dribbble: Provider<Config> = {
   identifier: 'dribbble',
   name: 'Dribbble',
   auth: 'oauth2',

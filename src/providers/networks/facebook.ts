@@ -78,9 +78,9 @@ function check(item: RuleItem): { field: 'content' | 'image'; message: string }[
   return problems;
 }
 
-type PageContext = NetworkContext & { channel: PublishChannel };
+type PageContext = NetworkContext & { channel: PublishChannel<PageConfig> };
 
-const pageToken = (ctx: PageContext) => (ctx.channel.config as unknown as PageConfig).accessToken;
+const pageToken = (ctx: PageContext) => ctx.channel.config.accessToken;
 
 function pageGraph(ctx: PageContext, host = ctx.urls.api): Graph {
   return new Graph(ctx, { host, version: graphVersion(ctx), token: pageToken(ctx), tokenIn: 'header', network: NAME });
@@ -97,7 +97,7 @@ async function permalink(graph: Graph, id: string, fallback: string): Promise<st
   }
 }
 
-async function publishComment(ctx: PublishContext, graph: Graph): Promise<PublishResult> {
+async function publishComment(ctx: PublishContext<PageConfig>, graph: Graph): Promise<PublishResult> {
   const target = ctx.replyTo?.releaseId;
   if (!target) throw new PublishError('refused', 'The post this comment belongs to has no Facebook id');
   // The first comment goes under the post; each later one answers the comment before it.
@@ -111,7 +111,7 @@ async function unpublishedPhoto(graph: Graph, pageId: string, media: MediaRef): 
   return id;
 }
 
-async function publishStories(ctx: PublishContext, graph: Graph, pageId: string): Promise<PublishResult> {
+async function publishStories(ctx: PublishContext<PageConfig>, graph: Graph, pageId: string): Promise<PublishResult> {
   const ids: string[] = [];
   for (const media of ctx.item.media) {
     if (isVideo(media)) {
@@ -133,7 +133,7 @@ async function publishStories(ctx: PublishContext, graph: Graph, pageId: string)
   return { releaseId: ids[0], releaseUrl: `https://www.facebook.com/stories/${pageId}` };
 }
 
-async function publishPost(ctx: PublishContext, graph: Graph, pageId: string): Promise<PublishResult> {
+async function publishPost(ctx: PublishContext<PageConfig>, graph: Graph, pageId: string): Promise<PublishResult> {
   const { content, media, settings: s } = ctx.item;
   const link = typeof s.url === 'string' ? s.url : undefined;
   if (media.length === 1 && isVideo(media[0])) {
@@ -193,7 +193,7 @@ async function videoFigures(graph: Graph, videoId: string): Promise<AnalyticsSer
   return currentFigures({ Views: figure([insights], 'total_video_views'), Viewers: figure([insights], 'total_video_views_unique') });
 }
 
-export const facebook: Provider = {
+export const facebook: Provider<PageConfig> = {
   identifier: 'facebook',
   name: NAME,
   readAnswer: readGraphAnswer,
@@ -298,7 +298,7 @@ export const facebook: Provider = {
     pages: {
       description: 'List the Facebook Pages the connected login manages (to connect another one, connect again and pick it).',
       async run(ctx) {
-        const { userToken } = ctx.channel.config as unknown as PageConfig;
+        const { userToken } = ctx.channel.config;
         if (!userToken) return { pages: [] };
         const pages = await managedPages<PageEntry>(userGraph(ctx, NAME, userToken), 'id,name,username,picture.type(large)');
         return {

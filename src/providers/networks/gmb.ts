@@ -182,8 +182,8 @@ async function locations(ctx: NetworkContext, token: string | undefined): Promis
   return found;
 }
 
-function config(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function config(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 function dateOf(day: string): { year: number; month: number; day: number } {
@@ -197,7 +197,7 @@ function timeOf(hhmm: string): { hours: number; minutes: number } {
 }
 
 /** The LocalPost to create from the item and its settings. */
-function localPost(ctx: PublishContext): Record<string, unknown> {
+function localPost(ctx: PublishContext<Config>): Record<string, unknown> {
   const s = ctx.item.settings as Partial<Settings>;
   const topicType = s.topicType ?? 'STANDARD';
   const body: Record<string, unknown> = { languageCode: 'en', summary: ctx.item.content, topicType };
@@ -249,7 +249,7 @@ function sameText(a: string | undefined, b: string): boolean {
   return norm(a ?? '') === norm(b);
 }
 
-export const gmb: Provider = {
+export const gmb: Provider<Config> = {
   identifier: 'gmb',
   name: 'Google Business Profile',
   auth: 'oauth2',

@@ -99,8 +99,8 @@ async function gql<T = any>(ctx: NetworkContext, apiKey: string, query: string, 
   return answer.data;
 }
 
-function configOf(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function configOf(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 /** A tag as publishPost takes it: by slug (unknown slugs are created), with its name. */
@@ -160,7 +160,7 @@ async function publicationPosts(ctx: NetworkContext, config: Config, publication
   return (data.publication?.posts?.edges ?? []).map((e: { node: PostNode }) => e.node);
 }
 
-export const hashnode: Provider = {
+export const hashnode: Provider<Config> = {
   identifier: 'hashnode',
   name: NETWORK,
   auth: 'credentials',

@@ -48,8 +48,8 @@ interface InstagramConfig {
   userToken?: string;
 }
 
-function account(ctx: NetworkContext & { channel: PublishChannel }): InstagramAccount {
-  const config = ctx.channel.config as unknown as InstagramConfig;
+function account(ctx: NetworkContext & { channel: PublishChannel<InstagramConfig> }): InstagramAccount {
+  const config = ctx.channel.config;
   return {
     graph: new Graph(ctx, { host: ctx.urls.api, version: graphVersion(ctx), token: config.accessToken, tokenIn: 'header', network: NAME }),
     userId: ctx.channel.externalId,
@@ -57,7 +57,7 @@ function account(ctx: NetworkContext & { channel: PublishChannel }): InstagramAc
   };
 }
 
-export const instagram: Provider = {
+export const instagram: Provider<InstagramConfig> = {
   identifier: 'instagram',
   name: NAME,
   readAnswer: readGraphAnswer,
@@ -104,7 +104,7 @@ export const instagram: Provider = {
     accounts: {
       description: 'List the Instagram professional accounts linked to the Pages the connected login manages (to switch, connect again and pick one).',
       async run(ctx) {
-        const { userToken } = ctx.channel.config as unknown as InstagramConfig;
+        const { userToken } = ctx.channel.config;
         if (!userToken) return { accounts: [] };
         const pages = await managedPages<PageWithInstagram>(
           userGraph(ctx, NAME, userToken),

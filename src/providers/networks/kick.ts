@@ -50,7 +50,7 @@ function api<T = any>(ctx: NetworkContext, accessToken: string, path: string, re
   });
 }
 
-export const kick: Provider = {
+export const kick: Provider<KickConfig> = {
   identifier: 'kick',
   name: NETWORK,
   auth: 'oauth2',
@@ -101,8 +101,8 @@ export const kick: Provider = {
   /** Kick returns a new refresh token with every refresh; a 400 "Invalid request" means connecting again. */
   refresh: (ctx) => refreshTokens(ctx, `${ctx.urls.auth}/oauth/token`, NETWORK),
 
-  async publish(ctx: PublishContext) {
-    const config = ctx.channel.config as unknown as KickConfig;
+  async publish(ctx: PublishContext<KickConfig>) {
+    const config = ctx.channel.config;
     const answer = await api<{ data: { is_sent: boolean; message_id: string } }>(ctx, config.accessToken, '/public/v1/chat', {
       method: 'POST',
       json: {

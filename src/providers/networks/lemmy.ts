@@ -92,8 +92,8 @@ function readAnswer({ ok, body }: NetworkAnswer): Verdict | undefined {
   return { kind: 'refused', detail, code };
 }
 
-function configOf(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function configOf(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 function api<T = any>(ctx: NetworkContext, config: Pick<Config, 'service' | 'accessToken'>, path: string, request: NetworkRequest = {}): Promise<T> {
@@ -116,7 +116,7 @@ const postUrl = (config: Config, id: number | string) => `${config.service}/post
 const commentUrl = (config: Config, id: number | string) => `${config.service}/comment/${id}`;
 
 /** The picture on the instance's pict-rs, uploaded once per item (uploads are limited to a few an hour). */
-async function uploadImage(ctx: PublishContext, config: Config, media: MediaRef): Promise<string> {
+async function uploadImage(ctx: PublishContext<Config>, config: Config, media: MediaRef): Promise<string> {
   const key = `lemmy-image:${media.id}`;
   const kept = await ctx.progress.get(key);
   if (kept) return kept;
@@ -164,7 +164,7 @@ async function findInCommunity(ctx: NetworkContext, config: Config, community: n
 const madeKey = (community: number) => `lemmy-post:${community}`;
 
 /** Thread items: a comment under each post; under the previous item's comment when it was one ("post/comment"). */
-async function comment(ctx: PublishContext, config: Config, picture: string | undefined) {
+async function comment(ctx: PublishContext<Config>, config: Config, picture: string | undefined) {
   const made: string[] = [];
   for (const parent of ctx.replyTo!.releaseId.split(',')) {
     const [postId, parentId] = parent.split('/').map(Number);
@@ -186,7 +186,7 @@ async function comment(ctx: PublishContext, config: Config, picture: string | un
   return { releaseId: made.join(','), releaseUrl: commentUrl(config, made[0].split('/')[1]) };
 }
 
-export const lemmy: Provider = {
+export const lemmy: Provider<Config> = {
   identifier: 'lemmy',
   name: NETWORK,
   auth: 'credentials',

@@ -82,8 +82,8 @@ function readAnswer({ ok, status, body }: NetworkAnswer): Verdict | undefined {
   return message ? { detail: message } : undefined;
 }
 
-function configOf(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function configOf(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 function base(url: string): string {
@@ -126,7 +126,7 @@ function preheaderHtml(preview: string | undefined): string {
 }
 
 /** The campaign's name: unique per post item, so an unknown outcome can be looked up by it. */
-function campaignName(ctx: PublishContext): string {
+function campaignName(ctx: PublishContext<Config>): string {
   return `herald-${ctx.item.postId}`;
 }
 
@@ -154,7 +154,7 @@ async function start(ctx: NetworkContext, config: Config, campaign: Campaign): P
 }
 
 /** The campaign this item created, from its progress or, failing that, by its name. */
-async function campaignOf(ctx: PublishContext, config: Config): Promise<Campaign | undefined> {
+async function campaignOf(ctx: PublishContext<Config>, config: Config): Promise<Campaign | undefined> {
   const kept = await ctx.progress.get(CAMPAIGN_KEY);
   if (kept) {
     try {
@@ -170,7 +170,7 @@ async function campaignOf(ctx: PublishContext, config: Config): Promise<Campaign
   return found.results.find((c) => c.name === name);
 }
 
-export const listmonk: Provider = {
+export const listmonk: Provider<Config> = {
   identifier: 'listmonk',
   name: NETWORK,
   auth: 'credentials',

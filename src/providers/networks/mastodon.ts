@@ -98,7 +98,7 @@ function auth(config: Config): Record<string, string> {
 }
 
 /** Where the instance stands with an attachment: GET /api/v1/media/:id answers 206 while it processes, 404 once it is gone. */
-async function attachmentState(ctx: PublishContext, config: Config, id: string): Promise<'ready' | 'processing' | 'gone'> {
+async function attachmentState(ctx: PublishContext<Config>, config: Config, id: string): Promise<'ready' | 'processing' | 'gone'> {
   try {
     const media = await call(ctx, `${config.instance}/api/v1/media/${encodeURIComponent(id)}`, { headers: auth(config) });
     return media.status === 206 ? 'processing' : 'ready';
@@ -115,7 +115,7 @@ async function attachmentState(ctx: PublishContext, config: Config, id: string):
  * outlasts an attempt is not sent and processed again. The wait lasts as long
  * as the publish may (busy instances take minutes for a video).
  */
-async function attachment(ctx: PublishContext, config: Config, media: MediaRef): Promise<string> {
+async function attachment(ctx: PublishContext<Config>, config: Config, media: MediaRef): Promise<string> {
   const key = `mastodon-media:${crypto
     .createHash('sha256')
     .update(JSON.stringify([config.instance, media.id, media.alt ?? '']))
@@ -157,7 +157,7 @@ function release(config: Config, status: { id: string; url?: string | null }): P
   return { releaseId: status.id, releaseUrl: status.url ?? `${config.instance}/@${config.username}/${status.id}` };
 }
 
-export const mastodon: Provider = {
+export const mastodon: Provider<Config> = {
   identifier: 'mastodon',
   name: 'Mastodon',
   readAnswer,
@@ -251,7 +251,7 @@ export const mastodon: Provider = {
   repeatDropped: { by: 'Mastodon answers a repeated Idempotency-Key with the status it made', withinMs: 60 * 60_000 },
 
   async publish(ctx) {
-    const config = ctx.channel.config as unknown as Config;
+    const config = ctx.channel.config;
     const mediaIds: string[] = [];
     for (const media of ctx.item.media) mediaIds.push(await attachment(ctx, config, media));
     const status = await call<{ id: string; url?: string | null }>(ctx, `${config.instance}/api/v1/statuses`, {
@@ -268,7 +268,7 @@ export const mastodon: Provider = {
 
   /** After an unknown outcome: the account's latest statuses, matched on text, reply target and media count. */
   async findPublished(ctx) {
-    const config = ctx.channel.config as unknown as Config;
+    const config = ctx.channel.config;
     const recent = await recentStatuses(ctx, config);
     // A status older than the item's due time cannot be it (a minute of slack for clocks).
     const since = ctx.item.publishAt.getTime() - 60_000;
@@ -283,7 +283,7 @@ export const mastodon: Provider = {
   },
 
   async recentPosts(ctx) {
-    const config = ctx.channel.config as unknown as Config;
+    const config = ctx.channel.config;
     return (await recentStatuses(ctx, config)).map((status) => {
       const { releaseId, releaseUrl } = release(config, status);
       return { id: releaseId, url: releaseUrl!, text: plainText(status.content), at: Date.parse(status.created_at) };
@@ -293,7 +293,7 @@ export const mastodon: Provider = {
   analytics: {
     /** Mastodon keeps no history per account: the figures as they stand. */
     async channel(ctx) {
-      const config = ctx.channel.config as unknown as Config;
+      const config = ctx.channel.config;
       const { body } = await call<{ followers_count?: number; following_count?: number; statuses_count?: number }>(
         ctx,
         `${config.instance}/api/v1/accounts/verify_credentials`,
@@ -302,7 +302,7 @@ export const mastodon: Provider = {
       return currentFigures({ Followers: body.followers_count, Following: body.following_count, Posts: body.statuses_count });
     },
     async post(ctx) {
-      const config = ctx.channel.config as unknown as Config;
+      const config = ctx.channel.config;
       const { body } = await call<{ favourites_count?: number; reblogs_count?: number; replies_count?: number; quotes_count?: number }>(
         ctx,
         `${config.instance}/api/v1/statuses/${encodeURIComponent(ctx.releaseId)}`,

@@ -60,8 +60,8 @@ function readAnswer({ ok, body }: NetworkAnswer): Verdict | undefined {
   return { detail: first.code !== undefined ? `${first.message} (code ${first.code})` : first.message, code: first.code };
 }
 
-function configOf(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function configOf(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 function api<T = any>(ctx: NetworkContext, apiKey: string, path: string, request: NetworkRequest = {}): Promise<T> {
@@ -72,13 +72,13 @@ function api<T = any>(ctx: NetworkContext, apiKey: string, path: string, request
 }
 
 /** The article: title and subtitle on top (Medium shows no title of its own), the text, then the pictures, which Medium fetches. */
-function articleContent(ctx: PublishContext, s: Settings): string {
+function articleContent(ctx: PublishContext<Config>, s: Settings): string {
   const pictures = ctx.item.media.map((m) => `![${(m.alt ?? '').replace(/[[\]]/g, '')}](${m.url})`);
   return [`# ${s.title}`, `## ${s.subtitle}`, ctx.item.content, ...pictures].filter((part) => part.trim() !== '').join('\n\n');
 }
 
 /** A writer of a publication may only submit drafts; an editor publishes. */
-async function publicationStatus(ctx: PublishContext, config: Config, publication: string): Promise<'public' | 'draft'> {
+async function publicationStatus(ctx: PublishContext<Config>, config: Config, publication: string): Promise<'public' | 'draft'> {
   const answer = await api<{ data: { userId: string; role: string }[] }>(ctx, config.apiKey, `/publications/${encodeURIComponent(publication)}/contributors`);
   const me = answer.data.find((c) => c.userId === config.userId);
   if (!me) throw new PublishError('refused', `this Medium account is not a contributor of publication ${publication}`);
@@ -121,7 +121,7 @@ async function feed(ctx: NetworkContext, username: string): Promise<FeedItem[]> 
   return items;
 }
 
-export const medium: Provider = {
+export const medium: Provider<Config> = {
   identifier: 'medium',
   name: NETWORK,
   auth: 'credentials',

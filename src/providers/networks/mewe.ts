@@ -47,8 +47,8 @@ function readAnswer({ status, headers }: NetworkAnswer): Verdict | undefined {
   return undefined;
 }
 
-function configOf(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function configOf(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 function appHeaders(ctx: NetworkContext): Record<string, string> {
@@ -76,7 +76,7 @@ function liveToken(config: Config): string | undefined {
 }
 
 /** Uploads one photo (publishes nothing, so safe to repeat); its id is kept for the item's next attempts. */
-async function photoId(ctx: PublishContext, token: string | undefined, media: MediaRef): Promise<string> {
+async function photoId(ctx: PublishContext<Config>, token: string | undefined, media: MediaRef): Promise<string> {
   const key = `mewe-photo:${crypto.createHash('sha256').update(media.id).digest('base64url')}`;
   const kept = await ctx.progress.get(key);
   if (kept) return kept;
@@ -94,7 +94,7 @@ async function photoId(ctx: PublishContext, token: string | undefined, media: Me
   return String(answer.id);
 }
 
-export const mewe: Provider = {
+export const mewe: Provider<Config> = {
   identifier: 'mewe',
   name: 'MeWe',
   auth: 'oauth2',

@@ -83,8 +83,8 @@ function readAnswer({ ok, status, body }: NetworkAnswer): Verdict | undefined {
   return detail ? { detail } : undefined;
 }
 
-function configOf(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function configOf(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 async function api<T = any>(ctx: NetworkContext, apiKey: string, path: string, request: NetworkRequest = {}): Promise<T> {
@@ -98,7 +98,7 @@ function titleOf(content: string): string {
   return chars.length <= MAX_TITLE ? first : `${chars.slice(0, MAX_TITLE - 1).join('')}…`;
 }
 
-function submoltOf(ctx: PublishContext): string {
+function submoltOf(ctx: PublishContext<Config>): string {
   return settings.shape.submolt.safeParse(ctx.item.settings.submolt).data ?? DEFAULT_SUBMOLT;
 }
 
@@ -124,7 +124,7 @@ function challengeOf(answer: Record<string, any>, made: Record<string, any> | un
 }
 
 /** Answers the challenge of what was just made; only a sure answer is sent. */
-async function verify(ctx: PublishContext, config: Config, challenge: Challenge): Promise<void> {
+async function verify(ctx: PublishContext<Config>, config: Config, challenge: Challenge): Promise<void> {
   const answer = solveChallenge(challenge.text);
   if (!answer) {
     throw new PublishError(
@@ -149,7 +149,7 @@ function releaseOf(made: { postId: string; commentId?: string }): PublishResult 
     : { releaseId: made.postId, releaseUrl: postUrl(made.postId) };
 }
 
-export const moltbook: Provider = {
+export const moltbook: Provider<Config> = {
   identifier: 'moltbook',
   name: NETWORK,
   auth: 'credentials',

@@ -98,7 +98,7 @@ async function newest(ctx: NetworkContext, relays: string[], filter: Filter, aut
 }
 
 /** NIP-10 marked tags for a reply to `parentId` in a thread of notes by `pubkey`. */
-async function replyTags(ctx: PublishContext, relays: string[], parentId: string, pubkey: string): Promise<string[][]> {
+async function replyTags(ctx: PublishContext<NostrConfig>, relays: string[], parentId: string, pubkey: string): Promise<string[][]> {
   const found = await newest(ctx, relays, { ids: [parentId] }, pubkey);
   const hint = found.relay ?? relays[0];
   const rootTag = found.event?.tags.find((t) => t[0] === 'e' && t[3] === 'root');
@@ -115,7 +115,7 @@ async function replyTags(ctx: PublishContext, relays: string[], parentId: string
 }
 
 /** The note as it is signed: text, media URLs on their own lines (clients show them inline) with NIP-92 imeta tags. */
-async function noteTemplate(ctx: PublishContext, relays: string[], pubkey: string): Promise<EventTemplate> {
+async function noteTemplate(ctx: PublishContext<NostrConfig>, relays: string[], pubkey: string): Promise<EventTemplate> {
   const { content, media, publishAt } = ctx.item;
   const tags: string[][] = ctx.replyTo ? await replyTags(ctx, relays, ctx.replyTo.releaseId, pubkey) : [];
   for (const m of media) {
@@ -148,7 +148,7 @@ async function keysOf(config: NostrConfig): Promise<{ secret: Uint8Array; pubkey
   return { secret, pubkey: getPublicKey(secret) };
 }
 
-export const nostr: Provider = {
+export const nostr: Provider<NostrConfig> = {
   identifier: 'nostr',
   name: NETWORK,
   auth: 'credentials',
@@ -188,7 +188,7 @@ export const nostr: Provider = {
   repeatDropped: { by: 'the same note has the same event id, which relays store once' },
 
   async publish(ctx) {
-    const config = ctx.channel.config as unknown as NostrConfig;
+    const config = ctx.channel.config;
     const { secret, pubkey } = await keysOf(config);
     const relays = relaysOf(ctx, config);
     const { finalizeEvent } = await loadSigning();
@@ -201,7 +201,7 @@ export const nostr: Provider = {
 
   /** The note's id does not change between tries, so the relays can be asked for it. */
   async findPublished(ctx) {
-    const config = ctx.channel.config as unknown as NostrConfig;
+    const config = ctx.channel.config;
     const { pubkey } = await keysOf(config);
     const relays = relaysOf(ctx, config);
     const { getEventHash } = await loadSigning();

@@ -11,7 +11,7 @@ import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from '../adapter-kit/oauth2-tokens.ts';
 import { waitForProcessing } from '../adapter-kit/processing-wait.ts';
-import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, PublishResult } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, PublishResult, TokenConfig } from '../types.ts';
 import { PublishError } from '../errors.ts';
 
 // history: the user's submitted listing (finding media posts, recent posts) needs it.
@@ -40,7 +40,8 @@ const settings = z.object({
 
 type Target = z.infer<typeof target>;
 
-interface RedditConfig {
+/** The tokens and account a Reddit channel stores at connect. */
+interface RedditConfig extends TokenConfig {
   accessToken: string;
   username: string;
 }
@@ -50,8 +51,8 @@ function userAgent(ctx: NetworkContext, username?: string): string {
   return `web:herald-${ctx.app.CLIENT_ID}:v1 (by /u/${username ?? 'herald'})`;
 }
 
-function api(ctx: NetworkContext, channel: PublishChannel, path: string, request: NetworkRequest = {}) {
-  const config = channel.config as unknown as RedditConfig;
+function api(ctx: NetworkContext, channel: PublishChannel<RedditConfig>, path: string, request: NetworkRequest = {}) {
+  const config = channel.config;
   const headers = { authorization: `bearer ${config.accessToken}`, 'user-agent': userAgent(ctx, config.username), ...request.headers };
   return ctx.http.json(`${ctx.urls.api}${path}`, { ...request, headers });
 }
@@ -78,7 +79,7 @@ function readAnswer({ status, headers, body }: NetworkAnswer): Verdict | undefin
 }
 
 /** Uploads a file to Reddit's media store; the answer is the URL to submit. */
-async function uploadMedia(ctx: PublishContext, media: MediaRef): Promise<string> {
+async function uploadMedia(ctx: PublishContext<RedditConfig>, media: MediaRef): Promise<string> {
   const lease = await api(ctx, ctx.channel, '/api/media/asset.json', {
     method: 'POST',
     form: { filepath: mediaFilename(media), mimetype: media.mimeType },
@@ -113,15 +114,15 @@ interface Submission {
 }
 
 /** The user's latest submissions, newest first (GET /user/<name>/submitted). */
-async function submitted(ctx: NetworkContext, channel: PublishChannel, limit: number): Promise<Submission[]> {
-  const config = channel.config as unknown as RedditConfig;
+async function submitted(ctx: NetworkContext, channel: PublishChannel<RedditConfig>, limit: number): Promise<Submission[]> {
+  const config = channel.config;
   const listing = await api(ctx, channel, `/user/${encodeURIComponent(config.username)}/submitted`, { query: { sort: 'new', limit, raw_json: 1 } });
   return (listing?.data?.children ?? []).map((c: { data: Submission }) => c.data).filter(Boolean);
 }
 
 /** Media posts are created asynchronously: find the new post among the user's latest submissions. */
-async function findSubmitted(ctx: PublishContext, sr: string, title: string, since: number): Promise<{ name: string; url: string }> {
-  const config = ctx.channel.config as unknown as RedditConfig;
+async function findSubmitted(ctx: PublishContext<RedditConfig>, sr: string, title: string, since: number): Promise<{ name: string; url: string }> {
+  const config = ctx.channel.config;
   let found: { name: string; url: string } | undefined;
   try {
     await waitForProcessing(
@@ -146,7 +147,7 @@ async function findSubmitted(ctx: PublishContext, sr: string, title: string, sin
   return found!;
 }
 
-async function submit(ctx: PublishContext, t: Target): Promise<{ name: string; url: string }> {
+async function submit(ctx: PublishContext<RedditConfig>, t: Target): Promise<{ name: string; url: string }> {
   const sr = subredditName(t);
   const form: Record<string, string | undefined> = {
     api_type: 'json',
@@ -179,7 +180,7 @@ async function submit(ctx: PublishContext, t: Target): Promise<{ name: string; u
 }
 
 /** A comment under each post (or comment) the previous item made. */
-async function commentOn(ctx: PublishContext, parents: string[]): Promise<PublishResult> {
+async function commentOn(ctx: PublishContext<RedditConfig>, parents: string[]): Promise<PublishResult> {
   const made: { name: string; url: string }[] = [];
   for (const parent of parents) {
     const answer = await api(ctx, ctx.channel, '/api/comment', { method: 'POST', form: { api_type: 'json', thing_id: parent, text: ctx.item.content } });
@@ -190,7 +191,7 @@ async function commentOn(ctx: PublishContext, parents: string[]): Promise<Publis
   return { releaseId: made.map((m) => m.name).join(','), releaseUrl: made[0]?.url ?? null };
 }
 
-export const reddit: Provider = {
+export const reddit: Provider<RedditConfig> = {
   identifier: 'reddit',
   name: 'Reddit',
   readAnswer,

@@ -110,8 +110,8 @@ function api<T = any>(
   });
 }
 
-function configOf(channel: PublishChannel): SkoolConfig {
-  return channel.config as unknown as SkoolConfig;
+function configOf(channel: PublishChannel<SkoolConfig>): SkoolConfig {
+  return channel.config;
 }
 
 /** The groups the person belongs to (a few pages of 30 cover anyone's list). */
@@ -126,7 +126,7 @@ async function groupsOf(ctx: NetworkContext, config: SkoolConfig): Promise<Group
 }
 
 /** Uploads one image: Skool makes a file record and a presigned URL, the bytes go there; nothing is posted yet. */
-async function uploadImage(ctx: PublishContext, config: SkoolConfig, media: MediaRef): Promise<string> {
+async function uploadImage(ctx: PublishContext<SkoolConfig>, config: SkoolConfig, media: MediaRef): Promise<string> {
   const bytes = await readMedia(media, MAX_IMAGE_BYTES, NETWORK);
   const name = `${media.id}.${media.mimeType.split('/')[1] ?? 'bin'}`;
   const target = await api<{ file?: { id?: string }; write_url?: string; content_type?: string; acl?: string }>(ctx, config, '/files', {
@@ -161,7 +161,7 @@ function rootOf(releaseId: string): string {
   return releaseId.split('/')[0];
 }
 
-export const skool: Provider = {
+export const skool: Provider<SkoolConfig> = {
   identifier: 'skool',
   name: NETWORK,
   auth: 'credentials',

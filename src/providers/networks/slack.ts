@@ -108,7 +108,7 @@ function permalink(config: SlackConfig, channel: string, ts: string, threadTs?: 
 }
 
 /** Uploads one file and returns its id (the file is not shared anywhere yet). */
-async function uploadFile(ctx: PublishContext, token: string, media: MediaRef): Promise<string> {
+async function uploadFile(ctx: PublishContext<SlackConfig>, token: string, media: MediaRef): Promise<string> {
   const bytes = await readMedia(media, MAX_FILE_BYTES, NETWORK);
   const filename = mediaFilename(media);
   const target = await api<SlackAnswer & { upload_url: string; file_id: string }>(ctx, token, 'files.getUploadURLExternal', {
@@ -134,7 +134,13 @@ function shareTs(file: FileShares | undefined, channel: string): string | undefi
 }
 
 /** The ts of the message that shared the files: in the answer when Slack was quick, else from files.info. */
-async function findShare(ctx: PublishContext, token: string, fileId: string, channel: string, completed: FileShares[]): Promise<string | undefined> {
+async function findShare(
+  ctx: PublishContext<SlackConfig>,
+  token: string,
+  fileId: string,
+  channel: string,
+  completed: FileShares[],
+): Promise<string | undefined> {
   const ts = shareTs(completed[0], channel);
   if (ts) return ts;
   for (const wait of SHARE_LOOKUPS) {
@@ -158,7 +164,7 @@ const settings = z.object({
  * so the bot joins a public channel first; joining one it is in already is harmless. Private
  * channels cannot be joined: there the bot must have been invited, and sharing says so.
  */
-async function joinChannel(ctx: PublishContext, token: string, channel: string): Promise<void> {
+async function joinChannel(ctx: PublishContext<SlackConfig>, token: string, channel: string): Promise<void> {
   try {
     await api(ctx, token, 'conversations.join', { json: { channel } });
   } catch (err) {
@@ -168,7 +174,7 @@ async function joinChannel(ctx: PublishContext, token: string, channel: string):
   }
 }
 
-export const slack: Provider = {
+export const slack: Provider<SlackConfig> = {
   identifier: 'slack',
   name: NETWORK,
   auth: 'oauth2',
@@ -208,7 +214,7 @@ export const slack: Provider = {
 
   /** Only for apps with token rotation on; other bot tokens do not expire. */
   async refresh(ctx) {
-    const config = ctx.channel.config as unknown as SlackConfig;
+    const config = ctx.channel.config;
     if (!config.refreshToken) throw new PublishError('auth', 'the Slack token was refused and cannot be renewed: reinstall the app');
     const basic = Buffer.from(`${ctx.app.CLIENT_ID}:${ctx.app.CLIENT_SECRET}`).toString('base64');
     const answer = await ctx.http.json<SlackAnswer>(`${ctx.urls.api}/oauth.v2.access`, {
@@ -219,7 +225,7 @@ export const slack: Provider = {
   },
 
   async publish(ctx) {
-    const config = ctx.channel.config as unknown as SlackConfig;
+    const config = ctx.channel.config;
     const token = config.accessToken;
     const channel = String(ctx.item.settings.channel ?? '');
     if (!settings.shape.channel.safeParse(channel).success) throw new PublishError('refused', 'settings.channel must be a Slack channel id');
@@ -258,7 +264,7 @@ export const slack: Provider = {
     channels: {
       description: 'List the channels of the workspace the app can post to (id and name) for the `channel` setting.',
       async run(ctx) {
-        const { accessToken } = ctx.channel.config as unknown as SlackConfig;
+        const { accessToken } = ctx.channel.config;
         const channels: { id: string; name: string }[] = [];
         let cursor: string | undefined;
         // Ten pages of 200 cover any workspace a person picks from by hand.

@@ -130,7 +130,7 @@ function replyParameters(messageId: number | undefined): Record<string, unknown>
 
 /** Sends the media (one message or an album) and returns the first message. */
 async function sendMedia(
-  ctx: PublishContext,
+  ctx: PublishContext<TelegramConfig>,
   config: TelegramConfig,
   media: MediaRef[],
   caption: string | undefined,
@@ -165,7 +165,7 @@ async function sendMedia(
  * failure here must not send the whole item again: one short wait on a flood
  * limit, then the post fails saying what was published.
  */
-async function sendFollowUp(ctx: PublishContext, config: TelegramConfig, text: string, mediaMessageId: number): Promise<void> {
+async function sendFollowUp(ctx: PublishContext<TelegramConfig>, config: TelegramConfig, text: string, mediaMessageId: number): Promise<void> {
   const send = () =>
     call<Message>(ctx, config.botToken, 'sendMessage', { json: { chat_id: config.chatId, text, reply_parameters: replyParameters(mediaMessageId) } });
   try {
@@ -182,7 +182,7 @@ async function sendFollowUp(ctx: PublishContext, config: TelegramConfig, text: s
   }
 }
 
-export const telegram: Provider = {
+export const telegram: Provider<TelegramConfig> = {
   identifier: 'telegram',
   name: NETWORK,
   auth: 'credentials',
@@ -225,7 +225,7 @@ export const telegram: Provider = {
   },
 
   async publish(ctx) {
-    const config = ctx.channel.config as unknown as TelegramConfig;
+    const config = ctx.channel.config;
     const { content, media } = ctx.item;
     const replyTo = ctx.replyTo ? Number(ctx.replyTo.releaseId) : undefined;
     if (replyTo !== undefined && !Number.isSafeInteger(replyTo))

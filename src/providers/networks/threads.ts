@@ -78,12 +78,12 @@ async function permalink(api: Graph, id: string, fallback: string): Promise<stri
   }
 }
 
-function container(ctx: PublishContext, api: Graph, params: Record<string, string | boolean | undefined>): Promise<string> {
+function container(ctx: PublishContext<ThreadsConfig>, api: Graph, params: Record<string, string | boolean | undefined>): Promise<string> {
   return mediaContainer(ctx, api, `${ctx.channel.externalId}/threads`, params, POLL);
 }
 
-async function publish(ctx: PublishContext): Promise<PublishResult> {
-  const config = ctx.channel.config as unknown as ThreadsConfig;
+async function publish(ctx: PublishContext<ThreadsConfig>): Promise<PublishResult> {
+  const config = ctx.channel.config;
   const api = graph(ctx, config.accessToken);
   const { content: text, media, threadIndex } = ctx.item;
   let replyTo: string | undefined;
@@ -131,11 +131,11 @@ async function latestPosts(api: Graph, path: string): Promise<ThreadsPost[]> {
   return data;
 }
 
-function api(ctx: NetworkContext & { channel: PublishChannel }): Graph {
-  return graph(ctx, (ctx.channel.config as unknown as ThreadsConfig).accessToken);
+function api(ctx: NetworkContext & { channel: PublishChannel<ThreadsConfig> }): Graph {
+  return graph(ctx, ctx.channel.config.accessToken);
 }
 
-export const threads: Provider = {
+export const threads: Provider<ThreadsConfig> = {
   identifier: 'threads',
   name: NAME,
   readAnswer: readGraphAnswer,
@@ -181,7 +181,7 @@ export const threads: Provider = {
   },
 
   async refresh(ctx) {
-    const { accessToken } = ctx.channel.config as unknown as ThreadsConfig;
+    const { accessToken } = ctx.channel.config;
     return renewToken(ctx, flow(ctx), accessToken);
   },
 
@@ -197,7 +197,7 @@ export const threads: Provider = {
   },
 
   async recentPosts(ctx) {
-    const { username } = ctx.channel.config as unknown as ThreadsConfig;
+    const { username } = ctx.channel.config;
     return (await latestPosts(api(ctx), `${ctx.channel.externalId}/threads`)).map((p) => {
       const at = metaTime(p.timestamp);
       return { id: p.id, url: p.permalink ?? `https://www.threads.net/@${username ?? ''}`, text: p.text, at: Number.isNaN(at) ? undefined : at };

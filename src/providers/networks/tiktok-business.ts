@@ -88,8 +88,8 @@ async function call<T = any>(ctx: NetworkContext, token: string | undefined, pat
   return answer.data;
 }
 
-function configOf(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function configOf(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 /** Business apps accept only redirect URLs that end with "/", and the token call must repeat it exactly. */
@@ -150,7 +150,7 @@ function fetchStatus(ctx: NetworkContext, config: Config, shareId: string): Prom
  * background. Nothing here may publish again, so a failure to ask is not the
  * post's failure: it is followed later (an expired token is renewed first).
  */
-async function follow(ctx: PublishContext, config: Config, shareId: string, visibleOnlyToSome: boolean): Promise<PublishResult> {
+async function follow(ctx: PublishContext<Config>, config: Config, shareId: string, visibleOnlyToSome: boolean): Promise<PublishResult> {
   const waitMs = Number(ctx.app.STATUS_WAIT_SECONDS || DEFAULT_STATUS_WAIT_S) * 1000;
   const until = Date.now() + waitMs;
   let state: FollowUpState = { state: 'waiting', checkAfterMs: PROCESSING_CHECK_MS };
@@ -182,7 +182,7 @@ interface CreatorSettings {
 }
 
 /** Sends the publish request; TikTok answers with the share_id that stands for the post from now on. */
-async function startPublish(ctx: PublishContext, config: Config, s: Settings): Promise<string> {
+async function startPublish(ctx: PublishContext<Config>, config: Config, s: Settings): Promise<string> {
   const draft = s.content_posting_method === 'UPLOAD';
   const video = ctx.item.media.find((m) => m.mimeType.startsWith('video/'));
   const photos = ctx.item.media.filter((m) => m.mimeType.startsWith('image/'));
@@ -268,7 +268,7 @@ async function listVideos(ctx: NetworkContext, config: Config, fields: string[],
   return data?.videos ?? [];
 }
 
-export const tiktokBusiness: Provider = {
+export const tiktokBusiness: Provider<Config> = {
   identifier: 'tiktok-business',
   name: NETWORK,
   envPrefix: 'TIKTOK_BUSINESS',

@@ -120,7 +120,7 @@ async function tokenRequest(ctx: NetworkContext, form: Record<string, string | u
 }
 
 /** Sends the video in its chunks, in order, as TikTok's media transfer guide describes. */
-async function uploadChunks(ctx: PublishContext, uploadUrl: string, video: MediaRef, plan: { chunkSize: number; count: number }): Promise<void> {
+async function uploadChunks(ctx: PublishContext<Config>, uploadUrl: string, video: MediaRef, plan: { chunkSize: number; count: number }): Promise<void> {
   const stream = await video.open();
   let buffered: Buffer[] = [];
   let length = 0;
@@ -187,7 +187,7 @@ function fetchStatus(ctx: NetworkContext, token: string | undefined, publishId: 
  * made it live or failed it; what is still processing then is followed in the background.
  */
 async function waitForPublish(
-  ctx: PublishContext,
+  ctx: PublishContext<Config>,
   token: string | undefined,
   publishId: string,
   username: string | undefined,
@@ -203,7 +203,7 @@ async function waitForPublish(
   }
 }
 
-export const tiktok: Provider = {
+export const tiktok: Provider<Config> = {
   identifier: 'tiktok',
   name: 'TikTok',
   auth: 'oauth2',
@@ -268,7 +268,7 @@ export const tiktok: Provider = {
   },
 
   async refresh(ctx) {
-    const { refreshToken } = ctx.channel.config as unknown as Config;
+    const { refreshToken } = ctx.channel.config;
     if (!refreshToken) throw new PublishError('auth', 'no refresh token was stored for this channel');
     // TikTok rotates refresh tokens: the new one is stored, the old one stops working.
     const { accessToken, refreshToken: next, expiresAt } = await tokenRequest(ctx, { grant_type: 'refresh_token', refresh_token: refreshToken });
@@ -276,7 +276,7 @@ export const tiktok: Provider = {
   },
 
   async publish(ctx) {
-    const config = ctx.channel.config as Config;
+    const config = ctx.channel.config;
     const token = config.accessToken;
     const s = ctx.item.settings as Settings;
     const direct = s.content_posting_method !== 'UPLOAD';
@@ -369,14 +369,14 @@ export const tiktok: Provider = {
   },
 
   async followUp(ctx) {
-    const config = ctx.channel.config as unknown as Config;
+    const config = ctx.channel.config;
     return standing(await fetchStatus(ctx, config.accessToken, ctx.releaseId), config.username, ctx.releaseId);
   },
 
   // TikTok gives totals as they stand, no history: one point each, dated today.
   analytics: {
     async channel(ctx) {
-      const config = ctx.channel.config as unknown as Config;
+      const config = ctx.channel.config;
       const info = await tiktokCall<{ user?: { follower_count?: number; following_count?: number; likes_count?: number; video_count?: number } }>(
         ctx,
         config.accessToken,
@@ -397,7 +397,7 @@ export const tiktok: Provider = {
             'processing, in moderation, or sent to the TikTok inbox), so it has no figures yet',
         );
       }
-      const config = ctx.channel.config as unknown as Config;
+      const config = ctx.channel.config;
       const answer = await tiktokCall<{
         videos?: { id: string | number; like_count?: number; comment_count?: number; share_count?: number; view_count?: number }[];
       }>(ctx, config.accessToken, '/v2/video/query/?fields=id,like_count,comment_count,share_count,view_count', { filters: { video_ids: [ctx.releaseId] } });

@@ -79,8 +79,8 @@ function readAnswer({ ok, status, body, headers }: NetworkAnswer): Verdict | und
   return detail ? { detail, code } : undefined;
 }
 
-function configOf(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function configOf(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 function headers(token: string | undefined): Record<string, string> {
@@ -155,7 +155,7 @@ async function blogsOf(ctx: NetworkContext, token: string | undefined): Promise<
   return answer.user.blogs ?? [];
 }
 
-export const tumblr: Provider = {
+export const tumblr: Provider<Config> = {
   identifier: 'tumblr',
   name: 'Tumblr',
   auth: 'oauth2',

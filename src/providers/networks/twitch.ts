@@ -63,8 +63,13 @@ function readAnswer({ status, headers, body }: NetworkAnswer): Verdict | undefin
   return undefined;
 }
 
-function helix<T = any>(ctx: NetworkContext, channel: PublishChannel | { config: TwitchConfig }, path: string, request: NetworkRequest = {}): Promise<T> {
-  const config = channel.config as unknown as TwitchConfig;
+function helix<T = any>(
+  ctx: NetworkContext,
+  channel: PublishChannel<TwitchConfig> | { config: TwitchConfig },
+  path: string,
+  request: NetworkRequest = {},
+): Promise<T> {
+  const config = channel.config;
   return ctx.http.json<T>(`${ctx.urls.api}${path}`, {
     ...request,
     headers: { authorization: `Bearer ${config.accessToken}`, 'client-id': ctx.app.CLIENT_ID, ...request.headers },
@@ -75,7 +80,7 @@ function channelUrl(login: string): string {
   return `https://www.twitch.tv/${login}`;
 }
 
-export const twitch: Provider = {
+export const twitch: Provider<TwitchConfig> = {
   identifier: 'twitch',
   name: NETWORK,
   auth: 'oauth2',
@@ -129,8 +134,8 @@ export const twitch: Provider = {
   /** Twitch rotates the refresh token: the new one replaces the old. A 400 "Invalid refresh token" means connecting again. */
   refresh: (ctx) => refreshTokens(ctx, `${ctx.urls.auth}/token`, NETWORK),
 
-  async publish(ctx: PublishContext) {
-    const config = ctx.channel.config as unknown as TwitchConfig;
+  async publish(ctx: PublishContext<TwitchConfig>) {
+    const config = ctx.channel.config;
     const { messageType, announcementColor } = postSettings(settings, ctx.item, NETWORK);
     const releaseUrl = channelUrl(config.login);
 

@@ -77,8 +77,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function configOf(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function configOf(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 /** Calls an API method with a form POST (long texts fit; the token stays out of URLs). */
@@ -137,7 +137,7 @@ function parseRelease(releaseId: string): { owner: string; postId: string; comme
 }
 
 /** An uploaded file's attachment string; kept per post item so a retry does not upload it again. */
-async function attachment(ctx: PublishContext, config: Config, media: MediaRef): Promise<string> {
+async function attachment(ctx: PublishContext<Config>, config: Config, media: MediaRef): Promise<string> {
   const key = `vk-media:${crypto
     .createHash('sha256')
     .update(`${media.id}:${media.alt ?? ''}`)
@@ -150,14 +150,14 @@ async function attachment(ctx: PublishContext, config: Config, media: MediaRef):
 }
 
 /** Posts multipart to an upload server VK named; an upload publishes nothing, so it is safe to repeat. */
-async function sendFile(ctx: PublishContext, url: string, field: string, media: MediaRef, maxBytes: number): Promise<any> {
+async function sendFile(ctx: PublishContext<Config>, url: string, field: string, media: MediaRef, maxBytes: number): Promise<any> {
   const form = new FormData();
   form.append(field, await mediaBlob(media, maxBytes, 'VK'), mediaFilename(media));
   return ctx.http.json(url, { method: 'POST', body: form, repeatable: true, timeoutMs: 10 * 60_000 });
 }
 
 /** getWallUploadServer → upload (field `photo`) → saveWallPhoto, whose server/photo/hash must be the upload's. */
-async function uploadPhoto(ctx: PublishContext, config: Config, media: MediaRef): Promise<string> {
+async function uploadPhoto(ctx: PublishContext<Config>, config: Config, media: MediaRef): Promise<string> {
   const server = await method<{ upload_url: string }>(ctx, config.accessToken, 'photos.getWallUploadServer', {});
   const uploaded = await sendFile(ctx, server.upload_url, 'photo', media, MAX_IMAGE_BYTES);
   if (!uploaded?.photo || uploaded.photo === '[]') {
@@ -175,7 +175,7 @@ async function uploadPhoto(ctx: PublishContext, config: Config, media: MediaRef)
 }
 
 /** video.save (not posted to the wall by itself) → upload (field `video_file`); VK transcodes it after. */
-async function uploadVideo(ctx: PublishContext, config: Config, media: MediaRef): Promise<string> {
+async function uploadVideo(ctx: PublishContext<Config>, config: Config, media: MediaRef): Promise<string> {
   const slot = await method<{ upload_url: string; video_id: number; owner_id: number }>(ctx, config.accessToken, 'video.save', {
     name: media.alt ?? mediaFilename(media),
     wallpost: '0',
@@ -197,7 +197,7 @@ function sameText(a: string, b: string): boolean {
   return norm(a) === norm(b);
 }
 
-export const vk: Provider = {
+export const vk: Provider<Config> = {
   identifier: 'vk',
   name: 'VK',
   auth: 'oauth2',

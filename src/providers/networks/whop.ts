@@ -74,8 +74,8 @@ function readAnswer({ ok, status, body, headers, url }: NetworkAnswer): Verdict 
   return detail ? { detail, code: type } : undefined;
 }
 
-function config(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function config(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 function headers(ctx: NetworkContext, token: string | undefined): Record<string, string> {
@@ -97,7 +97,7 @@ async function tokenCall(ctx: NetworkContext, fields: Record<string, string | un
  * Whop's file for one media of the item, ready to attach. The id an earlier
  * attempt created is taken up again while Whop still has it.
  */
-async function attachment(ctx: PublishContext, cfg: Config, media: MediaRef): Promise<string> {
+async function attachment(ctx: PublishContext<Config>, cfg: Config, media: MediaRef): Promise<string> {
   const key = `whop-file:${media.id}`;
   let id = await ctx.progress.get(key);
   if (id && (await fileState(ctx, cfg, id)) === 'gone') id = undefined;
@@ -133,7 +133,7 @@ async function attachment(ctx: PublishContext, cfg: Config, media: MediaRef): Pr
   return fileId;
 }
 
-async function fileState(ctx: PublishContext, cfg: Config, id: string): Promise<'ready' | 'failed' | 'waiting' | 'gone'> {
+async function fileState(ctx: PublishContext<Config>, cfg: Config, id: string): Promise<'ready' | 'failed' | 'waiting' | 'gone'> {
   try {
     const file = await ctx.http.json<WhopFile>(`${ctx.urls.api}/api/v1/files/${encodeURIComponent(id)}`, { headers: headers(ctx, cfg.accessToken) });
     if (file?.upload_status === 'ready') return 'ready';
@@ -153,12 +153,16 @@ function sameText(a: string | null | undefined, b: string): boolean {
   return norm(a ?? '') === norm(b);
 }
 
-async function list<T>(ctx: NetworkContext & { channel: PublishChannel }, path: string, query: Record<string, string | number | undefined>): Promise<T[]> {
+async function list<T>(
+  ctx: NetworkContext & { channel: PublishChannel<Config> },
+  path: string,
+  query: Record<string, string | number | undefined>,
+): Promise<T[]> {
   const answer = await ctx.http.json<{ data?: T[] }>(`${ctx.urls.api}${path}`, { headers: headers(ctx, config(ctx.channel).accessToken), query });
   return answer?.data ?? [];
 }
 
-export const whop: Provider = {
+export const whop: Provider<Config> = {
   identifier: 'whop',
   name: 'Whop',
   auth: 'oauth2',

@@ -171,7 +171,7 @@ export function slugOf(title: string): string {
 
 /** The featured image's bytes: the `main_image` setting, else the item's own image. */
 async function featuredImage(
-  ctx: PublishContext,
+  ctx: PublishContext<Config>,
   s: Settings,
 ): Promise<{ key: string; bytes: Uint8Array; type: string; filename: string; alt?: string | null } | undefined> {
   if (s.main_image) {
@@ -195,7 +195,7 @@ async function featuredImage(
  * and returns its id. The id is kept for the item, so a retry uses the same
  * attachment instead of adding another one.
  */
-async function uploadFeatured(ctx: PublishContext, config: Config, s: Settings): Promise<number | undefined> {
+async function uploadFeatured(ctx: PublishContext<Config>, config: Config, s: Settings): Promise<number | undefined> {
   const image = await featuredImage(ctx, s);
   if (!image) return undefined;
   const key = `wordpress-media:${config.site}:${image.key}`;
@@ -242,7 +242,7 @@ function plain(text: string): string {
     .trim();
 }
 
-export const wordpress: Provider = {
+export const wordpress: Provider<Config> = {
   identifier: 'wordpress',
   name: NETWORK,
   auth: 'credentials',
@@ -305,7 +305,7 @@ export const wordpress: Provider = {
   },
 
   async publish(ctx) {
-    const config = ctx.channel.config as unknown as Config;
+    const config = ctx.channel.config;
     const s = postSettings(settings, ctx.item, NETWORK);
     const featured = await uploadFeatured(ctx, config, s);
     const slug = slugOf(s.title);
@@ -331,7 +331,7 @@ export const wordpress: Provider = {
    * by a search for the title: this user's, with the same title, no older than the item.
    */
   async findPublished(ctx) {
-    const config = ctx.channel.config as unknown as Config;
+    const config = ctx.channel.config;
     const s = postSettings(settings, ctx.item, NETWORK);
     const slug = slugOf(s.title);
     const slugs = slug ? [slug, ...Array.from({ length: SLUG_VARIANTS - 1 }, (_, i) => `${slug}-${i + 2}`)].join(',') : undefined;
@@ -354,7 +354,7 @@ export const wordpress: Provider = {
   },
 
   async recentPosts(ctx) {
-    const config = ctx.channel.config as unknown as Config;
+    const config = ctx.channel.config;
     const posts = await rest<WpPost[]>(ctx, config, '/wp/v2/posts', {
       query: { author: config.userId, status: 'publish', context: 'edit', orderby: 'date', per_page: 25 },
     });
@@ -369,12 +369,12 @@ export const wordpress: Provider = {
   analytics: {
     /** WordPress keeps no statistics of its own (Jetpack does): the counts it has, as they stand. */
     async channel(ctx) {
-      const config = ctx.channel.config as unknown as Config;
+      const config = ctx.channel.config;
       const posts = await total(ctx, config, '/wp/v2/posts', { author: config.userId, status: 'publish' });
       return currentFigures({ Posts: posts });
     },
     async post(ctx) {
-      const config = ctx.channel.config as unknown as Config;
+      const config = ctx.channel.config;
       return currentFigures({ Comments: await total(ctx, config, '/wp/v2/comments', { post: ctx.releaseId }) });
     },
   },
@@ -383,7 +383,7 @@ export const wordpress: Provider = {
     types: {
       description: 'List the post types this site publishes through the REST API: [{slug, name, rest_base}]',
       async run(ctx) {
-        const config = ctx.channel.config as unknown as Config;
+        const config = ctx.channel.config;
         const types = await rest<Record<string, { slug: string; name: string; rest_base?: string }>>(ctx, config, '/wp/v2/types', {
           query: { context: 'edit' },
         });
@@ -416,8 +416,8 @@ interface Term {
 }
 
 /** Every term of a taxonomy, page by page (100 a page, as X-WP-TotalPages says), up to 2,000. */
-async function terms<T>(ctx: NetworkContext, channel: PublishChannel, path: string, shape: (t: Term) => T): Promise<T[]> {
-  const config = channel.config as unknown as Config;
+async function terms<T>(ctx: NetworkContext, channel: PublishChannel<Config>, path: string, shape: (t: Term) => T): Promise<T[]> {
+  const config = channel.config;
   const all: T[] = [];
   for (let page = 1; page <= 20; page++) {
     const answer = await ctx.http.call(route(config.api, path), { headers: basic(config), query: { per_page: 100, page, orderby: 'name', hide_empty: false } });

@@ -90,8 +90,8 @@ function readAnswer({ ok, status, body }: NetworkAnswer): Verdict | undefined {
   return detail ? { detail, code: b.code } : undefined;
 }
 
-function configOf(channel: PublishChannel): Config {
-  return channel.config as unknown as Config;
+function configOf(channel: PublishChannel<Config>): Config {
+  return channel.config;
 }
 
 async function neynar<T = any>(ctx: NetworkContext, path: string, request: NetworkRequest = {}): Promise<T> {
@@ -113,7 +113,7 @@ function signerProblem(signer: Signer): string | undefined {
   return `this signer is ${signer.status}: approve it in the Farcaster app first`;
 }
 
-export const wrapcast: Provider = {
+export const wrapcast: Provider<Config> = {
   identifier: 'wrapcast',
   name: NETWORK,
   auth: 'credentials',

@@ -100,11 +100,11 @@ const VIDEO_METRICS = { views: 'Views', estimatedMinutesWatched: 'Minutes watche
  * hold several channels and the user picked one of them.
  */
 async function dailyReport(
-  ctx: NetworkContext & { channel: PublishChannel; days: number },
+  ctx: NetworkContext & { channel: PublishChannel<Config>; days: number },
   metrics: Record<string, string>,
   filters?: string,
 ): Promise<AnalyticsSeries[]> {
-  const config = ctx.channel.config as unknown as Config;
+  const config = ctx.channel.config;
   const { since, until } = period(ctx.days);
   const report = await ctx.http.json<Report>(`${ctx.urls.analytics}/v2/reports`, {
     headers: bearer(config.accessToken),
@@ -175,7 +175,7 @@ async function* from(stream: Readable, offset: number): AsyncIterable<Uint8Array
 const SESSION_EXPIRED = 'session_expired';
 
 /** Asks the session how much it holds: the video when the upload completed, else the next byte to send. */
-async function probe(ctx: PublishContext, session: string, total: number): Promise<{ video: { id: string } } | { next: number }> {
+async function probe(ctx: PublishContext<Config>, session: string, total: number): Promise<{ video: { id: string } } | { next: number }> {
   const request: NetworkRequest = { method: 'PUT', headers: { ...bearer(tokenOf(ctx)), 'content-length': '0', 'content-range': `bytes */${total}` } };
   const response = await ctx.http.send(session, request);
   if (response.status === 200 || response.status === 201) return { video: (await response.json()) as { id: string } };
@@ -191,11 +191,11 @@ async function probe(ctx: PublishContext, session: string, total: number): Promi
     : failure;
 }
 
-function tokenOf(ctx: PublishContext): string | undefined {
-  return (ctx.channel.config as unknown as Config).accessToken;
+function tokenOf(ctx: PublishContext<Config>): string | undefined {
+  return ctx.channel.config.accessToken;
 }
 
-async function upload(ctx: PublishContext, session: string, media: PublishContext['item']['media'][number]): Promise<{ id: string }> {
+async function upload(ctx: PublishContext<Config>, session: string, media: PublishContext['item']['media'][number]): Promise<{ id: string }> {
   let next = 0;
   for (let resumes = 0; ; resumes++) {
     const headers: Record<string, string> = { ...bearer(tokenOf(ctx)), 'content-type': media.mimeType, 'content-length': String(media.size - next) };
@@ -235,7 +235,7 @@ async function upload(ctx: PublishContext, session: string, media: PublishContex
 }
 
 /** Optional thumbnail. The video is already on YouTube, so a thumbnail YouTube refuses does not fail the post (a retry would upload the video twice). */
-async function setThumbnail(ctx: PublishContext, videoId: string, thumbnail: NonNullable<Settings['thumbnail']>): Promise<void> {
+async function setThumbnail(ctx: PublishContext<Config>, videoId: string, thumbnail: NonNullable<Settings['thumbnail']>): Promise<void> {
   try {
     const image = await ctx.http.send(thumbnail.path);
     if (!image.ok) return;
@@ -253,7 +253,7 @@ async function setThumbnail(ctx: PublishContext, videoId: string, thumbnail: Non
   }
 }
 
-export const youtube: Provider = {
+export const youtube: Provider<Config> = {
   identifier: 'youtube',
   name: 'YouTube',
   readAnswer,
@@ -312,7 +312,7 @@ export const youtube: Provider = {
   },
 
   async refresh(ctx) {
-    const { refreshToken } = ctx.channel.config as unknown as Config;
+    const { refreshToken } = ctx.channel.config;
     if (!refreshToken) throw new PublishError('auth', 'no refresh token was stored for this channel');
     return tokens(await tokenRequest(ctx, { grant_type: 'refresh_token', refresh_token: refreshToken }));
   },
@@ -365,7 +365,7 @@ export const youtube: Provider = {
     listChannels: {
       description: 'The YouTube channels of the connected Google account (id, title, handle, picture).',
       async run(ctx) {
-        const channels = await myChannels(ctx, (ctx.channel.config as unknown as Config).accessToken);
+        const channels = await myChannels(ctx, ctx.channel.config.accessToken);
         return channels.map((c) => ({
           id: c.id,
           name: c.snippet?.title ?? c.id,

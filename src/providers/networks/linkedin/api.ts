@@ -94,7 +94,7 @@ export async function exchangeCode(ctx: NetworkContext & { query: Record<string,
 }
 
 /** Only apps approved for programmatic refresh get refresh tokens; without one the member reconnects. */
-export async function refreshTokens(ctx: NetworkContext & { channel: { config: Record<string, unknown> } }): Promise<TokenConfig & Record<string, unknown>> {
+export async function refreshTokens(ctx: NetworkContext & { channel: { config: { refreshToken?: unknown } } }): Promise<TokenConfig & Record<string, unknown>> {
   const refreshToken = needRefreshToken(ctx.channel.config, ctx.http.network);
   const answer = await requestToken(ctx, `${ctx.urls.auth}/oauth/v2/accessToken`, {
     grant_type: 'refresh_token',
@@ -138,7 +138,7 @@ export function littleText(text: string): string {
 
 // --- Media ---
 
-async function uploadImage(ctx: PublishContext, config: LinkedInConfig, media: MediaRef): Promise<string> {
+async function uploadImage(ctx: PublishContext<LinkedInConfig>, config: LinkedInConfig, media: MediaRef): Promise<string> {
   const token = config.accessToken!;
   const init = await restJson<{ value: { uploadUrl: string; image: string } }>(ctx, token, '/rest/images', {
     method: 'POST',
@@ -159,7 +159,14 @@ async function uploadImage(ctx: PublishContext, config: LinkedInConfig, media: M
 }
 
 /** LinkedIn processes an upload before a post may use it: its status goes to AVAILABLE (or PROCESSING_FAILED). */
-async function untilAvailable(ctx: PublishContext, token: string, kind: 'images' | 'videos', urn: string, what: string, everyMs: number): Promise<void> {
+async function untilAvailable(
+  ctx: PublishContext<LinkedInConfig>,
+  token: string,
+  kind: 'images' | 'videos',
+  urn: string,
+  what: string,
+  everyMs: number,
+): Promise<void> {
   await waitForProcessing(
     async () => {
       const status = await restJson<{ status?: string; processingFailureReason?: string }>(ctx, token, `/rest/${kind}/${encodeURIComponent(urn)}`);
@@ -171,7 +178,7 @@ async function untilAvailable(ctx: PublishContext, token: string, kind: 'images'
   );
 }
 
-async function uploadVideo(ctx: PublishContext, config: LinkedInConfig, media: MediaRef): Promise<string> {
+async function uploadVideo(ctx: PublishContext<LinkedInConfig>, config: LinkedInConfig, media: MediaRef): Promise<string> {
   const token = config.accessToken!;
   const init = await restJson<{
     value: { video: string; uploadToken?: string; uploadInstructions: { uploadUrl: string; firstByte: number; lastByte: number }[] };
@@ -207,7 +214,7 @@ async function uploadVideo(ctx: PublishContext, config: LinkedInConfig, media: M
   return video;
 }
 
-function postContent(ctx: PublishContext, urns: string[]): Record<string, unknown> | undefined {
+function postContent(ctx: PublishContext<LinkedInConfig>, urns: string[]): Record<string, unknown> | undefined {
   const media = ctx.item.media;
   if (media.length === 0) return undefined;
   if (media.some((m) => m.mimeType.startsWith('video/'))) {
@@ -228,7 +235,7 @@ const COMMENT_URN = /^urn:li:comment:\((urn:li:[a-zA-Z]+:\d+),\d+\)$/;
  * release id is therefore kept as urn:li:comment:(<the post>,<id>), so the next item
  * of the thread comments on the post itself too.
  */
-async function comment(ctx: PublishContext, config: LinkedInConfig, replyTo: string): Promise<PublishResult> {
+async function comment(ctx: PublishContext<LinkedInConfig>, config: LinkedInConfig, replyTo: string): Promise<PublishResult> {
   const target = COMMENT_URN.exec(replyTo)?.[1] ?? replyTo;
   const answer = await restJson<{ $URN?: string; id?: string }>(ctx, config.accessToken!, `/rest/socialActions/${encodeURIComponent(target)}/comments`, {
     method: 'POST',
@@ -240,8 +247,8 @@ async function comment(ctx: PublishContext, config: LinkedInConfig, replyTo: str
   return { releaseId: urn, releaseUrl: `https://www.linkedin.com/feed/update/${target}?commentUrn=${encodeURIComponent(answer?.$URN ?? urn)}` };
 }
 
-export async function publishPost(ctx: PublishContext): Promise<PublishResult> {
-  const config = ctx.channel.config as unknown as LinkedInConfig;
+export async function publishPost(ctx: PublishContext<LinkedInConfig>): Promise<PublishResult> {
+  const config = ctx.channel.config;
   if (ctx.replyTo) return comment(ctx, config, ctx.replyTo.releaseId);
   const urns: string[] = [];
   for (const media of ctx.item.media)

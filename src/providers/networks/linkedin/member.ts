@@ -13,7 +13,7 @@ import {
   type LinkedInConfig,
 } from './api.ts';
 
-export const linkedin: Provider = {
+export const linkedin: Provider<LinkedInConfig> = {
   identifier: 'linkedin',
   name: 'LinkedIn',
   auth: 'oauth2',

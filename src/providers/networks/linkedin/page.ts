@@ -85,8 +85,8 @@ function wholeDays(days: number, now = Date.now()): string {
   return `&timeIntervals=(timeRange:(start:${end - days * DAY_MS},end:${end}),timeGranularityType:DAY)`;
 }
 
-async function pageAnalytics(ctx: NetworkContext & { channel: PublishChannel; days: number }): Promise<AnalyticsSeries[]> {
-  const { accessToken, author } = ctx.channel.config as unknown as LinkedInConfig;
+async function pageAnalytics(ctx: NetworkContext & { channel: PublishChannel<LinkedInConfig>; days: number }): Promise<AnalyticsSeries[]> {
+  const { accessToken, author } = ctx.channel.config;
   const intervals = wholeDays(ctx.days);
   const shares = await restJson<{ elements?: { timeRange: TimeRange; totalShareStatistics?: ShareStatistics }[] }>(
     ctx,
@@ -118,8 +118,8 @@ async function pageAnalytics(ctx: NetworkContext & { channel: PublishChannel; da
 }
 
 /** LinkedIn gives one post's statistics only over its lifetime: they are the figures as they stand. */
-async function postAnalytics(ctx: NetworkContext & { channel: PublishChannel; releaseId: string }): Promise<AnalyticsSeries[]> {
-  const { accessToken, author } = ctx.channel.config as unknown as LinkedInConfig;
+async function postAnalytics(ctx: NetworkContext & { channel: PublishChannel<LinkedInConfig>; releaseId: string }): Promise<AnalyticsSeries[]> {
+  const { accessToken, author } = ctx.channel.config;
   const urn = ctx.releaseId;
   const kind = /^urn:li:(share|ugcPost):\d+$/.exec(urn)?.[1];
   if (!kind) throw new PublishError('refused', `LinkedIn keeps statistics for posts (share or ugcPost URNs), not for ${urn}`);
@@ -141,7 +141,7 @@ async function postAnalytics(ctx: NetworkContext & { channel: PublishChannel; re
   });
 }
 
-export const linkedinPage: Provider = {
+export const linkedinPage: Provider<LinkedInConfig> = {
   identifier: 'linkedin-page',
   name: 'LinkedIn Page',
   auth: 'oauth2',
@@ -181,7 +181,7 @@ export const linkedinPage: Provider = {
     pages: {
       description: 'List the LinkedIn pages this member may post for (to connect another one: GET /social/linkedin-page).',
       async run(ctx) {
-        const { accessToken } = ctx.channel.config as unknown as LinkedInConfig;
+        const { accessToken } = ctx.channel.config;
         return pages(ctx, accessToken!);
       },
     },

@@ -213,7 +213,7 @@ const LIVE_STATES = new Set(['IN_PROGRESS', 'FINISHED', 'PUBLISHED']);
  * still has it: Meta fetches and processes the media again for every new
  * container, which for a long video takes minutes.
  */
-export async function mediaContainer(ctx: PublishContext, graph: Graph, path: string, params: Params, poll: ContainerPoll): Promise<string> {
+export async function mediaContainer(ctx: PublishContext<unknown>, graph: Graph, path: string, params: Params, poll: ContainerPoll): Promise<string> {
   const key = `meta-container:${crypto
     .createHash('sha256')
     .update(JSON.stringify([graph.url(path), params]))

@@ -71,12 +71,12 @@ export interface InstagramAccount {
   profileUrl: string;
 }
 
-function settingsOf(ctx: PublishContext): Settings {
+function settingsOf(ctx: PublishContext<unknown>): Settings {
   const parsed = instagramSettings.partial().safeParse(ctx.item.settings);
   return (parsed.success ? parsed.data : {}) as Settings;
 }
 
-function createContainer(ctx: PublishContext, ig: InstagramAccount, params: Record<string, string | boolean | undefined>): Promise<string> {
+function createContainer(ctx: PublishContext<unknown>, ig: InstagramAccount, params: Record<string, string | boolean | undefined>): Promise<string> {
   return mediaContainer(ctx, ig.graph, `${ig.userId}/media`, params, POLL);
 }
 
@@ -90,7 +90,7 @@ async function permalink(ig: InstagramAccount, mediaId: string): Promise<string>
 }
 
 /** Waits for the container, then publishes it (unless Instagram says it already went out). */
-async function publishContainer(ctx: PublishContext, ig: InstagramAccount, containerId: string): Promise<string> {
+async function publishContainer(ctx: PublishContext<unknown>, ig: InstagramAccount, containerId: string): Promise<string> {
   const state = await waitForContainer(ig.graph, containerId, POLL, ctx.signal);
   if (state === 'PUBLISHED') throw new PublishError('unknown', `Instagram reports container ${containerId} as already published; check the account`);
   const { id } = await ig.graph.post<{ id: string }>(`${ig.userId}/media_publish`, { creation_id: containerId });
@@ -109,7 +109,7 @@ function singleContainerParams(media: MediaRef, caption: string, settings: Setti
   return { media_type: 'REELS', video_url: media.url, caption, share_to_feed: settings.is_trial_reel ? undefined : true, collaborators, trial_params: trial };
 }
 
-async function publishStories(ctx: PublishContext, ig: InstagramAccount): Promise<PublishResult> {
+async function publishStories(ctx: PublishContext<unknown>, ig: InstagramAccount): Promise<PublishResult> {
   const ids: string[] = [];
   for (const media of ctx.item.media) {
     const container = await createContainer(
@@ -122,7 +122,7 @@ async function publishStories(ctx: PublishContext, ig: InstagramAccount): Promis
   return { releaseId: ids[0], releaseUrl: await permalink(ig, ids[0]) };
 }
 
-async function publishPost(ctx: PublishContext, ig: InstagramAccount): Promise<PublishResult> {
+async function publishPost(ctx: PublishContext<unknown>, ig: InstagramAccount): Promise<PublishResult> {
   const { media, content } = ctx.item;
   const settings = settingsOf(ctx);
   if (media.length === 0) throw new PublishError('refused', 'Instagram needs at least one image or video');
@@ -152,7 +152,7 @@ async function publishPost(ctx: PublishContext, ig: InstagramAccount): Promise<P
 }
 
 /** The post a comment belongs to: the item before it, or the post that comment is under. */
-async function commentedMedia(ctx: PublishContext, ig: InstagramAccount): Promise<string> {
+async function commentedMedia(ctx: PublishContext<unknown>, ig: InstagramAccount): Promise<string> {
   const previous = ctx.replyTo?.releaseId;
   if (!previous) throw new PublishError('refused', 'The post this comment belongs to has no Instagram id');
   if (ctx.item.threadIndex === 1) return previous;
@@ -161,7 +161,7 @@ async function commentedMedia(ctx: PublishContext, ig: InstagramAccount): Promis
   return comment.media.id;
 }
 
-export async function publishInstagram(ctx: PublishContext, ig: InstagramAccount): Promise<PublishResult> {
+export async function publishInstagram(ctx: PublishContext<unknown>, ig: InstagramAccount): Promise<PublishResult> {
   if (ctx.item.threadIndex > 0) {
     const mediaId = await commentedMedia(ctx, ig);
     const { id } = await ig.graph.post<{ id: string }>(`${mediaId}/comments`, { message: ctx.item.content });
@@ -173,7 +173,7 @@ export async function publishInstagram(ctx: PublishContext, ig: InstagramAccount
 }
 
 /** After a timeout: the account's latest media (or the post's comments) with this text. */
-export async function findOnInstagram(ctx: PublishContext, ig: InstagramAccount): Promise<PublishResult | null> {
+export async function findOnInstagram(ctx: PublishContext<unknown>, ig: InstagramAccount): Promise<PublishResult | null> {
   const { item } = ctx;
   if (item.threadIndex > 0) {
     if (!ctx.replyTo) return null;

@@ -26,7 +26,7 @@ const settings = z.object({
 
 type XSettings = z.infer<typeof settings>;
 
-function tweetBody(ctx: PublishContext, mediaIds: string[]): Record<string, unknown> {
+function tweetBody(ctx: PublishContext<XConfig>, mediaIds: string[]): Record<string, unknown> {
   const s = ctx.item.settings as Partial<XSettings>;
   const body: Record<string, unknown> = { text: ctx.item.content };
   if (mediaIds.length > 0) body.media = { media_ids: mediaIds };
@@ -39,13 +39,13 @@ function tweetBody(ctx: PublishContext, mediaIds: string[]): Record<string, unkn
   return body;
 }
 
-function checkMediaMix(ctx: PublishContext): void {
+function checkMediaMix(ctx: PublishContext<XConfig>): void {
   const media = ctx.item.media;
   const moving = media.filter((m) => m.mimeType.startsWith('video/') || m.mimeType === 'image/gif');
   if (moving.length > 0 && media.length > 1) throw new PublishError('refused', 'X takes up to 4 images, or one GIF, or one video per post; not a mix');
 }
 
-export const x: Provider = {
+export const x: Provider<XConfig> = {
   identifier: 'x',
   name: 'X',
   readAnswer,
@@ -105,7 +105,7 @@ export const x: Provider = {
   },
 
   async publish(ctx) {
-    const config = ctx.channel.config as unknown as XConfig;
+    const config = ctx.channel.config;
     const keys = consumerKeys(ctx, config);
     checkMediaMix(ctx);
     const mediaIds = await uploadMedia(ctx, keys);

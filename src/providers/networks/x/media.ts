@@ -30,7 +30,7 @@ function processingState(info: ProcessingInfo | undefined): ProcessingState {
   return { done: false, checkAfterMs: (info.check_after_secs ?? 2) * 1000 };
 }
 
-async function uploadImage(ctx: PublishContext, keys: OAuth1Keys, media: MediaRef): Promise<string> {
+async function uploadImage(ctx: PublishContext<unknown>, keys: OAuth1Keys, media: MediaRef): Promise<string> {
   const form = new FormData();
   form.append('media_category', 'tweet_image');
   form.append('media_type', media.mimeType);
@@ -44,7 +44,7 @@ async function uploadImage(ctx: PublishContext, keys: OAuth1Keys, media: MediaRe
   return answer.data.id;
 }
 
-async function uploadChunked(ctx: PublishContext, keys: OAuth1Keys, media: MediaRef, category: 'tweet_gif' | 'tweet_video'): Promise<string> {
+async function uploadChunked(ctx: PublishContext<unknown>, keys: OAuth1Keys, media: MediaRef, category: 'tweet_gif' | 'tweet_video'): Promise<string> {
   const limit = category === 'tweet_gif' ? X_GIF_BYTES : X_VIDEO_BYTES;
   if (media.size > limit)
     throw new PublishError(
@@ -86,13 +86,13 @@ async function uploadChunked(ctx: PublishContext, keys: OAuth1Keys, media: Media
 const X_ALT_TEXT_LENGTH = 1000;
 
 /** Attaches the file's alt text to the uploaded image or GIF (POST /2/media/metadata), before the post uses it. */
-async function describe(ctx: PublishContext, keys: OAuth1Keys, id: string, alt: string): Promise<void> {
+async function describe(ctx: PublishContext<unknown>, keys: OAuth1Keys, id: string, alt: string): Promise<void> {
   const text = [...alt].slice(0, X_ALT_TEXT_LENGTH).join('');
   await signedJson(ctx, keys, `${ctx.urls.api}/2/media/metadata`, { method: 'POST', json: { id, metadata: { alt_text: { text } } }, repeatable: true });
 }
 
 /** Uploads the item's media and returns X's media ids, in order. */
-export async function uploadMedia(ctx: PublishContext, keys: OAuth1Keys): Promise<string[]> {
+export async function uploadMedia(ctx: PublishContext<unknown>, keys: OAuth1Keys): Promise<string[]> {
   const ids: string[] = [];
   for (const media of ctx.item.media) {
     if (media.mimeType.startsWith('video/')) {

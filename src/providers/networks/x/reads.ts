@@ -23,8 +23,8 @@ function dataOf<T>(answer: Answer<T>, what: string): T {
   throw new PublishError('refused', `X: ${problem?.detail ?? problem?.title ?? `no ${what} in the answer`}`);
 }
 
-function read<T>(ctx: NetworkContext & { channel: PublishChannel }, path: string, query: Record<string, string | number>): Promise<Answer<T>> {
-  const config = ctx.channel.config as unknown as XConfig;
+function read<T>(ctx: NetworkContext & { channel: PublishChannel<XConfig> }, path: string, query: Record<string, string | number>): Promise<Answer<T>> {
+  const config = ctx.channel.config;
   return signedJson<Answer<T>>(ctx, consumerKeys(ctx, config), `${ctx.urls.api}${path}`, { query });
 }
 
@@ -44,7 +44,7 @@ interface PostMetrics {
   bookmark_count?: number;
 }
 
-export const analytics: NonNullable<Provider['analytics']> = {
+export const analytics: NonNullable<Provider<XConfig>['analytics']> = {
   async channel(ctx) {
     const me = await read<{ public_metrics?: UserMetrics }>(ctx, '/2/users/me', { 'user.fields': 'public_metrics' });
     const m = dataOf(me, 'user').public_metrics ?? {};
@@ -66,8 +66,8 @@ export const analytics: NonNullable<Provider['analytics']> = {
 };
 
 /** The channel's latest posts, newest first; reposts of others' posts are left out, replies (threads) are kept. */
-export async function recentPosts(ctx: NetworkContext & { channel: PublishChannel }): Promise<RecentPost[]> {
-  const config = ctx.channel.config as unknown as XConfig;
+export async function recentPosts(ctx: NetworkContext & { channel: PublishChannel<XConfig> }): Promise<RecentPost[]> {
+  const config = ctx.channel.config;
   const answer = await read<{ id: string; text?: string; created_at?: string }[]>(ctx, `/2/users/${encodeURIComponent(config.userId)}/tweets`, {
     max_results: RECENT_POSTS,
     'tweet.fields': 'created_at',
