@@ -13,8 +13,9 @@ import { OutboundRefused } from '../lib/outbound.ts';
 import { isTimeZone, localDay, zonedInstant } from '../lib/time.ts';
 import { findProvider } from '../providers/index.ts';
 import type { ConnectResult, NetworkContext, Provider, PublishChannel, TokenConfig } from '../providers/types.ts';
-import { PublishError } from '../providers/errors.ts';
+import { NetworkRefusal, PublishError, type RefusalReason } from '../providers/errors.ts';
 import { ApiError, invalidField, invalidFields, notFound } from './errors.ts';
+import type { ErrorCode } from './error-codes.ts';
 import { validateSettings } from './posts/provider-settings.ts';
 import { postEventData, type Events } from './events.ts';
 import { assertNotPublishing, deleteGroups } from './posts/post-queue.ts';
@@ -51,8 +52,12 @@ const OPENED_CONFIGS = 1_000;
 /** Channel lists kept in memory (by account and customer) until channels or customers change. */
 const KEPT_LISTS = 1_000;
 
+/** The error codes of the refusals adapters throw while connecting (their message names the field). */
+const REFUSAL_CODES: Record<RefusalReason, ErrorCode> = { invalid: 'invalid_body', address: 'url_refused', refused: 'connect_refused' };
+
 /** A network that refuses the credentials is the user's 400; one that cannot be reached is a 502. */
 export function connectFailure(provider: Provider, err: unknown): unknown {
+  if (err instanceof NetworkRefusal) return new ApiError(400, REFUSAL_CODES[err.reason], err.message, [{ path: err.field, message: err.problem }]);
   if (!(err instanceof PublishError)) return err;
   if (err.kind === 'auth' || err.kind === 'refused') {
     return new ApiError('connect_refused', `${provider.name} refused the connection: ${err.message}`, [{ path: 'credentials', message: err.message }]);

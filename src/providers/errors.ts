@@ -25,3 +25,27 @@ export class PublishError extends Error {
     super(message);
   }
 }
+
+/**
+ * Why a network or the adapter refused what a person gave to connect a channel:
+ * - invalid: the value is not what the network takes (a malformed address, a token it does not know);
+ * - address: the outbound guard refused the address (a private host);
+ * - refused: the network refused the credentials or the connection.
+ */
+export type RefusalReason = 'invalid' | 'address' | 'refused';
+
+/**
+ * Adapters throw this from `connect` and `oauth.start`/`finish` to name the field
+ * that was wrong; the domain (channels.ts, `connectFailure`) turns it into its
+ * answer. `message` defaults to "field: problem".
+ */
+export class NetworkRefusal extends Error {
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+    readonly reason: RefusalReason = 'invalid',
+    message = `${field}: ${problem}`,
+  ) {
+    super(message);
+  }
+}

@@ -10,12 +10,11 @@
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { invalidField } from '../../domain/errors.ts';
 import { OutboundRefused } from '../../lib/outbound.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import { errorMessage, type NetworkAnswer, type Verdict } from '../adapter-kit/http-failures.ts';
 import type { ConnectResult, MediaRef, NetworkContext, Provider, PublishContext, TokenConfig } from '../types.ts';
-import { PublishError } from '../errors.ts';
+import { PublishError, NetworkRefusal } from '../errors.ts';
 import { graphemes } from '../text-counting.ts';
 import { linkCard } from '../adapter-kit/link-card.ts';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
@@ -371,7 +370,7 @@ export const bluesky: Provider<Config> = {
     try {
       await ctx.outbound.checkReachable(service);
     } catch (err) {
-      if (err instanceof OutboundRefused) throw invalidField('credentials.service', err.reason, 'url_refused');
+      if (err instanceof OutboundRefused) throw new NetworkRefusal('credentials.service', err.reason, 'address');
       throw err;
     }
     const session = await createSession(ctx, service, given.identifier, given.password);

@@ -12,13 +12,12 @@
  */
 import { z } from 'zod';
 import { postSettings } from '../adapter-kit/post-settings.ts';
-import { invalidField } from '../../domain/errors.ts';
 import { OutboundRefused } from '../../lib/outbound.ts';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import type { NetworkContext, Provider, PublishChannel, PublishContext, PublishItem, PublishResult, RecentPost } from '../types.ts';
-import { PublishError } from '../errors.ts';
+import { PublishError, NetworkRefusal } from '../errors.ts';
 
 const NETWORK = 'DEV';
 const ACCEPT_V1 = 'application/vnd.forem.api-v1+json';
@@ -169,7 +168,7 @@ export const devto: Provider<Config> = {
       try {
         await ctx.outbound.checkReachable(base);
       } catch (err) {
-        if (err instanceof OutboundRefused) throw invalidField('credentials.url', err.reason, 'url_refused');
+        if (err instanceof OutboundRefused) throw new NetworkRefusal('credentials.url', err.reason, 'address');
         throw err;
       }
     }
@@ -178,7 +177,7 @@ export const devto: Provider<Config> = {
       me = await api(ctx, { apiKey: given.apiKey, api: base }, '/users/me');
     } catch (err) {
       if (err instanceof PublishError && err.kind === 'auth')
-        throw invalidField('credentials.apiKey', `${NETWORK} does not accept this API key (${err.message})`);
+        throw new NetworkRefusal('credentials.apiKey', `${NETWORK} does not accept this API key (${err.message})`);
       throw err;
     }
     const config: Config = { apiKey: given.apiKey, api: base, username: me.username };

@@ -13,11 +13,10 @@
  */
 import { z } from 'zod';
 import { postSettings } from '../adapter-kit/post-settings.ts';
-import { invalidField } from '../../domain/errors.ts';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkContext, Provider, PublishChannel, PublishItem, RecentPost } from '../types.ts';
-import { PublishError } from '../errors.ts';
+import { PublishError, NetworkRefusal } from '../errors.ts';
 
 const NETWORK = 'Hashnode';
 /** Hashnode refuses requests over 100 KB; the article's Markdown must leave room for the rest of the request. */
@@ -189,10 +188,10 @@ export const hashnode: Provider<Config> = {
       me = (await gql(ctx, given.apiKey, ME)).me;
     } catch (err) {
       if (err instanceof PublishError && err.kind === 'auth')
-        throw invalidField('credentials.apiKey', `${NETWORK} does not accept this token (${err.message})`);
+        throw new NetworkRefusal('credentials.apiKey', `${NETWORK} does not accept this token (${err.message})`);
       throw err;
     }
-    if (!me) throw invalidField('credentials.apiKey', `${NETWORK} does not know the account of this token`);
+    if (!me) throw new NetworkRefusal('credentials.apiKey', `${NETWORK} does not know the account of this token`);
     const config: Config = { apiKey: given.apiKey, username: me.username };
     return { externalId: me.id, name: me.name || me.username, picture: me.profilePicture ?? null, profile: me.username, config: { ...config } };
   },

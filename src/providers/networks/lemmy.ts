@@ -13,14 +13,13 @@
  */
 import { z } from 'zod';
 import { postSettings } from '../adapter-kit/post-settings.ts';
-import { invalidField } from '../../domain/errors.ts';
 import { OutboundRefused } from '../../lib/outbound.ts';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { mediaBlob, mediaFilename } from '../adapter-kit/media-bytes.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, TokenConfig } from '../types.ts';
-import { PublishError } from '../errors.ts';
+import { PublishError, NetworkRefusal } from '../errors.ts';
 
 const NETWORK = 'Lemmy';
 const MAX_POST_BODY = 50_000;
@@ -217,7 +216,7 @@ export const lemmy: Provider<Config> = {
     try {
       await ctx.outbound.checkReachable(service);
     } catch (err) {
-      if (err instanceof OutboundRefused) throw invalidField('credentials.service', err.reason, 'url_refused');
+      if (err instanceof OutboundRefused) throw new NetworkRefusal('credentials.service', err.reason, 'address');
       throw err;
     }
     let jwt: string;
@@ -225,9 +224,9 @@ export const lemmy: Provider<Config> = {
       jwt = await login(ctx, service, given.identifier, given.password);
     } catch (err) {
       if (err instanceof PublishError && err.code === 'incorrect_login')
-        throw invalidField('credentials.password', `${NETWORK} refused the login: ${err.message}`);
+        throw new NetworkRefusal('credentials.password', `${NETWORK} refused the login: ${err.message}`);
       if (err instanceof PublishError && err.code === 'missing_totp_token')
-        throw invalidField(
+        throw new NetworkRefusal(
           'credentials.identifier',
           'this account logs in with a second factor (2FA), which a scheduler cannot give; use an account without it',
         );

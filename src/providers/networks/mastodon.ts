@@ -11,12 +11,11 @@
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { ApiError, invalidField } from '../../domain/errors.ts';
 import { OutboundRefused } from '../../lib/outbound.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import type { MediaRef, NetworkContext, Provider, PublishContext, PublishResult } from '../types.ts';
-import { PublishError } from '../errors.ts';
+import { PublishError, NetworkRefusal } from '../errors.ts';
 import { authorizationUrl } from '../adapter-kit/oauth2-tokens.ts';
 import { waitForProcessing } from '../adapter-kit/processing-wait.ts';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
@@ -38,16 +37,16 @@ interface Config {
 /** The instance's origin from what the user typed ("mastodon.social" or a URL). */
 export function instanceOrigin(raw: string | undefined): string {
   const value = (raw ?? '').trim();
-  if (!value) throw invalidField('instance', 'is required: the address of your Mastodon server, e.g. ?instance=https://mastodon.social');
+  if (!value) throw new NetworkRefusal('instance', 'is required: the address of your Mastodon server, e.g. ?instance=https://mastodon.social');
   let url: URL;
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`);
   } catch {
-    throw invalidField('instance', 'must be the address of a Mastodon server, e.g. https://mastodon.social');
+    throw new NetworkRefusal('instance', 'must be the address of a Mastodon server, e.g. https://mastodon.social');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidField('instance', 'must be an https address');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new NetworkRefusal('instance', 'must be an https address');
   if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) {
-    throw invalidField('instance', 'must be just the server address (no path, query or credentials), e.g. https://mastodon.social');
+    throw new NetworkRefusal('instance', 'must be just the server address (no path, query or credentials), e.g. https://mastodon.social');
   }
   return url.origin;
 }
@@ -184,7 +183,7 @@ export const mastodon: Provider<Config> = {
       try {
         await ctx.outbound.checkReachable(instance);
       } catch (err) {
-        if (err instanceof OutboundRefused) throw invalidField('instance', err.reason, 'url_refused');
+        if (err instanceof OutboundRefused) throw new NetworkRefusal('instance', err.reason, 'address');
         throw err;
       }
       let app;
@@ -195,9 +194,12 @@ export const mastodon: Provider<Config> = {
         });
       } catch (err) {
         if (err instanceof PublishError && err.kind === 'refused') {
-          throw new ApiError(400, 'connect_refused', `${instance} did not accept Herald as an app (is it a Mastodon server?): ${err.message}`, [
-            { path: 'instance', message: err.message },
-          ]);
+          throw new NetworkRefusal(
+            'instance',
+            err.message,
+            'refused',
+            `${instance} did not accept Herald as an app (is it a Mastodon server?): ${err.message}`,
+          );
         }
         throw err;
       }

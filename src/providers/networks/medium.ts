@@ -10,11 +10,10 @@
  */
 import { z } from 'zod';
 import { postSettings } from '../adapter-kit/post-settings.ts';
-import { invalidField } from '../../domain/errors.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import type { NetworkContext, Provider, PublishChannel, PublishContext, PublishResult, RecentPost } from '../types.ts';
-import { PublishError } from '../errors.ts';
+import { PublishError, NetworkRefusal } from '../errors.ts';
 
 const NETWORK = 'Medium';
 const MAX_CONTENT = 100_000;
@@ -149,7 +148,7 @@ export const medium: Provider<Config> = {
       me = (await api(ctx, apiKey, '/me')).data;
     } catch (err) {
       if (err instanceof PublishError && err.kind === 'auth')
-        throw invalidField('credentials.apiKey', `${NETWORK} does not accept this token (${err.message})`);
+        throw new NetworkRefusal('credentials.apiKey', `${NETWORK} does not accept this token (${err.message})`);
       throw err;
     }
     const config: Config = { apiKey, userId: me.id, username: me.username };

@@ -13,12 +13,11 @@
  */
 import { z } from 'zod';
 import { postSettings } from '../adapter-kit/post-settings.ts';
-import { invalidField } from '../../domain/errors.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { readMedia } from '../adapter-kit/media-bytes.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext } from '../types.ts';
-import { PublishError } from '../errors.ts';
+import { PublishError, NetworkRefusal } from '../errors.ts';
 
 const NETWORK = 'Skool';
 const WEB = 'https://www.skool.com';
@@ -191,7 +190,7 @@ export const skool: Provider<SkoolConfig> = {
       me = await api(ctx, given, '/self');
     } catch (err) {
       if (err instanceof PublishError && err.kind === 'auth') {
-        throw invalidField(
+        throw new NetworkRefusal(
           'credentials.authToken',
           `Skool did not accept these cookies (${err.message}); copy them again from a browser logged in to skool.com`,
         );

@@ -12,14 +12,13 @@
  */
 import { z } from 'zod';
 import { postSettings } from '../adapter-kit/post-settings.ts';
-import { invalidField } from '../../domain/errors.ts';
 import { OutboundRefused } from '../../lib/outbound.ts';
 import { currentFigures } from '../adapter-kit/analytics-series.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import { mediaFilename, readMedia } from '../adapter-kit/media-bytes.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishContext, PublishResult } from '../types.ts';
-import { PublishError } from '../errors.ts';
+import { PublishError, NetworkRefusal } from '../errors.ts';
 
 const NETWORK = 'WordPress';
 /** PHP's upload limits decide on each site; 2 MB is PHP's default, many hosts allow far more. */
@@ -269,7 +268,7 @@ export const wordpress: Provider<Config> = {
     try {
       await ctx.outbound.checkReachable(site);
     } catch (err) {
-      if (err instanceof OutboundRefused) throw invalidField('credentials.url', err.reason, 'url_refused');
+      if (err instanceof OutboundRefused) throw new NetworkRefusal('credentials.url', err.reason, 'address');
       throw err;
     }
     const password = given.password.replace(/\s+/g, '');
@@ -287,12 +286,12 @@ export const wordpress: Provider<Config> = {
     } catch (err) {
       if (err instanceof PublishError && err.kind === 'auth') {
         const field = err.code === 'invalid_username' || err.code === 'invalid_email' ? 'credentials.username' : 'credentials.password';
-        throw invalidField(field, `${NETWORK} refused the credentials: ${err.message}`, 'connect_refused');
+        throw new NetworkRefusal(field, `${NETWORK} refused the credentials: ${err.message}`, 'refused');
       }
       throw err;
     }
     if (!config || !me)
-      throw invalidField('credentials.url', `${site} does not answer as a WordPress site with the REST API (wp-json) enabled`, 'connect_refused');
+      throw new NetworkRefusal('credentials.url', `${site} does not answer as a WordPress site with the REST API (wp-json) enabled`, 'refused');
     // The site's name names the channel; the user's own name where the index is not readable.
     const index = await ctx.http.json<{ name?: string }>(route(config.api, '/'), { headers: basic(config) }).catch(() => undefined);
     return {
