@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyAnswer, type Verdict } from '../../src/providers/http-failures.ts';
-import type { PublishError } from '../../src/providers/types.ts';
+import { classifyAnswer, type Verdict } from '../../src/providers/adapter-kit/http-failures.ts';
+import type { PublishError } from '../../src/providers/errors.ts';
 
 /** A network's answer with `status`, a JSON `body` and the given headers. */
 function answer(status: number, body: unknown = {}, headers: Record<string, string> = {}) {

@@ -17,7 +17,7 @@ import { ApiError, conflict, invalidField, type FieldProblem } from '../errors.t
 import type { Media } from '../media.ts';
 import type { PlanOptions, PostPlan, Posts } from '../posts/posts.ts';
 import { postsOf, readRecords, shown, type PostDraft } from './csv-rows.ts';
-import type { LimitState } from '../rate-limit.ts';
+import type { LimitState } from '../sliding-window.ts';
 
 export interface ImportRun {
   /** Only check: answer the report, store nothing. */

@@ -18,7 +18,7 @@ import type { Channels } from '../channels.ts';
 import type { Approvals } from '../approvals/approvals.ts';
 import { ApiError, conflict, invalidField, invalidFields, notFound, type FieldProblem } from '../errors.ts';
 import { postEventData, type AccountEvent, type Events, type WebhookEvent } from '../events.ts';
-import type { LimitState } from '../rate-limit.ts';
+import type { LimitState } from '../sliding-window.ts';
 import {
   addThread,
   assertNotPublishing,
