@@ -25,6 +25,7 @@ export interface RouteDocs {
   summary?: string;
   description?: string;
   consumes?: string[];
+  produces?: string[];
   /** Left out of the OpenAPI document (the web application's routes, pages, previews). */
   hide?: boolean;
 }

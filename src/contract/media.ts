@@ -27,6 +27,8 @@ export const mediaObject = z.object({
   tags: z.array(z.string()).describe('Tags given in the web application’s media library'),
 });
 
+/** Items per page of the media library. */
+export const MEDIA_PAGE_SIZE = 50;
 export const mediaPage = z.object({ media: z.array(mediaObject), total: z.number(), page: z.number(), limit: z.number(), hasMore: z.boolean() });
 
 export const uploadFromUrlBody = z.object({ url: z.string().min(1).max(2048) });

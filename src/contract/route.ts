@@ -19,9 +19,16 @@ export interface RouteEntry {
   body?: z.ZodType;
   /**
    * The answer's schema per status. Routes that answer a page, a stream or a
-   * redirect name none: their answers are not JSON to check.
+   * redirect name none: their answers are not JSON to check. A file (the CSV
+   * export) is documented by its media type and not checked.
    */
-  responses: Partial<Record<number, z.ZodType>>;
+  responses: Partial<Record<number, z.ZodType | DocumentedAnswer>>;
+}
+
+/** An answer that is not JSON, as the OpenAPI document describes it. */
+export interface DocumentedAnswer {
+  description: string;
+  content: Record<string, { schema: z.ZodType }>;
 }
 
 /** A table: its entries by name, all mounted under `prefix`. */
@@ -29,6 +36,9 @@ export interface RouteTable<R extends Record<string, RouteEntry> = Record<string
   prefix: string;
   routes: R;
 }
+
+/** The same entries served at another prefix (the public API for web sessions). */
+export const mountedAt = <R extends Record<string, RouteEntry>>(table: RouteTable<R>, prefix: string): RouteTable<R> => ({ prefix, routes: table.routes });
 
 /** Keeps the literal types of an entry (its method, path and schemas), which the clients' types are read from. */
 export const route = <const E extends RouteEntry>(entry: E): E => entry;

@@ -18,6 +18,7 @@ import { newId } from '../lib/ids.ts';
 import { DamagedFile, inspectImage, inspectVideo, type Inspection } from '../media/inspect.ts';
 import type { MediaStorage } from '../media/storage.ts';
 import { ApiError, notFound } from './errors.ts';
+import { MEDIA_PAGE_SIZE } from '../contract/media.ts';
 import type { MediaLookup } from './posts/posts.ts';
 import { nextOccurrences, type RepeatRule } from './series/series-rule.ts';
 
@@ -62,8 +63,8 @@ const SNIFF_BYTES = 4100;
 /** file-type, loaded with the first upload: it is costly to load, and most processes never sniff a file. */
 const loadFileType = () => import('file-type');
 const WRITE_BUFFER_BYTES = 1024 * 1024;
-/** Items per page of the media library. */
-export const MEDIA_PAGE_SIZE = 50;
+// The library's page size is part of the contract (the route's default limit).
+export { MEDIA_PAGE_SIZE } from '../contract/media.ts';
 /** URLs looked up per query (SQLite and PostgreSQL cap the parameters of one statement). */
 const LOOKUP_SLICE = 500;
 

@@ -5,7 +5,6 @@
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../services.ts';
@@ -15,20 +14,13 @@ import { ApiError, invalidField } from '../../domain/errors.ts';
 import { describeBytes } from '../../domain/media.ts';
 import { limitHeaders } from '../../domain/rate-limit.ts';
 import { iso, zonedIso } from '../../lib/time.ts';
-import {
-  EXPORT_COLUMNS,
-  exportQuery,
-  IMPORT_MAX_BYTES,
-  IMPORT_MAX_ROWS,
-  importQuery,
-  importRefused,
-  importReport,
-  type ImportReport,
-} from '../../contract/index.ts';
+import { EXPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, type ImportReport } from '../../contract/index.ts';
+import { publicRoutes } from '../../contract/routes/public.ts';
 import { errorBody } from '../errors.ts';
 import { cutOff } from './media.ts';
-import { routeErrors } from './route-errors.ts';
+import { serve } from '../serve.ts';
 
+const { routes } = publicRoutes;
 const tags = ['posts'];
 
 export function importRoutes(services: Services): FastifyPluginAsyncZod {
@@ -37,19 +29,15 @@ export function importRoutes(services: Services): FastifyPluginAsyncZod {
     // Left unread here: the handler parses the request's own stream as it arrives, a file of thousands of rows is never held whole.
     app.addContentTypeParser('text/csv', (_request, _payload, done) => done(null, undefined));
 
-    app.post('/posts/import', {
-      schema: {
-        tags,
-        summary: 'Import posts from a CSV file (or only check it, with dryRun=true)',
-        description:
-          'Send the file as the body (Content-Type: text/csv, UTF-8) or as a multipart/form-data part named "file". ' +
-          'The whole file is checked first: with dryRun=true the answer is the report of every problem by line and column, and nothing is stored; ' +
-          'without it, a file with any problem is refused (400 invalid_csv, the same report in `problems`) and a good one is imported in one transaction, ' +
-          `as POST /posts would store it. Rows imported before are skipped. At most ${IMPORT_MAX_ROWS} rows. The columns are in the README (CSV import and export).`,
-        consumes: ['text/csv', 'multipart/form-data'],
-        querystring: importQuery,
-        response: { 200: importReport, 201: importReport, ...routeErrors(409, 413, 415), 400: importRefused },
-      },
+    serve(app, routes.importPosts, {
+      tags,
+      summary: 'Import posts from a CSV file (or only check it, with dryRun=true)',
+      description:
+        'Send the file as the body (Content-Type: text/csv, UTF-8) or as a multipart/form-data part named "file". ' +
+        'The whole file is checked first: with dryRun=true the answer is the report of every problem by line and column, and nothing is stored; ' +
+        'without it, a file with any problem is refused (400 invalid_csv, the same report in `problems`) and a good one is imported in one transaction, ' +
+        `as POST /posts would store it. Rows imported before are skipped. At most ${IMPORT_MAX_ROWS} rows. The columns are in the README (CSV import and export).`,
+      consumes: ['text/csv', 'multipart/form-data'],
       handler: async (request, reply) => {
         try {
           return await importCsv(request, reply, request.query.dryRun);
@@ -78,18 +66,14 @@ export function importRoutes(services: Services): FastifyPluginAsyncZod {
       return reply.code(report.created.length > 0 ? 201 : 200).send(report);
     }
 
-    app.get('/posts/export', {
-      schema: {
-        tags,
-        summary: 'The posts of a date range as CSV (the import reads it back)',
-        description:
-          `Columns: ${EXPORT_COLUMNS.join(', ')}. One row per post (first item of a thread) due in the range, ` +
-          'followed by its later thread items (same group). Dates are UTC, or with `timezone` the local time in that zone with its offset ' +
-          '(the zone in the timezone column); either way the import reads the same instant back.',
-        querystring: exportQuery,
-        produces: ['text/csv'],
-        response: { 200: { description: 'The CSV file', content: { 'text/csv': { schema: z.string() } } }, ...routeErrors() },
-      },
+    serve(app, routes.exportPosts, {
+      tags,
+      summary: 'The posts of a date range as CSV (the import reads it back)',
+      description:
+        `Columns: ${EXPORT_COLUMNS.join(', ')}. One row per post (first item of a thread) due in the range, ` +
+        'followed by its later thread items (same group). Dates are UTC, or with `timezone` the local time in that zone with its offset ' +
+        '(the zone in the timezone column); either way the import reads the same instant back.',
+      produces: ['text/csv'],
       handler: async (request, reply) => {
         const { startDate, endDate, customer, timezone } = request.query;
         const rows = csv.exportRows(request.principal.accountId, startDate, endDate, customer, timezone);

@@ -8,24 +8,10 @@ import { iso } from '../../lib/time.ts';
 import type { Services } from '../../services.ts';
 import { sendJsonText } from '../json-text.ts';
 import { requireScope } from '../auth.ts';
-import {
-  analytics,
-  analyticsQuery,
-  connectStart,
-  createdIntegration,
-  createIntegrationBody,
-  deletedIntegration,
-  freeSlot,
-  idParam,
-  integration,
-  integrationSettings,
-  network,
-  toolAnswer,
-  toolCallBody,
-  updateIntegrationBody,
-} from '../../contract/index.ts';
-import { routeErrors } from './route-errors.ts';
+import { publicRoutes } from '../../contract/routes/public.ts';
+import { serve } from '../serve.ts';
 
+const { routes } = publicRoutes;
 const tags = ['integrations'];
 
 function rulesText(p: ReturnType<typeof allProviders>[number]): string {
@@ -39,72 +25,47 @@ function rulesText(p: ReturnType<typeof allProviders>[number]): string {
 export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
   const { channels } = services;
   return async (app) => {
-    app.get('/integrations', {
-      schema: {
-        tags,
-        summary: 'List connected channels',
-        querystring: z.object({ group: z.string().max(200).optional() }),
-        response: { 200: z.array(integration), ...routeErrors() },
-      },
+    serve(app, routes.integrations, {
+      tags,
+      summary: 'List connected channels',
       handler: async (request, reply) => sendJsonText(reply, await channels.listJson(request.principal.accountId, request.query.group)),
     });
 
-    app.post('/integrations', {
-      schema: {
-        tags,
-        summary: 'Add a channel that connects with credentials (e.g. a webhook URL)',
-        description:
-          'Channels of OAuth networks are connected through GET /social/{provider}. The answer includes secrets (e.g. the webhook signing secret) once.',
-        body: createIntegrationBody,
-        response: { 201: createdIntegration, ...routeErrors(404) },
-      },
+    serve(app, routes.createIntegration, {
+      tags,
+      summary: 'Add a channel that connects with credentials (e.g. a webhook URL)',
+      description:
+        'Channels of OAuth networks are connected through GET /social/{provider}. The answer includes secrets (e.g. the webhook signing secret) once.',
       handler: async (request, reply) => {
         const { channel, revealOnce } = await channels.addWithCredentials(request.principal.accountId, request.body);
         return reply.code(201).send({ ...channel, ...(revealOnce ? { secrets: revealOnce } : {}) });
       },
     });
 
-    app.patch('/integrations/:id', {
-      schema: {
-        tags,
-        summary: "Change a channel's name, time zone, posting times, customer or disabled flag",
-        params: idParam,
-        body: updateIntegrationBody,
-        response: { 200: integration, ...routeErrors(404) },
-      },
+    serve(app, routes.updateIntegration, {
+      tags,
+      summary: "Change a channel's name, time zone, posting times, customer or disabled flag",
       handler: async (request) => channels.update(request.principal.accountId, request.params.id, request.body),
     });
 
-    app.delete('/integrations/:id', {
-      schema: {
-        tags,
-        summary: 'Remove a channel and its pending posts',
-        params: idParam,
-        response: { 200: deletedIntegration, ...routeErrors(404) },
-      },
+    serve(app, routes.deleteIntegration, {
+      tags,
+      summary: 'Remove a channel and its pending posts',
       handler: async (request) => {
         await channels.remove(request.principal.accountId, request.params.id);
         return { deleted: true, id: request.params.id };
       },
     });
 
-    app.get('/find-slot/:id', {
-      schema: {
-        tags,
-        summary: "The channel's next free posting time",
-        params: idParam,
-        response: { 200: freeSlot, ...routeErrors(404) },
-      },
+    serve(app, routes.findSlot, {
+      tags,
+      summary: "The channel's next free posting time",
       handler: async (request) => ({ date: iso(await channels.findSlot(request.principal.accountId, request.params.id)) }),
     });
 
-    app.get('/integration-settings/:id', {
-      schema: {
-        tags,
-        summary: "The channel's content rules, settings schema (JSON schema) and helper tools",
-        params: idParam,
-        response: { 200: integrationSettings, ...routeErrors(404) },
-      },
+    serve(app, routes.integrationSettings, {
+      tags,
+      summary: "The channel's content rules, settings schema (JSON schema) and helper tools",
       handler: async (request) => {
         const provider = channels.provider(await channels.row(request.principal.accountId, request.params.id));
         return {
@@ -118,14 +79,9 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
       },
     });
 
-    app.post('/integration-trigger/:id', {
-      schema: {
-        tags,
-        summary: 'Run a helper tool of the channel (list boards, channels...)',
-        params: idParam,
-        body: toolCallBody,
-        response: { 200: toolAnswer, ...routeErrors(404) },
-      },
+    serve(app, routes.runTool, {
+      tags,
+      summary: 'Run a helper tool of the channel (list boards, channels...)',
       handler: async (request) => {
         const row = await channels.row(request.principal.accountId, request.params.id);
         const provider = channels.provider(row);
@@ -147,32 +103,21 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
       },
     });
 
-    app.get('/social/:provider', {
-      schema: {
-        tags,
-        summary: "Start connecting a channel through the network's OAuth",
-        description:
-          'Send the user to `url`. The network sends them back to Herald, which stores the channel (and asks which account when there are several). ' +
-          'Extra query parameters go to the network (e.g. `instance` for Mastodon).',
-        params: z.object({ provider: z.string().min(1).max(50) }),
-        querystring: z.record(z.string(), z.string().max(500)),
-        response: { 200: connectStart, ...routeErrors(404) },
-      },
+    serve(app, routes.connect, {
+      tags,
+      summary: "Start connecting a channel through the network's OAuth",
+      description:
+        'Send the user to `url`. The network sends them back to Herald, which stores the channel (and asks which account when there are several). ' +
+        'Extra query parameters go to the network (e.g. `instance` for Mastodon).',
       handler: async (request) => {
         const { refresh: _refresh, ...options } = request.query;
         return services.connections.start(request.principal.accountId, request.params.provider, options);
       },
     });
 
-    app.get('/networks', {
-      schema: {
-        tags,
-        summary: 'The networks this server can publish to, and whether each is configured',
-        response: {
-          200: z.array(network),
-          ...routeErrors(),
-        },
-      },
+    serve(app, routes.networks, {
+      tags,
+      summary: 'The networks this server can publish to, and whether each is configured',
       handler: async () =>
         allProviders().map((p) => {
           const { missing } = networkSettings(services.config, p);
@@ -180,25 +125,15 @@ export function integrationsRoutes(services: Services): FastifyPluginAsyncZod {
         }),
     });
 
-    app.get('/analytics/:id', {
-      schema: {
-        tags: ['analytics'],
-        summary: 'Channel analytics for the last `date` days',
-        params: idParam,
-        querystring: analyticsQuery,
-        response: { 200: analytics, ...routeErrors(404, 409, 502) },
-      },
+    serve(app, routes.channelAnalytics, {
+      tags: ['analytics'],
+      summary: 'Channel analytics for the last `date` days',
       handler: async (request) => services.reads.channelAnalytics(request.principal.accountId, request.params.id, request.query.date),
     });
 
-    app.get('/analytics/post/:id', {
-      schema: {
-        tags: ['analytics'],
-        summary: 'Analytics of one published post',
-        params: idParam,
-        querystring: analyticsQuery,
-        response: { 200: analytics, ...routeErrors(404, 409, 502) },
-      },
+    serve(app, routes.postAnalytics, {
+      tags: ['analytics'],
+      summary: 'Analytics of one published post',
       handler: async (request) => services.reads.postAnalytics(request.principal.accountId, request.params.id, request.query.date),
     });
   };

@@ -1,14 +1,14 @@
-import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError, invalidField } from '../../domain/errors.ts';
-import { describeBytes, MEDIA_PAGE_SIZE, mediaView, uploadFingerprint } from '../../domain/media.ts';
+import { describeBytes, mediaView, uploadFingerprint } from '../../domain/media.ts';
 import { storeFromUrl } from '../../domain/media-from-url.ts';
 import { idempotencyKey, idempotent, jsonBodyHash } from '../idempotent.ts';
 import type { Services } from '../../services.ts';
-import { deletedMedia, mediaObject, mediaPage, mediaTag, pageQuery, uploadFromUrlBody } from '../../contract/index.ts';
-import { routeErrors } from './route-errors.ts';
+import { publicRoutes } from '../../contract/routes/public.ts';
+import { serve } from '../serve.ts';
 
+const { routes } = publicRoutes;
 const tags = ['media'];
 /** After refusing an upload, how long the client may take to read the answer before the connection is dropped. */
 const CUT_OFF_GRACE_MS = 2_000;
@@ -17,16 +17,13 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
   const { media, config } = services;
   const largest = Math.max(config.maxImageBytes, config.maxVideoBytes);
   return async (app) => {
-    app.post('/upload', {
-      schema: {
-        tags,
-        summary: 'Upload a file (multipart/form-data, one part named "file")',
-        description:
-          `The type is read from the bytes, not from the name: JPEG, PNG, GIF, WebP, AVIF, BMP, TIFF (at most ${describeBytes(config.maxImageBytes)}), ` +
-          `MP4, MOV, WebM (at most ${describeBytes(config.maxVideoBytes)}). Accepts an Idempotency-Key header.`,
-        consumes: ['multipart/form-data'],
-        response: { 201: mediaObject, ...routeErrors(413, 415) },
-      },
+    serve(app, routes.upload, {
+      tags,
+      summary: 'Upload a file (multipart/form-data, one part named "file")',
+      description:
+        `The type is read from the bytes, not from the name: JPEG, PNG, GIF, WebP, AVIF, BMP, TIFF (at most ${describeBytes(config.maxImageBytes)}), ` +
+        `MP4, MOV, WebM (at most ${describeBytes(config.maxVideoBytes)}). Accepts an Idempotency-Key header.`,
+      consumes: ['multipart/form-data'],
       handler: async (request, reply) => {
         try {
           return await receiveUpload(request, reply);
@@ -74,16 +71,12 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
       }
     }
 
-    app.post('/upload-from-url', {
-      schema: {
-        tags,
-        summary: 'Upload a file fetched from a public http(s) URL',
-        description:
-          'Private, loopback, link-local, CGNAT, multicast and metadata addresses are refused, also after redirects and DNS. ' +
-          'The same types and size caps as /upload apply. Accepts an Idempotency-Key header.',
-        body: uploadFromUrlBody,
-        response: { 201: mediaObject, ...routeErrors(413, 415) },
-      },
+    serve(app, routes.uploadFromUrl, {
+      tags,
+      summary: 'Upload a file fetched from a public http(s) URL',
+      description:
+        'Private, loopback, link-local, CGNAT, multicast and metadata addresses are refused, also after redirects and DNS. ' +
+        'The same types and size caps as /upload apply. Accepts an Idempotency-Key header.',
       handler: async (request, reply) => {
         const hash = jsonBodyHash(request);
         return idempotent(services, request, reply, 'POST /upload-from-url', hash, async () => ({
@@ -93,33 +86,18 @@ export function mediaRoutes(services: Services): FastifyPluginAsyncZod {
       },
     });
 
-    app.get('/media', {
-      schema: {
-        tags,
-        summary: 'The media library: files uploaded by this account, newest first (page counts from 0)',
-        querystring: z.object({
-          page: pageQuery.shape.page,
-          limit: z.coerce.number().int().min(1).max(200).optional().default(MEDIA_PAGE_SIZE),
-          tag: mediaTag.optional().describe('Only files with this tag'),
-        }),
-        response: {
-          200: mediaPage,
-          ...routeErrors(),
-        },
-      },
+    serve(app, routes.media, {
+      tags,
+      summary: 'The media library: files uploaded by this account, newest first (page counts from 0)',
       handler: async (request) => {
         const found = await media.page(request.principal.accountId, request.query.page, request.query.limit, request.query.tag);
         return { ...found, media: found.media.map(mediaView) };
       },
     });
 
-    app.delete('/media/:id', {
-      schema: {
-        tags,
-        summary: 'Delete a file, its thumbnail and converted copies; refused (409) while a scheduled post or a series still to come uses it',
-        params: z.object({ id: z.string().min(1).max(200) }),
-        response: { 200: deletedMedia, ...routeErrors(404, 409) },
-      },
+    serve(app, routes.deleteMedia, {
+      tags,
+      summary: 'Delete a file, its thumbnail and converted copies; refused (409) while a scheduled post or a series still to come uses it',
       handler: async (request) => {
         const removed = await media.remove(request.principal.accountId, request.params.id);
         return { id: removed.id, deleted: true as const };

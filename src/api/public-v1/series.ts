@@ -1,12 +1,12 @@
 /** Repeating posts: a rule and the post to repeat; the engine creates each occurrence as a post of its own. */
-import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../services.ts';
 import { limitHeaders } from '../../domain/rate-limit.ts';
-import { deletedSeries, idParam, series, seriesBody, seriesDetail } from '../../contract/index.ts';
+import { publicRoutes } from '../../contract/routes/public.ts';
 import { idempotent, jsonBodyHash } from '../idempotent.ts';
-import { routeErrors } from './route-errors.ts';
+import { serve } from '../serve.ts';
 
+const { routes } = publicRoutes;
 const tags = ['series'];
 
 const ABOUT =
@@ -16,19 +16,14 @@ const ABOUT =
 
 export function seriesRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get('/series', {
-      schema: { tags, summary: "The account's repeating posts, newest first", response: { 200: z.array(series), ...routeErrors() } },
-      handler: async (request) => services.series.list(request.principal.accountId),
-    });
+    serve(app, routes.seriesList, { tags, summary: "The account's repeating posts, newest first" }, async (request) =>
+      services.series.list(request.principal.accountId),
+    );
 
-    app.post('/series', {
-      schema: {
-        tags,
-        summary: 'Create a repeating post: every N days or weeks, or on chosen weekdays, until a date or for a number of times',
-        description: `${ABOUT} Counts as one request against the hourly POST /posts limit (${services.config.postsPerHour} per account). Accepts an Idempotency-Key header.`,
-        body: seriesBody,
-        response: { 201: series, ...routeErrors(404) },
-      },
+    serve(app, routes.createSeries, {
+      tags,
+      summary: 'Create a repeating post: every N days or weeks, or on chosen weekdays, until a date or for a number of times',
+      description: `${ABOUT} Counts as one request against the hourly POST /posts limit (${services.config.postsPerHour} per account). Accepts an Idempotency-Key header.`,
       handler: async (request, reply) => {
         const { accountId, userId } = request.principal;
         return idempotent(services, request, reply, 'POST /series', jsonBodyHash(request), async () => ({
@@ -38,37 +33,24 @@ export function seriesRoutes(services: Services): FastifyPluginAsyncZod {
       },
     });
 
-    app.get('/series/:id', {
-      schema: {
-        tags,
-        summary: 'One repeating post with its latest occurrences (up to 100) and their posts',
-        params: idParam,
-        response: { 200: seriesDetail, ...routeErrors(404) },
-      },
+    serve(app, routes.series, {
+      tags,
+      summary: 'One repeating post with its latest occurrences (up to 100) and their posts',
       handler: async (request) => services.series.get(request.principal.accountId, request.params.id),
     });
 
-    app.put('/series/:id', {
-      schema: {
-        tags,
-        summary: 'Change the rule and the post of a series',
-        description:
-          'Future occurrences not yet published are made again from the new rule and post, except those changed on their own ' +
-          '(edited, moved or deleted one by one), which stay as they are. Published occurrences are kept.',
-        params: idParam,
-        body: seriesBody,
-        response: { 200: seriesDetail, ...routeErrors(404, 409) },
-      },
+    serve(app, routes.updateSeries, {
+      tags,
+      summary: 'Change the rule and the post of a series',
+      description:
+        'Future occurrences not yet published are made again from the new rule and post, except those changed on their own ' +
+        '(edited, moved or deleted one by one), which stay as they are. Published occurrences are kept.',
       handler: async (request) => services.series.update(request.principal.accountId, request.params.id, request.body, request.principal.userId),
     });
 
-    app.delete('/series/:id', {
-      schema: {
-        tags,
-        summary: 'Stop a series: its future occurrences not yet published are deleted; what was published stays',
-        params: idParam,
-        response: { 200: deletedSeries, ...routeErrors(404, 409) },
-      },
+    serve(app, routes.deleteSeries, {
+      tags,
+      summary: 'Stop a series: its future occurrences not yet published are deleted; what was published stays',
       handler: async (request) => ({
         deleted: true,
         id: request.params.id,

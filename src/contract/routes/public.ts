@@ -1,0 +1,326 @@
+/**
+ * The public API's routes (/api/public/v1, API keys), in the order the server
+ * registers them: the OpenAPI document lists its paths in this order. The web
+ * application reaches the same routes with its session under
+ * /api/app/public/v1 (sessionPublicRoutes), undocumented there.
+ */
+import { z } from 'zod';
+import {
+  addCommentBody,
+  analytics,
+  analyticsQuery,
+  approvalSettings,
+  approveBody,
+  commentParams,
+  commentsList,
+  connected,
+  connectStart,
+  createCustomerBody,
+  createdIntegration,
+  createdPosts,
+  createdPreviewLink,
+  createdWebhook,
+  createFeedBody,
+  createIntegrationBody,
+  createPostsBody,
+  createPreviewLinkBody,
+  createWebhookBody,
+  customer,
+  deletedComment,
+  deletedFeed,
+  deletedGroup,
+  deletedIntegration,
+  deletedMedia,
+  deletedPost,
+  deletedSeries,
+  deletedWebhook,
+  deliveriesPage,
+  exportQuery,
+  feed,
+  feedCheck,
+  feedDetail,
+  freeSlot,
+  idParam,
+  importQuery,
+  importRefused,
+  importReport,
+  integration,
+  integrationSettings,
+  listPostsQuery,
+  MEDIA_PAGE_SIZE,
+  mediaObject,
+  mediaPage,
+  mediaTag,
+  network,
+  notificationsPage,
+  pageQuery,
+  postApproval,
+  postComment,
+  postDetail,
+  postSettings,
+  postSettingsBody,
+  postStatus,
+  postStatusBody,
+  postsList,
+  previewLink,
+  previewLinkParams,
+  recentPost,
+  rejectBody,
+  releaseIdBody,
+  releaseIdSet,
+  revokedPreviewLink,
+  series,
+  seriesBody,
+  seriesDetail,
+  shortLink,
+  toolAnswer,
+  toolCallBody,
+  updateFeedBody,
+  updateIntegrationBody,
+  updateWebhookBody,
+  uploadFromUrlBody,
+  webhook,
+  webhookDelivery,
+} from '../index.ts';
+import { mountedAt, route, routeErrors, routeTable } from '../route.ts';
+
+/** The CSV export's answer: a file, documented as such and not checked as JSON. */
+const csvFile = { description: 'The CSV file', content: { 'text/csv': { schema: z.string() } } };
+
+export const publicRoutes = routeTable('/api/public/v1', {
+  // Channels (integrations), their tools and analytics.
+  integrations: route({
+    method: 'GET',
+    path: '/integrations',
+    query: z.object({ group: z.string().max(200).optional() }),
+    responses: { 200: z.array(integration), ...routeErrors() },
+  }),
+  createIntegration: route({ method: 'POST', path: '/integrations', body: createIntegrationBody, responses: { 201: createdIntegration, ...routeErrors(404) } }),
+  updateIntegration: route({
+    method: 'PATCH',
+    path: '/integrations/:id',
+    params: idParam,
+    body: updateIntegrationBody,
+    responses: { 200: integration, ...routeErrors(404) },
+  }),
+  deleteIntegration: route({ method: 'DELETE', path: '/integrations/:id', params: idParam, responses: { 200: deletedIntegration, ...routeErrors(404) } }),
+  findSlot: route({ method: 'GET', path: '/find-slot/:id', params: idParam, responses: { 200: freeSlot, ...routeErrors(404) } }),
+  integrationSettings: route({
+    method: 'GET',
+    path: '/integration-settings/:id',
+    params: idParam,
+    responses: { 200: integrationSettings, ...routeErrors(404) },
+  }),
+  runTool: route({
+    method: 'POST',
+    path: '/integration-trigger/:id',
+    params: idParam,
+    body: toolCallBody,
+    responses: { 200: toolAnswer, ...routeErrors(404) },
+  }),
+  connect: route({
+    method: 'GET',
+    path: '/social/:provider',
+    params: z.object({ provider: z.string().min(1).max(50) }),
+    query: z.record(z.string(), z.string().max(500)),
+    responses: { 200: connectStart, ...routeErrors(404) },
+  }),
+  networks: route({ method: 'GET', path: '/networks', responses: { 200: z.array(network), ...routeErrors() } }),
+  channelAnalytics: route({
+    method: 'GET',
+    path: '/analytics/:id',
+    params: idParam,
+    query: analyticsQuery,
+    responses: { 200: analytics, ...routeErrors(404, 409, 502) },
+  }),
+  postAnalytics: route({
+    method: 'GET',
+    path: '/analytics/post/:id',
+    params: idParam,
+    query: analyticsQuery,
+    responses: { 200: analytics, ...routeErrors(404, 409, 502) },
+  }),
+
+  // Posts.
+  posts: route({ method: 'GET', path: '/posts', query: listPostsQuery, responses: { 200: postsList, ...routeErrors() } }),
+  createPosts: route({ method: 'POST', path: '/posts', body: createPostsBody, responses: { 201: createdPosts, ...routeErrors(404) } }),
+  post: route({ method: 'GET', path: '/posts/:id', params: idParam, responses: { 200: postDetail, ...routeErrors(404) } }),
+  deletePost: route({ method: 'DELETE', path: '/posts/:id', params: idParam, responses: { 200: deletedPost, ...routeErrors(404) } }),
+  deleteGroup: route({
+    method: 'DELETE',
+    path: '/posts/group/:group',
+    params: z.object({ group: z.string().min(1).max(200) }),
+    responses: { 200: deletedGroup, ...routeErrors(404) },
+  }),
+  setPostStatus: route({
+    method: 'PUT',
+    path: '/posts/:id/status',
+    params: idParam,
+    body: postStatusBody,
+    responses: { 200: postStatus, ...routeErrors(404) },
+  }),
+  mergePostSettings: route({
+    method: 'PUT',
+    path: '/posts/:id/settings',
+    params: idParam,
+    body: postSettingsBody,
+    responses: { 200: postSettings, ...routeErrors(404) },
+  }),
+  attachReleaseId: route({
+    method: 'PUT',
+    path: '/posts/:id/release-id',
+    params: idParam,
+    body: releaseIdBody,
+    responses: { 200: releaseIdSet, ...routeErrors(404) },
+  }),
+  missingRelease: route({
+    method: 'GET',
+    path: '/posts/:id/missing',
+    params: idParam,
+    responses: { 200: z.array(recentPost), ...routeErrors(404, 409, 502) },
+  }),
+  retryPost: route({ method: 'POST', path: '/posts/:id/retry', params: idParam, responses: { 200: postDetail, ...routeErrors(404, 409) } }),
+
+  // Media: uploads are multipart/form-data, read by the handler, so they name no body schema.
+  upload: route({ method: 'POST', path: '/upload', responses: { 201: mediaObject, ...routeErrors(413, 415) } }),
+  uploadFromUrl: route({ method: 'POST', path: '/upload-from-url', body: uploadFromUrlBody, responses: { 201: mediaObject, ...routeErrors(413, 415) } }),
+  media: route({
+    method: 'GET',
+    path: '/media',
+    query: z.object({
+      page: pageQuery.shape.page,
+      limit: z.coerce.number().int().min(1).max(200).optional().default(MEDIA_PAGE_SIZE),
+      tag: mediaTag.optional().describe('Only files with this tag'),
+    }),
+    responses: { 200: mediaPage, ...routeErrors() },
+  }),
+  deleteMedia: route({
+    method: 'DELETE',
+    path: '/media/:id',
+    params: z.object({ id: z.string().min(1).max(200) }),
+    responses: { 200: deletedMedia, ...routeErrors(404, 409) },
+  }),
+
+  // The account: the key check, customers, short links, notifications.
+  isConnected: route({ method: 'GET', path: '/is-connected', responses: { 200: connected, ...routeErrors() } }),
+  customers: route({ method: 'GET', path: '/groups', responses: { 200: z.array(customer), ...routeErrors() } }),
+  createCustomer: route({ method: 'POST', path: '/groups', body: createCustomerBody, responses: { 201: customer, ...routeErrors() } }),
+  shortLink: route({
+    method: 'GET',
+    path: '/short-links/:code',
+    params: z.object({ code: z.string().min(1).max(64) }),
+    responses: { 200: shortLink, ...routeErrors(404) },
+  }),
+  notifications: route({ method: 'GET', path: '/notifications', query: pageQuery, responses: { 200: notificationsPage, ...routeErrors() } }),
+
+  // Webhooks.
+  webhooks: route({ method: 'GET', path: '/webhooks', responses: { 200: z.array(webhook), ...routeErrors() } }),
+  createWebhook: route({ method: 'POST', path: '/webhooks', body: createWebhookBody, responses: { 201: createdWebhook, ...routeErrors() } }),
+  updateWebhook: route({
+    method: 'PATCH',
+    path: '/webhooks/:id',
+    params: idParam,
+    body: updateWebhookBody,
+    responses: { 200: webhook, ...routeErrors(404) },
+  }),
+  deleteWebhook: route({ method: 'DELETE', path: '/webhooks/:id', params: idParam, responses: { 200: deletedWebhook, ...routeErrors(404) } }),
+  deliveries: route({
+    method: 'GET',
+    path: '/webhooks/:id/deliveries',
+    params: idParam,
+    query: pageQuery,
+    responses: { 200: deliveriesPage, ...routeErrors(404) },
+  }),
+  redeliver: route({
+    method: 'POST',
+    path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
+    params: z.object({ id: z.string().min(1).max(200), deliveryId: z.string().min(1).max(200) }),
+    responses: { 202: webhookDelivery, ...routeErrors(404, 409) },
+  }),
+  testWebhook: route({ method: 'POST', path: '/webhooks/:id/test', params: idParam, responses: { 202: webhookDelivery, ...routeErrors(404, 409) } }),
+
+  // CSV: the import reads its text/csv or multipart body as it streams, so it names no body schema.
+  importPosts: route({
+    method: 'POST',
+    path: '/posts/import',
+    query: importQuery,
+    responses: { 200: importReport, 201: importReport, ...routeErrors(409, 413, 415), 400: importRefused },
+  }),
+  exportPosts: route({ method: 'GET', path: '/posts/export', query: exportQuery, responses: { 200: csvFile, ...routeErrors() } }),
+
+  // Approvals, comments and preview links.
+  approvalSettings: route({ method: 'GET', path: '/approval-settings', responses: { 200: approvalSettings, ...routeErrors() } }),
+  setApprovalSettings: route({ method: 'PUT', path: '/approval-settings', body: approvalSettings, responses: { 200: approvalSettings, ...routeErrors() } }),
+  approval: route({ method: 'GET', path: '/posts/:id/approval', params: idParam, responses: { 200: postApproval, ...routeErrors(404) } }),
+  approve: route({
+    method: 'POST',
+    path: '/posts/:id/approve',
+    params: idParam,
+    body: approveBody,
+    responses: { 200: postApproval, ...routeErrors(404, 409) },
+  }),
+  reject: route({
+    method: 'POST',
+    path: '/posts/:id/reject',
+    params: idParam,
+    body: rejectBody,
+    responses: { 200: postApproval, ...routeErrors(404, 409) },
+  }),
+  comments: route({ method: 'GET', path: '/posts/:id/comments', params: idParam, responses: { 200: commentsList, ...routeErrors(404) } }),
+  addComment: route({
+    method: 'POST',
+    path: '/posts/:id/comments',
+    params: idParam,
+    body: addCommentBody,
+    responses: { 201: postComment, ...routeErrors(404) },
+  }),
+  deleteComment: route({
+    method: 'DELETE',
+    path: '/posts/:id/comments/:commentId',
+    params: commentParams,
+    responses: { 200: deletedComment, ...routeErrors(404) },
+  }),
+  previewLinks: route({
+    method: 'GET',
+    path: '/posts/:id/preview-links',
+    params: idParam,
+    responses: { 200: z.array(previewLink), ...routeErrors(404) },
+  }),
+  createPreviewLink: route({
+    method: 'POST',
+    path: '/posts/:id/preview-links',
+    params: idParam,
+    body: createPreviewLinkBody,
+    responses: { 201: createdPreviewLink, ...routeErrors(404) },
+  }),
+  revokePreviewLink: route({
+    method: 'DELETE',
+    path: '/posts/:id/preview-links/:linkId',
+    params: previewLinkParams,
+    responses: { 200: revokedPreviewLink, ...routeErrors(404) },
+  }),
+
+  // RSS and Atom subscriptions.
+  feeds: route({ method: 'GET', path: '/feeds', responses: { 200: z.array(feed), ...routeErrors() } }),
+  createFeed: route({ method: 'POST', path: '/feeds', body: createFeedBody, responses: { 201: feed, ...routeErrors() } }),
+  feed: route({ method: 'GET', path: '/feeds/:id', params: idParam, responses: { 200: feedDetail, ...routeErrors(404) } }),
+  updateFeed: route({ method: 'PATCH', path: '/feeds/:id', params: idParam, body: updateFeedBody, responses: { 200: feed, ...routeErrors(404) } }),
+  deleteFeed: route({ method: 'DELETE', path: '/feeds/:id', params: idParam, responses: { 200: deletedFeed, ...routeErrors(404) } }),
+  checkFeed: route({ method: 'POST', path: '/feeds/:id/check', params: idParam, responses: { 200: feedCheck, ...routeErrors(404, 409) } }),
+
+  // Repeating posts.
+  seriesList: route({ method: 'GET', path: '/series', responses: { 200: z.array(series), ...routeErrors() } }),
+  createSeries: route({ method: 'POST', path: '/series', body: seriesBody, responses: { 201: series, ...routeErrors(404) } }),
+  series: route({ method: 'GET', path: '/series/:id', params: idParam, responses: { 200: seriesDetail, ...routeErrors(404) } }),
+  updateSeries: route({
+    method: 'PUT',
+    path: '/series/:id',
+    params: idParam,
+    body: seriesBody,
+    responses: { 200: seriesDetail, ...routeErrors(404, 409) },
+  }),
+  deleteSeries: route({ method: 'DELETE', path: '/series/:id', params: idParam, responses: { 200: deletedSeries, ...routeErrors(404, 409) } }),
+});
+
+/** The same routes for the web application's session (src/api/app/public-api.ts); left out of the OpenAPI document. */
+export const sessionPublicRoutes = mountedAt(publicRoutes, '/api/app/public/v1');
