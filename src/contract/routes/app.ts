@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { idParam, isoInstant } from '../common.ts';
 import { mediaObject, mediaTag } from '../media.ts';
+import { postSummary } from '../posts.ts';
 import { WEBHOOK_EVENTS } from '../webhooks.ts';
 import { route, routeTable } from '../route.ts';
 
@@ -115,7 +116,7 @@ export const network = z.object({
 
 /** Where a file is used: a post or a repeating post. */
 export const mediaUse = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('post'), id: z.string(), state: z.string(), publishDate: z.string(), channel: z.string() }),
+  z.object({ kind: z.literal('post'), id: z.string(), state: postSummary.shape.state, publishDate: z.string(), channel: z.string() }),
   z.object({ kind: z.literal('series'), id: z.string(), name: z.string().nullable(), nextDate: z.string() }),
 ]);
 
