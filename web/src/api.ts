@@ -19,6 +19,7 @@ import type {
 } from '../../src/contract/index.ts';
 import type { AnswerOf } from '../../src/contract/route.ts';
 import type { appRoutes } from '../../src/contract/routes/app.ts';
+import type { publicRoutes } from '../../src/contract/routes/public.ts';
 import { t } from './i18n.ts';
 
 export interface FieldProblem {
@@ -145,6 +146,11 @@ export type PreviewView = z.output<typeof previewView>;
 export type Series = z.output<typeof series>;
 export type SeriesDetail = z.output<typeof seriesDetail>;
 export type RepeatRule = Series['repeat'];
+
+/** What a route of the web application's own API (/api/app) answers, by the route's name in the table. */
+export type AppAnswer<K extends keyof typeof appRoutes.routes> = AnswerOf<(typeof appRoutes.routes)[K]>;
+/** What a public route answers (reached with the session through pub()), by the route's name in the table. */
+export type PublicAnswer<K extends keyof typeof publicRoutes.routes> = AnswerOf<(typeof publicRoutes.routes)[K]>;
 
 // The web application's own routes (/api/app), from their entries in the route table.
 export type { JsonSchema } from '../../src/contract/routes/app.ts';

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api, pub, type CreatedPreviewLink, type PostApproval, type PostComment, type PostDetail, type PreviewLink } from '../api.ts';
+import { api, pub, type CreatedPreviewLink, type PostApproval, type PostDetail, type PreviewLink, type PublicAnswer } from '../api.ts';
 import { keys, useAction, useNetworks, useSession } from '../data.ts';
 import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
@@ -106,7 +106,7 @@ export function CommentsPanel({ postId }: { postId: string }) {
   const prefs = usePrefs();
   const list = useQuery({
     queryKey: [...keys.post(postId), 'comments'],
-    queryFn: () => api<{ comments: PostComment[] }>('GET', pub(`/posts/${postId}/comments`)),
+    queryFn: () => api<PublicAnswer<'comments'>>('GET', pub(`/posts/${postId}/comments`)),
   });
   const { error, act } = useAction(keys.posts);
   const [text, setText] = useState('');
@@ -216,7 +216,7 @@ export function PreviewLinksPanel({ post }: { post: PostDetail }) {
 /** Settings, Team: whether members' posts wait for approval (owners and admins decide; members see it). */
 export function ApprovalSetting() {
   const session = useSession();
-  const setting = useQuery({ queryKey: ['approval-settings'], queryFn: () => api<{ membersNeedApproval: boolean }>('GET', pub('/approval-settings')) });
+  const setting = useQuery({ queryKey: ['approval-settings'], queryFn: () => api<PublicAnswer<'approvalSettings'>>('GET', pub('/approval-settings')) });
   const { error, act } = useAction(['approval-settings']);
   const [saved, setSaved] = useState(false);
   if (!setting.data) return <ErrorNote error={setting.error} onRetry={() => setting.refetch()} />;

@@ -2,13 +2,13 @@
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Session } from '../api.ts';
+import { api, type Session, type AppAnswer } from '../api.ts';
 import { keys } from '../data.ts';
 import { t } from '../i18n.ts';
 import { ErrorNote, FieldError, Loading } from '../components/ui.tsx';
 
 function useStatus() {
-  return useQuery({ queryKey: ['auth-status'], queryFn: () => api<{ signupOpen: boolean }>('GET', '/auth/status') });
+  return useQuery({ queryKey: ['auth-status'], queryFn: () => api<AppAnswer<'authStatus'>>('GET', '/auth/status') });
 }
 
 function AuthForm({

@@ -15,7 +15,7 @@ import classicTheme from '@fullcalendar/react/themes/classic';
 import '@fullcalendar/react/skeleton.css';
 import '@fullcalendar/react/themes/classic/theme.css';
 import '@fullcalendar/react/themes/classic/palette.css';
-import { api, pub, type PostState, type PostSummary } from '../api.ts';
+import { api, pub, type PostState, type PostSummary, type AppAnswer, type PublicAnswer } from '../api.ts';
 import { keys, useChannels } from '../data.ts';
 import { locale, t } from '../i18n.ts';
 import { setZone, usePrefs } from '../prefs.ts';
@@ -31,7 +31,7 @@ const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
 export type CalendarPost = Omit<PostSummary, 'state'> & { state: PostState | 'PUBLISHING' };
 
 export function postsInRange(start: string, end: string) {
-  return api<{ posts: PostSummary[] }>('GET', pub(`/posts?startDate=${encodeURIComponent(start)}&endDate=${encodeURIComponent(end)}`)).then((r) => r.posts);
+  return api<PublicAnswer<'posts'>>('GET', pub(`/posts?startDate=${encodeURIComponent(start)}&endDate=${encodeURIComponent(end)}`)).then((r) => r.posts);
 }
 
 export function CalendarPage() {
@@ -50,7 +50,7 @@ export function CalendarPage() {
     queryKey: [...keys.posts, range?.start, range?.end],
     // Fetched together, so the calendar redraws once per change (a redraw in the middle of a drag would drop it).
     queryFn: async () => {
-      const [list, publishing] = await Promise.all([postsInRange(range!.start, range!.end), api<string[]>('GET', '/posts/publishing')]);
+      const [list, publishing] = await Promise.all([postsInRange(range!.start, range!.end), api<AppAnswer<'publishing'>>('GET', '/posts/publishing')]);
       const sending = new Set(publishing);
       return list.map((p): CalendarPost => (sending.has(p.id) ? { ...p, state: 'PUBLISHING' } : p));
     },
@@ -234,7 +234,7 @@ export function CalendarPage() {
         }}
         eventDrop={async (info) => {
           try {
-            const moved = await api<{ publishDate: string }>('PUT', `/posts/${info.event.id}/date`, { date: info.event.start!.toISOString() });
+            const moved = await api<AppAnswer<'reschedule'>>('PUT', `/posts/${info.event.id}/date`, { date: info.event.start!.toISOString() });
             setMessage({ kind: 'success', text: t('calendar.moved', { when: formatWhen(moved.publishDate, prefs) }) });
           } catch (err) {
             info.revert();

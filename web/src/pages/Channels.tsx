@@ -7,7 +7,7 @@
 import { useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, pub, type Channel, type Network } from '../api.ts';
+import { api, pub, type Channel, type Network, type AppAnswer, type PublicAnswer } from '../api.ts';
 import { keys, useAction, useChannels, useNetworks } from '../data.ts';
 import { t } from '../i18n.ts';
 import { Avatar, Dialog, ErrorNote, ListTable, Loading, Notice, Secret, TextField, ZoneSelect } from '../components/ui.tsx';
@@ -17,7 +17,7 @@ import { postsInRange } from './Calendar.tsx';
 /** OAuth networks: off to the network, which sends the person back to Herald and then to this page. */
 export async function reconnect(identifier: string, options: Record<string, unknown> = {}): Promise<void> {
   const query = new URLSearchParams(Object.entries(options).map(([k, v]) => [k, String(v)]));
-  const { url } = await api<{ url: string }>('GET', pub(`/social/${identifier}?${query}`));
+  const { url } = await api<PublicAnswer<'connect'>>('GET', pub(`/social/${identifier}?${query}`));
   window.location.assign(url);
 }
 
@@ -132,7 +132,7 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
     const connect = async () => {
       setError(undefined);
       try {
-        const created = await api<Channel & { secrets?: Record<string, string> }>('POST', pub('/integrations'), {
+        const created = await api<PublicAnswer<'createIntegration'>>('POST', pub('/integrations'), {
           identifier: chosen.identifier,
           name: name || undefined,
           credentials,
@@ -241,7 +241,7 @@ function NetworkForm({
 }
 
 function EditChannel({ channel, network, onDone }: { channel: Channel; network?: Network; onDone: () => void }) {
-  const customers = useQuery({ queryKey: ['customers'], queryFn: () => api<{ id: string; name: string }[]>('GET', '/customers') });
+  const customers = useQuery({ queryKey: ['customers'], queryFn: () => api<AppAnswer<'customers'>>('GET', '/customers') });
   const [form, setForm] = useState({
     name: channel.name,
     timeZone: channel.timeZone,

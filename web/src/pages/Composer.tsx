@@ -9,7 +9,7 @@
 import { useMemo, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, pub, type Channel, type Network, type PostDetail, type SeriesDetail } from '../api.ts';
+import { api, ApiError, pub, type Channel, type Network, type PostDetail, type SeriesDetail, type PublicAnswer } from '../api.ts';
 import { keys, useChannels, useNetworks } from '../data.ts';
 import { t, type MessageKey } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
@@ -122,14 +122,14 @@ function ComposerForm({
       if (save.to === 'series') {
         if (!save.body) throw new ApiError(400, 'invalid', t('series.pickStart'), [{ path: 'repeat.start', message: t('series.pickStart') }]);
         const saved = editingSeries
-          ? await api<{ id: string }>('PUT', pub(`/series/${editingSeries}`), save.body)
-          : await api<{ id: string }>('POST', pub('/series'), save.body);
+          ? await api<PublicAnswer<'updateSeries'>>('PUT', pub(`/series/${editingSeries}`), save.body)
+          : await api<PublicAnswer<'createSeries'>>('POST', pub('/series'), save.body);
         localStorage.removeItem(storage);
         void client.invalidateQueries({ queryKey: keys.posts });
         navigate(`/series/${saved.id}`, { state: { notice: t('series.saved') } });
         return;
       }
-      const created = await api<{ postId: string }[]>('POST', pub('/posts'), save.body);
+      const created = await api<PublicAnswer<'createPosts'>>('POST', pub('/posts'), save.body);
       if (save.thenDraft) await api('PUT', pub(`/posts/${editing}/status`), { status: 'draft' });
       localStorage.removeItem(storage);
       void client.invalidateQueries({ queryKey: keys.posts });

@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, pub, type MediaItem, type PostState } from '../api.ts';
+import { api, pub, type MediaItem, type AppAnswer, type PublicAnswer } from '../api.ts';
 import { keys, useAction } from '../data.ts';
 import { t } from '../i18n.ts';
 import { formatBytes, formatWhen } from '../time.ts';
@@ -17,11 +17,7 @@ export function MediaPage() {
   const [tag, setTag] = useState('');
   const library = useInfiniteQuery({
     queryKey: [...keys.media, 'library', tag],
-    queryFn: ({ pageParam }) =>
-      api<{ media: MediaItem[]; hasMore: boolean; page: number }>(
-        'GET',
-        pub(`/media?page=${pageParam}&limit=${PAGE}${tag ? `&tag=${encodeURIComponent(tag)}` : ''}`),
-      ),
+    queryFn: ({ pageParam }) => api<PublicAnswer<'media'>>('GET', pub(`/media?page=${pageParam}&limit=${PAGE}${tag ? `&tag=${encodeURIComponent(tag)}` : ''}`)),
     initialPageParam: 0,
     getNextPageParam: (last) => (last.hasMore ? last.page + 1 : undefined),
   });
@@ -97,18 +93,13 @@ export function MediaPage() {
   );
 }
 
-/** One place a file is used: a post, or a repeating post still to come (src/domain/media.ts, MediaUse). */
-type MediaUse =
-  | { kind: 'post'; id: string; state: PostState; publishDate: string; channel: string }
-  | { kind: 'series'; id: string; name: string | null; nextDate: string };
-
 /** The posts and repeating posts that carry a file, fetched when the person asks. */
 function WhereUsed({ id }: { id: string }) {
   const prefs = usePrefs();
   const [open, setOpen] = useState(false);
   const usage = useQuery({
     queryKey: [...keys.media, 'usage', id],
-    queryFn: () => api<MediaUse[]>('GET', `/media/${id}/usage`),
+    queryFn: () => api<AppAnswer<'mediaUsage'>>('GET', `/media/${id}/usage`),
     enabled: open,
   });
   return (

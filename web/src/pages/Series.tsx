@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, pub, type Series, type SeriesDetail } from '../api.ts';
+import { api, pub, type Series, type SeriesDetail, type PublicAnswer } from '../api.ts';
 import { keys, useChannels } from '../data.ts';
 import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
@@ -33,7 +33,7 @@ function useStopSeries(id: string, setError: (error: unknown) => void): () => Pr
     setError(undefined);
     if (!confirm(t('series.confirmStop'))) return;
     try {
-      const stopped = await api<{ removedPosts: string[] }>('DELETE', pub(`/series/${id}`));
+      const stopped = await api<PublicAnswer<'deleteSeries'>>('DELETE', pub(`/series/${id}`));
       await client.invalidateQueries({ queryKey: keys.posts });
       navigate('/series', { state: { notice: t('series.stopped', { count: stopped.removedPosts.length }) } });
     } catch (err) {

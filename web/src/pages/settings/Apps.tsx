@@ -1,18 +1,12 @@
 /** OAuth applications: register one (its secret shown once), give it a new secret, remove it. */
 import { useState } from 'react';
-import { api } from '../../api.ts';
+import { api, type AppAnswer } from '../../api.ts';
 import { t } from '../../i18n.ts';
 import { DeleteButton, ErrorNote, FieldError, Loading, Secret, TextField } from '../../components/ui.tsx';
 import { useSection } from './useSection.ts';
 
-interface App {
-  clientId: string;
-  name: string;
-  redirectUris: string[];
-}
-
 export function Apps() {
-  const { list, error, act } = useSection<App[]>(['apps'], '/oauth/apps');
+  const { list, error, act } = useSection<AppAnswer<'oauthApps'>>(['apps'], '/oauth/apps');
   const [form, setForm] = useState({ name: '', redirectUris: '' });
   const [created, setCreated] = useState<{ clientId: string; clientSecret: string }>();
   if (list.isPending) return <Loading />;
@@ -37,9 +31,7 @@ export function Apps() {
               <button
                 type="button"
                 onClick={() =>
-                  act(() => api<{ clientId: string; clientSecret: string }>('POST', `/oauth/apps/${a.clientId}/secret`)).then(
-                    (made) => made && setCreated(made),
-                  )
+                  act(() => api<AppAnswer<'rotateAppSecret'>>('POST', `/oauth/apps/${a.clientId}/secret`)).then((made) => made && setCreated(made))
                 }
               >
                 {t('apps.newSecret')}
@@ -54,7 +46,7 @@ export function Apps() {
         onSubmit={async (e) => {
           e.preventDefault();
           const made = await act(() =>
-            api<{ clientId: string; clientSecret: string }>('POST', '/oauth/apps', {
+            api<AppAnswer<'registerApp'>>('POST', '/oauth/apps', {
               name: form.name,
               redirectUris: form.redirectUris
                 .split('\n')

@@ -1,7 +1,7 @@
 /** Developers: the public API's keys (create with scopes, reveal, rotate, revoke) and the MCP server that takes them. */
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../../api.ts';
+import { api, type AppAnswer } from '../../api.ts';
 import { useSession } from '../../data.ts';
 import { t } from '../../i18n.ts';
 import { usePrefs } from '../../prefs.ts';
@@ -41,21 +41,13 @@ function McpServer() {
   );
 }
 
-interface Key {
-  id: string;
-  name: string;
-  hint: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revoked: boolean;
-  scopes: string[] | null;
-}
+type Key = AppAnswer<'keys'>[number];
 
 function Keys() {
   const prefs = usePrefs();
   const session = useSession();
   const { list, error, act } = useSection<Key[]>(['keys'], '/keys');
-  const scopes = useQuery({ queryKey: ['scopes'], queryFn: () => api<{ name: string; description: string }[]>('GET', '/scopes') });
+  const scopes = useQuery({ queryKey: ['scopes'], queryFn: () => api<AppAnswer<'scopes'>>('GET', '/scopes') });
   const [shown, setShown] = useState<{ id: string; key: string; label: string }>();
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
@@ -83,7 +75,7 @@ function Keys() {
                   <button
                     type="button"
                     onClick={() =>
-                      act(() => api<{ key: string }>('POST', `/keys/${k.id}/reveal`)).then((r) => r && setShown({ id: k.id, key: r.key, label: k.name }))
+                      act(() => api<AppAnswer<'revealKey'>>('POST', `/keys/${k.id}/reveal`)).then((r) => r && setShown({ id: k.id, key: r.key, label: k.name }))
                     }
                   >
                     {t('keys.reveal')}
@@ -91,7 +83,7 @@ function Keys() {
                   <button
                     type="button"
                     onClick={() =>
-                      act(() => api<{ key: string }>('POST', `/keys/${k.id}/rotate`)).then(
+                      act(() => api<AppAnswer<'rotateKey'>>('POST', `/keys/${k.id}/rotate`)).then(
                         (r) => r && setShown({ id: k.id, key: r.key, label: t('keys.rotated') }),
                       )
                     }
@@ -109,7 +101,7 @@ function Keys() {
           className="panel"
           onSubmit={async (e) => {
             e.preventDefault();
-            const created = await act(() => api<{ id: string; key: string }>('POST', '/keys', { name, scopes: chosen.length ? chosen : null }));
+            const created = await act(() => api<AppAnswer<'createKey'>>('POST', '/keys', { name, scopes: chosen.length ? chosen : null }));
             if (created) {
               setShown({ id: created.id, key: created.key, label: t('common.shownOnce') });
               setName('');

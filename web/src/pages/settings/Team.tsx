@@ -1,23 +1,16 @@
 /** The team: its people and their roles, whether members' posts need approval, and invitations. */
 import { useState } from 'react';
-import { api } from '../../api.ts';
+import { api, type AppAnswer } from '../../api.ts';
 import { useSession } from '../../data.ts';
 import { t } from '../../i18n.ts';
 import { ApprovalSetting } from '../../components/Approval.tsx';
 import { DeleteButton, ErrorNote, ListTable, Loading, Secret, TextField } from '../../components/ui.tsx';
 import { useSection } from './useSection.ts';
 
-interface Person {
-  id: string;
-  email: string;
-  name: string | null;
-  role: 'owner' | 'admin' | 'member';
-}
-
 export function Team() {
   const session = useSession();
-  const people = useSection<Person[]>(['people'], '/people');
-  const invitations = useSection<{ id: string; email: string; role: string }[]>(['invitations'], '/invitations');
+  const people = useSection<AppAnswer<'people'>>(['people'], '/people');
+  const invitations = useSection<AppAnswer<'invitations'>>(['invitations'], '/invitations');
   const [form, setForm] = useState({ email: '', role: 'member' });
   const [link, setLink] = useState<string>();
   if (people.list.isPending) return <Loading />;
@@ -74,7 +67,7 @@ export function Team() {
             className="panel"
             onSubmit={async (e) => {
               e.preventDefault();
-              const made = await invitations.act(() => api<{ signupUrl: string }>('POST', '/invitations', form));
+              const made = await invitations.act(() => api<AppAnswer<'invite'>>('POST', '/invitations', form));
               if (made) {
                 setLink(made.signupUrl);
                 setForm({ email: '', role: 'member' });

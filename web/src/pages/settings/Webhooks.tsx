@@ -1,33 +1,16 @@
 /** Webhooks: add one for chosen events (its secret shown once), test it, read its delivery log, redeliver. */
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api, pub } from '../../api.ts';
+import { api, pub, type AppAnswer, type PublicAnswer } from '../../api.ts';
 import { t } from '../../i18n.ts';
 import { usePrefs } from '../../prefs.ts';
 import { formatWhen } from '../../time.ts';
 import { DeleteButton, ErrorNote, FieldError, Loading, Secret, TextField } from '../../components/ui.tsx';
 import { useSection } from './useSection.ts';
 
-interface Hook {
-  id: string;
-  name: string | null;
-  url: string;
-  events: string[];
-  disabled: boolean;
-}
-
-interface Delivery {
-  id: string;
-  event: string;
-  state: string;
-  attempts: number;
-  createdAt: string;
-  attemptLog: { at: string; status: number | null; error: string | null }[];
-}
-
 export function Webhooks() {
-  const { list, error, act } = useSection<Hook[]>(['webhooks'], pub('/webhooks'));
-  const events = useQuery({ queryKey: ['webhook-events'], queryFn: () => api<string[]>('GET', '/webhook-events') });
+  const { list, error, act } = useSection<PublicAnswer<'webhooks'>>(['webhooks'], pub('/webhooks'));
+  const events = useQuery({ queryKey: ['webhook-events'], queryFn: () => api<AppAnswer<'webhookEvents'>>('GET', '/webhook-events') });
   const [form, setForm] = useState<{ url: string; name: string; events: string[] }>({ url: '', name: '', events: [] });
   const [secret, setSecret] = useState<string>();
   const [open, setOpen] = useState<string>();
@@ -60,7 +43,9 @@ export function Webhooks() {
         className="panel"
         onSubmit={async (e) => {
           e.preventDefault();
-          const made = await act(() => api<{ secret: string }>('POST', pub('/webhooks'), { url: form.url, name: form.name || undefined, events: form.events }));
+          const made = await act(() =>
+            api<PublicAnswer<'createWebhook'>>('POST', pub('/webhooks'), { url: form.url, name: form.name || undefined, events: form.events }),
+          );
           if (made) {
             setSecret(made.secret);
             setForm({ url: '', name: '', events: [] });
@@ -94,7 +79,7 @@ export function Webhooks() {
 
 function Deliveries({ hook }: { hook: string }) {
   const prefs = usePrefs();
-  const { list, error, act } = useSection<{ deliveries: Delivery[] }>(['webhooks', hook, 'deliveries'], pub(`/webhooks/${hook}/deliveries`));
+  const { list, error, act } = useSection<PublicAnswer<'deliveries'>>(['webhooks', hook, 'deliveries'], pub(`/webhooks/${hook}/deliveries`));
   // Deliveries change without a post changing: look again every few seconds while open.
   useEffect(() => {
     const timer = setInterval(() => void list.refetch(), 3000);
