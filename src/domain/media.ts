@@ -70,7 +70,7 @@ const LOOKUP_SLICE = 500;
 
 /** One place a file is used, as the library shows it: a post (the root of its thread), or a series still to come. */
 export type MediaUse =
-  | { kind: 'post'; id: string; state: string; publishDate: string; channel: string }
+  | { kind: 'post'; id: string; state: PostRow['state']; publishDate: string; channel: string }
   | { kind: 'series'; id: string; name: string | null; nextDate: string };
 
 /** The part of a series' stored post (series.ts) that names its files. */
