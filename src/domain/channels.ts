@@ -57,7 +57,7 @@ const REFUSAL_CODES: Record<RefusalReason, ErrorCode> = { invalid: 'invalid_body
 
 /** A network that refuses the credentials is the user's 400; one that cannot be reached is a 502. */
 export function connectFailure(provider: Provider, err: unknown): unknown {
-  if (err instanceof NetworkRefusal) return new ApiError(400, REFUSAL_CODES[err.reason], err.message, [{ path: err.field, message: err.problem }]);
+  if (err instanceof NetworkRefusal) return new ApiError(REFUSAL_CODES[err.reason], err.message, [{ path: err.field, message: err.problem }]);
   if (!(err instanceof PublishError)) return err;
   if (err.kind === 'auth' || err.kind === 'refused') {
     return new ApiError('connect_refused', `${provider.name} refused the connection: ${err.message}`, [{ path: 'credentials', message: err.message }]);

@@ -21,15 +21,7 @@ export class ApiError extends Error {
   readonly errors: FieldProblem[];
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, ...details: Details);
-  /**
-   * @deprecated Name the code only: its status is the catalogue's, whatever is
-   * given here. Kept while src/providers/mastodon.ts throws ApiError itself (with
-   * the catalogue's status).
-   */
-  constructor(status: number, code: ErrorCode, ...details: Details);
-  constructor(...args: [ErrorCode, ...Details] | [number, ErrorCode, ...Details]) {
-    const [code, message, errors = [], headers = {}] = (typeof args[0] === 'number' ? args.slice(1) : args) as [ErrorCode, ...Details];
+  constructor(code: ErrorCode, ...[message, errors = [], headers = {}]: Details) {
     super(message);
     this.statusCode = ERROR_CODES[code].status;
     this.code = code;
