@@ -39,3 +39,19 @@ describe('reading a CSV body that broke before it was read', () => {
     );
   });
 });
+
+describe('reading a CSV body whose quote never closes', () => {
+  // The whole body in one chunk: the parser reads the header and fails at the end in one go,
+  // before a consumer that iterates would have taken the header from its buffer.
+  it('reads the header, then names the line the broken row starts on', async () => {
+    const problems: { line: number; message: string }[] = [];
+    const { records, whole } = await readRecords(Readable.from([Buffer.from('channels,content\nx,"never closed\n')]), problems as never[]);
+    assert.deepEqual(records, []);
+    assert.equal(whole, false);
+    assert.deepEqual(
+      problems.map((p) => p.line),
+      [2],
+    );
+    assert.match(problems[0].message, /not valid CSV/);
+  });
+});

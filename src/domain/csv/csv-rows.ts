@@ -104,28 +104,36 @@ export async function readRecords(body: Readable, problems: ImportProblem[]): Pr
     body.on('error', (err) => cap.destroy(err));
     body.pipe(cap);
   }
+  const take = (record: string[], raw: string) => {
+    // Skipped empty lines come at the start of the next record's raw text.
+    const leading = lineBreaks(/^[\r\n]*/.exec(raw)![0]);
+    const line = breaksSeen + 1 + leading;
+    breaksSeen += lineBreaks(raw);
+    lastLine = line;
+    if (!columns) {
+      const header = readHeader(record, problems);
+      columns = header.columns;
+      // Without the channels or the content, every row would only repeat what the header lacks.
+      whole = header.complete;
+      return;
+    }
+    // A row of empty cells (",,,," from a spreadsheet) is an empty line.
+    if (record.every((cell) => cell.trim() === '')) return;
+    if (records.length === IMPORT_MAX_ROWS) throw new TooManyRows();
+    const refused: ExportColumn[] = [];
+    records.push({ line, cells: rowCells(record, columns, line, problems, refused), refused });
+  };
   try {
-    await pipeline(cap, parser, async (source: AsyncIterable<{ record: string[]; raw: string }>) => {
-      for await (const { record, raw } of source) {
-        // Skipped empty lines come at the start of the next record's raw text.
-        const leading = lineBreaks(/^[\r\n]*/.exec(raw)![0]);
-        const line = breaksSeen + 1 + leading;
-        breaksSeen += lineBreaks(raw);
-        lastLine = line;
-        if (!columns) {
-          const header = readHeader(record, problems);
-          columns = header.columns;
-          // Without the channels or the content, every row would only repeat what the header lacks.
-          whole = header.complete;
-          continue;
-        }
-        // A row of empty cells (",,,," from a spreadsheet) is an empty line.
-        if (record.every((cell) => cell.trim() === '')) continue;
-        if (records.length === IMPORT_MAX_ROWS) throw new TooManyRows();
-        const refused: ExportColumn[] = [];
-        records.push({ line, cells: rowCells(record, columns, line, problems, refused), refused });
+    // Each record is taken as the parser emits it: iterating would lose the records still buffered
+    // when a broken quote fails the parse at the end of a small body (the header among them).
+    parser.on('data', ({ record, raw }: { record: string[]; raw: string }) => {
+      try {
+        take(record, raw);
+      } catch (err) {
+        parser.destroy(err as Error);
       }
     });
+    await pipeline(cap, parser);
   } catch (err) {
     if (err instanceof TooLarge) {
       throw new ApiError('body_too_large', `body: the file is larger than the ${describeBytes(IMPORT_MAX_BYTES)} one import takes; split it`, [
