@@ -14,7 +14,8 @@ import { appRoutes } from './api/app/index.ts';
 import { authorizePages } from './api/oauth/authorize.ts';
 import { loginPages } from './api/oauth/login.ts';
 import { tokenRoutes } from './api/oauth/token.ts';
-import { clientErrorHandler, installErrorHandling, installInputGuard, installJsonParser, sendFrameworkError } from './api/errors.ts';
+import { clientErrorHandler, installErrorHandling, installInputGuard, installJsonParser, sendError, sendFrameworkError } from './api/errors.ts';
+import { ApiError } from './domain/errors.ts';
 import { connectRoutes } from './api/connect.ts';
 import { registerPublicRoutes } from './api/public-v1/index.ts';
 import { mcpRoutes } from './api/mcp/index.ts';
@@ -23,7 +24,6 @@ import { errorCodeTable } from './domain/error-codes.ts';
 import { registerUploads } from './api/uploads.ts';
 import { registerWebApp } from './api/web-app.ts';
 import { registerPreviewRoutes } from './api/preview.ts';
-import { errorBody } from './api/errors.ts';
 import { checkResponsesAgainstSchemas } from './api/response-check.ts';
 import { capConnectionsPerAddress, IDLE_SOCKET_MS, installBodyDeadline, KEEP_ALIVE_MS, proxyTrust } from './api/slow-clients.ts';
 import { registerReadiness } from './api/readiness.ts';
@@ -98,7 +98,7 @@ export async function buildServer(
   app.get('/s/:code', { schema: { hide: true, params: z.object({ code: z.string().max(64) }) } }, async (request, reply) => {
     // HEAD (link-preview crawlers) reads the target without counting a click.
     const target = await followShortLink(services.store.db, request.params.code, request.method === 'GET');
-    if (!target) return reply.code(404).send(errorBody(404, 'not_found', 'This short link does not exist'));
+    if (!target) return sendError(reply, new ApiError('not_found', 'This short link does not exist'));
     return reply.redirect(target, 302);
   });
 

@@ -7,11 +7,15 @@ import http from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ApiError, type FieldProblem } from '../domain/errors.ts';
-import type { ErrorCode } from '../domain/error-codes.ts';
+import { ERROR_CODES, type ErrorCode } from '../domain/error-codes.ts';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 import { DISK_FULL_RETRY_AFTER_SECONDS, isDiskFull } from '../lib/disk-space.ts';
 
-export function errorBody(statusCode: number, code: ErrorCode, message: string, errors: FieldProblem[] = []) {
+/**
+ * The body of an error answer; its status is the code's in the catalogue, except where the
+ * framework decided it (Fastify's own 4xx, say 414 for a path segment too long).
+ */
+export function errorBody(code: ErrorCode, message: string, errors: FieldProblem[] = [], statusCode: number = ERROR_CODES[code].status) {
   return { statusCode, error: http.STATUS_CODES[statusCode] ?? 'Error', message, msg: message, code, errors };
 }
 
@@ -19,7 +23,7 @@ export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply
     .code(err.statusCode)
     .headers(err.headers)
-    .send(errorBody(err.statusCode, err.code, err.message, err.errors));
+    .send(errorBody(err.code, err.message, err.errors));
 }
 
 /** The code of a failed schema validation, by the part of the request that failed it. */
@@ -57,7 +61,7 @@ export function sendFrameworkError(reply: FastifyReply, err: FastifyError): Fast
   const problems = known ? [{ path: known.path, message: known.rule }] : [];
   return reply
     .code(status)
-    .send(errorBody(status, known?.code ?? 'bad_request', known ? `${known.path}: ${known.rule} (${err.message})` : err.message, problems));
+    .send(errorBody(known?.code ?? 'bad_request', known ? `${known.path}: ${known.rule} (${err.message})` : err.message, problems, status));
 }
 
 function validationProblems(err: FastifyError & { validation: { instancePath: string; message?: string }[]; validationContext?: string }): FieldProblem[] {
@@ -75,7 +79,7 @@ export function installErrorHandling(app: FastifyInstance, options: { onDiskFull
       const problems = validationProblems(err as never);
       const where = (err as { validationContext?: string }).validationContext ?? 'body';
       const message = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
-      return reply.code(400).send(errorBody(400, VALIDATION_CODES[where] ?? 'invalid_body', message, problems));
+      return sendError(reply, new ApiError(VALIDATION_CODES[where] ?? 'invalid_body', message, problems));
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendFrameworkError(reply, err);
@@ -85,22 +89,16 @@ export function installErrorHandling(app: FastifyInstance, options: { onDiskFull
       options.onDiskFull?.();
       request.log.error({ err: { message: err.message, code: err.code } }, 'no space left on the disk');
       const message = `The server's disk is full; nothing was changed. Try again once space is freed (in ${DISK_FULL_RETRY_AFTER_SECONDS} s or later).`;
-      return reply
-        .code(503)
-        .header('Retry-After', String(DISK_FULL_RETRY_AFTER_SECONDS))
-        .send(errorBody(503, 'storage_full', message));
+      return sendError(reply, new ApiError('storage_full', message, [], { 'Retry-After': String(DISK_FULL_RETRY_AFTER_SECONDS) }));
     }
     if (isStoreUnavailable(err)) {
       // Nothing was changed (a write that failed is rolled back): the client may simply send it again.
       request.log.warn({ err: { message: err.message, code: err.code } }, 'store unavailable');
       const message = `The database is unavailable right now; nothing was changed. Try again in ${STORE_RETRY_AFTER_SECONDS} s.`;
-      return reply
-        .code(503)
-        .header('Retry-After', String(STORE_RETRY_AFTER_SECONDS))
-        .send(errorBody(503, 'store_unavailable', message));
+      return sendError(reply, new ApiError('store_unavailable', message, [], { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) }));
     }
     request.log.error({ err }, 'request failed');
-    return reply.code(500).send(errorBody(500, 'internal_error', 'Something went wrong on our side; the request was not completed.'));
+    return sendError(reply, new ApiError('internal_error', 'Something went wrong on our side; the request was not completed.'));
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -110,9 +108,9 @@ export function installErrorHandling(app: FastifyInstance, options: { onDiskFull
       const apiUrl = `${request.protocol}://${request.host}/api`;
       const message =
         'Not found. The API lives under /api: ' + `set the API URL to include the /api prefix (here ${apiUrl}), then /public/v1/... is appended to it.`;
-      return reply.code(404).send(errorBody(404, 'missing_api_prefix', message));
+      return sendError(reply, new ApiError('missing_api_prefix', message));
     }
-    return reply.code(404).send(errorBody(404, 'route_not_found', `No route ${request.method} ${path}`));
+    return sendError(reply, new ApiError('route_not_found', `No route ${request.method} ${path}`));
   });
 }
 
@@ -184,9 +182,9 @@ export function installInputGuard(app: FastifyInstance): void {
 }
 
 /** Socket-level failures by Node's error code: status, our code and the rule broken. */
-const CLIENT_ERRORS: Record<string, [status: number, code: ErrorCode, message: string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'headers: are larger than this server accepts'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'the request took too long to arrive'],
+const CLIENT_ERRORS: Record<string, [code: ErrorCode, message: string]> = {
+  HPE_HEADER_OVERFLOW: ['headers_too_large', 'headers: are larger than this server accepts'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['request_timeout', 'the request took too long to arrive'],
 };
 
 /**
@@ -198,8 +196,9 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: impor
     socket.destroy();
     return;
   }
-  const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'bad_request', 'the request is not valid HTTP'];
-  const body = JSON.stringify(errorBody(status, code, message));
+  const [code, message] = CLIENT_ERRORS[err.code ?? ''] ?? ['bad_request', 'the request is not valid HTTP'];
+  const { status } = ERROR_CODES[code];
+  const body = JSON.stringify(errorBody(code, message));
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

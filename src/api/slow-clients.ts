@@ -56,7 +56,7 @@ export function installBodyDeadline(app: FastifyInstance, ms: number): void {
     if ((request.headers['content-type'] ?? '').startsWith('multipart/')) return;
     const socket = request.raw.socket;
     const timer = setTimeout(() => {
-      const body = JSON.stringify(errorBody(408, 'request_timeout', `the request took too long to arrive (longer than ${Math.round(ms / 1000)} s)`));
+      const body = JSON.stringify(errorBody('request_timeout', `the request took too long to arrive (longer than ${Math.round(ms / 1000)} s)`));
       if (socket.writable && !request.raw.complete) {
         socket.end(
           'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\n' +

@@ -8,7 +8,8 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
-import { errorBody } from './errors.ts';
+import { sendError } from './errors.ts';
+import { ApiError } from '../domain/errors.ts';
 import { IMMUTABLE_CACHE } from '../media/s3-storage.ts';
 import { checkKey, typeOfKey, type ByteRange, type MediaStorage } from '../media/storage.ts';
 
@@ -22,7 +23,7 @@ export async function registerUploads(app: FastifyInstance, config: Config, stor
     schema: { hide: true },
     handler: async (request, reply) => {
       const key = (request.params as { '*': string })['*'];
-      const missing = () => reply.code(404).send(errorBody(404, 'not_found', 'This file does not exist'));
+      const missing = () => sendError(reply, new ApiError('not_found', 'This file does not exist'));
       try {
         checkKey(key);
       } catch {
@@ -36,10 +37,10 @@ export async function registerUploads(app: FastifyInstance, config: Config, stor
       if (request.headers['if-none-match']?.split(',').some((tag) => tag.trim() === etag)) return reply.code(304).send();
       const range = parseRange(request.headers.range, stat.size);
       if (range === 'unsatisfiable') {
-        return reply
-          .code(416)
-          .header('content-range', `bytes */${stat.size}`)
-          .send(errorBody(416, 'range_not_satisfiable', `headers.range: outside the file's ${stat.size} bytes`));
+        return sendError(
+          reply,
+          new ApiError('range_not_satisfiable', `headers.range: outside the file's ${stat.size} bytes`, [], { 'content-range': `bytes */${stat.size}` }),
+        );
       }
       reply.header('content-type', typeOfKey(key));
       if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${stat.size}`);

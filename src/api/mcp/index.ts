@@ -8,7 +8,8 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Services } from '../../services.ts';
 import { authenticate } from '../auth.ts';
-import { errorBody } from '../errors.ts';
+import { errorBody, sendError } from '../errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { log } from '../../lib/log.ts';
 import { mcpServer } from './server.ts';
 
@@ -37,17 +38,14 @@ export function mcpRoutes(services: Services): FastifyPluginAsync {
         log.error({ err }, 'MCP request failed');
         if (!reply.raw.headersSent) {
           reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-          reply.raw.end(JSON.stringify(errorBody(500, 'internal_error', 'Something went wrong on our side; the request was not completed.')));
+          reply.raw.end(JSON.stringify(errorBody('internal_error', 'Something went wrong on our side; the request was not completed.')));
         }
       }
     });
 
     // Stateless: no event stream to open with GET, no session to end with DELETE (the transport's spec asks for 405).
     const postOnly = async (_request: unknown, reply: FastifyReply) =>
-      reply
-        .code(405)
-        .header('allow', 'POST')
-        .send(errorBody(405, 'method_not_allowed', `${MCP_PATH} takes POST only: it keeps no session and opens no event stream`));
+      sendError(reply, new ApiError('method_not_allowed', `${MCP_PATH} takes POST only: it keeps no session and opens no event stream`, [], { allow: 'POST' }));
     app.get(MCP_PATH, { schema: { hide: true } }, postOnly);
     app.delete(MCP_PATH, { schema: { hide: true } }, postOnly);
   };

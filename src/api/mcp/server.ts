@@ -116,11 +116,11 @@ export async function mcpServer(services: Services, principal: Principal): Promi
     const { name, arguments: args = {} } = request.params;
     const tool = TOOLS.find((t) => t.name === name);
     if (!tool) {
-      return failure(404, 'not_found', `There is no tool "${name}". The tools of this credential are: ${usable.map((t) => t.name).join(', ')}.`, [], '');
+      return failure('not_found', `There is no tool "${name}". The tools of this credential are: ${usable.map((t) => t.name).join(', ')}.`, [], '');
     }
     if (!allows(principal.scopes, tool.scope)) {
       const has = principal.scopes?.join(', ') || 'no scopes';
-      return failure(403, 'insufficient_scope', `This credential may not use ${name}: it needs the scope ${tool.scope}, and it has ${has}. Nothing was done.`, [
+      return failure('insufficient_scope', `This credential may not use ${name}: it needs the scope ${tool.scope}, and it has ${has}. Nothing was done.`, [
         { path: 'headers.authorization', message: `lacks the scope ${tool.scope}` },
       ]);
     }
@@ -145,10 +145,10 @@ export async function mcpServer(services: Services, principal: Principal): Promi
 }
 
 /** A tool error: the message, what to do next, and the public API's error body as structured content. */
-function failure(status: number, code: ErrorCode, message: string, problems: FieldProblem[] = [], next = NEXT_STEP[code]): CallToolResult {
+function failure(code: ErrorCode, message: string, problems: FieldProblem[] = [], next = NEXT_STEP[code]): CallToolResult {
   return {
     content: [{ type: 'text', text: `${message}${next ? `\n${next}` : ''}\n(code: ${code})` }],
-    structuredContent: { error: errorBody(status, code, message, problems) },
+    structuredContent: { error: errorBody(code, message, problems) },
     isError: true,
   };
 }
@@ -156,7 +156,6 @@ function failure(status: number, code: ErrorCode, message: string, problems: Fie
 function invalidArguments(tool: string, problems: FieldProblem[]): CallToolResult {
   const listed = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
   return failure(
-    400,
     'invalid_body',
     `Invalid arguments for ${tool}: ${listed}. Nothing was done: correct these and call ${tool} again (its input schema lists every argument).`,
     problems,
@@ -167,22 +166,20 @@ function fromError({ name: tool, hints }: HeraldTool, err: unknown): CallToolRes
   if (err instanceof ApiError) {
     // The domain refuses before it writes: a refused change changed nothing.
     const unchanged = !hints.readOnly && err.statusCode < 500 ? ' Nothing was changed.' : '';
-    return failure(err.statusCode, err.code, `${/[.!?]$/.test(err.message) ? err.message : `${err.message}.`}${unchanged}`, err.errors);
+    return failure(err.code, `${/[.!?]$/.test(err.message) ? err.message : `${err.message}.`}${unchanged}`, err.errors);
   }
   if (isDiskFull(err)) {
     return failure(
-      503,
       'storage_full',
       `Herald's disk is full; nothing was changed. Call ${tool} again once space is freed (in ${DISK_FULL_RETRY_AFTER_SECONDS} s or later).`,
     );
   }
   if (isStoreUnavailable(err)) {
     return failure(
-      503,
       'store_unavailable',
       `Herald's database is unavailable right now; nothing was changed. Call ${tool} again in ${STORE_RETRY_AFTER_SECONDS} s.`,
     );
   }
   log.error({ err, tool }, 'MCP tool failed');
-  return failure(500, 'internal_error', `${tool} failed because of a fault on Herald's side, not because of your arguments; the server log has the details.`);
+  return failure('internal_error', `${tool} failed because of a fault on Herald's side, not because of your arguments; the server log has the details.`);
 }

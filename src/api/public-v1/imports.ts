@@ -126,5 +126,5 @@ function brokenMultipart(err: unknown): ApiError {
 /** 400 invalid_csv: the error body, each problem also as an `errors` entry, and the report's problems. */
 function refusal(report: ImportReport) {
   const refused = importRefusal(report);
-  return { ...errorBody(refused.statusCode, refused.code, refused.message, refused.errors), problems: report.problems };
+  return { ...errorBody(refused.code, refused.message, refused.errors), problems: report.problems };
 }
