@@ -58,6 +58,11 @@ export function leaseFree(now: number, as?: string): RawBuilder<boolean> {
   return sql<boolean>`(${until} IS NULL OR ${until} < ${now})`;
 }
 
+/** A worker holds the row right now: its lease has not run out by `now` (the opposite of leaseFree). */
+export function leaseLive(now: number): RawBuilder<boolean> {
+  return sql<boolean>`(lease_owner IS NOT NULL AND lease_until > ${now})`;
+}
+
 /** The row is still held by `owner` (a worker's writes after its claim apply only then). */
 export function heldBy(owner: string | null): RawBuilder<boolean> {
   return sql<boolean>`lease_owner = ${owner}`;

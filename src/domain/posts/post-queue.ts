@@ -26,7 +26,7 @@
  * the store's one claim in src/db/lease.ts).
  */
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import { extendLease, heldBy, leaseFree, UNLEASED } from '../../db/lease.ts';
+import { extendLease, heldBy, leaseFree, leaseLive, UNLEASED } from '../../db/lease.ts';
 import type { ApprovalState, Database, PostRow, PostState } from '../../db/schema.ts';
 import { conflict } from '../errors.ts';
 
@@ -40,13 +40,7 @@ function takenBack(eb: ExpressionBuilder<Database, 'posts'>) {
 /** Refuses (409) while a worker holds a live lease on an item of the group. */
 export async function assertNotPublishing(db: Db, groupIds: string[], now: number): Promise<void> {
   if (groupIds.length === 0) return;
-  const busy = await db
-    .selectFrom('posts')
-    .select('id')
-    .where('group_id', 'in', groupIds)
-    .where('lease_owner', 'is not', null)
-    .where('lease_until', '>', now)
-    .executeTakeFirst();
+  const busy = await db.selectFrom('posts').select('id').where('group_id', 'in', groupIds).where(leaseLive(now)).executeTakeFirst();
   if (busy) throw conflict('publishing', 'This post is being published right now; try again in a few seconds');
 }
 

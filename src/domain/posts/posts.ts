@@ -13,6 +13,7 @@ import { fromRow, instant, json, jsonArray, objectTextSql, selections, value, ty
 import { hotQuery } from '../../db/hot-query.ts';
 import { tables, type ChangeSignal } from '../../db/changes.ts';
 import { ReadCache } from '../../db/read-cache.ts';
+import { leaseLive } from '../../db/lease.ts';
 import type { Provider } from '../../providers/types.ts';
 import type { Channels } from '../channels.ts';
 import type { Approvals } from '../approvals/approvals.ts';
@@ -610,8 +611,7 @@ export class Posts {
       .where('account_id', '=', accountId)
       .where('deleted_at', 'is', null)
       .where('state', '=', 'QUEUE')
-      .where('lease_owner', 'is not', null)
-      .where('lease_until', '>', now)
+      .where(leaseLive(now))
       .execute();
     return [...new Set(rows.map((r) => r.root_id ?? r.id))];
   }
