@@ -44,6 +44,7 @@ import * as postSeries from './migrations/019_post_series.ts';
 import * as approvals from './migrations/020_approvals.ts';
 import * as imports from './migrations/021_imports.ts';
 import * as feedAuthors from './migrations/022_feed_authors.ts';
+import * as reconnectReason from './migrations/023_reconnect_reason.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -84,6 +85,7 @@ const migrations: Record<string, Migration> = {
   '020_approvals': approvals,
   '021_imports': imports,
   '022_feed_authors': feedAuthors,
+  '023_reconnect_reason': reconnectReason,
 };
 
 /**

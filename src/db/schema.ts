@@ -50,6 +50,8 @@ export interface ChannelRow {
   default_settings: string;
   disabled: number;
   needs_reconnect: number;
+  /** What the network said when it stopped accepting the channel's tokens. */
+  reconnect_reason: string | null;
   /** When its access is renewed in the background (null: its tokens do not expire; 0: not yet looked at). */
   renew_at: number | null;
   created_at: number;

@@ -280,6 +280,7 @@ export class Channels {
       profile: connected.profile ?? null,
       config_sealed: this.box.encrypt(JSON.stringify(config)),
       needs_reconnect: 0,
+      reconnect_reason: null,
       renew_at: renewalTime(config),
     };
     let id: string;
@@ -358,8 +359,8 @@ export class Channels {
   }
 
   /** The network no longer accepts the channel's tokens: the user must connect it again. */
-  async markNeedsReconnect(id: string, db: Kysely<Database> = this.db): Promise<void> {
-    await db.updateTable('channels').set({ needs_reconnect: 1 }).where('id', '=', id).execute();
+  async markNeedsReconnect(id: string, reason: string, db: Kysely<Database> = this.db): Promise<void> {
+    await db.updateTable('channels').set({ needs_reconnect: 1, reconnect_reason: reason }).where('id', '=', id).execute();
   }
 
   async update(

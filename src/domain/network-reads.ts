@@ -96,7 +96,7 @@ export class NetworkReads {
   /** Reads with a fresh token, once more with a refreshed one after a 401; network failures become 4xx/502 answers. */
   private async read<T>(row: ChannelRow, read: (ctx: NetworkContext, channel: PublishChannel) => Promise<T>): Promise<T> {
     const provider = this.channels.provider(row);
-    if (row.needs_reconnect) throw reconnect(provider, row);
+    if (row.needs_reconnect) throw reconnect(provider, row, row.reconnect_reason ?? undefined);
     const tokens = this.tokens();
     try {
       let channel = await tokens.fresh(provider, row);

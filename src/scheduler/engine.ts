@@ -19,7 +19,7 @@ import { Pacing } from './pacing.ts';
 import { SuccessDigest } from './success-digest.ts';
 import { QUEUE_POLL_MS, WorkLoop } from './work-loop.ts';
 import { engineQueries, type EngineQueries } from './engine-queries.ts';
-import { TokenKeeper, ReconnectNeeded, channelNeedsReconnect } from './tokens.ts';
+import { TokenKeeper, ReconnectNeeded, channelNeedsReconnect, reconnectReason } from './tokens.ts';
 import { TokenRenewal } from './token-renewal.ts';
 import { FOLLOW_FOR_MS, FollowUps } from './follow-ups.ts';
 import { keptReleaseUrl } from './release-url.ts';
@@ -266,7 +266,7 @@ export class Engine {
       if (found) return this.published(job, found);
     }
     if (channel.disabled) return this.fail(item, `Channel "${channel.name}" is disabled; enable it and retry the post.`, { channel });
-    if (channel.needs_reconnect) return this.fail(item, `Channel "${channel.name}" must be reconnected before it can publish.`, { channel });
+    if (channel.needs_reconnect) return this.fail(item, reconnectReason(channel), { channel });
 
     const permit = await this.pacing.acquire(provider, channel.id, this.worker, this.leaseMs);
     if (!permit.granted) {

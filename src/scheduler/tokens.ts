@@ -20,15 +20,21 @@ const LOCK_POLL_MS = 100;
 /** The network refused the refresh: only the user can fix this, by connecting again. */
 export class ReconnectNeeded extends Error {}
 
+/** Why a post cannot go out on a channel that must be reconnected. */
+export function reconnectReason(channel: Pick<ChannelRow, 'name' | 'reconnect_reason'>): string {
+  const name = `Channel "${channel.name}" must be reconnected`;
+  return channel.reconnect_reason ? `${name}: ${channel.reconnect_reason}` : `${name} before it can publish.`;
+}
+
 /**
  * The network no longer accepts the channel's tokens: the channel waits for its
  * owner to connect it again, who is told (a notification and channel.needs_reconnect).
  * Returns the reason its posts fail with.
  */
 export async function channelNeedsReconnect(services: Services, channel: ChannelRow, detail: string): Promise<string> {
-  const reason = `Channel "${channel.name}" must be reconnected: ${detail}`;
+  const reason = reconnectReason({ name: channel.name, reconnect_reason: detail });
   await services.store.db.transaction().execute(async (tx) => {
-    await services.channels.markNeedsReconnect(channel.id, tx);
+    await services.channels.markNeedsReconnect(channel.id, detail, tx);
     await services.events.record(tx, channel.account_id, [{ type: 'channel.needs_reconnect', data: channelEventData(channel, detail) }]);
   });
   services.events.announce();

@@ -225,6 +225,11 @@ for (const store of await testStores()) {
       assert.equal(listed.needsReconnect, true);
       const notes = JSON.stringify((await account.call('GET', '/notifications')).body);
       assert.match(notes, /must be reconnected/);
+      // A post due after the channel was marked fails with the network's reason too.
+      const [after] = await createPosts(account, postBody('now', [entry(c.id, ['after the refusal'])]));
+      const failed = await settled(after.postId);
+      assert.equal(failed.state, 'ERROR');
+      assert.match(failed.error, /must be reconnected.*revoked/i);
     });
 
     it('keeps to the network’s limit of publishes at once (2), and publishes all', async () => {
