@@ -61,8 +61,13 @@ export function registerPreviewRoutes(app: FastifyInstance, services: Services):
   const countRead = (request: FastifyRequest) =>
     rateLimiter.consumeBatched(`preview-read:${request.ip}`, READS_PER_MINUTE, 60_000, 'Preview pages from your address');
   const countWrite = async (request: FastifyRequest, token: string) => {
-    await rateLimiter.consume(`preview-write:${request.ip}`, WRITES_PER_ADDRESS, WRITE_WINDOW_MS, 'Comments and verdicts from your address');
-    await rateLimiter.consume(`preview-link:${sha256(token).slice(0, 32)}`, WRITES_PER_LINK, WRITE_WINDOW_MS, 'Comments and verdicts on this preview link');
+    await rateLimiter.consumeSliding(`preview-write:${request.ip}`, WRITES_PER_ADDRESS, WRITE_WINDOW_MS, 'Comments and verdicts from your address');
+    await rateLimiter.consumeSliding(
+      `preview-link:${sha256(token).slice(0, 32)}`,
+      WRITES_PER_LINK,
+      WRITE_WINDOW_MS,
+      'Comments and verdicts on this preview link',
+    );
   };
 
   // The token is the whole secret: no page or answer of it may be kept by a cache or sent on as a referrer.

@@ -91,7 +91,7 @@ export async function buildAuthServer(
   app.get('/health', async () => ({ status: 'ok' }));
 
   app.post('/device/code', async (request, reply) => {
-    await limiter.consume(`device:code:${request.ip}`, CODES_PER_ADDRESS, LIMIT_WINDOW_MS, 'Device sign-ins from this address');
+    await limiter.consumeSliding(`device:code:${request.ip}`, CODES_PER_ADDRESS, LIMIT_WINDOW_MS, 'Device sign-ins from this address');
     const scope = field(request.body, 'scope') ?? config.scope;
     const { deviceCode, userCode } = await requests.create(config.pollIntervalSeconds, scope);
     const verificationUri = `${config.publicUrl}/device/verify`;
@@ -110,7 +110,7 @@ export async function buildAuthServer(
   app.post('/device/verify', async (request, reply) => {
     const code = field(request.body, 'code', 'user_code') ?? '';
     try {
-      await limiter.consume(`device:verify:${request.ip}`, VERIFY_ATTEMPTS_PER_ADDRESS, LIMIT_WINDOW_MS, 'Code entries from this address');
+      await limiter.consumeSliding(`device:verify:${request.ip}`, VERIFY_ATTEMPTS_PER_ADDRESS, LIMIT_WINDOW_MS, 'Code entries from this address');
     } catch (err) {
       if (err instanceof ApiError)
         return verifyPage(reply.header('retry-after', err.headers['Retry-After'] ?? '60'), 429, code, 'Too many attempts; wait a few minutes and try again.');

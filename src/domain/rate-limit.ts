@@ -1,10 +1,12 @@
 /**
  * Request counters kept in the database, so every process of a deployment shares
- * them. `consume` counts in fixed windows, exactly (one upsert per request).
- * `consumeSliding` and `consumeBatched` keep the sliding window of
- * sliding-window.ts: the first exactly, for the hourly posts allowance; the
- * second counting in memory and adding to the shared rows a few times a second,
- * for the per-key limit every request passes.
+ * them. Herald's own limits keep the sliding window of sliding-window.ts (a
+ * burst across a clock window's edge never gets twice the allowance):
+ * `consumeSliding` exactly, for the posts allowance, sign-in, device codes and
+ * preview comments; `consumeBatched` counting in memory and adding to the shared
+ * rows a few times a second, for the per-key limit every request passes.
+ * `consumeFixed` counts in clock windows, as the networks whose pace Herald keeps
+ * count theirs.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
@@ -68,10 +70,10 @@ export class RateLimiter {
   constructor(private readonly db: Kysely<Database>) {}
 
   /**
-   * Counts one request against `bucket`; throws 429 (with Retry-After and the
-   * rate-limit headers) when the window's allowance is used up.
+   * Counts one request against `bucket` in its clock window; throws 429 (with
+   * Retry-After and the rate-limit headers) when the window's allowance is used up.
    */
-  async consume(bucket: string, limit: number, windowMs: number, what: string, now = Date.now()): Promise<LimitState> {
+  async consumeFixed(bucket: string, limit: number, windowMs: number, what: string, now = Date.now()): Promise<LimitState> {
     const { windowStart, resetSeconds } = windowOf(now, windowMs);
     const count = await this.add(bucket, windowStart, 1);
     const state = { limit, remaining: Math.max(0, limit - count), resetSeconds };
@@ -79,7 +81,7 @@ export class RateLimiter {
     return state;
   }
 
-  /** Like consume, over the sliding window (sliding-window.ts). A refused request takes itself back. */
+  /** Like consumeFixed, over the sliding window (sliding-window.ts). A refused request takes itself back. */
   async consumeSliding(bucket: string, limit: number, windowMs: number, what: string, now = Date.now()): Promise<LimitState> {
     const step = stepStart(now, windowMs);
     // The steps before this one no longer change; this step's count is an atomic increment,

@@ -43,7 +43,7 @@ export class Pacing {
     ].filter((w) => !!w);
     for (const w of windows) {
       try {
-        await this.limiter.consume(w.bucket, w.count, w.windowMs, w.what, now);
+        await this.limiter.consumeFixed(w.bucket, w.count, w.windowMs, w.what, now);
       } catch (err) {
         await release();
         if (!(err instanceof ApiError)) throw err;

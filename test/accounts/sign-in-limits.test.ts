@@ -4,7 +4,7 @@
  * password locks out only the stranger's own address.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { startHerald, type TestHerald } from '../helpers/herald.ts';
 import { loadConfig } from '../../src/config.ts';
 import { WebClient } from './web-client.ts';
@@ -46,6 +46,21 @@ describe('sign-in limits behind a trusted proxy', () => {
     assert.ok(Number(stranger.headers.get('retry-after')) > 0, 'with a retry hint');
     const owner = await logInFrom(herald, '198.51.100.2', 'owner@example.com', PASSWORD);
     assert.equal(owner.status, 200, `the owner signs in from another address: ${JSON.stringify(owner.body)}`);
+  });
+
+  it('guesses on both sides of a clock quarter-hour still count as one window (the window slides)', async () => {
+    const WINDOW = 15 * 60_000;
+    const edge = Math.ceil(Date.now() / WINDOW) * WINDOW;
+    mock.timers.enable({ apis: ['Date'], now: edge - 5_000 });
+    try {
+      for (let i = 0; i < 10; i++) assert.equal((await logInFrom(herald, '203.0.113.40', 'owner@example.com', 'wrong password')).status, 401);
+      mock.timers.tick(10_000); // past the quarter-hour: a clock window would start counting again
+      assert.equal((await logInFrom(herald, '203.0.113.40', 'owner@example.com', 'wrong password')).status, 429, 'the ten guesses are still in the window');
+      mock.timers.tick(WINDOW);
+      assert.equal((await logInFrom(herald, '203.0.113.40', 'owner@example.com', 'wrong password')).status, 401, 'judged again once they left it');
+    } finally {
+      mock.timers.reset();
+    }
   });
 
   it('each forwarded address has its own allowance', async () => {

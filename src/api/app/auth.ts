@@ -46,14 +46,14 @@ export async function sessionView(services: Services, user: Parameters<typeof us
 async function countLoginAttempt(services: Services, emailAddress: string, clientAddress: string): Promise<void> {
   const email = emailAddress.toLowerCase();
   const limits = services.rateLimiter;
-  await limits.consume(
+  await limits.consumeSliding(
     `login:email-address:${email}:${clientAddress}`,
     LOGIN_ATTEMPTS_PER_EMAIL_AND_ADDRESS,
     LOGIN_WINDOW_MS,
     'Sign-in attempts for this email from this address',
   );
-  await limits.consume(`login:address:${clientAddress}`, LOGIN_ATTEMPTS_PER_ADDRESS, LOGIN_WINDOW_MS, 'Sign-in attempts from this address');
-  await limits.consume(`login:email:${email}`, LOGIN_ATTEMPTS_PER_EMAIL, LOGIN_WINDOW_MS, 'Sign-in attempts for this email');
+  await limits.consumeSliding(`login:address:${clientAddress}`, LOGIN_ATTEMPTS_PER_ADDRESS, LOGIN_WINDOW_MS, 'Sign-in attempts from this address');
+  await limits.consumeSliding(`login:email:${email}`, LOGIN_ATTEMPTS_PER_EMAIL, LOGIN_WINDOW_MS, 'Sign-in attempts for this email');
 }
 
 export async function logIn(services: Services, emailAddress: string, secret: string, clientAddress: string) {
