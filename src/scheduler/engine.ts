@@ -186,7 +186,11 @@ export class Engine {
     this.followUps.start();
     this.feeds.start();
     this.series.start();
-    this.services.localEngine.attach({ wake: (at) => this.wake(at), looked: () => ({ at: this.loop.lastLookAt, everyMs: this.pollMs }) });
+    this.services.localEngine.attach({
+      wake: (at) => this.wake(at),
+      looked: () => ({ at: this.loop.lastLookAt, everyMs: this.pollMs }),
+      inHand: () => this.loop.inHand,
+    });
     // Other processes (API servers, workers) announce due work on PostgreSQL.
     if (this.services.config.databaseUrl) {
       const listener = listenForDue(this.services.config.databaseUrl, (at) => this.wake(at));
@@ -445,16 +449,19 @@ export class Engine {
     const releaseUrl = keptReleaseUrl(result.releaseUrl, { post: item.id, channel: channel.id, network: job.provider.identifier });
     const published = postEventData({ ...item, state: 'PUBLISHED', release_id: result.releaseId, release_url: releaseUrl, error: null }, channel);
     // The network has the post: a store that is down for a moment must not turn that into "outcome unknown".
-    await this.untilStored(item, () =>
+    const first = await this.untilStored(item, () =>
       store.db.transaction().execute(async (tx) => {
         if (attemptId) await this.queries.finishAttempt({ id: attemptId, outcome: 'published', detail: releaseUrl ?? result.releaseId, at: now }, tx);
-        await complete(tx, { id: item.id, releaseId: result.releaseId, releaseUrl, at: now });
+        // Another worker recorded it first (this one's claim ran out): its attempt is all there is to add.
+        if (!(await complete(tx, { id: item.id, releaseId: result.releaseId, releaseUrl, at: now }))) return false;
         if (next) await scheduleReply(tx, next.id, now + next.delay_minutes * 60_000);
         await events.record(tx, item.account_id, [{ type: 'post.published', data: published }]);
         // The network finishes it later: followed until it says how it ended.
         if (result.followUp) await followUp(tx, item.id, now + result.followUp.afterMs, now + FOLLOW_FOR_MS);
+        return true;
       }),
     );
+    if (!first) return;
     events.announce();
     if (next) this.wake(now + next.delay_minutes * 60_000);
     this.successes.add(item.account_id, channel.name, item.content, item.root_id ?? item.id);

@@ -15,6 +15,8 @@ export interface QueueLook {
 export interface AttachedEngine {
   wake(at: number): void;
   looked(): QueueLook;
+  /** Publishes this process has claimed and not finished. */
+  inHand(): number;
 }
 
 export class LocalEngine {
@@ -38,5 +40,10 @@ export class LocalEngine {
   /** Undefined when no engine runs in this process. */
   looked(): QueueLook | undefined {
     return this.engine?.looked();
+  }
+
+  /** Publishes in hand here (0 without an engine). */
+  inHand(): number {
+    return this.engine?.inHand() ?? 0;
   }
 }

@@ -102,6 +102,8 @@ for (const store of await testStores()) {
 
     it('renewals that stall lose the claim: the worker taking the post over finds the attempt that may have gone out, and repeats it only as the same delivery', async () => {
       const { answer, release } = hold();
+      const hook = await account.call('POST', '/webhooks', { url: `${receiver.url}/events`, events: ['post.published'] });
+      assert.equal(hook.status, 201, JSON.stringify(hook.body));
       // The first delivery waits for the test; the takeover's is answered at once.
       receiver.respond((d) => (d.path.endsWith('?stall') && deliveries('?stall').length === 1 ? { until: answer } : undefined));
       const channel = await addWebhookChannel(account, {}, `${receiver.url}?stall`);
@@ -126,12 +128,24 @@ for (const store of await testStores()) {
       await eventually(
         async () => {
           const attempts = await attemptsOf(created.postId);
-          return attempts.every((a) => a.finished_at !== null) && (await claimOf(created.postId)).state === 'PUBLISHED' ? true : undefined;
+          const idle = first.services.localEngine.inHand() + second.services.localEngine.inHand() === 0;
+          return idle && attempts.every((a) => a.finished_at !== null) && (await claimOf(created.postId)).state === 'PUBLISHED' ? true : undefined;
         },
         WAIT_MS,
         'both workers to finish',
       );
       assert.equal(deliveries('?stall').length, 2);
+      const announced = await first.services.store.db
+        .selectFrom('webhook_deliveries')
+        .select('payload')
+        .where('webhook_id', '=', hook.body.id)
+        .where('event_type', '=', 'post.published')
+        .execute();
+      assert.equal(
+        announced.filter((row) => row.payload.includes(created.postId)).length,
+        1,
+        'announced as published once, not again when the frozen worker finished',
+      );
     });
   });
 }

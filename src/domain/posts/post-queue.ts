@@ -201,9 +201,13 @@ export async function settleAbandonedAttempt(db: Db, attemptId: string, now: num
     .execute();
 }
 
-/** The network has the post. */
-export async function complete(db: Db, mark: { id: string; releaseId: string; releaseUrl: string | null; at: number }): Promise<void> {
-  await db
+/**
+ * The network has the post. Answers false when it was already recorded as
+ * published: a worker whose claim ran out finished after the one that took the
+ * post over, and the publish must not be announced twice.
+ */
+export async function complete(db: Db, mark: { id: string; releaseId: string; releaseUrl: string | null; at: number }): Promise<boolean> {
+  const done = await db
     .updateTable('posts')
     .set({
       state: 'PUBLISHED',
@@ -214,7 +218,9 @@ export async function complete(db: Db, mark: { id: string; releaseId: string; re
       updated_at: mark.at,
     })
     .where('id', '=', mark.id)
-    .execute();
+    .where('state', '!=', 'PUBLISHED')
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) > 0;
 }
 
 /** The next reply of a thread is due its delay after this one went out. */
