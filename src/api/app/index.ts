@@ -8,6 +8,7 @@ import type { Services } from '../../services.ts';
 import { authRoutes } from './auth.ts';
 import { customersRoutes } from './customers.ts';
 import { keysRoutes } from './keys.ts';
+import { linkCardRoutes } from './link-cards.ts';
 import { liveRoutes } from './live.ts';
 import { oauthAppsRoutes } from './oauth-apps.ts';
 import { peopleRoutes } from './people.ts';
@@ -27,6 +28,7 @@ export function appRoutes(services: Services): FastifyPluginAsync {
       await signedIn.register(oauthAppsRoutes(services));
       await signedIn.register(plannerRoutes(services));
       await signedIn.register(templatesRoutes(services));
+      await signedIn.register(linkCardRoutes(services));
       await signedIn.register(liveRoutes(services.store.changes));
       await publicApiForSessions(signedIn, services);
     });

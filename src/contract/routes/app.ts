@@ -120,6 +120,15 @@ export const mediaUse = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('series'), id: z.string(), name: z.string().nullable(), nextDate: z.string() }),
 ]);
 
+/** A link preview as Herald reads it for the networks that need one built (Bluesky): the page's Open Graph title, description and image. */
+export const linkCard = z.object({
+  uri: z.string(),
+  title: z.string(),
+  description: z.string(),
+  /** The image as a data: URL, only when it could be fetched within the size a network takes. */
+  image: z.string().nullable(),
+});
+
 /** The answer of removing something: its id and a flag saying what happened (always true). */
 const idAnd = <const K extends string>(flag: K) => z.object({ id: z.string() }).extend({ [flag]: z.boolean() } as { [P in K]: z.ZodBoolean });
 
@@ -226,6 +235,13 @@ export const appRoutes = routeTable('/api/app', {
     params: idParam,
     body: z.object({ date: isoInstant }),
     responses: { 200: z.object({ id: z.string(), publishDate: z.string() }) },
+  }),
+
+  linkCard: route({
+    method: 'GET',
+    path: '/link-card',
+    query: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048) }),
+    responses: { 200: z.object({ card: linkCard.nullable().describe('null: the page could not be read, so the post goes out without a card') }) },
   }),
 
   templates: route({ method: 'GET', path: '/templates', responses: { 200: z.array(template) } }),

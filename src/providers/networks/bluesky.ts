@@ -28,7 +28,7 @@ export const MAX_IMAGE_BYTES = 1_000_000;
 const MAX_VIDEO_BYTES = 50 * 1024 * 1024;
 const MAX_GRAPHEMES = 300;
 const MAX_TEXT_BYTES = 3000;
-const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'];
+export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'];
 /** Each look at a video job waits this long; the video service processes for a while. */
 const VIDEO_JOB_POLL_MS = 1_500;
 
