@@ -9,6 +9,10 @@ import { contentProblems, type ContentProblem } from '../../src/providers/conten
 import { countText } from '../../src/providers/text-counting.ts';
 import type { Network } from './api.ts';
 import { t } from './i18n.ts';
+import { cutTo } from './previews/text.ts';
+
+// Cutting a text to a limit is the previews' rule too; it lives with them and is re-exported for the fixes.
+export { cutTo };
 
 export interface ItemDraft {
   content: string;
@@ -57,21 +61,6 @@ function composerProblem({ name, rules }: Network, p: ContentProblem): Omit<Prob
       // A new post starts empty: the composer does not nag before anything is written; the server says so on sending.
       return undefined;
   }
-}
-
-/** The longest start of `text` that the network counts within `max`, cut at a word when one is near. */
-export function cutTo(network: Pick<Network, 'rules'>, text: string, max: number): string {
-  const chars = [...text];
-  let low = 0;
-  let high = chars.length;
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2);
-    if (countText(network.rules.counting, chars.slice(0, mid).join('')) <= max) low = mid;
-    else high = mid - 1;
-  }
-  const cut = chars.slice(0, low).join('');
-  const space = cut.lastIndexOf(' ');
-  return low < chars.length && space > cut.length * 0.6 ? cut.slice(0, space) : cut;
 }
 
 /** A text that is too long, as thread items that each fit. */
