@@ -1,40 +1,72 @@
-/** How a post will look on one network: the account, the text (what goes past the limit marked), media and replies. */
+/**
+ * How a post will look on one network, as that network shows it today: the
+ * channel's network picks its family's view (web/src/previews/families.ts),
+ * which draws the post from what that family's pure function says is shown,
+ * folded, cut or cropped.
+ */
+import type { ComponentType } from 'react';
 import type { Channel, Network } from '../api.ts';
-import { cutTo, type ItemDraft } from '../composer-rules.ts';
-import { countText } from '../../../src/providers/text-counting.ts';
-import { Avatar } from './ui.tsx';
-import { Thumb } from './MediaPicker.tsx';
+import type { ItemDraft } from '../composer-rules.ts';
+import { type Family, familyOf } from '../previews/families.ts';
+import { type FamilyProps, useSizes } from '../previews/parts.tsx';
+import { BlogPreview } from '../previews/BlogPreview.tsx';
+import { BlueskyPreview } from '../previews/BlueskyPreview.tsx';
+import { FacebookPreview } from '../previews/FacebookPreview.tsx';
+import { InstagramPreview } from '../previews/InstagramPreview.tsx';
+import { LinkedInPreview } from '../previews/LinkedInPreview.tsx';
+import { MastodonPreview } from '../previews/MastodonPreview.tsx';
+import { MessagePreview } from '../previews/MessagePreview.tsx';
+import { PinterestPreview } from '../previews/PinterestPreview.tsx';
+import { RedditPreview } from '../previews/RedditPreview.tsx';
+import { ThreadsPreview } from '../previews/ThreadsPreview.tsx';
+import { TikTokPreview } from '../previews/TikTokPreview.tsx';
+import { XPreview } from '../previews/XPreview.tsx';
+import { YouTubePreview } from '../previews/YouTubePreview.tsx';
 
-/** What a preview needs of a channel and a network (the preview link's page has no more than this). */
-type Shown = { channel: Pick<Channel, 'id' | 'name' | 'picture' | 'profile'>; network: Pick<Network, 'identifier' | 'rules'>; items: ItemDraft[] };
+const VIEWS: Record<Family, ComponentType<FamilyProps & { postId?: string }>> = {
+  x: XPreview,
+  linkedin: LinkedInPreview,
+  facebook: FacebookPreview,
+  instagram: InstagramPreview,
+  threads: ThreadsPreview,
+  bluesky: BlueskyPreview,
+  mastodon: MastodonPreview,
+  youtube: YouTubePreview,
+  tiktok: TikTokPreview,
+  pinterest: PinterestPreview,
+  reddit: RedditPreview,
+  message: MessagePreview,
+  blog: BlogPreview,
+};
 
-export function Preview({ channel, network, items }: Shown) {
-  const shown = network.rules.threads ? items : items.slice(0, 1);
+/** What a preview needs (the preview link's page has no more than this). */
+interface Shown {
+  channel: Pick<Channel, 'id' | 'name' | 'picture' | 'profile'>;
+  network: Pick<Network, 'identifier' | 'name' | 'rules'>;
+  items: ItemDraft[];
+  settings?: Record<string, unknown>;
+  /** When the post goes out (ms since the epoch), for the views that place it among others. */
+  planned?: number;
+  /** The post being edited, so the profile grid does not show it twice. */
+  postId?: string;
+  /** A signed-in person: the views may ask the server for link cards and the channel's posts. */
+  signedIn?: boolean;
+}
+
+export function Preview({ channel, network, items, settings = {}, planned, postId, signedIn = false }: Shown) {
+  const sizes = useSizes(items.flatMap((i) => i.media));
+  const family = familyOf(network.identifier);
+  const View = VIEWS[family];
+  const input = {
+    network: { identifier: network.identifier, name: network.name, rules: network.rules },
+    channel: { name: channel.name, profile: channel.profile },
+    items,
+    settings,
+    sizes,
+  };
   return (
-    <div className={`preview preview-${network.identifier}`} data-testid={`preview-${channel.id}`}>
-      {shown.map((item, i) => {
-        const over = countText(network.rules.counting, item.content) > network.rules.maxLength;
-        const fits = over ? cutTo(network, item.content, network.rules.maxLength) : item.content;
-        return (
-          <article key={i} className="preview-item">
-            <header>
-              <Avatar src={channel.picture} name={channel.name} size={32} />
-              <strong>{channel.profile ? `@${channel.profile}` : channel.name}</strong>
-            </header>
-            <p className="preview-text">
-              {fits}
-              {over && <mark className="overflow">{item.content.slice(fits.length)}</mark>}
-            </p>
-            {item.media.length > 0 && (
-              <div className={`preview-media n${Math.min(item.media.length, 4)}`}>
-                {item.media.slice(0, network.rules.maxMedia).map((m, j) => (
-                  <Thumb key={j} item={m} />
-                ))}
-              </div>
-            )}
-          </article>
-        );
-      })}
+    <div className={`preview preview-${network.identifier}`} data-testid={`preview-${channel.id}`} data-family={family}>
+      <View input={input} channelId={channel.id} picture={channel.picture} planned={planned} postId={postId} signedIn={signedIn} />
     </div>
   );
 }

@@ -64,7 +64,8 @@ export function PreviewLinkPage() {
             </p>
             <Preview
               channel={v.channel}
-              network={{ identifier: v.network.identifier, rules: v.network.rules as Network['rules'] }}
+              network={{ identifier: v.network.identifier, name: v.network.name, rules: v.network.rules as Network['rules'] }}
+              planned={Date.parse(v.post.publishDate)}
               items={v.post.items.map((item) => ({
                 content: item.content,
                 delay: item.delay,
