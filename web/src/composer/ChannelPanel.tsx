@@ -2,7 +2,6 @@ import type { Channel, Network } from '../api.ts';
 import { checkItems, type Fix, type ItemDraft } from '../composer-rules.ts';
 import { t } from '../i18n.ts';
 import { Avatar, FieldError, Notice, problemsAt } from '../components/ui.tsx';
-import { Preview } from '../components/Preview.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
 import { ThreadEditor, type UpdateItem } from './ThreadEditor.tsx';
 
@@ -15,7 +14,8 @@ const FIX_LABEL: Record<Fix, (network: Network) => string> = {
 
 /**
  * One selected channel: its counts and problems against its network's rules
- * (with their fixes), its own text when adjusted, its settings and a preview.
+ * (with their fixes), its own text when adjusted and its settings (its preview
+ * is beside the editor: PreviewPanel).
  */
 export function ChannelPanel({
   channel: c,
@@ -109,10 +109,6 @@ export function ChannelPanel({
         </details>
       )}
       <FieldError error={error} path={`${at}.integration`} />
-      <details className="preview-box">
-        <summary>{t('composer.previewFor', { name: network.name })}</summary>
-        <Preview channel={c} network={network} items={items} />
-      </details>
     </section>
   );
 }

@@ -21,6 +21,7 @@ import { useComposerDraft } from '../composer/useComposerDraft.ts';
 import { useNextSlot } from '../composer/useNextSlot.ts';
 import { ChannelPicker } from '../composer/ChannelPicker.tsx';
 import { ChannelPanel } from '../composer/ChannelPanel.tsx';
+import { PreviewPanel } from '../composer/PreviewPanel.tsx';
 import { TextPicker } from '../composer/TextPicker.tsx';
 import { ThreadEditor } from '../composer/ThreadEditor.tsx';
 import { WhenFields } from '../composer/WhenFields.tsx';
@@ -205,6 +206,7 @@ function ComposerForm({
             );
           })}
         </div>
+        <PreviewPanel draft={draft} selected={selected} networkOf={networkOf} slot={slot} editing={editing} />
       </div>
 
       <WhenFields
