@@ -121,6 +121,24 @@ export const previewMedia = z.object({
   name: z.string(),
 });
 
+/**
+ * The post settings a preview shows (titles, the board, the community, the
+ * kind of post, covers): a visitor sees these and no other setting.
+ */
+export const PREVIEW_SETTINGS = [
+  'title',
+  'subtitle',
+  'subject',
+  'preview',
+  'post_type',
+  'board',
+  'subreddit',
+  'submolt',
+  'carousel_name',
+  'thumbnail',
+  'main_image',
+] as const;
+
 export const previewView = z.object({
   post: z.object({
     id: z.string(),
@@ -129,6 +147,7 @@ export const previewView = z.object({
     approval: approvalState,
     releaseURL: z.string().nullable(),
     items: z.array(z.object({ content: z.string(), delay: z.number(), media: z.array(previewMedia) })),
+    settings: z.record(z.string(), z.unknown()).describe('The settings of PREVIEW_SETTINGS the post has'),
   }),
   channel: z.object({ id: z.string(), name: z.string(), picture: z.string().nullable(), profile: z.string().nullable() }),
   network: z.object({

@@ -2,7 +2,7 @@
  * The composer's previews in a real browser: each chosen channel's network
  * shows the post as it will (X's picture grid and its crops, LinkedIn's fold,
  * Bluesky's link card read from a real page, Instagram's 4:5 limit and its
- * profile grid, Mastodon's handle), beside the editor on a wide screen and
+ * profile grid, Mastodon's handle, a pin on the preview link's page), beside the editor on a wide screen and
  * under it on a phone. Screenshots at 1366 and 390 px wide.
  */
 import assert from 'node:assert/strict';
@@ -67,6 +67,7 @@ for (const store of BROWSER_STORES) {
         ['bluesky', 'Harbour on Bluesky', 'harbour.bsky.social'],
         ['instagram', 'Harbour on Instagram', 'harbour.cafe'],
         ['mastodon', 'Harbour on Mastodon', '@harbour@social.example'],
+        ['pinterest', 'Harbour on Pinterest', 'harbourcafe'],
       ];
       for (const [network, name, profile] of connected) {
         channel[network] = (await herald.services.channels.save(accountId, network, { externalId: `${network}-1`, name, profile, config: {} })).id;
@@ -184,6 +185,39 @@ for (const store of BROWSER_STORES) {
       assert.deepEqual(await tiles.evaluateAll((li) => li.map((l) => l.getAttribute('data-current'))), ['no', 'no', 'yes']);
       await instagram.scrollIntoViewIfNeeded();
       await screenshot(page, store, 'preview-instagram-390');
+    });
+
+    it("the preview link's page shows a pin with its title and board, and no other setting", async () => {
+      const media = await api('POST', '/upload', formOf(await png('scones.png', 600, 900)));
+      const created = await api('POST', '/posts', {
+        type: 'schedule',
+        date: new Date(Date.now() + DAY).toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [
+          {
+            integration: { id: channel.pinterest },
+            value: [{ content: 'Our lemon scones, warm from the oven.', image: [{ id: media.body.id, path: media.body.path }] }],
+            settings: { __type: 'pinterest', board: '987654', title: 'Lemon scones', link: 'https://harbour.example/scones' },
+          },
+        ],
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const link = await api('POST', `/posts/${created.body[0].postId}/preview-links`, {});
+      assert.equal(link.status, 201, JSON.stringify(link.body));
+      const view = await caller(herald.url)('GET', `/api/preview/${link.body.token}`);
+      assert.deepEqual(view.body.post.settings, { board: '987654', title: 'Lemon scones' });
+
+      await context?.close();
+      context = await chromium.newContext({ viewport: { width: 390, height: 844 }, timezoneId: 'UTC', locale: 'en-GB' });
+      page = await context.newPage();
+      await page.goto(link.body.url);
+      const pin = page.getByTestId(`preview-${channel.pinterest}`);
+      await pin.getByText('Lemon scones', { exact: true }).waitFor();
+      await pin.getByText('Saved to board 987654').waitFor();
+      await pin.getByText('Our lemon scones, warm from the oven.').waitFor();
+      assert.equal(await pin.locator('[data-flag]').count(), 0, 'nothing to flag: a 2:3 pin with its title');
+      await screenshot(page, store, 'preview-link-pin-390');
     });
   });
 }

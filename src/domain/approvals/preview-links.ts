@@ -10,6 +10,7 @@ import type { Database, PreviewLinkRow, PostCommentRow, PostReviewRow, PostRow }
 import { newId } from '../../lib/ids.ts';
 import { randomToken, sha256 } from '../../lib/secrets.ts';
 import { iso } from '../../lib/time.ts';
+import { PREVIEW_SETTINGS } from '../../contract/approvals.ts';
 import type { Principal } from '../accounts.ts';
 import { excerpt, type Approvals } from './approvals.ts';
 import type { Channels } from '../channels.ts';
@@ -176,6 +177,7 @@ export class PreviewLinks {
         state: root.state,
         approval: root.approval ?? null,
         releaseURL: root.release_url,
+        settings: shownSettings(root.settings),
         items: items.map((item, i) => ({
           content: item.content,
           delay: item.delay_minutes,
@@ -255,4 +257,10 @@ export class PreviewLinks {
     ]);
     return [...comments.map(guestComment), ...verdicts.map(guestVerdict)].sort((a, b) => a.at.localeCompare(b.at) || a.id.localeCompare(b.id));
   }
+}
+
+/** Of a post's settings, those its preview shows (PREVIEW_SETTINGS). */
+function shownSettings(stored: string): Record<string, unknown> {
+  const settings = JSON.parse(stored || '{}') as Record<string, unknown>;
+  return Object.fromEntries(PREVIEW_SETTINGS.filter((name) => settings[name] !== undefined).map((name) => [name, settings[name]]));
 }

@@ -65,6 +65,7 @@ export function PreviewLinkPage() {
             <Preview
               channel={v.channel}
               network={{ identifier: v.network.identifier, name: v.network.name, rules: v.network.rules as Network['rules'] }}
+              settings={v.post.settings}
               planned={Date.parse(v.post.publishDate)}
               items={v.post.items.map((item) => ({
                 content: item.content,
