@@ -13,7 +13,7 @@ import sharp from 'sharp';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { caller, startHerald, type Caller, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite } from '../helpers/stores.ts';
-import { BROWSER_STORES, browserSuite, ensureWebBuilt, launchBrowser, screenshot } from '../helpers/browser.ts';
+import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
 import { WebClient } from '../accounts/web-client.ts';
 import { teardown } from '../helpers/teardown.ts';
@@ -68,6 +68,13 @@ for (const store of BROWSER_STORES) {
         ['instagram', 'Harbour on Instagram', 'harbour.cafe'],
         ['mastodon', 'Harbour on Mastodon', '@harbour@social.example'],
         ['pinterest', 'Harbour on Pinterest', 'harbourcafe'],
+        ['facebook', 'Harbour on Facebook', 'Harbour Café'],
+        ['threads', 'Harbour on Threads', 'harbour.cafe'],
+        ['youtube', 'Harbour on YouTube', 'HarbourCafe'],
+        ['tiktok', 'Harbour on TikTok', 'harbour.cafe'],
+        ['reddit', 'Harbour on Reddit', 'u/harbour'],
+        ['discord', 'Harbour on Discord', 'Harbour#general'],
+        ['devto', 'Harbour on DEV', 'harbour'],
       ];
       for (const [network, name, profile] of connected) {
         channel[network] = (await herald.services.channels.save(accountId, network, { externalId: `${network}-1`, name, profile, config: {} })).id;
@@ -84,7 +91,8 @@ for (const store of BROWSER_STORES) {
 
     async function compose(width: number, channels: string[], text: string) {
       await context?.close();
-      context = await chromium.newContext({ viewport: { width, height: 900 }, timezoneId: 'UTC', locale: 'en-GB' });
+      // bypassCSP: axe-core is injected into the page.
+      context = await chromium.newContext({ viewport: { width, height: 900 }, timezoneId: 'UTC', locale: 'en-GB', bypassCSP: true });
       await context.addCookies([...web.jar].map(([name, value]) => ({ name, value, url: herald.url, sameSite: 'Lax' as const })));
       page = await context.newPage();
       await page.goto(herald.url + '/compose');
@@ -185,6 +193,43 @@ for (const store of BROWSER_STORES) {
       assert.deepEqual(await tiles.evaluateAll((li) => li.map((l) => l.getAttribute('data-current'))), ['no', 'no', 'yes']);
       await instagram.scrollIntoViewIfNeeded();
       await screenshot(page, store, 'preview-instagram-390');
+    });
+
+    it('draws each family its own way, readable by keyboard and screen readers, at 1366 and 390 px', async () => {
+      const families: [string, string][] = [
+        ['Harbour on Facebook', 'facebook'],
+        ['Harbour on Threads', 'threads'],
+        ['Harbour on YouTube', 'youtube'],
+        ['Harbour on TikTok', 'tiktok'],
+        ['Harbour on Reddit', 'reddit'],
+        ['Harbour on Discord', 'message'],
+        ['Harbour on DEV', 'blog'],
+      ];
+      for (const width of [1366, 390]) {
+        await compose(
+          width,
+          families.map(([name]) => name),
+          'Fresh **lemon scones** every morning at the harbour café, from seven until they are gone.',
+        );
+        await page.locator('#shared-0-files').setInputFiles([await png('scones.png', 1200, 800), await png('tall.png', 600, 1200)]);
+        await page.waitForFunction(() => document.querySelectorAll('[data-testid="preview-cell"]').length >= 5);
+        for (const [name, family] of families) {
+          const network = name.replace('Harbour on ', '').toLowerCase().replace('dev', 'devto');
+          assert.equal(await preview(network).getAttribute('data-family'), family, name);
+        }
+        // What each family draws: Threads' row of both pictures, YouTube's untitled video asked for, the article's excerpt without markup.
+        assert.equal(await preview('threads').getByTestId('preview-cell').count(), 2);
+        await preview('youtube').getByText('YouTube needs a video.').waitFor();
+        await preview('devto').getByText('Fresh lemon scones every morning', { exact: false }).waitFor();
+        assert.equal(await preview('devto').getByText('**').count(), 0);
+        // The previews' column scrolls on its own on a wide screen: it takes the focus, so the keyboard scrolls it.
+        await page.locator('.composer-preview').focus();
+        assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('composer-preview')), true);
+        const violations = await seriousA11yViolations(page);
+        assert.deepEqual(violations, [], describeViolations(violations));
+        if (width === 390) assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, 'the page fits the phone');
+        await screenshot(page, store, `preview-families-${width}`);
+      }
     });
 
     it("the preview link's page shows a pin with its title and board, and no other setting", async () => {

@@ -146,6 +146,7 @@ const en = {
   'previews.story': 'Story',
   'previews.short': 'Short',
   'previews.carousel': '{count} pictures, swiped',
+  'previews.pictures': '{count} pictures, side by side',
   'previews.document': 'Document',
   'previews.board': 'Saved to board {board}',
   'previews.noBoard': 'No board chosen',

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, pub, type PublicAnswer } from '../api.ts';
 import { t } from '../i18n.ts';
 import { type GridPost, instagramPost, profileGrid } from './instagram.ts';
-import { type FamilyProps, Flags, MediaCell, PostHead, PostText } from './parts.tsx';
+import { type FamilyProps, Flags, MediaCell, PostHead, PostText, sideways } from './parts.tsx';
 
 const DAY = 86_400_000;
 const KIND_WORD = { reel: 'previews.reel', story: 'previews.story' } as const;
@@ -18,7 +18,12 @@ export function InstagramPreview(props: FamilyProps & { postId?: string }) {
       <div className="pv-post" data-testid="preview-post">
         <PostHead picture={picture} name={handle} extra={shown.kind in KIND_WORD ? t(KIND_WORD[shown.kind as keyof typeof KIND_WORD]) : undefined} />
         {shown.cells.length > 0 && (
-          <div className={tall ? 'pv-stories' : 'pv-carousel'} data-testid="preview-grid" data-count={shown.cells.length}>
+          <div
+            className={tall ? 'pv-stories' : 'pv-carousel'}
+            data-testid="preview-grid"
+            data-count={shown.cells.length}
+            {...sideways(t('previews.pictures', { count: shown.cells.length }))}
+          >
             {shown.cells.map((cell, i) => (
               <div key={i} className={tall ? 'pv-story' : 'pv-slide'}>
                 <MediaCell cell={cell} />

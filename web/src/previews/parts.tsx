@@ -84,7 +84,8 @@ export function PostText({ parts, more = t('previews.seeMore'), className = '' }
 /** A medium in its frame: cut to the frame (cover) when the network crops, marked so. */
 export function MediaCell({ cell, alt = false, fit = 'cover' }: { cell: Cell; alt?: boolean; fit?: 'cover' | 'contain' }) {
   const { media } = cell;
-  const style = cell.ratio ? { aspectRatio: String(cell.ratio) } : undefined;
+  // A picture shown whole takes its own size; a frame has the network's shape.
+  const style = cell.ratio && fit === 'cover' ? { aspectRatio: String(cell.ratio) } : undefined;
   return (
     <figure className={`pv-cell pv-fit-${fit}`} style={style} data-testid="preview-cell" data-cropped={cell.cropped ? 'yes' : 'no'}>
       <MediaView media={media} />
@@ -116,7 +117,12 @@ export function MediaView({ media, src }: { media: PreviewMedia; src?: string })
 export function MediaGrid({ cells, more, alt, row }: { cells: Cell[]; more: number; alt?: boolean; row?: boolean }) {
   if (cells.length === 0) return null;
   return (
-    <div className={`pv-grid ${row ? 'pv-row' : `pv-n${Math.min(cells.length, 5)}`}`} data-testid="preview-grid" data-count={cells.length}>
+    <div
+      className={`pv-grid ${row ? 'pv-row' : `pv-n${Math.min(cells.length, 5)}`}`}
+      data-testid="preview-grid"
+      data-count={cells.length}
+      {...(row ? sideways(t('previews.pictures', { count: cells.length })) : {})}
+    >
       {cells.map((cell, i) => (
         <div key={i} className="pv-slot">
           <MediaCell cell={cell} alt={alt} />
@@ -125,6 +131,11 @@ export function MediaGrid({ cells, more, alt, row }: { cells: Cell[]; more: numb
       ))}
     </div>
   );
+}
+
+/** A strip that scrolls sideways: the keyboard reaches it (and scrolls it with the arrows), named for screen readers. */
+export function sideways(label: string) {
+  return { tabIndex: 0, role: 'group', 'aria-label': label } as const;
 }
 
 /** The card of a link as Herald reads it (the same read the Bluesky adapter does); the address alone for a guest. */
