@@ -137,6 +137,7 @@ const en = {
   'previews.titleCut': '{network} cuts the title in lists.',
   'previews.letterboxed': '{network} shows {name} with bars: it is not 9:16.',
   'previews.seeMore': '…see more',
+  'previews.seeMoreFacebook': '… See more',
   'previews.more': 'more',
   'previews.cropMark': 'Cropped',
   'previews.alt': 'ALT',
