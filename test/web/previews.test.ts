@@ -46,10 +46,13 @@ for (const store of BROWSER_STORES) {
     let api: Caller;
     let web: WebClient;
     const channel: Record<string, string> = {};
+    /** The paths the page's site was asked for, in order. */
+    const asked: string[] = [];
 
     before(async () => {
       ensureWebBuilt();
       site = http.createServer((request, response) => {
+        asked.push(request.url ?? '');
         if (request.url === '/news') return response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
         if (request.url === '/cover.jpg') return response.writeHead(200, { 'content-type': 'image/jpeg' }).end(JPEG_1x1);
         response.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
@@ -157,6 +160,16 @@ for (const store of BROWSER_STORES) {
       await mastodon.getByText('@harbour@social.example', { exact: true }).waitFor();
       assert.equal(await mastodon.getByText('@@harbour').count(), 0);
       await screenshot(page, store, 'preview-bluesky-mastodon-1366');
+
+      // Typed key by key, the address is read once it stops changing, not at each of its prefixes.
+      asked.length = 0;
+      const editor = page.getByLabel('Post', { exact: true });
+      await editor.fill('Read ');
+      const read = page.waitForResponse((r) => r.url().includes('/link-card?') && decodeURIComponent(r.url()).endsWith('/news/'));
+      await editor.pressSequentially(`${siteUrl}/news/`, { delay: 40 });
+      await read;
+      await preview('bluesky').getByText('No card: the page could not be read.').waitFor();
+      assert.deepEqual(asked, ['/news/']);
     });
 
     it("Instagram: a tall picture cut to 4:5, and the post in the profile's grid among the planned ones", async () => {

@@ -133,6 +133,16 @@ export function MediaGrid({ cells, more, alt, row }: { cells: Cell[]; more: numb
   );
 }
 
+/** `value` once it has stayed the same for `ms` (undefined until then). */
+function useSettled<T>(value: T, ms: number): T | undefined {
+  const [settled, setSettled] = useState<T>();
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
 /** A strip that scrolls sideways: the keyboard reaches it (and scrolls it with the arrows), named for screen readers. */
 export function sideways(label: string) {
   return { tabIndex: 0, role: 'group', 'aria-label': label } as const;
@@ -140,10 +150,12 @@ export function sideways(label: string) {
 
 /** The card of a link as Herald reads it (the same read the Bluesky adapter does); the address alone for a guest. */
 export function LinkCard({ url, signedIn }: { url: string; signedIn: boolean }) {
+  // Read once the address stops changing: typing one must not make the server fetch every prefix of it.
+  const settled = useSettled(url, 600);
   const card = useQuery({
-    queryKey: ['link-card', url],
+    queryKey: ['link-card', settled],
     queryFn: () => api<AppAnswer<'linkCard'>>('GET', `/link-card?url=${encodeURIComponent(url)}`),
-    enabled: signedIn,
+    enabled: signedIn && settled === url,
     staleTime: Infinity,
     retry: false,
   });
