@@ -4,8 +4,10 @@
  *
  * A change counts when a statement writes one of WATCHED_TABLES; each cache
  * follows only the tables it reads. Each store connection notices its own writes
- * from the SQL text and signals them once the write is committed (or at once
- * outside a transaction). Other processes learn of them:
+ * from the SQL text and the number of rows the statement changed (a write that
+ * matched no row, like the engine's idle poll, changed nothing and says nothing),
+ * and signals them once the write is committed (or at once outside a
+ * transaction). Other processes learn of them:
  * - on SQLite, through a file beside the database that grows by one byte per
  *   committed change, the byte naming the tables written (one bit each): one
  *   fstat tells whether anything changed, and only then are the new bytes read.
@@ -13,7 +15,8 @@
  *   in one turn are concurrent with any commit elsewhere), and again after each
  *   change of this process's own;
  * - on PostgreSQL, through statement triggers that NOTIFY on commit with the
- *   table's name (migrations 007 and 009), heard by one listening connection.
+ *   table's name when the statement changed a row (migrations 007, 009 and
+ *   025), heard by one listening connection.
  *   While that connection is down the generation is unknown and caches stand aside.
  *
  * Readers take the generation before they read the store and keep what they read
@@ -87,14 +90,15 @@ function kindOf(sql: string): StatementKind {
 }
 
 /**
- * Follows one connection's statements: call it after each one ran (or failed).
- * Watched writes inside a transaction are signalled when the transaction ends,
- * rolled-back ones too: a needless signal only costs a cache reload.
+ * Follows one connection's statements: call it after each one ran (or failed),
+ * with the number of rows it changed (0 when it failed). Watched writes inside a
+ * transaction are signalled when the transaction ends, rolled-back ones too: a
+ * needless signal only costs a cache reload.
  */
-export function connectionWatcher(signal: Pick<ChangeSignal, 'changed'>): (sql: string) => void {
+export function connectionWatcher(signal: Pick<ChangeSignal, 'changed'>): (sql: string, changedRows: number) => void {
   let depth = 0;
   let pending: Tables = 0;
-  return (sql) => {
+  return (sql, changedRows) => {
     const kind = kindOf(sql);
     if (kind === 'begin') {
       depth++;
@@ -102,7 +106,7 @@ export function connectionWatcher(signal: Pick<ChangeSignal, 'changed'>): (sql: 
       depth = 0;
       if (pending) signal.changed(pending);
       pending = 0;
-    } else if (kind) {
+    } else if (kind && changedRows > 0) {
       if (depth > 0) pending |= kind;
       else signal.changed(kind);
     }

@@ -45,6 +45,7 @@ import * as approvals from './migrations/020_approvals.ts';
 import * as imports from './migrations/021_imports.ts';
 import * as feedAuthors from './migrations/022_feed_authors.ts';
 import * as reconnectReason from './migrations/023_reconnect_reason.ts';
+import * as changedRowsNotify from './migrations/025_changed_rows_notify.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -86,6 +87,7 @@ const migrations: Record<string, Migration> = {
   '021_imports': imports,
   '022_feed_authors': feedAuthors,
   '023_reconnect_reason': reconnectReason,
+  '025_changed_rows_notify': changedRowsNotify,
 };
 
 /**
@@ -192,7 +194,16 @@ function watchingPool(pool: pg.Pool, changes: ChangeSignal): PostgresPool {
     // Kysely passes (sql, parameters), or a cursor object for .stream() (reads only; no cursor is configured here).
     const query = ((sql: string, parameters: unknown[]) => {
       if (typeof sql !== 'string') return client.query(sql as never);
-      return client.query(sql, parameters).finally(() => watch(sql));
+      return client.query(sql, parameters).then(
+        (result) => {
+          watch(sql, result.rowCount ?? 0);
+          return result;
+        },
+        (err: unknown) => {
+          watch(sql, 0);
+          throw err;
+        },
+      );
     }) as unknown as PostgresPoolClient['query'];
     return { query, release: () => client.release() };
   };
@@ -220,7 +231,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * all()/run() step a statement to its end, so a reused statement never holds a
  * read snapshot open; iterate() (which a caller may stop early) gets its own.
  */
-function reusingStatements(sqlite: SqliteDatabase.Database, watch: (sql: string) => void): KyselySqlite {
+function reusingStatements(sqlite: SqliteDatabase.Database, watch: (sql: string, changedRows: number) => void): KyselySqlite {
   const cache = new Map<string, SqliteStatement>();
   return {
     close: () => sqlite.close(),
@@ -250,7 +261,7 @@ function asObjectModeValue(value: unknown): unknown {
  * more than the query itself on long lists (GET /posts). The rows are the same
  * objects: one field per column, in column order (a repeated name keeps the last).
  */
-function reusable(sqlite: SqliteDatabase.Database, sql: string, watch: (sql: string) => void): SqliteStatement {
+function reusable(sqlite: SqliteDatabase.Database, sql: string, watch: (sql: string, changedRows: number) => void): SqliteStatement {
   const prepared = sqlite.prepare(sql);
   const reader = prepared.reader;
   const names = () => prepared.columns().map((c) => c.name);
@@ -259,11 +270,12 @@ function reusable(sqlite: SqliteDatabase.Database, sql: string, watch: (sql: str
   return {
     reader,
     all: (parameters) => {
-      let rows: unknown[][];
+      let rows: unknown[][] = [];
       try {
         rows = prepared.all(parameters) as unknown[][];
       } finally {
-        watch(sql);
+        // A write read back with RETURNING answers one row per row it changed.
+        watch(sql, rows.length);
       }
       // SQLite prepares a statement again when another process changed the schema; `*` may then give other columns.
       if (rows.length > 0 && rows[0].length !== columns.length) columns = names();
@@ -274,10 +286,13 @@ function reusable(sqlite: SqliteDatabase.Database, sql: string, watch: (sql: str
       });
     },
     run: (parameters) => {
+      let changes = 0;
       try {
-        return prepared.run(parameters);
+        const result = prepared.run(parameters);
+        changes = Number(result.changes);
+        return result;
       } finally {
-        watch(sql);
+        watch(sql, changes);
       }
     },
     iterate: (parameters) => sqlite.prepare(sql).iterate(parameters) as IterableIterator<unknown>,

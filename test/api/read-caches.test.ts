@@ -141,13 +141,12 @@ for (const store of await testStores()) {
     });
 
     if (store === 'postgres')
-      it('every watched table has its NOTIFY trigger (migration 007)', async () => {
-        const { rows } = await sql<{
-          table: string;
-        }>`SELECT c.relname AS table FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname = c.relname || '_changes'`.execute(
-          first.services.store.db,
-        );
-        assert.deepEqual(rows.map((r) => r.table).sort(), [...WATCHED_TABLES].sort());
+      it('every watched table has its NOTIFY triggers, one per kind of write (migrations 007 and 025)', async () => {
+        const { rows } = await sql<{ trigger: string }>`SELECT t.tgname AS trigger FROM pg_trigger t WHERE NOT t.tgisinternal`.execute(first.services.store.db);
+        const names = new Set(rows.map((r) => r.trigger));
+        for (const table of WATCHED_TABLES) {
+          for (const write of ['insert', 'update', 'delete', 'truncate']) assert.ok(names.has(`${table}_${write}_changes`), `${table}_${write}_changes`);
+        }
       });
 
     // On SQLite only Herald's own writes are signalled; PostgreSQL's triggers see every write.

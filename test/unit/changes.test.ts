@@ -9,7 +9,7 @@ import { connectionWatcher, fileChangeSignal, tables, type Tables } from '../../
 function signalsFor(statements: string[]): Tables[] {
   const signals: Tables[] = [];
   const watch = connectionWatcher({ changed: (set) => void signals.push(set) });
-  for (const sql of statements) watch(sql);
+  for (const sql of statements) watch(sql, 1);
   return signals;
 }
 
@@ -55,16 +55,26 @@ describe('which statements signal a change to the read caches', () => {
   it('writes inside a transaction signal once, when the transaction ends, naming every table written', () => {
     const signals: Tables[] = [];
     const watch = connectionWatcher({ changed: (set) => void signals.push(set) });
-    watch('begin');
-    watch('update "channels" set "name" = ? where "id" = ?');
-    watch('delete from "customers" where "id" = ?');
+    watch('begin', 0);
+    watch('update "channels" set "name" = ? where "id" = ?', 1);
+    watch('delete from "customers" where "id" = ?', 1);
     assert.deepEqual(signals, [], 'nothing is signalled before the commit');
-    watch('commit');
+    watch('commit', 0);
     assert.deepEqual(signals, [tables('channels', 'customers')]);
-    watch('begin');
-    watch('insert into "post_attempts" ("id") values (?)');
-    watch('commit');
+    watch('begin', 0);
+    watch('insert into "post_attempts" ("id") values (?)', 1);
+    watch('commit', 0);
     assert.equal(signals.length, 1, 'a transaction without watched writes signals nothing');
+  });
+
+  it('a write that changed no row signals nothing, alone or in a transaction', () => {
+    const signals: Tables[] = [];
+    const watch = connectionWatcher({ changed: (set) => void signals.push(set) });
+    watch('update "posts" set "lease_owner" = ? where "lease_until" < ?', 0);
+    watch('begin', 0);
+    watch('update "posts" set "state" = ? where "id" = ?', 0);
+    watch('commit', 0);
+    assert.deepEqual(signals, []);
   });
 
   it('a savepoint rolled back to does not end the transaction; the rollback of the whole does', () => {
