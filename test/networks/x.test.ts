@@ -132,18 +132,82 @@ for (const store of await testStores()) {
         created.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /282/.test(e.message)),
         JSON.stringify(created.body),
       );
-      const missing = await account.call('POST', '/posts', {
+    });
+
+    it('refuses a video beside an image when the post is sent, not when it is published', async () => {
+      const png = await uploadPng(account, herald);
+      const video = await uploadMp4(account, herald, 1024);
+      const queuedBefore = fake.calls('POST /2/tweets').length;
+      const mixed = await account.call('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
         tags: [],
-        posts: [{ integration: { id: channelId }, value: [{ content: 'no settings', image: [] }], settings: { __type: 'x' } }],
+        posts: [
+          {
+            integration: { id: channelId },
+            value: [
+              {
+                content: 'a mix',
+                image: [
+                  { id: video.id, path: video.path },
+                  { id: png.id, path: png.path },
+                ],
+              },
+            ],
+            settings,
+          },
+        ],
       });
-      assert.equal(missing.status, 400);
-      assert.ok(
-        missing.body.errors.some((e: any) => e.path === 'posts.0.settings.who_can_reply_post'),
-        JSON.stringify(missing.body),
+      assert.equal(mixed.status, 400, JSON.stringify(mixed.body));
+      const problem = mixed.body.errors.find((e: any) => e.path === 'posts.0.value.0.image');
+      assert.ok(problem, JSON.stringify(mixed.body));
+      assert.match(problem.message, /one video per post; not a mix/);
+      // The second item of a thread is held to it too, and one video alone is fine.
+      const thread = await account.call('POST', '/posts', {
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [
+          {
+            integration: { id: channelId },
+            value: [
+              { content: 'a video', image: [{ id: video.id, path: video.path }] },
+              {
+                content: 'then a mix',
+                image: [
+                  { id: png.id, path: png.path },
+                  { id: video.id, path: video.path },
+                ],
+              },
+            ],
+            settings,
+          },
+        ],
+      });
+      assert.equal(thread.status, 400, JSON.stringify(thread.body));
+      assert.deepEqual(
+        thread.body.errors.map((e: any) => e.path),
+        ['posts.0.value.1.image'],
       );
+      assert.equal(fake.calls('POST /2/tweets').length, queuedBefore, 'nothing reached X');
+    });
+
+    it('publishes a post without reply settings as X does by default: everyone may reply', async () => {
+      const before = fake.calls('POST /2/tweets').length;
+      const created = await account.call('POST', '/posts', {
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content: 'no settings picked', image: [] }], settings: { __type: 'x' } }],
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const post = await settled(account, created.body[0].postId);
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      const sent = fake.calls('POST /2/tweets').slice(before);
+      assert.deepEqual(sent[0].json, { text: 'no settings picked' }, 'no reply_settings: X lets everyone reply');
     });
 
     it('publishes text with POST /2/tweets, signed, with reply settings', async () => {

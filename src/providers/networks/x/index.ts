@@ -14,7 +14,8 @@ import { analytics, recentPosts } from './reads.ts';
 const COMMUNITY_URL = /^https:\/\/(?:x|twitter)\.com\/i\/communities\/(\d+)\/?$/;
 
 const settings = z.object({
-  who_can_reply_post: z.enum(['everyone', 'following', 'mentionedUsers', 'subscribers', 'verified']).describe('Who may reply to the post'),
+  // X's own default: anyone may reply unless the author narrows it.
+  who_can_reply_post: z.enum(['everyone', 'following', 'mentionedUsers', 'subscribers', 'verified']).default('everyone').describe('Who may reply to the post'),
   community: z
     .string()
     .regex(COMMUNITY_URL, { error: 'must be a community URL such as https://x.com/i/communities/1234567890' })
@@ -39,10 +40,12 @@ function tweetBody(ctx: PublishContext<XConfig>, mediaIds: string[]): Record<str
   return body;
 }
 
-function checkMediaMix(ctx: PublishContext<XConfig>): void {
-  const media = ctx.item.media;
+const MEDIA_MIX = 'X takes up to 4 images, or one GIF, or one video per post; not a mix';
+
+/** X's media rule beyond the count: a video or a GIF stands alone in its post. */
+function breaksMediaMix(media: { mimeType: string }[]): boolean {
   const moving = media.filter((m) => m.mimeType.startsWith('video/') || m.mimeType === 'image/gif');
-  if (moving.length > 0 && media.length > 1) throw new PublishError('refused', 'X takes up to 4 images, or one GIF, or one video per post; not a mix');
+  return moving.length > 0 && media.length > 1;
 }
 
 export const x: Provider<XConfig> = {
@@ -60,6 +63,7 @@ export const x: Provider<XConfig> = {
     mediaKinds: ['image', 'video'],
     threads: true,
     media: { imageTypes: ['image/jpeg', 'image/png', 'image/webp', 'image/gif'], maxImageBytes: X_IMAGE_BYTES },
+    check: (item) => (breaksMediaMix(item.media) ? [{ field: 'image', message: MEDIA_MIX }] : []),
   },
   // X's app-wide cap on creating posts (rate-limit table): 10,000 per 24 hours.
   pacing: { perWindow: { count: 10_000, windowMs: 24 * 60 * 60_000 } },
@@ -107,7 +111,8 @@ export const x: Provider<XConfig> = {
   async publish(ctx) {
     const config = ctx.channel.config;
     const keys = consumerKeys(ctx, config);
-    checkMediaMix(ctx);
+    // Checked when the post was accepted too; a post queued before that check still meets it here.
+    if (breaksMediaMix(ctx.item.media)) throw new PublishError('refused', MEDIA_MIX);
     const mediaIds = await uploadMedia(ctx, keys);
     const answer = await signedJson<{ data: { id: string } }>(ctx, keys, `${ctx.urls.api}/2/tweets`, { method: 'POST', json: tweetBody(ctx, mediaIds) });
     const id = answer.data.id;
