@@ -62,6 +62,10 @@ const en = {
   'state.PUBLISHED': 'Published',
   'state.ERROR': 'Failed',
   'state.DRAFT': 'Draft',
+  'retrying.badge': 'Retrying (attempt {attempt})',
+  'retrying.detail': 'Retrying: attempt {attempt} failed, {next}. Last reason: {reason}',
+  'retrying.next': 'next try {when}',
+  'retrying.now': 'trying again now',
 
   'calendar.title': 'Calendar',
   'calendar.zone': 'Time zone',
@@ -388,6 +392,8 @@ const en = {
   'attention.nothing': 'Nothing needs you: no failed post, no channel to reconnect.',
   'attention.failedPosts': 'Failed posts',
   'attention.channels': 'Channels to reconnect',
+  'attention.retrying': 'Being retried',
+  'attention.openPost': 'Open the post',
 
   'feeds.title': 'Feeds',
   'feeds.intro': 'Herald reads these RSS and Atom feeds and posts each new item to your channels, once. The first read only notes what a feed already has.',

@@ -34,6 +34,9 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
     // The calendar shows these as "publishing"; a claim writes the post, so the live stream says when to ask again.
     serve(app, routes.publishing, { hide }, async (request) => services.posts.publishing(sessionPrincipal(request).accountId));
 
+    // Queued posts whose last attempt failed and that wait for another: the pages show them as retrying, not as merely queued.
+    serve(app, routes.retrying, { hide }, async (request) => services.posts.retrying(sessionPrincipal(request).accountId));
+
     serve(app, routes.reschedule, {
       hide,
       handler: async (request) => services.posts.reschedule(sessionPrincipal(request).accountId, request.params.id, request.body.date),

@@ -39,6 +39,16 @@ export interface JsonSchema {
 }
 const jsonSchema = z.custom<JsonSchema>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be a JSON Schema object');
 
+/** A post the engine is retrying after a failure it expects to pass (a 5xx, a timeout): its state stays QUEUE meanwhile. */
+export const retryingPost = z.object({
+  id: z.string().describe("the post's id (its thread's first item)"),
+  attempt: z.number().int().describe('attempts made so far'),
+  nextTryAt: z.string().nullable().describe('when the engine tries again; null while an attempt is under way'),
+  lastReason: z.string().describe("why the last attempt did not go through, in the network's words"),
+  excerpt: z.string().describe("the start of the post's text"),
+  channel: z.object({ id: z.string(), name: z.string() }),
+});
+
 export const user = z.object({ id: z.string(), email: z.string(), name: z.string(), role, createdAt: z.string() });
 
 export const session = z.object({
@@ -229,6 +239,7 @@ export const appRoutes = routeTable('/api/app', {
   }),
   mediaUsage: route({ method: 'GET', path: '/media/:id/usage', params: idParam, responses: { 200: z.array(mediaUse) } }),
   publishing: route({ method: 'GET', path: '/posts/publishing', responses: { 200: z.array(z.string()).describe('ids of the posts being published now') } }),
+  retrying: route({ method: 'GET', path: '/posts/retrying', responses: { 200: z.array(retryingPost) } }),
   reschedule: route({
     method: 'PUT',
     path: '/posts/:id/date',

@@ -125,6 +125,22 @@ function fieldProblem(p: ContentProblem, at: string, who: string, mediaKinds: re
   }
 }
 
+/** A queued post the engine is retrying (GET /api/app/posts/retrying). */
+export interface RetryingPost {
+  id: string;
+  attempt: number;
+  nextTryAt: string | null;
+  lastReason: string;
+  excerpt: string;
+  channel: { id: string; name: string };
+}
+
+/** The start of a post's text, for a line that names it. */
+export function excerpt(content: string, length = 80): string {
+  const flat = content.replace(/\s+/g, ' ').trim();
+  return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
+}
+
 export class Posts {
   /** GET /posts: compiled once, in the order of the index on (account, time, id). */
   private readonly listAll;
@@ -614,6 +630,40 @@ export class Posts {
       .where(leaseLive(now))
       .execute();
     return [...new Set(rows.map((r) => r.root_id ?? r.id))];
+  }
+
+  /**
+   * Posts (thread roots) the engine retries: an item still queued after a failed
+   * attempt keeps the failure's reason in `error` and waits, unleased, until its
+   * next try (post-queue.ts, handBack). One per post: its furthest item.
+   */
+  async retrying(accountId: string, now = Date.now()): Promise<RetryingPost[]> {
+    const rows = await this.db
+      .selectFrom('posts')
+      .innerJoin('channels', 'channels.id', 'posts.channel_id')
+      .select(['posts.id', 'posts.root_id', 'posts.attempts', 'posts.error', 'posts.lease_owner', 'posts.lease_until', 'posts.content'])
+      .select(['channels.id as channel_id', 'channels.name as channel_name'])
+      .where('posts.account_id', '=', accountId)
+      .where('posts.deleted_at', 'is', null)
+      .where('posts.state', '=', 'QUEUE')
+      .where('posts.attempts', '>', 0)
+      .where('posts.error', 'is not', null)
+      .orderBy('posts.thread_index')
+      .execute();
+    const byPost = new Map<string, RetryingPost>();
+    for (const row of rows) {
+      const sending = row.lease_owner !== null && (row.lease_until ?? 0) > now;
+      const id = row.root_id ?? row.id;
+      byPost.set(id, {
+        id,
+        attempt: row.attempts,
+        nextTryAt: sending || row.lease_until === null ? null : iso(row.lease_until),
+        lastReason: row.error!,
+        excerpt: excerpt(row.content),
+        channel: { id: row.channel_id, name: row.channel_name },
+      });
+    }
+    return [...byPost.values()];
   }
 
   /** Records the network's id of a post that was published by hand. */

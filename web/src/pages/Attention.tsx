@@ -10,6 +10,7 @@ import { formatWhen } from '../time.ts';
 import { Avatar, ErrorNote, Loading, Notice } from '../components/ui.tsx';
 import { postsInRange } from './Calendar.tsx';
 import { reconnect } from './Channels.tsx';
+import { RetryingBadge, retryingText, useRetrying } from '../components/Retrying.tsx';
 
 const DAY = 86_400_000;
 
@@ -22,14 +23,16 @@ export function AttentionPage() {
     queryFn: async () =>
       (await postsInRange(new Date(Date.now() - 90 * DAY).toISOString(), new Date(Date.now() + 365 * DAY).toISOString())).filter((p) => p.state === 'ERROR'),
   });
+  const retrying = useRetrying();
   const [error, setError] = useState<unknown>();
   if (failed.isPending || channels.isPending) return <Loading />;
   const cut = (channels.data ?? []).filter((c) => c.needsReconnect);
+  const retried = [...(retrying.data?.values() ?? [])];
   return (
     <section>
       <h1>{t('attention.title')}</h1>
       <ErrorNote error={failed.error ?? channels.error ?? error} onRetry={() => void failed.refetch()} />
-      {failed.data?.length === 0 && cut.length === 0 && <Notice kind="success">{t('attention.nothing')}</Notice>}
+      {failed.data?.length === 0 && cut.length === 0 && retried.length === 0 && <Notice kind="success">{t('attention.nothing')}</Notice>}
       {cut.length > 0 && (
         <>
           <h2>{t('attention.channels')}</h2>
@@ -71,6 +74,22 @@ export function AttentionPage() {
                     {t('common.edit')}
                   </Link>
                 </div>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {retried.length > 0 && (
+        <>
+          <h2>{t('attention.retrying')}</h2>
+          <ul className="cards">
+            {retried.map((r) => (
+              <li key={r.id} className="card" data-testid={`retrying-${r.id}`}>
+                <RetryingBadge retry={r} /> {r.channel.name}
+                <p>
+                  <Link to={`/posts/${r.id}`}>{r.excerpt || t('attention.openPost')}</Link>
+                </p>
+                <p>{retryingText(r, prefs)}</p>
               </li>
             ))}
           </ul>

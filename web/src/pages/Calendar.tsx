@@ -24,6 +24,7 @@ import { Avatar, ErrorNote, Notice, StateBadge, ZoneSelect } from '../components
 import { BulkActions } from '../components/BulkActions.tsx';
 import { ApprovalBadge } from '../components/Approval.tsx';
 import { StateIcon } from '../components/StateIcon.tsx';
+import { RetryingBadge, retryingText, useRetrying } from '../components/Retrying.tsx';
 
 const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
 
@@ -46,6 +47,7 @@ export function CalendarPage() {
   const [selecting, setSelecting] = useState(false);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
 
+  const retrying = useRetrying();
   const posts = useQuery({
     queryKey: [...keys.posts, range?.start, range?.end],
     // Fetched together, so the calendar redraws once per change (a redraw in the middle of a drag would drop it).
@@ -200,7 +202,8 @@ export function CalendarPage() {
         }}
         eventContent={(info) => {
           const post = info.event.extendedProps.post as CalendarPost;
-          const reason = post.state === 'ERROR' && post.error ? t('calendar.failedBecause', { reason: post.error }) : '';
+          const retry = post.state === 'QUEUE' ? retrying.data?.get(post.id) : undefined;
+          const reason = post.state === 'ERROR' && post.error ? t('calendar.failedBecause', { reason: post.error }) : retry ? retryingText(retry, prefs) : '';
           // FullCalendar's own element is the link (the event's url); this is its content, read out in full.
           return (
             <span
@@ -208,6 +211,7 @@ export function CalendarPage() {
               title={reason || undefined}
               data-testid={`event-${post.id}`}
               data-state={post.state}
+              data-retrying={retry ? retry.attempt : undefined}
               data-approval={post.approval ?? undefined}
             >
               <span className="event-head">
@@ -221,7 +225,13 @@ export function CalendarPage() {
                     <span className="visually-hidden">{t('series.marker')}</span>
                   </span>
                 )}
-                {post.approval === 'pending' || post.approval === 'rejected' ? <ApprovalBadge approval={post.approval} /> : <StateBadge state={post.state} />}
+                {post.approval === 'pending' || post.approval === 'rejected' ? (
+                  <ApprovalBadge approval={post.approval} />
+                ) : retry ? (
+                  <RetryingBadge retry={retry} />
+                ) : (
+                  <StateBadge state={post.state} />
+                )}
               </span>
               <span className="event-text">
                 {info.timeText} {post.content}

@@ -12,6 +12,7 @@ import { Avatar, ErrorNote, FieldError, Loading, Notice, StateBadge } from '../c
 import { fromRef, Thumb } from '../components/MediaPicker.tsx';
 import { SeriesBox } from './Series.tsx';
 import { ApprovalBadge, ApprovalPanel, CommentsPanel, PreviewLinksPanel } from '../components/Approval.tsx';
+import { RetryingBadge, retryingText, useRetrying } from '../components/Retrying.tsx';
 
 export function PostPage() {
   const { id = '' } = useParams();
@@ -20,6 +21,7 @@ export function PostPage() {
   const client = useQueryClient();
   const prefs = usePrefs();
   const post = useQuery({ queryKey: keys.post(id), queryFn: () => api<PostDetail>('GET', pub(`/posts/${id}`)) });
+  const retrying = useRetrying();
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<string | undefined>((location.state as { notice?: string } | null)?.notice);
   const [moveTo, setMoveTo] = useState<string>();
@@ -38,12 +40,13 @@ export function PostPage() {
     }
   };
   const movable = p.state !== 'PUBLISHED';
+  const retry = p.state === 'QUEUE' ? retrying.data?.get(p.id) : undefined;
   return (
     <section className="post-page">
       <div className="page-head">
         <h1>{t('post.title')}</h1>
         <span className="row">
-          <StateBadge state={p.state} />
+          {retry ? <RetryingBadge retry={retry} /> : <StateBadge state={p.state} />}
           {p.approval && <ApprovalBadge approval={p.approval} />}
         </span>
       </div>
@@ -52,6 +55,11 @@ export function PostPage() {
         <Avatar src={p.integration.picture} name={p.integration.name} /> {p.integration.name} <small>{p.integration.providerIdentifier}</small>
       </p>
       <p>{t(p.state === 'PUBLISHED' ? 'post.publishedAt' : 'post.scheduledFor', { when: formatWhen(p.publishDate, prefs) })}</p>
+      {retry && (
+        <Notice kind="warning">
+          <span data-testid="retrying">{retryingText(retry, prefs)}</span>
+        </Notice>
+      )}
       {p.warning && <Notice kind="warning">{t('post.warning', { warning: p.warning })}</Notice>}
       {p.seriesId && <SeriesBox seriesId={p.seriesId} />}
       <div className="actions">

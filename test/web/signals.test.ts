@@ -1,0 +1,104 @@
+/**
+ * What the pages say about the engine's and the team's state (issue 30): a post
+ * the engine retries after 5xx answers shows "retrying", its attempt, next try
+ * and last reason on the calendar, the post page and Needs attention. Real
+ * Herald with its engine, a real receiving server, a real browser.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { caller, eventually, startHerald, type Caller, type TestHerald } from '../helpers/herald.ts';
+import { storeSuite } from '../helpers/stores.ts';
+import { BROWSER_STORES, browserContext, browserSuite, ensureWebBuilt, launchBrowser } from '../helpers/browser.ts';
+import { WebClient } from '../accounts/web-client.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+import { teardown } from '../helpers/teardown.ts';
+
+const browser = browserSuite();
+
+for (const store of BROWSER_STORES) {
+  describe(`the pages tell what the server knows (${store})`, { skip: storeSuite(store).skip || browser.skip }, () => {
+    let herald: TestHerald;
+    let receiver: WebhookReceiver;
+    let chromium: Browser;
+    let context: BrowserContext;
+    let page: Page;
+    let web: WebClient;
+    let api: Caller;
+
+    before(async () => {
+      ensureWebBuilt();
+      receiver = await startWebhookReceiver();
+      herald = await startHerald(store, { engine: { pollMs: 200 } });
+      web = new WebClient(herald.url);
+      const accountId = (await web.signUp('owner@example.com')).body.account.id;
+      api = caller(herald.api, (await herald.services.accounts.createKey(accountId, 'test')).key);
+      chromium = await launchBrowser();
+      context = await browserContext(chromium, herald.url, web);
+      page = await context.newPage();
+    });
+    after(() =>
+      teardown(
+        () => chromium?.close(),
+        () => herald?.close(),
+        () => receiver?.close(),
+      ),
+    );
+
+    it('shows a post the engine retries after 5xx answers as retrying, with its attempt, next try and reason', async () => {
+      // The receiving server is down for now: every delivery answers 503.
+      receiver.respond(() => ({ status: 503, body: { error: 'upstream is restarting' } }));
+      const channel = await api('POST', '/integrations', { identifier: 'webhook', name: 'Team chat', credentials: { url: receiver.url } });
+      assert.equal(channel.status, 201, JSON.stringify(channel.body));
+      const created = await api('POST', '/posts', {
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [{ integration: { id: channel.body.id }, value: [{ content: 'Release notes for 4.2 are out' }] }],
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const postId = created.body[0].postId;
+
+      const retrying = await eventually(
+        async () => {
+          const answer = await web.app('GET', '/posts/retrying');
+          return answer.body.find((r: { id: string }) => r.id === postId && r.attempt >= 1 && r.nextTryAt);
+        },
+        10_000,
+        'the post listed as retrying',
+      );
+      assert.match(retrying.lastReason, /503/);
+      assert.equal(retrying.channel.name, 'Team chat');
+      assert.equal(retrying.excerpt, 'Release notes for 4.2 are out');
+      const listed = await api('GET', `/posts/${postId}`);
+      assert.equal(listed.body.state, 'QUEUE', 'the public API is unchanged: still queued');
+
+      await page.goto(`${herald.url}/posts/${postId}`);
+      await page
+        .locator('.page-head')
+        .getByText(/^Retrying \(attempt \d+\)$/)
+        .waitFor();
+      const detail = await page.getByTestId('retrying').textContent();
+      assert.match(detail ?? '', /^Retrying: attempt \d+ failed, (next try .+|trying again now)\. Last reason: .*503/);
+
+      await page.goto(`${herald.url}/attention`);
+      const card = page.getByTestId(`retrying-${postId}`);
+      await card.waitFor();
+      assert.match((await card.textContent()) ?? '', /Retrying \(attempt \d+\).*Team chat.*Release notes for 4\.2 are out.*Last reason: .*503/s);
+      assert.equal(await page.getByText('Nothing needs you').count(), 0);
+
+      await page.goto(`${herald.url}/`);
+      const tile = page.getByTestId(`event-${postId}`);
+      await tile.waitFor();
+      await page.waitForFunction((id) => document.querySelector(`[data-testid="event-${id}"]`)?.getAttribute('data-retrying'), postId);
+      assert.match((await tile.textContent()) ?? '', /Retrying \(attempt \d+\)/);
+      assert.doesNotMatch((await tile.textContent()) ?? '', /Queued/);
+
+      // The server comes back: the next try goes through and the retrying marks leave.
+      receiver.respond(() => ({ status: 200 }));
+      await eventually(async () => ((await api('GET', `/posts/${postId}`)).body.state === 'PUBLISHED' ? true : undefined), 20_000, 'the post published');
+      assert.deepEqual((await web.app('GET', '/posts/retrying')).body, []);
+    });
+  });
+}
