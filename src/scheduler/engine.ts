@@ -13,6 +13,7 @@ import type { MediaRef, Provider, PublishChannel, PublishContext, PublishResult 
 import { PublishError, type FailureKind } from '../providers/errors.ts';
 import { publishRefs } from '../media/refs.ts';
 import { postEventData } from '../domain/events.ts';
+import { postFailedNotice } from '../domain/notifications.ts';
 import { claimDue, nextWakeUp } from './claim.ts';
 import { listenForDue } from './due-signal.ts';
 import { Pacing } from './pacing.ts';
@@ -520,6 +521,6 @@ export class Engine {
     if (!failed) return;
     events.announce();
     const root = item.root_id ?? item.id;
-    if (options.notify !== false) await notifications.add(item.account_id, `A post could not be published: ${reason}`, `/api/public/v1/posts/${root}`);
+    if (options.notify !== false) await notifications.add(item.account_id, postFailedNotice(item, channel?.name, reason), `/api/public/v1/posts/${root}`);
   }
 }

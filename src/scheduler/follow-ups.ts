@@ -12,6 +12,7 @@ import type { Services } from '../services.ts';
 import { claimRows } from '../db/lease.ts';
 import type { PostFollowUpRow } from '../db/schema.ts';
 import { postEventData } from '../domain/events.ts';
+import { postFailedNotice } from '../domain/notifications.ts';
 import { confirmRelease, failAfterPublish } from '../domain/posts/post-queue.ts';
 import { findProvider } from '../providers/index.ts';
 import type { FollowUpState } from '../providers/types.ts';
@@ -105,7 +106,7 @@ export class FollowUps extends Periodic {
       await events.record(tx, post.account_id, [{ type: 'post.failed', data: postEventData({ ...post, state: 'ERROR', error: reason }, channel) }]);
     });
     events.announce();
-    await notifications.add(post.account_id, `A post could not be published: ${reason}`, `/api/public/v1/posts/${post.root_id ?? post.id}`);
+    await notifications.add(post.account_id, postFailedNotice(post, channel.name, reason), `/api/public/v1/posts/${post.root_id ?? post.id}`);
     return true;
   }
 }

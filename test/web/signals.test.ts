@@ -1,7 +1,9 @@
 /**
  * What the pages say about the engine's and the team's state (issue 30): a post
  * the engine retries after 5xx answers shows "retrying", its attempt, next try
- * and last reason on the calendar, the post page and Needs attention. Real
+ * and last reason on the calendar, the post page and Needs attention; a failure's
+ * notification names the post and the channel and leads to the post, and a new
+ * member does not inherit what happened before they joined. Real
  * Herald with its engine, a real receiving server, a real browser.
  */
 import assert from 'node:assert/strict';
@@ -63,7 +65,7 @@ for (const store of BROWSER_STORES) {
       const retrying = await eventually(
         async () => {
           const answer = await web.app('GET', '/posts/retrying');
-          return answer.body.find((r: { id: string }) => r.id === postId && r.attempt >= 1 && r.nextTryAt);
+          return answer.body.find((r: { id: string; attempt: number; nextTryAt: string | null }) => r.id === postId && r.attempt >= 1 && r.nextTryAt);
         },
         10_000,
         'the post listed as retrying',
@@ -99,6 +101,56 @@ for (const store of BROWSER_STORES) {
       receiver.respond(() => ({ status: 200 }));
       await eventually(async () => ((await api('GET', `/posts/${postId}`)).body.state === 'PUBLISHED' ? true : undefined), 20_000, 'the post published');
       assert.deepEqual((await web.app('GET', '/posts/retrying')).body, []);
+    });
+
+    it('names the failed post and its channel in the notification, leads to the post, and keeps old ones from a new member', async () => {
+      // The receiver refuses for good: the post fails at once.
+      receiver.respond(() => ({ status: 400, body: { error: 'no such room' } }));
+      const channel = await api('POST', '/integrations', { identifier: 'webhook', name: 'Announcements', credentials: { url: receiver.url } });
+      assert.equal(channel.status, 201, JSON.stringify(channel.body));
+      const created = await api('POST', '/posts', {
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [{ integration: { id: channel.body.id }, value: [{ content: 'Office closed on Friday' }] }],
+      });
+      const postId = created.body[0].postId;
+      await eventually(async () => ((await api('GET', `/posts/${postId}`)).body.state === 'ERROR' ? true : undefined), 10_000, 'the post failed');
+
+      await page.goto(`${herald.url}/settings/notifications`);
+      const told = page.getByTestId('notification').filter({ hasText: 'Office closed on Friday' });
+      await told.waitFor();
+      assert.match((await told.textContent()) ?? '', /The post on Announcements “Office closed on Friday” could not be published: .*400/);
+      await told.getByRole('link').click();
+      await page.waitForURL(`${herald.url}/posts/${postId}`);
+
+      // A member who joins now starts with an empty list; what happens next reaches them.
+      const invited = await web.app('POST', '/invitations', { email: 'new@example.com', role: 'member' });
+      assert.equal(invited.status, 201, JSON.stringify(invited.body));
+      const member = new WebClient(herald.url);
+      assert.equal((await member.signUp('new@example.com', 'correct horse battery', { invitation: invited.body.token })).status, 201);
+      assert.deepEqual((await member.app('GET', '/public/v1/notifications')).body.notifications, []);
+      assert.ok((await web.app('GET', '/public/v1/notifications')).body.notifications.length > 0, 'the owner still has theirs');
+      assert.ok((await api('GET', '/notifications')).body.notifications.length > 0, 'an API key sees the account');
+      const later = await api('POST', '/posts', {
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [{ integration: { id: channel.body.id }, value: [{ content: 'Second try' }] }],
+      });
+      const laterId = later.body[0].postId;
+      const seen = await eventually(
+        async () => {
+          const list = (await member.app('GET', '/public/v1/notifications')).body.notifications;
+          return list.length > 0 ? list : undefined;
+        },
+        10_000,
+        "the member's first notification",
+      );
+      assert.match(seen[0].content, /Second try/);
+      assert.equal(seen[0].link, `/api/public/v1/posts/${laterId}`);
     });
   });
 }

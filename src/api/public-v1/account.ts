@@ -33,7 +33,7 @@ export function accountRoutes(services: Services): FastifyPluginAsyncZod {
     serve(app, routes.notifications, {
       tags: ['account'],
       summary: 'Notifications, newest first (page counts from 0)',
-      handler: async (request) => notifications.page(request.principal.accountId, request.query.page),
+      handler: async (request) => notifications.page(request.principal.accountId, request.query.page, request.principal.userId),
     });
   };
 }

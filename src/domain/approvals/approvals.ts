@@ -39,11 +39,9 @@ export function reviewView(row: PostReviewRow) {
   };
 }
 
-/** The first words of a post, for notifications. */
-export function excerpt(content: string): string {
-  const flat = content.replace(/\s+/g, ' ').trim();
-  return flat.length > 60 ? `${flat.slice(0, 57)}…` : flat || '(no text)';
-}
+import { excerpt } from '../notifications.ts';
+
+export { excerpt };
 
 /** Whether a post waits for an owner's or admin's decision: the one rule for lists and for returning it. */
 export function awaitsApproval(post: Pick<PostRow, 'state' | 'approval'>): boolean {

@@ -33,6 +33,7 @@ import {
 import { shortenLinks, type PendingLinks } from './shortlinks.ts';
 import { contentProblems, type ContentProblem } from '../../providers/content-rules.ts';
 import { validateSettings } from './provider-settings.ts';
+import { excerpt } from '../notifications.ts';
 
 type Entry = CreatePostsBody['posts'][number];
 type Tag = { value: string; label: string };
@@ -133,12 +134,6 @@ export interface RetryingPost {
   lastReason: string;
   excerpt: string;
   channel: { id: string; name: string };
-}
-
-/** The start of a post's text, for a line that names it. */
-export function excerpt(content: string, length = 80): string {
-  const flat = content.replace(/\s+/g, ' ').trim();
-  return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
 }
 
 export class Posts {
