@@ -259,7 +259,8 @@ export class Channels {
     accountId: string,
     providerId: string,
     connected: ConnectResult,
-    input: { name?: string; timeZone?: string; postingTimes?: string[]; customer?: string } = {},
+    /** newChannelZone: the zone a channel created here starts in; unlike timeZone it leaves an existing channel's alone. */
+    input: { name?: string; timeZone?: string; newChannelZone?: string; postingTimes?: string[]; customer?: string } = {},
   ): Promise<{ id: string; created: boolean }> {
     const now = Date.now();
     const externalId = connected.externalIdIsSecret ? this.secretExternalId(providerId, connected.externalId) : connected.externalId;
@@ -306,7 +307,7 @@ export class Channels {
           provider: providerId,
           external_id: externalId,
           customer_id: input.customer ?? null,
-          time_zone: input.timeZone ?? 'UTC',
+          time_zone: input.timeZone ?? input.newChannelZone ?? 'UTC',
           posting_times: postingTimesJson(input.postingTimes ?? DEFAULT_POSTING_TIMES),
           default_settings: '{}',
           disabled: 0,

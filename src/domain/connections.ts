@@ -16,6 +16,7 @@ import type { ConnectResult, NetworkContext, Provider } from '../providers/types
 import type { Channels } from './channels.ts';
 import { connectFailure } from './channels.ts';
 import { ApiError, invalidField, notFound } from './errors.ts';
+import { isTimeZone } from '../lib/time.ts';
 
 /** How long the user has to finish at the network (and to pick an account). */
 export const CONNECT_WINDOW_MS = 15 * 60_000;
@@ -25,6 +26,8 @@ interface Pending {
   stash: Record<string, unknown>;
   /** Step 2: the accounts the user may pick from. */
   choices?: ConnectResult[];
+  /** The zone of the person connecting (the `timeZone` option): a channel created by this connection starts in it. */
+  timeZone?: string;
 }
 
 export type Finished =
@@ -73,8 +76,11 @@ export class Connections {
   }
 
   /** Starts a connection for the account; `options` are provider-specific (e.g. a Mastodon instance). */
-  async start(accountId: string, identifier: string, options: Record<string, string>): Promise<{ url: string }> {
+  async start(accountId: string, identifier: string, startOptions: Record<string, string>): Promise<{ url: string }> {
     const provider = this.oauthProvider(identifier);
+    // Herald's own option, not the network's: the zone a new channel starts in (the web app sends the browser's).
+    const { timeZone, ...options } = startOptions;
+    if (timeZone !== undefined && !isTimeZone(timeZone)) throw invalidField('timeZone', 'must be an IANA time zone such as Europe/Berlin');
     const state = crypto.randomBytes(24).toString('base64url');
     const pkce = provider.oauth.pkce ? pkcePair() : undefined;
     let started;
@@ -90,7 +96,7 @@ export class Connections {
       throw connectFailure(provider, err);
     }
     const now = Date.now();
-    const pending: Pending = { verifier: pkce?.verifier, stash: started.stash ?? {} };
+    const pending: Pending = { verifier: pkce?.verifier, stash: started.stash ?? {}, timeZone };
     await this.db
       .insertInto('connect_requests')
       .values({
@@ -137,7 +143,7 @@ export class Connections {
       throw connectFailure(provider, err);
     }
     if (results.length === 0) throw new ApiError('nothing_to_connect', `${provider.name} has no account this login can publish to`);
-    if (results.length === 1) return this.connected(accountId, provider, results[0]);
+    if (results.length === 1) return this.connected(accountId, provider, results[0], pending.timeZone);
     // Several accounts: keep them (sealed, with their tokens) until the user picks one.
     const state = crypto.randomBytes(24).toString('base64url');
     const now = Date.now();
@@ -147,7 +153,7 @@ export class Connections {
         state,
         account_id: accountId,
         provider: provider.identifier,
-        data_sealed: this.box.encrypt(JSON.stringify({ stash: {}, choices: results })),
+        data_sealed: this.box.encrypt(JSON.stringify({ stash: {}, choices: results, timeZone: pending.timeZone } satisfies Pending)),
         created_at: now,
         expires_at: now + CONNECT_WINDOW_MS,
       })
@@ -166,11 +172,11 @@ export class Connections {
     const { accountId, pending } = await this.take(state, identifier);
     const picked = pending.choices?.[index];
     if (!picked) throw invalidField('index', `must be one of the ${pending.choices?.length ?? 0} accounts offered`);
-    return this.connected(accountId, provider, picked);
+    return this.connected(accountId, provider, picked, pending.timeZone);
   }
 
-  private async connected(accountId: string, provider: Provider, result: ConnectResult): Promise<Finished> {
-    const { id: channelId } = await this.channels.save(accountId, provider.identifier, result);
+  private async connected(accountId: string, provider: Provider, result: ConnectResult, timeZone?: string): Promise<Finished> {
+    const { id: channelId } = await this.channels.save(accountId, provider.identifier, result, { newChannelZone: timeZone });
     return { kind: 'connected', channelId, name: result.name, provider };
   }
 

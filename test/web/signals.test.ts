@@ -152,5 +152,45 @@ for (const store of BROWSER_STORES) {
       assert.match(seen[0].content, /Second try/);
       assert.equal(seen[0].link, `/api/public/v1/posts/${laterId}`);
     });
+
+    it('starts a channel added from Paris in Europe/Paris and names the zone in dates, not an offset', async () => {
+      const paris = await chromium.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'Europe/Paris', locale: 'en-US' });
+      await paris.addCookies(
+        [...web.jar].map(([name, value]) => ({ name, value, url: herald.url, httpOnly: name === 'herald_session', sameSite: 'Lax' as const })),
+      );
+      try {
+        const tab = await paris.newPage();
+        await tab.goto(`${herald.url}/channels`);
+        await tab.getByRole('button', { name: 'Add a channel' }).click();
+        await tab.getByRole('button', { name: 'Webhook', exact: true }).click();
+        await tab.getByLabel('Name').fill('Paris desk');
+        await tab.getByLabel('Url').fill(receiver.url);
+        await tab.getByRole('button', { name: 'Connect', exact: true }).click();
+        const channel = await eventually(
+          async () => {
+            const list = (await api('GET', '/integrations')).body as { name: string; id: string; timeZone: string }[];
+            return list.find((c) => c.name === 'Paris desk');
+          },
+          10_000,
+          'the channel added',
+        );
+        assert.equal(channel.timeZone, 'Europe/Paris');
+
+        receiver.respond(() => ({ status: 200 }));
+        const draft = await api('POST', '/posts', {
+          type: 'draft',
+          date: '2026-12-04T08:00:00.000Z',
+          shortLink: false,
+          tags: [],
+          posts: [{ integration: { id: channel.id }, value: [{ content: 'Friday at nine' }] }],
+        });
+        await tab.goto(`${herald.url}/posts/${draft.body[0].postId}`);
+        const when = (await tab.getByText(/^Scheduled for /).textContent()) ?? '';
+        assert.match(when, /9:00 AM Europe\/Paris$/);
+        assert.doesNotMatch(when, /GMT/);
+      } finally {
+        await paris.close();
+      }
+    });
   });
 }

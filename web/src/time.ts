@@ -3,8 +3,7 @@ import type { Prefs } from './prefs.ts';
 import { locale } from './i18n.ts';
 
 export function formatWhen(iso: string | number, prefs: Prefs): string {
-  // Fields one by one: Intl refuses dateStyle and timeStyle together with timeZoneName.
-  return new Intl.DateTimeFormat(locale, {
+  const when = new Intl.DateTimeFormat(locale, {
     year: 'numeric',
     month: 'short',
     day: 'numeric',
@@ -12,8 +11,14 @@ export function formatWhen(iso: string | number, prefs: Prefs): string {
     minute: '2-digit',
     timeZone: prefs.zone,
     hour12: prefs.hour12,
-    timeZoneName: 'short',
   }).format(new Date(iso));
+  // Named by the zone itself: Intl's short name is often only an offset ("GMT+1"), which says neither where nor whether summer time applies.
+  return `${when} ${prefs.zone}`;
+}
+
+/** The zone this browser runs in, as an IANA name (a new channel starts in its creator's zone). */
+export function browserZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
 export function formatBytes(bytes: number): string {

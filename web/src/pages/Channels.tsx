@@ -13,10 +13,12 @@ import { t } from '../i18n.ts';
 import { Avatar, Dialog, ErrorNote, ListTable, Loading, Notice, Secret, TextField, ZoneSelect } from '../components/ui.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
 import { postsInRange } from './Calendar.tsx';
+import { browserZone } from '../time.ts';
 
 /** OAuth networks: off to the network, which sends the person back to Herald and then to this page. */
 export async function reconnect(identifier: string, options: Record<string, unknown> = {}): Promise<void> {
-  const query = new URLSearchParams(Object.entries(options).map(([k, v]) => [k, String(v)]));
+  // timeZone: a channel this creates starts in the person's zone (one that exists keeps its own).
+  const query = new URLSearchParams([...Object.entries(options).map(([k, v]) => [k, String(v)]), ['timeZone', browserZone()]]);
   const { url } = await api<PublicAnswer<'connect'>>('GET', pub(`/social/${identifier}?${query}`));
   window.location.assign(url);
 }
@@ -136,6 +138,7 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
           identifier: chosen.identifier,
           name: name || undefined,
           credentials,
+          timeZone: browserZone(),
         });
         await client.invalidateQueries({ queryKey: keys.channels });
         if (created.secrets) setSecrets(created.secrets);
