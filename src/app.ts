@@ -86,7 +86,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     config,
     store,
     accounts,
-    people: new People(store.db, accounts),
+    people: new People(store.db, accounts, box),
     customers: new Customers(store.db),
     templates: new Templates(store.db),
     oauth: new OAuthServer(store.db),

@@ -45,7 +45,7 @@ import * as approvals from './migrations/020_approvals.ts';
 import * as imports from './migrations/021_imports.ts';
 import * as feedAuthors from './migrations/022_feed_authors.ts';
 import * as reconnectReason from './migrations/023_reconnect_reason.ts';
-import * as changedRowsNotify from './migrations/025_changed_rows_notify.ts';
+import * as quietChangesInvitationLinks from './migrations/025_quiet_changes_invitation_links.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -87,7 +87,7 @@ const migrations: Record<string, Migration> = {
   '021_imports': imports,
   '022_feed_authors': feedAuthors,
   '023_reconnect_reason': reconnectReason,
-  '025_changed_rows_notify': changedRowsNotify,
+  '025_quiet_changes_invitation_links': quietChangesInvitationLinks,
 };
 
 /**

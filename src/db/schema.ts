@@ -337,6 +337,8 @@ export interface InvitationRow {
   created_at: number;
   expires_at: number;
   accepted_at: number | null;
+  /** The token sealed with the secret box (migration 025), so its link can be copied again; null for older invitations. */
+  token_sealed?: string | null;
 }
 
 export interface OAuthAppRow {

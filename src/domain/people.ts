@@ -10,7 +10,7 @@ import type { Database, InvitationRow, UserRole, UserRow } from '../db/schema.ts
 import { isUniqueViolation } from '../db/constraint.ts';
 import { capScopesForRole, scopesToJson } from './scopes.ts';
 import { newId } from '../lib/ids.ts';
-import { randomToken, sha256 } from '../lib/secrets.ts';
+import { randomToken, sha256, type SecretBox } from '../lib/secrets.ts';
 import { iso } from '../lib/time.ts';
 import type { Accounts } from './accounts.ts';
 import { ApiError, invalidField, notFound } from './errors.ts';
@@ -83,6 +83,7 @@ export class People {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly accounts: Accounts,
+    private readonly box: SecretBox,
   ) {}
 
   async hasUsers(): Promise<boolean> {
@@ -216,14 +217,24 @@ export class People {
       created_at: now,
       expires_at: now + INVITATION_TTL_MS,
       accepted_at: null,
+      token_sealed: this.box.encrypt(token),
     };
     await this.db.insertInto('invitations').values(row).execute();
     return { token, invitation: invitationView(row) };
   }
 
-  async invitations(accountId: string): Promise<InvitationView[]> {
-    const rows = await this.db.selectFrom('invitations').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
-    return rows.map(invitationView);
+  /**
+   * The account's invitations. For a person who may invite, each open one (not
+   * accepted, not expired) comes with its token, so its link can be copied again;
+   * the others never see a token.
+   */
+  async invitations(actor: UserRow, now = Date.now()): Promise<(InvitationView & { token: string | null })[]> {
+    const rows = await this.db.selectFrom('invitations').selectAll().where('account_id', '=', actor.account_id).orderBy('created_at').execute();
+    const mayInvite = can(actor.role, 'invite');
+    return rows.map((row) => {
+      const open = mayInvite && row.accepted_at === null && row.expires_at > now && row.token_sealed;
+      return { ...invitationView(row), token: open ? this.box.decrypt(row.token_sealed!) : null };
+    });
   }
 
   async withdrawInvitation(actor: UserRow, id: string): Promise<void> {

@@ -3,7 +3,9 @@
  * the engine retries after 5xx answers shows "retrying", its attempt, next try
  * and last reason on the calendar, the post page and Needs attention; a failure's
  * notification names the post and the channel and leads to the post, and a new
- * member does not inherit what happened before they joined. Real
+ * member does not inherit what happened before they joined; an open
+ * invitation's link can be copied again after a reload and fills in the
+ * invitee's address; a channel added from Paris starts in Paris's zone. Real
  * Herald with its engine, a real receiving server, a real browser.
  */
 import assert from 'node:assert/strict';
@@ -191,6 +193,45 @@ for (const store of BROWSER_STORES) {
       } finally {
         await paris.close();
       }
+    });
+
+    it("lets the owner copy an open invitation's link again after a reload, and fills the invitee's address in", async () => {
+      const invited = await web.app('POST', '/invitations', { email: 'Writer@Example.com', role: 'member' });
+      assert.equal(invited.status, 201, JSON.stringify(invited.body));
+      // Kept sealed: the token is nowhere in the store in clear.
+      const row = await herald.services.store.db.selectFrom('invitations').selectAll().where('id', '=', invited.body.id).executeTakeFirstOrThrow();
+      assert.ok(!JSON.stringify(row).includes(invited.body.token), 'the token is not stored in clear');
+
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: herald.url });
+      await page.goto(`${herald.url}/settings/team`);
+      await page.reload();
+      await page.getByRole('button', { name: 'Copy the invitation link for writer@example.com' }).click();
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      assert.equal(copied, invited.body.signupUrl);
+
+      // Someone who may not invite sees no link.
+      const member = new WebClient(herald.url);
+      await member.logIn('new@example.com');
+      const seen = (await member.app('GET', '/invitations')).body as { id: string; signupUrl: string | null }[];
+      assert.equal(seen.find((i) => i.id === invited.body.id)?.signupUrl, null);
+
+      const invitee = await chromium.newContext();
+      try {
+        const tab = await invitee.newPage();
+        await tab.goto(copied);
+        assert.equal(await tab.getByLabel('Email').inputValue(), 'writer@example.com');
+        await tab.getByLabel('Password').fill('correct horse battery');
+        await tab.getByRole('button', { name: 'Join your team' }).click();
+        await tab.waitForURL(`${herald.url}/`);
+      } finally {
+        await invitee.close();
+      }
+      // Accepted: no link any more.
+      const after = (await web.app('GET', '/invitations')).body as { id: string; accepted: boolean; signupUrl: string | null }[];
+      assert.deepEqual(
+        after.filter((i) => i.id === invited.body.id).map((i) => [i.accepted, i.signupUrl]),
+        [[true, null]],
+      );
     });
   });
 }

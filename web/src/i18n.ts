@@ -491,6 +491,7 @@ const en = {
   'team.role': 'Role',
   'team.invitations': 'Open invitations',
   'team.link': 'Invitation link',
+  'team.copyLink': 'Copy the invitation link for {email}',
   'team.withdraw': 'Withdraw',
   'team.you': '(you)',
   'customers.create': 'Add a customer',

@@ -19,12 +19,20 @@ export function peopleRoutes(services: Services): FastifyPluginAsyncZod {
       return { removed: true, id: request.params.id };
     });
 
-    serve(app, routes.invitations, { hide }, async (request) => people.invitations(request.user.account_id));
+    // The sign-up page's address for an invitation: its token, and the invitee's address to fill in.
+    const signupUrl = (token: string, email: string) => `${config.publicUrl}/signup?${new URLSearchParams({ invitation: token, email })}`;
+
+    serve(app, routes.invitations, { hide }, async (request) =>
+      (await people.invitations(request.user)).map(({ token, ...invitation }) => ({
+        ...invitation,
+        signupUrl: token ? signupUrl(token, invitation.email) : null,
+      })),
+    );
 
     serve(app, routes.invite, { hide }, async (request, reply) => {
       const { token, invitation } = await people.invite(request.user, request.body.email, request.body.role);
-      // The token is shown this once; the invited person signs up with it.
-      return reply.code(201).send({ ...invitation, token, signupUrl: `${config.publicUrl}/signup?invitation=${encodeURIComponent(token)}` });
+      // The invited person signs up with the token; those who may invite can copy the link again while it is open.
+      return reply.code(201).send({ ...invitation, token, signupUrl: signupUrl(token, invitation.email) });
     });
 
     serve(app, routes.withdrawInvitation, { hide }, async (request) => {

@@ -78,6 +78,7 @@ export const invitation = z.object({
   createdAt: z.string(),
   expiresAt: z.string(),
   accepted: z.boolean(),
+  signupUrl: z.string().nullable().describe('the link to send the invitee while the invitation is open (for those who may invite)'),
 });
 
 export const oauthApp = z.object({

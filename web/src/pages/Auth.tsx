@@ -16,8 +16,11 @@ function AuthForm({
   intro,
   submit,
   fields,
+  email,
 }: {
   title: string;
+  /** The address to start with (an invitation's). */
+  email?: string;
   intro?: string;
   submit: (form: FormData) => Promise<Session>;
   fields: ('name' | 'email' | 'password')[];
@@ -54,7 +57,7 @@ function AuthForm({
         )}
         <label>
           {t('auth.email')}
-          <input name="email" type="email" autoComplete="email" required aria-describedby="email-error" />
+          <input name="email" type="email" autoComplete="email" required aria-describedby="email-error" defaultValue={email} />
         </label>
         <FieldError error={error} path="email" id="email-error" />
         <label>
@@ -106,6 +109,7 @@ export function SignUp() {
         title={invitation ? t('auth.signUpInvited') : t('auth.signUp')}
         intro={invitation ? undefined : t('auth.signUpIntro')}
         fields={['name', 'email', 'password']}
+        email={(invitation && params.get('email')) || undefined}
         submit={(form) =>
           api<Session>('POST', '/auth/signup', {
             email: form.get('email'),

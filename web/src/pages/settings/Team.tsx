@@ -4,7 +4,7 @@ import { api, type AppAnswer } from '../../api.ts';
 import { useSession } from '../../data.ts';
 import { t } from '../../i18n.ts';
 import { ApprovalSetting } from '../../components/Approval.tsx';
-import { DeleteButton, ErrorNote, ListTable, Loading, Secret, TextField } from '../../components/ui.tsx';
+import { CopyButton, DeleteButton, ErrorNote, ListTable, Loading, Secret, TextField } from '../../components/ui.tsx';
 import { useSection } from './useSection.ts';
 
 export function Team() {
@@ -55,7 +55,7 @@ export function Team() {
           <ul>
             {invitations.list.data?.map((i) => (
               <li key={i.id}>
-                {i.email} ({i.role}){' '}
+                {i.email} ({i.role}) {i.signupUrl && <CopyButton text={i.signupUrl} label={t('team.copyLink', { email: i.email })} />}{' '}
                 <button type="button" onClick={() => invitations.act(() => api('DELETE', `/invitations/${i.id}`))}>
                   {t('team.withdraw')}
                 </button>

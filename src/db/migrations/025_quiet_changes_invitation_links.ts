@@ -1,6 +1,12 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
+ * Two changes of issue 30 (one migration number was set aside for them).
+ *
+ * Invitations keep their token sealed with the secret box (token_sealed), so an
+ * owner can copy an open invitation's link again after a reload; older
+ * invitations have none and show no link.
+ *
  * PostgreSQL: a watched table NOTIFYs herald_changes only when a statement
  * changed at least one of its rows. Statement triggers fire also for writes that
  * match nothing (the engine's poll runs such an UPDATE every few seconds), and
@@ -11,6 +17,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 const TABLES = ['accounts', 'api_keys', 'channels', 'customers', 'webhooks', 'posts'];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`ALTER TABLE invitations ADD COLUMN token_sealed TEXT`.execute(db);
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
   await sql`
     CREATE OR REPLACE FUNCTION herald_notify_rows_changed() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -38,6 +45,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`ALTER TABLE invitations DROP COLUMN token_sealed`.execute(db);
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
   for (const table of TABLES) {
     for (const event of ['insert', 'update', 'delete', 'truncate']) {
