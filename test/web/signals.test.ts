@@ -96,7 +96,8 @@ for (const store of BROWSER_STORES) {
       const tile = page.getByTestId(`event-${postId}`);
       await tile.waitFor();
       await page.waitForFunction((id) => document.querySelector(`[data-testid="event-${id}"]`)?.getAttribute('data-retrying'), postId);
-      assert.match((await tile.textContent()) ?? '', /Retrying \(attempt \d+\)/);
+      // One word on the tile; the attempt, next try and reason are in its text, read out and shown on hover or focus.
+      assert.match((await tile.textContent()) ?? '', /Retrying.*Retrying: attempt \d+ failed, .*Last reason: .*503/);
       assert.doesNotMatch((await tile.textContent()) ?? '', /Queued/);
 
       // The server comes back: the next try goes through and the retrying marks leave.

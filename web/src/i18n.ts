@@ -63,6 +63,7 @@ const en = {
   'state.ERROR': 'Failed',
   'state.DRAFT': 'Draft',
   'retrying.badge': 'Retrying (attempt {attempt})',
+  'retrying.short': 'Retrying',
   'retrying.detail': 'Retrying: attempt {attempt} failed, {next}. Last reason: {reason}',
   'retrying.next': 'next try {when}',
   'retrying.now': 'trying again now',

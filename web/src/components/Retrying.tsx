@@ -21,8 +21,9 @@ export function useRetrying() {
   });
 }
 
-export function RetryingBadge({ retry }: { retry: Retrying }) {
-  return <span className="state state-retrying">{t('retrying.badge', { attempt: retry.attempt })}</span>;
+/** `short`: one word, where room is scarce (a calendar tile, whose full text says the attempt). */
+export function RetryingBadge({ retry, short = false }: { retry: Retrying; short?: boolean }) {
+  return <span className="state state-retrying">{short ? t('retrying.short') : t('retrying.badge', { attempt: retry.attempt })}</span>;
 }
 
 /** The attempt, the next try and the last reason, in one sentence. */

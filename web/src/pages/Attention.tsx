@@ -85,7 +85,9 @@ export function AttentionPage() {
           <ul className="cards">
             {retried.map((r) => (
               <li key={r.id} className="card" data-testid={`retrying-${r.id}`}>
-                <RetryingBadge retry={r} /> {r.channel.name}
+                <span className="row">
+                  <RetryingBadge retry={r} /> {r.channel.name}
+                </span>
                 <p>
                   <Link to={`/posts/${r.id}`}>{r.excerpt || t('attention.openPost')}</Link>
                 </p>

@@ -228,7 +228,7 @@ export function CalendarPage() {
                 {post.approval === 'pending' || post.approval === 'rejected' ? (
                   <ApprovalBadge approval={post.approval} />
                 ) : retry ? (
-                  <RetryingBadge retry={retry} />
+                  <RetryingBadge retry={retry} short />
                 ) : (
                   <StateBadge state={post.state} />
                 )}
