@@ -6,6 +6,7 @@ import { api } from '../api.ts';
 import { useNotifications, useSession } from '../data.ts';
 import { t } from '../i18n.ts';
 import { useUnreadCount } from '../seen.ts';
+import { forgetAllDrafts } from '../composer/draft-storage.ts';
 
 const LINKS = [
   ['/', 'nav.calendar'],
@@ -57,6 +58,8 @@ export function Layout({ children }: { children: ReactNode }) {
             className="quiet"
             onClick={async () => {
               await api('POST', '/auth/logout').catch(() => undefined);
+              // The next person on this browser must not find this one's unsent posts.
+              forgetAllDrafts();
               client.clear();
               navigate('/signin');
             }}

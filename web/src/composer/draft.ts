@@ -49,8 +49,6 @@ export function blankDraft(zone: string, now = Date.now()): Draft {
 }
 
 /** The key a draft is kept under in the browser: a new post, a post (by id) or a series (`series-{id}`). */
-export const draftStorageKey = (id?: string) => `herald.composer.${id ?? 'new'}`;
-
 /** A saved draft is worth offering back when something was chosen or written. */
 export const hasContent = (draft: Draft) => draft.shared.some((i) => i.content || i.media.length) || draft.channels.length > 0;
 

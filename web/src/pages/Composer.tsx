@@ -10,11 +10,12 @@ import { useMemo, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, pub, type Channel, type Network, type PostDetail, type SeriesDetail, type PublicAnswer } from '../api.ts';
-import { keys, useChannels, useNetworks } from '../data.ts';
+import { keys, useChannels, useNetworks, useSession } from '../data.ts';
 import { t, type MessageKey } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
 import { ErrorNote, Loading, Notice } from '../components/ui.tsx';
-import { blankDraft, draftStorageKey, isRepeating, itemsOf, type Draft } from '../composer/draft.ts';
+import { blankDraft, isRepeating, itemsOf, type Draft } from '../composer/draft.ts';
+import { draftStorageKey, type DraftOwner } from '../composer/draft-storage.ts';
 import { fromPost, fromSeries } from '../composer/from-saved.ts';
 import { composerRequests } from '../composer/request.ts';
 import { useComposerDraft } from '../composer/useComposerDraft.ts';
@@ -43,11 +44,16 @@ export function Composer() {
   const channels = useChannels();
   const networks = useNetworks();
   const prefs = usePrefs();
+  const session = useSession();
   if (channels.isPending || networks.isPending || (source && post.isPending) || (seriesId && series.isPending)) return <Loading />;
   const error = channels.error ?? networks.error ?? post.error ?? series.error;
   if (error) return <ErrorNote error={error} onRetry={() => void Promise.all([channels.refetch(), networks.refetch(), post.refetch(), series.refetch()])} />;
   const start = series.data ? fromSeries(series.data) : post.data ? fromPost(post.data, prefs.zone, !!id) : blankDraft(prefs.zone);
-  const saved = seriesId ? draftStorageKey(`series-${seriesId}`) : id ? draftStorageKey(id) : from ? undefined : draftStorageKey();
+  // The sign-in gate has the session before any page shows.
+  const owner: DraftOwner = { account: session.data!.account.id, user: session.data!.user.id };
+  const storage = draftStorageKey(owner, seriesId ? `series-${seriesId}` : id);
+  // Copying a post starts from that post, not from a draft left earlier.
+  const saved = from && !id && !seriesId ? undefined : storage;
   return (
     <ComposerForm
       key={seriesId ?? source ?? 'new'}
@@ -57,6 +63,7 @@ export function Composer() {
       channels={channels.data!}
       networks={networks.data!}
       restoreFrom={saved}
+      storage={storage}
     />
   );
 }
@@ -82,6 +89,7 @@ function ComposerForm({
   channels,
   networks,
   restoreFrom,
+  storage,
 }: {
   editing?: string;
   /** Editing a repeating post: saved with PUT /series/{id}. */
@@ -90,12 +98,13 @@ function ComposerForm({
   channels: Channel[];
   networks: Network[];
   restoreFrom?: string;
+  /** Where the draft is saved as the person types (theirs, in this account). */
+  storage: string;
 }) {
   const navigate = useNavigate();
   const client = useQueryClient();
   const networkOf = useMemo(() => new Map(networks.map((n) => [n.identifier, n])), [networks]);
   const channelById = useMemo(() => new Map(channels.map((c) => [c.id, c])), [channels]);
-  const storage = editingSeries ? draftStorageKey(`series-${editingSeries}`) : editing ? draftStorageKey(editing) : draftStorageKey();
   const composer = useComposerDraft({
     start,
     restoreFrom,

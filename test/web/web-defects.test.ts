@@ -1,0 +1,126 @@
+/**
+ * The web application's defects of issue 30 in a real browser: drafts that
+ * leaked from one person to the next, reconnecting a Mastodon channel from
+ * Needs attention, a drag that said nothing, messages that misled, pages wider
+ * than a phone, and the smaller ones (titles, focus, labels, alt text).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { caller, startHerald, type Caller, type TestHerald } from '../helpers/herald.ts';
+import { storeSuite } from '../helpers/stores.ts';
+import {
+  BROWSER_STORES,
+  browserContext,
+  browserSuite,
+  describeViolations,
+  ensureWebBuilt,
+  launchBrowser,
+  type ContextOptions,
+  seriousA11yViolations,
+} from '../helpers/browser.ts';
+import { WebClient } from '../accounts/web-client.ts';
+import { connectOAuth } from '../helpers/connect.ts';
+import { startMastodonFake, type MastodonFake } from '../fakes/mastodon.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
+import { teardown } from '../helpers/teardown.ts';
+
+const PASSWORD = 'correct horse battery';
+const DAY = 86_400_000;
+const browser = browserSuite();
+
+for (const store of BROWSER_STORES) {
+  describe(`web application defects (${store})`, { skip: storeSuite(store).skip || browser.skip }, () => {
+    let herald: TestHerald;
+    let chromium: Browser;
+    let mastodon: MastodonFake;
+    let receiver: WebhookReceiver;
+    let owner: WebClient;
+    let member: WebClient;
+    let accountId = '';
+    let key: Caller;
+    const channels = { webhook: '', mastodon: '' };
+
+    /** A browser context signed in as `person` (their session cookies), or without any session. */
+    const contextOf = (person?: WebClient, options: ContextOptions = {}) => browserContext(chromium, herald.url, person, options);
+    const signedIn = async (person: WebClient, options: ContextOptions = {}): Promise<{ context: BrowserContext; page: Page }> => {
+      const context = await contextOf(person, options);
+      return { context, page: await context.newPage() };
+    };
+
+    before(async () => {
+      ensureWebBuilt();
+      mastodon = await startMastodonFake();
+      receiver = await startWebhookReceiver();
+      herald = await startHerald(store, { env: { HERALD_POSTS_PER_HOUR: '1000' } });
+      owner = new WebClient(herald.url);
+      const signed = await owner.signUp('owner@example.com', PASSWORD, { name: 'Olivia Owner' });
+      accountId = signed.body.account.id;
+      const invited = await owner.app('POST', '/invitations', { email: 'member@example.com', role: 'member' });
+      member = new WebClient(herald.url);
+      await member.signUp('member@example.com', PASSWORD, { name: 'Max Member', invitation: invited.body.token });
+      const apiKey = (await herald.services.accounts.createKey(accountId, 'test')).key;
+      key = caller(herald.api, apiKey);
+      const hook = await key('POST', '/integrations', { identifier: 'webhook', name: 'Web receiver', credentials: { url: receiver.url } });
+      assert.equal(hook.status, 201, JSON.stringify(hook.body));
+      channels.webhook = hook.body.id;
+      const toot = await connectOAuth(herald, { id: accountId, key: apiKey, call: key }, 'mastodon', { query: { instance: mastodon.url } });
+      channels.mastodon = toot.id;
+      chromium = await launchBrowser();
+    });
+    after(() =>
+      teardown(
+        () => chromium?.close(),
+        () => herald?.close(),
+        () => mastodon?.close(),
+        () => receiver?.close(),
+      ),
+    );
+
+    describe('drafts belong to the person who wrote them', () => {
+      const PRIVATE = 'Private: salary review notes for Max';
+
+      async function leaveDraft(page: Page): Promise<void> {
+        await page.goto(herald.url + '/compose');
+        await page.getByLabel('Post', { exact: true }).fill(PRIVATE);
+        // Saved as the person types.
+        await page.waitForFunction((text) => Object.values(localStorage).some((v) => v.includes(text)), PRIVATE);
+      }
+
+      it('another person signed in on the same browser does not get them', async () => {
+        const { context, page } = await signedIn(owner);
+        await leaveDraft(page);
+        // The member's session replaces the owner's (a lapsed session, or cookies cleared), without signing out.
+        await context.clearCookies();
+        await context.addCookies(
+          [...member.jar].map(([name, value]) => ({ name, value, url: herald.url, httpOnly: name === 'herald_session', sameSite: 'Lax' as const })),
+        );
+        await page.goto(herald.url + '/compose');
+        await page.getByRole('heading', { name: 'New post' }).waitFor();
+        assert.equal(await page.getByLabel('Post', { exact: true }).inputValue(), '');
+        assert.equal(await page.getByText('Your unsaved post was restored.').count(), 0);
+        // The owner, back on this browser, finds their draft.
+        await context.clearCookies();
+        await context.addCookies(
+          [...owner.jar].map(([name, value]) => ({ name, value, url: herald.url, httpOnly: name === 'herald_session', sameSite: 'Lax' as const })),
+        );
+        await page.goto(herald.url + '/compose');
+        await page.getByText('Your unsaved post was restored.').waitFor();
+        assert.equal(await page.getByLabel('Post', { exact: true }).inputValue(), PRIVATE);
+        await context.close();
+      });
+
+      it('signing out removes them from the browser', async () => {
+        const { context, page } = await signedIn(owner);
+        await leaveDraft(page);
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.waitForURL(/\/signin$/);
+        const left = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('herald.composer.')));
+        assert.deepEqual(left, []);
+        await context.close();
+        // The owner's session ended with the sign-out: a new one for the tests that follow.
+        assert.equal((await owner.logIn('owner@example.com', PASSWORD)).status, 200);
+      });
+    });
+  });
+}
