@@ -122,5 +122,47 @@ for (const store of BROWSER_STORES) {
         assert.equal((await owner.logIn('owner@example.com', PASSWORD)).status, 200);
       });
     });
+
+    describe('connecting and reconnecting channels', () => {
+      it('reconnects a Mastodon channel from Needs attention through the instance form, as the Channels page does', async () => {
+        await herald.services.store.db.updateTable('channels').set({ needs_reconnect: 1 }).where('id', '=', channels.mastodon).execute();
+        const { context, page } = await signedIn(owner);
+        await page.goto(herald.url + '/attention');
+        await page.getByRole('heading', { name: 'Channels to reconnect' }).waitFor();
+        await page.getByRole('button', { name: 'Reconnect', exact: true }).click();
+        const dialog = page.getByRole('dialog', { name: 'Reconnect Herald Test' });
+        await dialog.getByLabel('Instance').fill(mastodon.url);
+        await dialog.getByRole('button', { name: 'Continue to Mastodon' }).click();
+        // The instance sends the person back through Herald to the Channels page.
+        await page.waitForURL(/\/channels\?connected=/);
+        await page.getByText('Channel connected.').waitFor();
+        const row = await herald.services.store.db
+          .selectFrom('channels')
+          .select('needs_reconnect')
+          .where('id', '=', channels.mastodon)
+          .executeTakeFirstOrThrow();
+        assert.equal(row.needs_reconnect, 0);
+        await context.close();
+      });
+
+      it("names the field in a sentence, once, and keeps one network's complaint off the next network's form", async () => {
+        const { context, page } = await signedIn(owner);
+        await page.goto(herald.url + '/channels');
+        await page.getByRole('button', { name: 'Add a channel' }).click();
+        await page.getByRole('button', { name: 'Bluesky', exact: true }).click();
+        await page.getByRole('button', { name: 'Connect', exact: true }).click();
+        await page.locator('#credentials-identifier-error').getByText('Identifier is required.', { exact: true }).waitFor();
+        await page.locator('#credentials-password-error').getByText('Password is required.', { exact: true }).waitFor();
+        const dialog = page.getByRole('dialog');
+        const text = await dialog.innerText();
+        assert.equal(text.match(/Identifier is required/g)?.length, 1, 'each problem is said beside its field only');
+        assert.doesNotMatch(text, /Invalid input|received undefined/);
+        await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+        await dialog.getByRole('button', { name: 'Webhook', exact: true }).click();
+        await dialog.getByRole('heading', { name: 'Connect Webhook' }).waitFor();
+        assert.equal(await dialog.locator('.field-error, .note-error').count(), 0, "Bluesky's complaints stay with Bluesky");
+        await context.close();
+      });
+    });
   });
 }

@@ -45,6 +45,10 @@ const en = {
   'error.network': 'Herald could not be reached. Check your connection and try again.',
   'error.generic': 'Something went wrong: {message}',
   'error.title': 'This did not work',
+  'form.required': '{field} is required.',
+  'form.requiredUnnamed': 'This is required.',
+  'form.problem': '{field}: {message}',
+  'form.checkFields': 'Nothing was saved: correct what is marked beside the fields.',
 
   'auth.signIn': 'Sign in',
   'auth.signUp': 'Create the owner account',
@@ -341,6 +345,7 @@ const en = {
   'channels.add': 'Add a channel',
   'channels.none': 'No channel connected yet.',
   'channels.reconnect': 'Reconnect',
+  'channels.reconnectTitle': 'Reconnect {name}',
   'channels.needsReconnect': '{network} revoked access: reconnect',
   'channels.disabled': 'Disabled',
   'channels.active': 'Active',

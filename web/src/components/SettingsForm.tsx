@@ -62,7 +62,7 @@ export function SchemaFields({
                 {label(name)}
               </label>
               {help}
-              <FieldError error={error} path={errorPath ? `${errorPath}.${name}` : name} id={`${id}-error`} />
+              <FieldError error={error} path={errorPath ? `${errorPath}.${name}` : name} id={`${id}-error`} label={label(name)} />
             </div>
           );
         } else if (kind === 'enum') {
@@ -144,7 +144,7 @@ export function SchemaFields({
             </label>
             {input}
             {help}
-            <FieldError error={error} path={errorPath ? `${errorPath}.${name}` : name} id={`${id}-error`} />
+            <FieldError error={error} path={errorPath ? `${errorPath}.${name}` : name} id={`${id}-error`} label={label(name)} />
           </div>
         );
       })}

@@ -3,6 +3,7 @@ import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
 import { allZones } from '../prefs.ts';
 import { ApiError, type FieldProblem, type PostState } from '../api.ts';
 import { t } from '../i18n.ts';
+import { fieldSentence } from '../field-message.ts';
 
 export function Avatar({ src, name, size = 28 }: { src: string | null | undefined; name: string; size?: number }) {
   const [broken, setBroken] = useState(false);
@@ -50,14 +51,30 @@ export function problemsAt(error: unknown, path: string): FieldProblem[] {
   return error.fields.filter((f) => f.path === path || f.path.startsWith(`${path}.`));
 }
 
-export function FieldError({ error, path, id }: { error: unknown; path: string; id?: string }) {
+/** The API's problems with one field, beside it, in sentences naming the field (`label`). */
+export function FieldError({ error, path, id, label }: { error: unknown; path: string; id?: string; label?: string }) {
   const found = problemsAt(error, path);
   if (found.length === 0) return null;
   return (
     <p className="field-error" id={id} role="alert">
-      {found.map((f) => f.message).join('; ')}
+      {found.map((f) => fieldSentence(label, f.message)).join(' ')}
     </p>
   );
+}
+
+/**
+ * A form's failure under its fields: when the API named fields, their problems
+ * are already beside them, so this only points there (saying it twice confuses).
+ */
+export function FormErrorNote({ error }: { error: unknown }) {
+  if (error instanceof ApiError && error.fields.length > 0) {
+    return (
+      <div className="note note-error" role="alert">
+        <p>{t('form.checkFields')}</p>
+      </div>
+    );
+  }
+  return <ErrorNote error={error} />;
 }
 
 /** `label` names what is copied when a page has several (it must start with the button's visible word, "Copy"). */
@@ -173,7 +190,7 @@ export function TextField({
         {label}
         <input type={type} value={value} onChange={(e) => onChange(e.target.value)} aria-describedby={`${id}-error`} />
       </label>
-      <FieldError error={error} path={path} id={`${id}-error`} />
+      <FieldError error={error} path={path} id={`${id}-error`} label={label} />
     </>
   );
 }

@@ -3,14 +3,14 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, pub } from '../api.ts';
-import { keys, useChannels } from '../data.ts';
+import { keys, useChannels, useNetworks } from '../data.ts';
 import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
 import { Avatar, ErrorNote, Loading, Notice } from '../components/ui.tsx';
 import { postsInRange } from './Calendar.tsx';
-import { reconnect } from './Channels.tsx';
 import { RetryingBadge, retryingText, useRetrying } from '../components/Retrying.tsx';
+import { ReconnectButton } from '../channels/connect.tsx';
 
 const DAY = 86_400_000;
 
@@ -18,6 +18,7 @@ export function AttentionPage() {
   const prefs = usePrefs();
   const client = useQueryClient();
   const channels = useChannels();
+  const networks = useNetworks();
   const failed = useQuery({
     queryKey: [...keys.posts, 'failed'],
     queryFn: async () =>
@@ -25,7 +26,7 @@ export function AttentionPage() {
   });
   const retrying = useRetrying();
   const [error, setError] = useState<unknown>();
-  if (failed.isPending || channels.isPending) return <Loading />;
+  if (failed.isPending || channels.isPending || networks.isPending) return <Loading />;
   const cut = (channels.data ?? []).filter((c) => c.needsReconnect);
   const retried = [...(retrying.data?.values() ?? [])];
   return (
@@ -41,9 +42,9 @@ export function AttentionPage() {
               <li key={c.id} className="card">
                 <Avatar src={c.picture} name={c.name} /> {c.name} <small>{c.identifier}</small>
                 <p>{t('channels.needsReconnect', { network: c.identifier })}</p>
-                <button type="button" className="primary" onClick={() => reconnect(c.identifier).catch(setError)}>
+                <ReconnectButton channel={c} network={networks.data?.find((n) => n.identifier === c.identifier)} className="primary">
                   {t('channels.reconnect')}
-                </button>
+                </ReconnectButton>
               </li>
             ))}
           </ul>

@@ -4,33 +4,24 @@
  * server lacks for those not configured, OAuth through the network and back,
  * credentials through a form built from the network's own schema.
  */
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, pub, type Channel, type Network, type AppAnswer, type PublicAnswer } from '../api.ts';
 import { keys, useAction, useChannels, useNetworks } from '../data.ts';
 import { t } from '../i18n.ts';
-import { Avatar, Dialog, ErrorNote, ListTable, Loading, Notice, Secret, TextField, ZoneSelect } from '../components/ui.tsx';
+import { Avatar, Dialog, ErrorNote, FieldError, FormErrorNote, ListTable, Loading, Notice, Secret, TextField, ZoneSelect } from '../components/ui.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
 import { postsInRange } from './Calendar.tsx';
 import { browserZone } from '../time.ts';
-
-/** OAuth networks: off to the network, which sends the person back to Herald and then to this page. */
-export async function reconnect(identifier: string, options: Record<string, unknown> = {}): Promise<void> {
-  // timeZone: a channel this creates starts in the person's zone (one that exists keeps its own).
-  const query = new URLSearchParams([...Object.entries(options).map(([k, v]) => [k, String(v)]), ['timeZone', browserZone()]]);
-  const { url } = await api<PublicAnswer<'connect'>>('GET', pub(`/social/${identifier}?${query}`));
-  window.location.assign(url);
-}
+import { goToNetwork, NetworkForm, ReconnectButton, StartOptionsForm } from '../channels/connect.tsx';
 
 export function ChannelsPage() {
   const channels = useChannels();
   const networks = useNetworks();
   const [params] = useSearchParams();
-  // true: pick a network; a network: straight to its form (reconnecting one that asks for something first).
-  const [adding, setAdding] = useState<boolean | Network>(false);
+  const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<Channel>();
-  const [error, setError] = useState<unknown>();
   if (channels.isPending || networks.isPending) return <Loading />;
   const nameOf = new Map((networks.data ?? []).map((n) => [n.identifier, n.name]));
   return (
@@ -42,7 +33,7 @@ export function ChannelsPage() {
         </button>
       </div>
       {params.get('connected') && <Notice kind="success">{t('channels.connected')}</Notice>}
-      <ErrorNote error={channels.error ?? networks.error ?? error} onRetry={() => void channels.refetch()} />
+      <ErrorNote error={channels.error ?? networks.error} onRetry={() => void channels.refetch()} />
       {channels.data?.length === 0 && <p>{t('channels.none')}</p>}
       <ListTable headers={[t('common.name'), t('channels.network'), t('channels.customer'), t('channels.state')]}>
         {channels.data?.map((c) => (
@@ -54,17 +45,9 @@ export function ChannelsPage() {
             <td>{c.customer?.name ?? '—'}</td>
             <td>
               {c.needsReconnect ? (
-                <button
-                  type="button"
-                  className="danger"
-                  onClick={() => {
-                    const network = networks.data?.find((n) => n.identifier === c.identifier);
-                    if (network?.startOptions) setAdding(network);
-                    else reconnect(c.identifier).catch(setError);
-                  }}
-                >
+                <ReconnectButton channel={c} network={networks.data?.find((n) => n.identifier === c.identifier)} className="danger">
                   {t('channels.needsReconnect', { network: nameOf.get(c.identifier) ?? c.identifier })}
-                </button>
+                </ReconnectButton>
               ) : c.disabled ? (
                 t('channels.disabled')
               ) : (
@@ -79,8 +62,8 @@ export function ChannelsPage() {
           </tr>
         ))}
       </ListTable>
-      <Dialog title={t('channels.add')} open={adding !== false} onClose={() => setAdding(false)}>
-        <AddChannel networks={networks.data ?? []} initial={typeof adding === 'object' ? adding : undefined} onDone={() => setAdding(false)} />
+      <Dialog title={t('channels.add')} open={adding} onClose={() => setAdding(false)}>
+        <AddChannel networks={networks.data ?? []} onDone={() => setAdding(false)} />
       </Dialog>
       <Dialog title={editing?.name ?? ''} open={!!editing} onClose={() => setEditing(undefined)}>
         {editing && (
@@ -91,87 +74,12 @@ export function ChannelsPage() {
   );
 }
 
-function AddChannel({ networks, initial, onDone }: { networks: Network[]; initial?: Network; onDone: () => void }) {
-  const client = useQueryClient();
-  const [chosen, setChosen] = useState<Network | undefined>(initial);
-  const [options, setOptions] = useState<Record<string, unknown>>({});
-  const [credentials, setCredentials] = useState<Record<string, unknown>>({});
-  const [name, setName] = useState('');
+function AddChannel({ networks, onDone }: { networks: Network[]; onDone: () => void }) {
+  const [chosen, setChosen] = useState<Network>();
   const [error, setError] = useState<unknown>();
-  const [secrets, setSecrets] = useState<Record<string, string>>();
-  if (secrets) {
-    return (
-      <div>
-        <Notice kind="success">{t('channels.connected')}</Notice>
-        <p>{t('channels.secrets', { name: chosen?.name ?? '' })}</p>
-        {Object.entries(secrets).map(([k, v]) => (
-          <Secret key={k} label={k} value={v} />
-        ))}
-        <button type="button" onClick={onDone}>
-          {t('common.close')}
-        </button>
-      </div>
-    );
-  }
-  if (chosen?.startOptions) {
-    return (
-      <NetworkForm
-        title={t('channels.credentialsFor', { name: chosen.name })}
-        note={chosen.note}
-        submitLabel={t('channels.connectWith', { name: chosen.name })}
-        error={error}
-        onCancel={() => setChosen(undefined)}
-        onSubmit={() => {
-          setError(undefined);
-          reconnect(chosen.identifier, options).catch(setError);
-        }}
-      >
-        <SchemaFields schema={chosen.startOptions} value={options} onChange={setOptions} idPrefix="start" error={error} errorPath="" />
-      </NetworkForm>
-    );
-  }
-  if (chosen?.auth === 'credentials') {
-    const connect = async () => {
-      setError(undefined);
-      try {
-        const created = await api<PublicAnswer<'createIntegration'>>('POST', pub('/integrations'), {
-          identifier: chosen.identifier,
-          name: name || undefined,
-          credentials,
-          timeZone: browserZone(),
-        });
-        await client.invalidateQueries({ queryKey: keys.channels });
-        if (created.secrets) setSecrets(created.secrets);
-        else onDone();
-      } catch (err) {
-        setError(err);
-      }
-    };
-    return (
-      <NetworkForm
-        title={t('channels.credentialsFor', { name: chosen.name })}
-        note={chosen.note}
-        submitLabel={t('channels.connect')}
-        error={error}
-        onCancel={() => setChosen(undefined)}
-        onSubmit={connect}
-      >
-        <label>
-          {t('common.name')}
-          <input value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <SchemaFields
-          schema={chosen.credentials ?? {}}
-          value={credentials}
-          onChange={setCredentials}
-          idPrefix="credentials"
-          error={error}
-          errorPath="credentials"
-          secretFields
-        />
-      </NetworkForm>
-    );
-  }
+  // Each network's form starts empty: nothing typed or refused for one shows on the next.
+  if (chosen?.startOptions) return <StartOptionsForm key={chosen.identifier} network={chosen} onCancel={() => setChosen(undefined)} />;
+  if (chosen?.auth === 'credentials') return <CredentialsForm key={chosen.identifier} network={chosen} onCancel={() => setChosen(undefined)} onDone={onDone} />;
   return (
     <div>
       <p>{t('channels.pickNetwork')}</p>
@@ -185,7 +93,11 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
                 type="button"
                 disabled={!n.configured}
                 aria-describedby={n.configured ? undefined : `missing-${n.identifier}`}
-                onClick={() => (n.auth === 'credentials' || n.startOptions ? setChosen(n) : reconnect(n.identifier).catch(setError))}
+                onClick={() => {
+                  setError(undefined);
+                  if (n.auth === 'credentials' || n.startOptions) setChosen(n);
+                  else goToNetwork(n.identifier).catch(setError);
+                }}
               >
                 {n.name}
                 {networks.some((o) => o !== n && o.name === n.name) && <small> ({n.identifier})</small>}
@@ -202,44 +114,67 @@ function AddChannel({ networks, initial, onDone }: { networks: Network[]; initia
   );
 }
 
-/** What a network asks before connecting (credentials, or where to go), with the API's complaints. */
-function NetworkForm({
-  title,
-  note,
-  submitLabel,
-  error,
-  onCancel,
-  onSubmit,
-  children,
-}: {
-  title: string;
-  note?: string | null;
-  submitLabel: string;
-  error: unknown;
-  onCancel: () => void;
-  onSubmit: () => unknown;
-  children: ReactNode;
-}) {
-  return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSubmit();
-      }}
-    >
-      <h3>{title}</h3>
-      {note && <Notice>{note}</Notice>}
-      {children}
-      <ErrorNote error={error} />
-      <div className="row">
-        <button type="button" onClick={onCancel}>
-          {t('common.cancel')}
-        </button>
-        <button type="submit" className="primary">
-          {submitLabel}
+/** A network connected with credentials typed here (a token, an address): its secrets, if it makes any, shown once. */
+function CredentialsForm({ network, onCancel, onDone }: { network: Network; onCancel: () => void; onDone: () => void }) {
+  const client = useQueryClient();
+  const [credentials, setCredentials] = useState<Record<string, unknown>>({});
+  const [name, setName] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [secrets, setSecrets] = useState<Record<string, string>>();
+  if (secrets) {
+    return (
+      <div>
+        <Notice kind="success">{t('channels.connected')}</Notice>
+        <p>{t('channels.secrets', { name: network.name })}</p>
+        {Object.entries(secrets).map(([k, v]) => (
+          <Secret key={k} label={k} value={v} />
+        ))}
+        <button type="button" onClick={onDone}>
+          {t('common.close')}
         </button>
       </div>
-    </form>
+    );
+  }
+  const connect = async () => {
+    setError(undefined);
+    try {
+      const created = await api<PublicAnswer<'createIntegration'>>('POST', pub('/integrations'), {
+        identifier: network.identifier,
+        name: name || undefined,
+        credentials,
+        timeZone: browserZone(),
+      });
+      await client.invalidateQueries({ queryKey: keys.channels });
+      if (created.secrets) setSecrets(created.secrets);
+      else onDone();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <NetworkForm
+      title={t('channels.credentialsFor', { name: network.name })}
+      note={network.note}
+      submitLabel={t('channels.connect')}
+      error={error}
+      onCancel={onCancel}
+      onSubmit={connect}
+    >
+      <label>
+        {t('common.name')}
+        <input value={name} onChange={(e) => setName(e.target.value)} aria-describedby="credentials-name-error" />
+      </label>
+      <FieldError error={error} path="name" id="credentials-name-error" label={t('common.name')} />
+      <SchemaFields
+        schema={network.credentials ?? {}}
+        value={credentials}
+        onChange={setCredentials}
+        idPrefix="credentials"
+        error={error}
+        errorPath="credentials"
+        secretFields
+      />
+    </NetworkForm>
   );
 }
 
@@ -315,7 +250,7 @@ function EditChannel({ channel, network, onDone }: { channel: Channel; network?:
         <input type="checkbox" checked={form.disabled} onChange={(e) => setForm({ ...form, disabled: e.target.checked })} />
         {t('channels.disable')}
       </label>
-      <ErrorNote error={error} />
+      <FormErrorNote error={error} />
       <div className="row">
         <button type="submit" className="primary">
           {t('common.save')}
