@@ -164,5 +164,72 @@ for (const store of BROWSER_STORES) {
         await context.close();
       });
     });
+
+    describe('dragging on the calendar', () => {
+      // Two days ahead at 10:00 UTC, and the neighbouring day in the same week row (weeks start on Monday).
+      const day = Math.floor(Date.now() / DAY) * DAY + 2 * DAY + 10 * 3_600_000;
+      const delta = new Date(day).getUTCDay() === 0 ? -DAY : DAY;
+      const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+      const publishAt = async (id: string) =>
+        (await herald.services.store.db.selectFrom('posts').select('publish_at').where('id', '=', id).executeTakeFirstOrThrow()).publish_at;
+
+      async function schedule(content: string): Promise<string> {
+        const created = await key('POST', '/posts', {
+          type: 'schedule',
+          date: new Date(day).toISOString(),
+          posts: [{ integration: { id: channels.webhook }, value: [{ content }] }],
+        });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        return created.body[0].postId;
+      }
+
+      /** Drags a post to the neighbouring day, on a window too short to show the page's top while the post is in view. */
+      async function dragToNextDay(page: Page, id: string): Promise<void> {
+        const event = page.getByTestId(`event-${id}`);
+        await event.scrollIntoViewIfNeeded();
+        const from = (await event.boundingBox())!;
+        const to = (await page
+          .locator(`[data-date="${utcDate(day + delta)}"]`)
+          .first()
+          .boundingBox())!;
+        await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(from.x + from.width / 2 + 5, from.y + from.height / 2 + 5, { steps: 3 });
+        await page.mouse.move(to.x + to.width / 2, from.y + from.height / 2, { steps: 12 });
+        await page.mouse.up();
+      }
+
+      /** The message is in the window, where the person looks. */
+      async function inView(page: Page, text: RegExp): Promise<void> {
+        const message = page.getByTestId('announcer').getByText(text);
+        await message.waitFor();
+        const box = (await message.boundingBox())!;
+        const height = page.viewportSize()!.height;
+        assert.ok(box.y >= 0 && box.y + box.height <= height, `the message is at ${box.y} px in a ${height} px window`);
+      }
+
+      it('says why a published post does not move, and announces a move where the person looks', async () => {
+        const published = await schedule('Went out already');
+        await herald.services.store.db.updateTable('posts').set({ state: 'PUBLISHED' }).where('id', '=', published).execute();
+        const queued = await schedule('Still to go');
+        const { context, page } = await signedIn(owner);
+        await page.setViewportSize({ width: 1280, height: 520 });
+        await page.goto(herald.url + '/');
+        await page.getByRole('heading', { name: 'Calendar' }).waitFor();
+        if (utcDate(day).slice(0, 7) !== utcDate(Date.now()).slice(0, 7)) await page.getByRole('button', { name: 'Next' }).click();
+        await page.getByTestId(`event-${queued}`).waitFor();
+        // The live region is in the page before anything is said, so screen readers announce what appears in it.
+        assert.equal(await page.getByTestId('announcer').getAttribute('aria-live'), 'polite');
+
+        await dragToNextDay(page, published);
+        await inView(page, /a published post stays where it went out/);
+        assert.equal(await publishAt(published), day);
+
+        await dragToNextDay(page, queued);
+        await inView(page, /^Moved to/);
+        assert.equal(await publishAt(queued), day + delta);
+        await context.close();
+      });
+    });
   });
 }

@@ -83,6 +83,8 @@ const en = {
   'calendar.connect': 'Connect a channel',
   'calendar.moved': 'Moved to {when}',
   'calendar.moveRefused': 'Not moved: {message}',
+  'calendar.publishedStays': 'Not moved: a published post stays where it went out. To post it again, open it and duplicate it.',
+  'calendar.sendingStays': 'Not moved: this post is being sent right now.',
   'calendar.failedBecause': 'Failed: {reason}',
   'calendar.views': 'Views',
   'calendar.day': 'Day',

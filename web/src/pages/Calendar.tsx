@@ -17,7 +17,7 @@ import '@fullcalendar/react/themes/classic/theme.css';
 import '@fullcalendar/react/themes/classic/palette.css';
 import { api, pub, type PostState, type PostSummary, type AppAnswer, type PublicAnswer } from '../api.ts';
 import { keys, useChannels } from '../data.ts';
-import { locale, t } from '../i18n.ts';
+import { locale, t, type MessageKey } from '../i18n.ts';
 import { setZone, usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
 import { Avatar, ErrorNote, Notice, StateBadge, ZoneSelect } from '../components/ui.tsx';
@@ -25,6 +25,7 @@ import { BulkActions } from '../components/BulkActions.tsx';
 import { ApprovalBadge } from '../components/Approval.tsx';
 import { StateIcon } from '../components/StateIcon.tsx';
 import { RetryingBadge, retryingText, useRetrying } from '../components/Retrying.tsx';
+import { Announcer, type Announcement } from '../components/Announcer.tsx';
 
 const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
 
@@ -35,6 +36,13 @@ export function postsInRange(start: string, end: string) {
   return api<PublicAnswer<'posts'>>('GET', pub(`/posts?startDate=${encodeURIComponent(start)}&endDate=${encodeURIComponent(end)}`)).then((r) => r.posts);
 }
 
+/** Why a post in this state cannot be moved, if it cannot. */
+function unmovable(state: CalendarPost['state']): MessageKey | undefined {
+  if (state === 'PUBLISHED') return 'calendar.publishedStays';
+  if (state === 'PUBLISHING') return 'calendar.sendingStays';
+  return undefined;
+}
+
 export function CalendarPage() {
   const prefs = usePrefs();
   const navigate = useNavigate();
@@ -42,7 +50,7 @@ export function CalendarPage() {
   const channels = useChannels();
   const [range, setRange] = useState<{ start: string; end: string }>();
   const [filter, setFilter] = useState({ channel: '', customer: '', state: '' });
-  const [message, setMessage] = useState<{ kind: 'success' | 'warning'; text: string }>();
+  const [message, setMessage] = useState<Announcement>();
   // Select mode: a click (or Enter) on a post adds it to the selection instead of opening it.
   const [selecting, setSelecting] = useState(false);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
@@ -80,8 +88,8 @@ export function CalendarPage() {
           start: p.publishDate,
           title: p.content.slice(0, 80) || p.integration.name,
           url: `/posts/${p.id}`,
-          // Published posts stay where they went out; one being sent cannot move.
-          editable: p.state !== 'PUBLISHED' && p.state !== 'PUBLISHING',
+          // Every post can be picked up, so a drag that cannot move one says why (eventDrop) instead of doing nothing.
+          editable: true,
           // FullCalendar 7 puts an event's `className` (a string; it ignores `classNames`) on the event's element.
           className: `post-event post-${p.state.toLowerCase()}${chosen.has(p.id) ? ' chosen' : ''}`,
           extendedProps: { post: p },
@@ -163,7 +171,7 @@ export function CalendarPage() {
           />
         )}
       </div>
-      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      <Announcer message={message} onClose={() => setMessage(undefined)} />
       {posts.error && <ErrorNote error={new Error(t('calendar.loadFailed', { message: (posts.error as Error).message }))} onRetry={() => posts.refetch()} />}
       <FullCalendar
         plugins={[classicTheme, dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin]}
@@ -243,6 +251,12 @@ export function CalendarPage() {
           );
         }}
         eventDrop={async (info) => {
+          // Published posts stay where they went out; one being sent cannot move.
+          const stays = unmovable((info.event.extendedProps.post as CalendarPost).state);
+          if (stays) {
+            info.revert();
+            return setMessage({ kind: 'warning', text: t(stays) });
+          }
           try {
             const moved = await api<AppAnswer<'reschedule'>>('PUT', `/posts/${info.event.id}/date`, { date: info.event.start!.toISOString() });
             setMessage({ kind: 'success', text: t('calendar.moved', { when: formatWhen(moved.publishDate, prefs) }) });
