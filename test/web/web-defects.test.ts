@@ -231,5 +231,64 @@ for (const store of BROWSER_STORES) {
         await context.close();
       });
     });
+
+    describe('messages that say what happened', () => {
+      const later = new Date(Date.now() + 3 * DAY).toISOString().slice(0, 10);
+
+      it('confirms saving on several channels, and an edit as an edit', async () => {
+        const { context, page } = await signedIn(owner);
+        await page.goto(herald.url + '/compose');
+        await page.getByRole('checkbox', { name: /Web receiver/ }).check();
+        await page.getByRole('checkbox', { name: /Herald Test/ }).check();
+        await page.getByLabel('Post', { exact: true }).fill('Two channels, one confirmation');
+        await page.getByLabel('Date and time', { exact: true }).fill(`${later}T09:00`);
+        await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+        await page.waitForURL(herald.url + '/');
+        await page.getByTestId('announcer').getByText('2 posts saved, one per channel.').waitFor();
+
+        const created = await key('POST', '/posts', {
+          type: 'schedule',
+          date: `${later}T11:00:00.000Z`,
+          posts: [{ integration: { id: channels.webhook }, value: [{ content: 'To be edited' }] }],
+        });
+        const id = created.body[0].postId;
+        await page.goto(`${herald.url}/posts/${id}/edit`);
+        await page.getByLabel('Post', { exact: true }).fill('Edited, not created');
+        await page.getByRole('button', { name: 'Save changes' }).click();
+        await page.waitForURL(/\/posts\/[^/]+$/);
+        await page.getByText('Changes saved.').waitFor();
+        assert.equal(await page.getByText(/post\(s\) created/).count(), 0, 'an edit does not say a post was created');
+        await context.close();
+      });
+
+      it('says the media library could not be loaded instead of calling it empty', async () => {
+        const { context, page } = await signedIn(owner);
+        // Herald out of reach for the library's list (the connection fails), as on a dropped network.
+        await page.route(/\/api\/app\/public\/v1\/media\?/, (route) => route.abort('connectionfailed'));
+        await page.goto(herald.url + '/media');
+        await page.getByText('The media library could not be loaded').waitFor();
+        assert.equal(await page.getByText('No files yet').count(), 0);
+        await context.close();
+      });
+
+      it('does not call a key "shown this once" beside Reveal, and shows what a webhook test did', async () => {
+        const { context, page } = await signedIn(owner);
+        await page.goto(herald.url + '/settings/developers');
+        await page.getByLabel('Name').fill('nightly export');
+        await page.getByRole('button', { name: 'Create a key' }).click();
+        await page.getByTestId('secret').waitFor();
+        await page.getByText('Reveal shows it again later').waitFor();
+        assert.equal(await page.getByText(/shown this once/i).count(), 0);
+
+        const hook = await key('POST', '/webhooks', { url: receiver.url, events: ['post.published'] });
+        assert.equal(hook.status, 201, JSON.stringify(hook.body));
+        await page.goto(herald.url + '/settings/webhooks');
+        const card = page.getByTestId(`webhook-${hook.body.id}`);
+        await card.getByRole('button', { name: 'Send a test' }).click();
+        await card.getByText('Test event queued').waitFor();
+        await card.getByTestId('delivery').first().waitFor();
+        await context.close();
+      });
+    });
   });
 }

@@ -4,7 +4,7 @@
  * reschedule, kept current by the live stream.
  */
 import { useMemo, useState } from 'react';
-import { Link, useNavigate } from 'react-router-dom';
+import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import FullCalendar from '@fullcalendar/react';
 import dayGridPlugin from '@fullcalendar/react/daygrid';
@@ -50,7 +50,9 @@ export function CalendarPage() {
   const channels = useChannels();
   const [range, setRange] = useState<{ start: string; end: string }>();
   const [filter, setFilter] = useState({ channel: '', customer: '', state: '' });
-  const [message, setMessage] = useState<Announcement>();
+  // What the page that sent the person here confirms (a post saved in the composer, one deleted).
+  const notice = (useLocation().state as { notice?: string } | null)?.notice;
+  const [message, setMessage] = useState<Announcement | undefined>(notice ? { kind: 'success', text: notice } : undefined);
   // Select mode: a click (or Enter) on a post adds it to the selection instead of opening it.
   const [selecting, setSelecting] = useState(false);
   const [chosen, setChosen] = useState<Set<string>>(new Set());

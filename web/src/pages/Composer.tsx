@@ -77,6 +77,12 @@ function submitLabel(draft: Draft, editing: boolean): MessageKey {
   return 'composer.submitSchedule';
 }
 
+/** What the page opened after saving confirms: an edit is not a new post, and several channels make several posts. */
+function savedNotice(count: number, editing: boolean): string {
+  if (editing) return t('composer.updated');
+  return count === 1 ? t('composer.createdOne') : t('composer.createdMany', { count });
+}
+
 function titleOf(editing: boolean, editingSeries: boolean): MessageKey {
   if (editingSeries) return 'series.editTitle';
   return editing ? 'composer.edit' : 'composer.new';
@@ -143,7 +149,7 @@ function ComposerForm({
       if (save.thenDraft) await api('PUT', pub(`/posts/${editing}/status`), { status: 'draft' });
       localStorage.removeItem(storage);
       void client.invalidateQueries({ queryKey: keys.posts });
-      navigate(created.length === 1 ? `/posts/${created[0]!.postId}` : '/', { state: { notice: t('composer.created', { count: created.length }) } });
+      navigate(created.length === 1 ? `/posts/${created[0]!.postId}` : '/', { state: { notice: savedNotice(created.length, !!editing) } });
     } catch (err) {
       setError(err);
     } finally {

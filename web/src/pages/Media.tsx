@@ -48,9 +48,9 @@ export function MediaPage() {
         <button type="submit">{t('library.filter')}</button>
       </form>
       <UploadProgress progress={uploads.progress} />
-      {library.error && <ErrorNote error={library.error} onRetry={() => void library.refetch()} />}
+      {library.error && <ErrorNote error={new Error(t('library.loadFailed', { message: library.error.message }))} onRetry={() => void library.refetch()} />}
       <ErrorNote error={uploads.error ?? error} />
-      {items.length === 0 && <p>{tag ? t('library.noneTagged', { tag }) : t('library.empty')}</p>}
+      {items.length === 0 && !library.error && <p>{tag ? t('library.noneTagged', { tag }) : t('library.empty')}</p>}
       <ul className="media-grid">
         {items.map((m) => (
           <li key={m.id} className="card" data-testid={`media-${m.id}`}>

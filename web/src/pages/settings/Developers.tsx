@@ -103,7 +103,7 @@ function Keys() {
             e.preventDefault();
             const created = await act(() => api<AppAnswer<'createKey'>>('POST', '/keys', { name, scopes: chosen.length ? chosen : null }));
             if (created) {
-              setShown({ id: created.id, key: created.key, label: t('common.shownOnce') });
+              setShown({ id: created.id, key: created.key, label: t('keys.created', { name: created.name }) });
               setName('');
               setChosen([]);
             }

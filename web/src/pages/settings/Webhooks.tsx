@@ -5,7 +5,7 @@ import { api, pub, type AppAnswer, type PublicAnswer } from '../../api.ts';
 import { t } from '../../i18n.ts';
 import { usePrefs } from '../../prefs.ts';
 import { formatWhen } from '../../time.ts';
-import { DeleteButton, ErrorNote, FieldError, Loading, Secret, TextField } from '../../components/ui.tsx';
+import { DeleteButton, ErrorNote, FieldError, Loading, Notice, Secret, TextField } from '../../components/ui.tsx';
 import { useSection } from './useSection.ts';
 
 export function Webhooks() {
@@ -14,6 +14,8 @@ export function Webhooks() {
   const [form, setForm] = useState<{ url: string; name: string; events: string[] }>({ url: '', name: '', events: [] });
   const [secret, setSecret] = useState<string>();
   const [open, setOpen] = useState<string>();
+  // The hook a test was just sent to: its deliveries open, to show how the endpoint answered.
+  const [tested, setTested] = useState<string>();
   if (list.isPending) return <Loading />;
   return (
     <div>
@@ -30,11 +32,21 @@ export function Webhooks() {
               <button type="button" aria-expanded={open === h.id} onClick={() => setOpen(open === h.id ? undefined : h.id)}>
                 {t('webhooks.deliveries')}
               </button>
-              <button type="button" onClick={() => act(() => api('POST', pub(`/webhooks/${h.id}/test`)))}>
+              <button
+                type="button"
+                onClick={async () => {
+                  setTested(undefined);
+                  if (await act(() => api<PublicAnswer<'testWebhook'>>('POST', pub(`/webhooks/${h.id}/test`)))) {
+                    setTested(h.id);
+                    setOpen(h.id);
+                  }
+                }}
+              >
                 {t('webhooks.test')}
               </button>
               <DeleteButton name={h.name ?? h.url} onConfirm={() => act(() => api('DELETE', pub(`/webhooks/${h.id}`)))} />
             </div>
+            {tested === h.id && <Notice kind="success">{t('webhooks.testSent')}</Notice>}
             {open === h.id && <Deliveries hook={h.id} />}
           </li>
         ))}
