@@ -45,15 +45,15 @@ export function Notice({ children, kind = 'info' }: { children: ReactNode; kind?
   );
 }
 
-/** The API's problems that concern `path` (or start with it). */
-export function problemsAt(error: unknown, path: string): FieldProblem[] {
+/** The API's problems that concern `path` (or start with it, unless `exact`). */
+export function problemsAt(error: unknown, path: string, exact = false): FieldProblem[] {
   if (!(error instanceof ApiError)) return [];
-  return error.fields.filter((f) => f.path === path || f.path.startsWith(`${path}.`));
+  return error.fields.filter((f) => f.path === path || (!exact && f.path.startsWith(`${path}.`)));
 }
 
-/** The API's problems with one field, beside it, in sentences naming the field (`label`). */
-export function FieldError({ error, path, id, label }: { error: unknown; path: string; id?: string; label?: string }) {
-  const found = problemsAt(error, path);
+/** The API's problems with one field, beside it, in sentences naming the field (`label`); `exact`: not those of its parts. */
+export function FieldError({ error, path, id, label, exact }: { error: unknown; path: string; id?: string; label?: string; exact?: boolean }) {
+  const found = problemsAt(error, path, exact);
   if (found.length === 0) return null;
   return (
     <p className="field-error" id={id} role="alert">

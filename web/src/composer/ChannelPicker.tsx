@@ -47,7 +47,8 @@ export function ChannelPicker({
           </div>
         </div>
       ))}
-      <FieldError error={error} path="posts" />
+      {/* Only the problem with the choice itself: each post's own problems show beside its text. */}
+      <FieldError error={error} path="posts" exact />
     </fieldset>
   );
 }

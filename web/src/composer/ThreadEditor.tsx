@@ -72,7 +72,7 @@ const ThreadItem = memo(function ThreadItem({
           .split(' ')
           .filter(Boolean)
           .map((p) => (
-            <FieldError key={p} error={error} path={`${p}.${i}`} />
+            <FieldError key={p} error={error} path={`${p}.${i}`} label={i === 0 ? t('composer.firstItem') : t('composer.reply', { n: i })} />
           ))}
       </div>
       {i > 0 && (

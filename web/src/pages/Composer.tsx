@@ -13,7 +13,7 @@ import { api, ApiError, pub, type Channel, type Network, type PostDetail, type S
 import { keys, useChannels, useNetworks, useSession } from '../data.ts';
 import { t, type MessageKey } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
-import { ErrorNote, Loading, Notice } from '../components/ui.tsx';
+import { ErrorNote, FormErrorNote, Loading, Notice } from '../components/ui.tsx';
 import { blankDraft, isRepeating, itemsOf, type Draft } from '../composer/draft.ts';
 import { draftStorageKey, type DraftOwner } from '../composer/draft-storage.ts';
 import { fromPost, fromSeries } from '../composer/from-saved.ts';
@@ -235,7 +235,11 @@ function ComposerForm({
         changeRepeat={composer.changeRepeat}
       />
 
-      {error instanceof Error && <ErrorNote error={new Error(t('composer.fixErrors', { message: error.message }))} />}
+      {error instanceof ApiError && error.fields.length > 0 ? (
+        <FormErrorNote error={error} />
+      ) : (
+        error instanceof Error && <ErrorNote error={new Error(t('composer.fixErrors', { message: error.message }))} />
+      )}
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>
           {busy ? t('common.saving') : t(submitLabel(draft, !!editing))}
