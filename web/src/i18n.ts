@@ -19,6 +19,7 @@ const en = {
   'nav.signOut': 'Sign out',
   'nav.skip': 'Skip to content',
   'nav.menu': 'Main navigation',
+  'nav.openMenu': 'Menu',
 
   'common.save': 'Save',
   'common.saving': 'Saving…',

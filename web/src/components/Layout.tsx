@@ -1,6 +1,6 @@
 /** The frame of every signed-in page: header, navigation, unread notifications. */
-import type { ReactNode } from 'react';
-import { NavLink, useNavigate } from 'react-router-dom';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { NavLink, useLocation, useNavigate } from 'react-router-dom';
 import { useQueryClient } from '@tanstack/react-query';
 import { api } from '../api.ts';
 import { useNotifications, useSession } from '../data.ts';
@@ -26,6 +26,12 @@ export function Layout({ children }: { children: ReactNode }) {
   const navigate = useNavigate();
   const client = useQueryClient();
   const unread = useUnreadCount(notifications.data?.notifications ?? []);
+  // On a phone the navigation is a menu behind a button (wider screens always show it).
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const { pathname } = useLocation();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new page closes the menu
+  useEffect(() => setMenuOpen(false), [pathname]);
   return (
     <>
       <a className="skip" href="#main">
@@ -33,7 +39,24 @@ export function Layout({ children }: { children: ReactNode }) {
       </a>
       <header className="top">
         <span className="brand">{t('app.name')}</span>
-        <nav aria-label={t('nav.menu')}>
+        <button ref={menuButton} type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          <svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2">
+            <path d="M4 6h16M4 12h16M4 18h16" />
+          </svg>
+          {t('nav.openMenu')}
+        </button>
+        <nav
+          id="main-nav"
+          aria-label={t('nav.menu')}
+          className={menuOpen ? 'open' : undefined}
+          onKeyDown={(e) => {
+            // Escape closes the open menu and gives focus back to its button.
+            if (e.key === 'Escape' && menuOpen) {
+              setMenuOpen(false);
+              menuButton.current?.focus();
+            }
+          }}
+        >
           {LINKS.map(([to, label]) => (
             <NavLink key={to} to={to} end={to === '/'}>
               {t(label)}
