@@ -290,5 +290,109 @@ for (const store of BROWSER_STORES) {
         await context.close();
       });
     });
+
+    describe('on a 390 px phone', () => {
+      const LONG = 'Northern harbour district community association: announcements, events and Harbourfrontcommunityannouncementsweekly';
+
+      const tooWide: string[] = [];
+      /** Notes a page wider than the phone's screen (all are listed at the end). */
+      async function fitsPhone(page: Page, what: string): Promise<void> {
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        if (width > 390) tooWide.push(`${what} is ${width} px wide`);
+      }
+
+      it('fits every page on the screen with long names and errors shown', async () => {
+        const long = await key('POST', '/integrations', { identifier: 'webhook', name: LONG, credentials: { url: receiver.url } });
+        assert.equal(long.status, 201, JSON.stringify(long.body));
+        const post = await key('POST', '/posts', {
+          type: 'schedule',
+          date: new Date(Date.now() + DAY).toISOString(),
+          posts: [{ integration: { id: long.body.id }, value: [{ content: `${LONG} ${LONG}` }] }],
+        });
+        const postId = post.body[0].postId;
+        const { context, page } = await signedIn(owner, { phone: true });
+        const pages = [
+          '/',
+          '/attention',
+          '/channels',
+          '/media',
+          '/series',
+          '/feeds',
+          '/import',
+          `/posts/${postId}`,
+          ...['developers', 'apps', 'webhooks', 'team', 'customers', 'templates', 'notifications', 'preferences'].map((s) => `/settings/${s}`),
+        ];
+        for (const path of pages) {
+          await page.goto(herald.url + path);
+          await page.locator('h1').waitFor();
+          await page.waitForLoadState('networkidle');
+          await fitsPhone(page, path);
+        }
+        // The calendar's channel filter, opened on the long name.
+        await page.goto(herald.url + '/');
+        await page.locator('.filters select').first().selectOption(long.body.id);
+        await fitsPhone(page, 'the calendar filtered by a long channel name');
+        // The composer with the API's errors shown beside its fields.
+        await page.goto(herald.url + '/compose');
+        await page.getByRole('checkbox', { name: /Northern harbour/ }).check();
+        await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+        await page.locator('.field-error').first().waitFor();
+        await fitsPhone(page, 'the composer with errors');
+        // Said once, beside the text it concerns, naming it (not again under the channels and in the summary).
+        const said = (await page.locator('form.composer').innerText()).match(/is empty and there is no media/g) ?? [];
+        assert.equal(said.length, 1, 'the problem is said once');
+        await page
+          .locator('#shared-0-error')
+          .getByText(/^Post is empty and there is no media/)
+          .waitFor();
+        await context.close();
+        assert.deepEqual(tooWide, [], 'on a 390 px phone');
+      });
+
+      it('opens the navigation from a menu button, by keyboard, and shows the current page whole', async () => {
+        const { context, page } = await signedIn(owner, { phone: true });
+        await page.goto(herald.url + '/media');
+        await page.getByRole('heading', { name: 'Media library' }).waitFor();
+        const menu = page.getByRole('button', { name: 'Menu' });
+        const nav = page.getByRole('navigation', { name: 'Main navigation' });
+        assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+        assert.equal(await nav.isVisible(), false, 'the menu starts closed');
+        await menu.focus();
+        await page.keyboard.press('Enter');
+        assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+        // The current page's item is shown whole, inside the screen.
+        const current = nav.getByRole('link', { name: 'Media' });
+        assert.equal(await current.getAttribute('aria-current'), 'page');
+        const box = (await current.boundingBox())!;
+        assert.ok(box.x >= 0 && box.x + box.width <= 390, `the current item spans ${box.x}–${box.x + box.width} px`);
+        // Escape closes it and gives focus back to the button.
+        await page.keyboard.press('Tab');
+        await page.keyboard.press('Escape');
+        assert.equal(await nav.isVisible(), false);
+        assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Menu');
+        // Picking a page goes there and closes the menu.
+        await page.keyboard.press('Enter');
+        await nav.getByRole('link', { name: 'Channels' }).click();
+        await page.waitForURL(herald.url + '/channels');
+        assert.equal(await nav.isVisible(), false);
+        await context.close();
+      });
+    });
+
+    describe('smaller things', () => {
+      it('titles each page by its heading and moves focus to the heading on navigation', async () => {
+        const { context, page } = await signedIn(owner);
+        await page.goto(herald.url + '/');
+        await page.getByRole('heading', { name: 'Calendar' }).waitFor();
+        await page.waitForFunction(() => document.title === 'Calendar · Herald');
+        await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Channels' }).click();
+        await page.waitForFunction(() => document.title === 'Channels · Herald');
+        await page.waitForFunction(() => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === 'Channels');
+        await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Import & export' }).click();
+        await page.waitForFunction(() => document.title === 'Import and export · Herald');
+        await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
+        await context.close();
+      });
+    });
   });
 }

@@ -20,6 +20,7 @@ import { SeriesListPage, SeriesPage } from './pages/Series.tsx';
 import { SettingsPage } from './pages/Settings.tsx';
 import { PreviewLinkPage } from './pages/PreviewLink.tsx';
 import { locale } from './i18n.ts';
+import { usePageHeading } from './page-heading.ts';
 import './styles.css';
 
 const client = new QueryClient({
@@ -42,6 +43,7 @@ function SignedIn({ children }: { children: ReactNode }) {
 
 /** The pages; the server answers each of these paths with this application (src/api/web-app.ts). */
 function App() {
+  usePageHeading();
   return (
     <Routes>
       <Route path="/signin" element={<SignIn />} />
