@@ -28,21 +28,32 @@ export const fromRef = (m: MediaRef): Attached => ({
   alt: '',
 });
 
+/** One file on its way up: its name and how much of it was sent. */
+export interface Upload {
+  name: string;
+  fraction: number;
+}
+
+/** Each upload is its own entry, so two files of the same name (from two folders) each get their own bar. */
+let uploadCount = 0;
+
 export function useUploads(onDone: (m: MediaItem) => void) {
   const client = useQueryClient();
-  const [progress, setProgress] = useState<Record<string, number>>({});
+  const [progress, setProgress] = useState<Record<string, Upload>>({});
   const [error, setError] = useState<unknown>();
   const start = async (files: FileList | File[]) => {
     setError(undefined);
     await Promise.all(
       [...files].map(async (file) => {
+        const id = `upload-${++uploadCount}`;
+        setProgress((p) => ({ ...p, [id]: { name: file.name, fraction: 0 } }));
         try {
-          const media = await upload(file, (fraction) => setProgress((p) => ({ ...p, [file.name]: fraction })));
+          const media = await upload(file, (fraction) => setProgress((p) => ({ ...p, [id]: { name: file.name, fraction } })));
           onDone(media);
         } catch (err) {
           setError(err);
         } finally {
-          setProgress(({ [file.name]: _, ...rest }) => rest);
+          setProgress(({ [id]: _, ...rest }) => rest);
         }
       }),
     );
@@ -51,11 +62,11 @@ export function useUploads(onDone: (m: MediaItem) => void) {
   return { progress, error, start };
 }
 
-export function UploadProgress({ progress }: { progress: Record<string, number> }) {
+export function UploadProgress({ progress }: { progress: Record<string, Upload> }) {
   return (
     <>
-      {Object.entries(progress).map(([name, fraction]) => (
-        <div key={name} className="progress">
+      {Object.entries(progress).map(([id, { name, fraction }]) => (
+        <div key={id} className="progress" data-testid="upload-progress">
           <label>
             {t('composer.uploading', { name, percent: Math.round(fraction * 100) })}
             <progress value={fraction} max={1} />
@@ -75,8 +86,10 @@ export function LibraryDialog({ open, onClose, onPick }: { open: boolean; onClos
       <ul className="media-grid">
         {library.data?.media.map((m) => (
           <li key={m.id}>
-            <button type="button" className="media-pick" onClick={() => onPick(m)} aria-label={`${t('library.pick')} ${m.originalName || m.name}`}>
-              <Thumb item={m} />
+            {/* Named by what it shows (the thumbnail's words, the file's name) after a hidden "Pick": the name read out contains the visible text. */}
+            <button type="button" className="media-pick" onClick={() => onPick(m)}>
+              <span className="visually-hidden">{t('library.pick')} </span>
+              <Thumb item={m} decorative />
               <span>{m.originalName || m.name}</span>
             </button>
           </li>
@@ -86,9 +99,17 @@ export function LibraryDialog({ open, onClose, onPick }: { open: boolean; onClos
   );
 }
 
-export function Thumb({ item }: { item: { thumbnail: string | null; path: string; mimeType: string; name: string; alt?: string | null } }) {
+/** A file's picture (or the word "Video"); `decorative` when the file's name is written beside it. */
+export function Thumb({
+  item,
+  decorative = false,
+}: {
+  item: { thumbnail: string | null; path: string; mimeType: string; name: string; alt?: string | null };
+  decorative?: boolean;
+}) {
   const src = item.thumbnail ?? (item.mimeType.startsWith('image/') ? item.path : null);
-  return src ? <img className="thumb" src={src} alt={item.alt || item.name} loading="lazy" /> : <span className="thumb thumb-video">{t('library.video')}</span>;
+  if (src) return <img className="thumb" src={src} alt={decorative ? '' : item.alt || item.name} loading="lazy" />;
+  return <span className="thumb thumb-video">{t('library.video')}</span>;
 }
 
 /** Memoised: typing in the item's text leaves its media as they are. */
