@@ -266,6 +266,8 @@ const en = {
   'library.filter': 'Show',
   'library.noneTagged': 'No file is tagged "{tag}".',
   'library.unused': 'No post uses this file.',
+  'library.altShort': 'Alt text',
+  'library.saved': 'Saved.',
 
   'post.title': 'Post',
   'post.thread': 'Thread',
@@ -375,8 +377,17 @@ const en = {
   'import.head': 'Import posts from a CSV file',
   'import.intro':
     'Each row is a post on one or more channels; rows with the same group form a thread. The file is checked first, and nothing is stored until you import it. Rows imported before are skipped.',
-  'import.columns':
-    'Columns: date, timezone, type, channels, group, content, media, delay, settings (channels and content are needed). The README’s “CSV import and export” says what each one takes.',
+  'import.columns': 'The first row names the columns, in any order. Only channels and content are needed; each column takes:',
+  'import.colDate': 'When the post goes out: 2026-12-01T09:00:00+01:00, or 2026-12-01 09:00 with a time zone. Empty for “now”.',
+  'import.colTimezone': 'The zone of a date written without an offset, such as Europe/Paris.',
+  'import.colType': 'schedule (when empty), draft or now.',
+  'import.colChannels': 'Channel names or ids, several separated by | : one post per channel.',
+  'import.colGroup': 'Rows with the same group are one post: the first row is the post, the next ones its thread replies.',
+  'import.colContent': 'The post’s text; line breaks inside quotes are kept.',
+  'import.colMedia': 'Addresses of images or videos, separated by | or spaces; files not in the media library yet are added to it.',
+  'import.colDelay': 'On a reply: minutes after the previous item.',
+  'import.colSettings': 'The network’s settings as JSON, such as {"title": "…"}; the channel’s defaults fill in the rest.',
+  'import.colExported': 'state, releaseURL and error are written by the export; a row already published is skipped.',
   'import.file': 'CSV file',
   'import.checking': 'Checking the file…',
   'import.importing': 'Importing…',

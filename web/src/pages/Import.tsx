@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import type { importReport } from '../../../src/contract/index.ts';
 import { ApiError, postFile, pub } from '../api.ts';
 import { keys } from '../data.ts';
-import { t } from '../i18n.ts';
+import { t, type MessageKey } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
 import { fromLocalInput, toLocalInput } from '../wall-clock.ts';
 import { ErrorNote, Notice } from '../components/ui.tsx';
@@ -66,7 +66,7 @@ function ImportForm() {
     <div className="panel wide">
       <h2>{t('import.head')}</h2>
       <p>{t('import.intro')}</p>
-      <p className="hint">{t('import.columns')}</p>
+      <Columns />
       <label>
         {t('import.file')}
         <input
@@ -108,6 +108,38 @@ function ImportForm() {
         </button>
         {check && !check.valid && <span className="hint">{t('import.blocked')}</span>}
       </div>
+    </div>
+  );
+}
+
+/** What each column of the file takes, on the page (no need to look it up elsewhere). */
+const COLUMNS: [column: string, help: MessageKey][] = [
+  ['date', 'import.colDate'],
+  ['timezone', 'import.colTimezone'],
+  ['type', 'import.colType'],
+  ['channels', 'import.colChannels'],
+  ['group', 'import.colGroup'],
+  ['content', 'import.colContent'],
+  ['media', 'import.colMedia'],
+  ['delay', 'import.colDelay'],
+  ['settings', 'import.colSettings'],
+];
+
+function Columns() {
+  return (
+    <div className="columns">
+      <p>{t('import.columns')}</p>
+      <dl>
+        {COLUMNS.map(([column, help]) => (
+          <div key={column}>
+            <dt>
+              <code>{column}</code>
+            </dt>
+            <dd>{t(help)}</dd>
+          </div>
+        ))}
+      </dl>
+      <p className="hint">{t('import.colExported')}</p>
     </div>
   );
 }

@@ -63,7 +63,7 @@ export function MediaPage() {
               {m.width && m.height ? ` · ${t('library.dimensions', { width: m.width, height: m.height })}` : ''}
               {m.duration ? ` · ${Math.round(m.duration)} s` : ''}
             </small>
-            <Tags item={m} />
+            <Details item={m} />
             <WhereUsed id={m.id} />
             <button
               type="button"
@@ -134,31 +134,48 @@ function WhereUsed({ id }: { id: string }) {
   );
 }
 
-/** A file's tags, shown and changed in place (comma separated). */
-function Tags({ item }: { item: MediaItem }) {
-  const [text, setText] = useState(item.tags.join(', '));
+/** A file's alt text (what the networks that take it describe it with) and tags (comma separated), changed in place. */
+function Details({ item }: { item: MediaItem }) {
+  const [alt, setAlt] = useState(item.alt ?? '');
+  const [tags, setTags] = useState(item.tags.join(', '));
+  const [saved, setSaved] = useState(false);
   const { error, act } = useAction(keys.media);
-  const id = `tags-${item.id}`;
+  const id = `media-${item.id}`;
   return (
     <form
-      onSubmit={(e) => {
+      onSubmit={async (e) => {
         e.preventDefault();
-        void act(() =>
+        setSaved(false);
+        const done = await act(() =>
           api('PATCH', `/media/${item.id}`, {
-            tags: text
+            alt: alt.trim(),
+            tags: tags
               .split(',')
               .map((s) => s.trim())
               .filter(Boolean),
           }),
         );
+        setSaved(!!done);
       }}
     >
+      {item.mimeType.startsWith('image/') && (
+        <>
+          <label>
+            {t('composer.alt')}
+            <textarea id={`${id}-alt`} rows={2} value={alt} onChange={(e) => setAlt(e.target.value)} aria-describedby={`${id}-alt-error`} />
+          </label>
+          <FieldError error={error} path="alt" id={`${id}-alt-error`} label={t('library.altShort')} />
+        </>
+      )}
       <label>
         {t('library.tags')}
-        <input id={id} value={text} onChange={(e) => setText(e.target.value)} aria-describedby={`${id}-error`} />
+        <input id={`${id}-tags`} value={tags} onChange={(e) => setTags(e.target.value)} aria-describedby={`${id}-tags-error`} />
       </label>
-      <FieldError error={error} path="tags" id={`${id}-error`} />
-      <button type="submit">{t('common.save')}</button>
+      <FieldError error={error} path="tags" id={`${id}-tags-error`} label={t('library.tags')} />
+      <div className="row">
+        <button type="submit">{t('common.save')}</button>
+        {saved && <span role="status">{t('library.saved')}</span>}
+      </div>
     </form>
   );
 }
