@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { caller, startHerald, type Caller, type TestHerald } from '../helpers/herald.ts';
+import { caller, PNG_1x1, startHerald, upload, type Caller, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite } from '../helpers/stores.ts';
 import {
   BROWSER_STORES,
@@ -24,6 +24,7 @@ import { connectOAuth } from '../helpers/connect.ts';
 import { startMastodonFake, type MastodonFake } from '../fakes/mastodon.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { teardown } from '../helpers/teardown.ts';
+import { mp4Bytes } from '../networks/support.ts';
 
 const PASSWORD = 'correct horse battery';
 const DAY = 86_400_000;
@@ -391,6 +392,86 @@ for (const store of BROWSER_STORES) {
         await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Import & export' }).click();
         await page.waitForFunction(() => document.title === 'Import and export · Herald');
         await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
+        await context.close();
+      });
+
+      it("shows a Mastodon handle with one @ in the composer's preview", async () => {
+        const { context, page } = await signedIn(owner);
+        await page.goto(herald.url + '/compose');
+        await page.getByRole('checkbox', { name: /Herald Test/ }).check();
+        await page.getByLabel('Post', { exact: true }).fill('Hello from the harbour');
+        await page.getByText('How it looks on Mastodon').click();
+        const name = await page.getByTestId(`preview-${channels.mastodon}`).locator('header strong').first().textContent();
+        assert.equal(name, `@herald@${mastodon.host}`);
+        await context.close();
+      });
+
+      it('gives two uploads of the same file name a progress bar each', async () => {
+        const { context, page } = await signedIn(owner);
+        await page.goto(herald.url + '/media');
+        await page.getByRole('heading', { name: 'Media library' }).waitFor();
+        // The uploads are held on their way until both bars were counted.
+        let release = () => {};
+        const held = new Promise<void>((resolve) => (release = resolve));
+        await page.route(/\/api\/app\/public\/v1\/upload$/, async (route) => {
+          await held;
+          await route.continue();
+        });
+        await page.locator('input[type="file"]').setInputFiles([
+          { name: 'poster.png', mimeType: 'image/png', buffer: PNG_1x1 },
+          { name: 'poster.png', mimeType: 'image/png', buffer: PNG_1x1 },
+        ]);
+        await page
+          .getByText(/^Uploading poster\.png/)
+          .first()
+          .waitFor();
+        assert.equal(await page.getByText(/^Uploading poster\.png/).count(), 2);
+        release();
+        await page
+          .getByText(/^Uploading poster\.png/)
+          .first()
+          .waitFor({ state: 'detached' });
+        await context.close();
+      });
+
+      it('names a video in the library picker by what it shows (axe finds nothing serious)', async () => {
+        const account = { id: accountId, key: '', call: key };
+        const clip = await upload(account, herald.api, mp4Bytes(4096), 'harbour-clip.mp4');
+        assert.equal(clip.status, 201, JSON.stringify(clip.body));
+        const { context, page } = await signedIn(owner, { bypassCSP: true });
+        await page.goto(herald.url + '/compose');
+        await page.getByRole('button', { name: 'Add from library' }).click();
+        const pick = page.getByRole('dialog').getByRole('button', { name: /harbour-clip\.mp4/ });
+        await pick.waitFor();
+        const found = await seriousA11yViolations(page);
+        assert.deepEqual(found, [], describeViolations(found));
+        await context.close();
+      });
+
+      it('keeps alt text for a file in the media library', async () => {
+        const account = { id: accountId, key: '', call: key };
+        const image = await upload(account, herald.api, PNG_1x1, 'lighthouse.png');
+        assert.equal(image.status, 201, JSON.stringify(image.body));
+        const { context, page } = await signedIn(owner);
+        await page.goto(herald.url + '/media');
+        const card = page.getByTestId(`media-${image.body.id}`);
+        await card.getByLabel('Alt text (describe the image)').fill('The lighthouse at dawn');
+        await card.getByRole('button', { name: 'Save' }).click();
+        await card.getByText('Saved.').waitFor();
+        const row = await herald.services.store.db.selectFrom('media').select('alt').where('id', '=', image.body.id).executeTakeFirstOrThrow();
+        assert.equal(row.alt, 'The lighthouse at dawn');
+        await page.reload();
+        assert.equal(await page.getByTestId(`media-${image.body.id}`).getByLabel('Alt text (describe the image)').inputValue(), 'The lighthouse at dawn');
+        await context.close();
+      });
+
+      it('says on the import page what each column takes, instead of sending the person to the README', async () => {
+        const { context, page } = await signedIn(owner);
+        await page.goto(herald.url + '/import');
+        await page.getByRole('heading', { name: 'Import posts from a CSV file' }).waitFor();
+        assert.equal(await page.getByText(/README/).count(), 0);
+        await page.getByText('Channel names or ids, several separated by | : one post per channel.').waitFor();
+        await page.getByText('On a reply: minutes after the previous item.').waitFor();
         await context.close();
       });
     });
