@@ -377,7 +377,7 @@ const en = {
   'import.head': 'Import posts from a CSV file',
   'import.intro':
     'Each row is a post on one or more channels; rows with the same group form a thread. The file is checked first, and nothing is stored until you import it. Rows imported before are skipped.',
-  'import.columns': 'The first row names the columns, in any order. Only channels and content are needed; each column takes:',
+  'import.columnsIntro': 'The first row names the columns, in any order. Only channels and content are needed; each column takes:',
   'import.colDate': 'When the post goes out: 2026-12-01T09:00:00+01:00, or 2026-12-01 09:00 with a time zone. Empty for “now”.',
   'import.colTimezone': 'The zone of a date written without an offset, such as Europe/Paris.',
   'import.colType': 'schedule (when empty), draft or now.',

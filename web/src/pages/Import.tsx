@@ -128,7 +128,7 @@ const COLUMNS: [column: string, help: MessageKey][] = [
 function Columns() {
   return (
     <div className="columns">
-      <p>{t('import.columns')}</p>
+      <p>{t('import.columnsIntro')}</p>
       <dl>
         {COLUMNS.map(([column, help]) => (
           <div key={column}>
