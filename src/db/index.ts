@@ -46,6 +46,7 @@ import * as imports from './migrations/021_imports.ts';
 import * as feedAuthors from './migrations/022_feed_authors.ts';
 import * as reconnectReason from './migrations/023_reconnect_reason.ts';
 import * as quietChangesInvitationLinks from './migrations/025_quiet_changes_invitation_links.ts';
+import * as accessExpiry from './migrations/026_access_expiry.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -88,6 +89,7 @@ const migrations: Record<string, Migration> = {
   '022_feed_authors': feedAuthors,
   '023_reconnect_reason': reconnectReason,
   '025_quiet_changes_invitation_links': quietChangesInvitationLinks,
+  '026_access_expiry': accessExpiry,
 };
 
 /**

@@ -54,6 +54,10 @@ export interface ChannelRow {
   reconnect_reason: string | null;
   /** When its access is renewed in the background (null: its tokens do not expire; 0: not yet looked at). */
   renew_at: number | null;
+  /** When its token lapses, once Herald knows it cannot renew it (null: it renews, or does not expire). */
+  access_lapses_at: number | null;
+  /** How far ahead of that lapse (ms) its owner was last warned; null: not yet. */
+  expiry_warned: number | null;
   created_at: number;
   deleted_at: number | null;
 }

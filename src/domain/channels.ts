@@ -18,6 +18,7 @@ import { ApiError, invalidField, invalidFields, notFound } from './errors.ts';
 import type { ErrorCode } from './error-codes.ts';
 import { validateSettings } from './posts/provider-settings.ts';
 import { postEventData, type Events } from './events.ts';
+import { accessLapse, EXPIRY_WARNINGS_MS } from './access-expiry.ts';
 import { assertNotPublishing, deleteGroups } from './posts/post-queue.ts';
 
 /** Posts not yet out: what removing their channel deletes. */
@@ -39,7 +40,8 @@ export function renewalTime(config: Record<string, unknown>, now = Date.now()): 
   const { expiresAt, refreshToken } = config as TokenConfig;
   if (!expiresAt) return null;
   if (refreshToken) return now + USE_REFRESH_TOKEN_EVERY_MS;
-  return expiresAt - RENEW_AHEAD_MS;
+  // Early enough that a token which turns out not to renew leaves its owner the first warning's time to reconnect.
+  return Math.min(expiresAt - RENEW_AHEAD_MS, accessLapse(config)! - EXPIRY_WARNINGS_MS[0]);
 }
 
 function keepRefreshToken(previous: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
@@ -283,6 +285,8 @@ export class Channels {
       needs_reconnect: 0,
       reconnect_reason: null,
       renew_at: renewalTime(config),
+      access_lapses_at: null,
+      expiry_warned: null,
     };
     let id: string;
     if (existing) {
@@ -353,10 +357,21 @@ export class Channels {
     const config = keepRefreshToken(current, { ...current, ...fresh });
     await this.db
       .updateTable('channels')
-      .set({ config_sealed: this.box.encrypt(JSON.stringify(config)), renew_at: renewalTime(config, now) })
+      .set({ config_sealed: this.box.encrypt(JSON.stringify(config)), renew_at: renewalTime(config, now), access_lapses_at: null, expiry_warned: null })
       .where('id', '=', id)
       .execute();
     return config;
+  }
+
+  /** The account's channels whose access Herald cannot renew and which still publish, with when their token lapses. */
+  async expiringAccess(accountId: string): Promise<{ id: string; accessExpiresAt: string }[]> {
+    const rows = await this.scoped(accountId)
+      .select(['channels.id', 'channels.access_lapses_at'])
+      .where('channels.access_lapses_at', 'is not', null)
+      .where('channels.needs_reconnect', '=', 0)
+      .orderBy('channels.access_lapses_at')
+      .execute();
+    return rows.map((row) => ({ id: row.id, accessExpiresAt: new Date(Number(row.access_lapses_at)).toISOString() }));
   }
 
   /** The network no longer accepts the channel's tokens: the user must connect it again. */

@@ -7,13 +7,16 @@
  * due now and then, and takes each one by moving its renewal time ahead
  * (db/lease.ts), so one worker renews it while the others pass. A network that
  * refuses marks the channel for reconnection, with a notification and a
- * `channel.needs_reconnect` event.
+ * `channel.needs_reconnect` event; while the token still works, it keeps
+ * publishing until it lapses, and its owner is warned 7 days and 1 day ahead.
  */
 import { sql } from 'kysely';
 import type { Services } from '../services.ts';
 import { claimRows } from '../db/lease.ts';
 import type { ChannelRow } from '../db/schema.ts';
 import { renewalTime } from '../domain/channels.ts';
+import { accessLapse, dueWarning, nextLook, timeLeft } from '../domain/access-expiry.ts';
+import { channelEventData } from '../domain/events.ts';
 import { findProvider } from '../providers/index.ts';
 import { PublishError } from '../providers/errors.ts';
 import { Periodic } from './periodic.ts';
@@ -68,7 +71,11 @@ export class TokenRenewal extends Periodic {
     });
     if (!taken) return false;
     const provider = findProvider(row.provider);
+    // Known not to renew: only the warnings and the lapse are left to look after.
+    if (row.access_lapses_at !== null) return this.expiring(row, row.access_lapses_at, now);
     if (!provider?.refresh) {
+      const lapse = provider ? accessLapse(this.services.channels.publishView(row).config) : undefined;
+      if (lapse !== undefined) return this.expiring(row, lapse, now);
       await db.updateTable('channels').set({ renew_at: null }).where('id', '=', row.id).execute();
       return false;
     }
@@ -86,6 +93,9 @@ export class TokenRenewal extends Periodic {
       return true;
     } catch (err) {
       if (err instanceof ReconnectNeeded) {
+        // Refused, but the token still works: it publishes until it lapses, and its owner is warned ahead.
+        const lapse = accessLapse(channel.config);
+        if (lapse !== undefined && lapse > now) return this.expiring(row, lapse, now);
         await channelNeedsReconnect(this.services, row, err.message);
         return false;
       }
@@ -97,5 +107,35 @@ export class TokenRenewal extends Periodic {
         .execute();
       return false;
     }
+  }
+
+  /**
+   * A channel whose access cannot be renewed: its owner is warned when a warning
+   * is due (a notification and channel.needs_reconnect with `accessExpiresAt`),
+   * and once the token has lapsed the channel needs reconnecting.
+   */
+  private async expiring(row: ChannelRow, lapsesAt: number, now: number): Promise<false> {
+    const { store, events, notifications } = this.services;
+    const network = findProvider(row.provider)?.name ?? row.provider;
+    const lapsedOn = new Date(lapsesAt).toISOString();
+    if (lapsesAt <= now) {
+      await channelNeedsReconnect(this.services, row, `its access to ${network} ended on ${lapsedOn}, and ${network} does not let Herald renew it`);
+      return false;
+    }
+    const ahead = dueWarning(lapsesAt, now, row.expiry_warned);
+    await store.db.transaction().execute(async (tx) => {
+      await tx
+        .updateTable('channels')
+        .set({ access_lapses_at: lapsesAt, renew_at: nextLook(lapsesAt, now), ...(ahead !== undefined ? { expiry_warned: ahead } : {}) })
+        .where('id', '=', row.id)
+        .execute();
+      if (ahead === undefined) return;
+      const reason = `its access to ${network} ends ${timeLeft(lapsesAt, now)} (${lapsedOn}), and ${network} does not let Herald renew it: connect it again before then`;
+      const data = { ...channelEventData(row, reason), accessExpiresAt: lapsedOn };
+      await events.record(tx, row.account_id, [{ type: 'channel.needs_reconnect', data }]);
+      await notifications.add(row.account_id, `Channel "${row.name}": ${reason}.`, '/api/public/v1/integrations', tx);
+    });
+    if (ahead !== undefined) events.announce();
+    return false;
   }
 }

@@ -7,6 +7,7 @@
 import type { Services } from '../services.ts';
 import type { ChannelRow } from '../db/schema.ts';
 import { channelEventData } from '../domain/events.ts';
+import { accessLapse } from '../domain/access-expiry.ts';
 import type { Provider, PublishChannel, TokenConfig } from '../providers/types.ts';
 import { PublishError } from '../providers/errors.ts';
 import type { Pacing } from './pacing.ts';
@@ -54,7 +55,13 @@ export class TokenKeeper {
     const channel = this.services.channels.publishView(row);
     const { expiresAt } = channel.config as TokenConfig;
     if (!provider.refresh || !expiresAt || expiresAt - Date.now() > REFRESH_MARGIN_MS) return channel;
-    return this.refresh(provider, row, channel);
+    try {
+      return await this.refresh(provider, row, channel);
+    } catch (err) {
+      // A token that cannot be renewed still publishes until it lapses.
+      if (err instanceof ReconnectNeeded && (accessLapse(channel.config) ?? 0) > Date.now()) return channel;
+      throw err;
+    }
   }
 
   /** New tokens for the channel (after a 401, or ahead of expiry), as of `now`. */

@@ -23,6 +23,7 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
     const catalogue = networkCatalogue(services.config);
     serve(app, routes.networks, { hide }, async () => catalogue);
     serve(app, routes.webhookEvents, { hide }, async () => WEBHOOK_EVENTS);
+    serve(app, routes.expiringAccess, { hide }, async (request) => services.channels.expiringAccess(sessionPrincipal(request).accountId));
 
     serve(app, routes.describeMedia, {
       hide,

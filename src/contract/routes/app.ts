@@ -230,6 +230,12 @@ export const appRoutes = routeTable('/api/app', {
   }),
 
   networks: route({ method: 'GET', path: '/networks', responses: { 200: z.array(network) } }),
+  /** Channels whose access the network does not let Herald renew: they publish until then, and need connecting again. */
+  expiringAccess: route({
+    method: 'GET',
+    path: '/channels/expiring',
+    responses: { 200: z.array(z.object({ id: z.string(), accessExpiresAt: z.string() })) },
+  }),
   webhookEvents: route({ method: 'GET', path: '/webhook-events', responses: { 200: z.array(z.enum(WEBHOOK_EVENTS)).readonly() } }),
   describeMedia: route({
     method: 'PATCH',
