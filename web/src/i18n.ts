@@ -355,6 +355,7 @@ const en = {
   'channels.reconnect': 'Reconnect',
   'channels.reconnectTitle': 'Reconnect {name}',
   'channels.needsReconnect': '{network} revoked access: reconnect',
+  'channels.accessEnds': 'Access ends {when}: reconnect before then',
   'channels.disabled': 'Disabled',
   'channels.active': 'Active',
   'channels.customer': 'Customer',
@@ -417,6 +418,7 @@ const en = {
   'attention.channels': 'Channels to reconnect',
   'attention.retrying': 'Being retried',
   'attention.openPost': 'Open the post',
+  'attention.expiring': 'Access ending soon',
 
   'feeds.title': 'Feeds',
   'feeds.intro': 'Herald reads these RSS and Atom feeds and posts each new item to your channels, once. The first read only notes what a feed already has.',

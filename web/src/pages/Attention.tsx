@@ -11,6 +11,7 @@ import { Avatar, ErrorNote, Loading, Notice } from '../components/ui.tsx';
 import { postsInRange } from './Calendar.tsx';
 import { RetryingBadge, retryingText, useRetrying } from '../components/Retrying.tsx';
 import { ReconnectButton } from '../channels/connect.tsx';
+import { AccessEndsBadge, useExpiringAccess } from '../components/AccessExpiry.tsx';
 
 const DAY = 86_400_000;
 
@@ -19,6 +20,7 @@ export function AttentionPage() {
   const client = useQueryClient();
   const channels = useChannels();
   const networks = useNetworks();
+  const expiring = useExpiringAccess();
   const failed = useQuery({
     queryKey: [...keys.posts, 'failed'],
     queryFn: async () =>
@@ -29,11 +31,12 @@ export function AttentionPage() {
   if (failed.isPending || channels.isPending || networks.isPending) return <Loading />;
   const cut = (channels.data ?? []).filter((c) => c.needsReconnect);
   const retried = [...(retrying.data?.values() ?? [])];
+  const ending = (channels.data ?? []).filter((c) => !c.needsReconnect && expiring.has(c.id));
   return (
     <section>
       <h1>{t('attention.title')}</h1>
       <ErrorNote error={failed.error ?? channels.error ?? error} onRetry={() => void failed.refetch()} />
-      {failed.data?.length === 0 && cut.length === 0 && retried.length === 0 && <Notice kind="success">{t('attention.nothing')}</Notice>}
+      {failed.data?.length === 0 && cut.length === 0 && retried.length === 0 && ending.length === 0 && <Notice kind="success">{t('attention.nothing')}</Notice>}
       {cut.length > 0 && (
         <>
           <h2>{t('attention.channels')}</h2>
@@ -45,6 +48,22 @@ export function AttentionPage() {
                 <ReconnectButton channel={c} network={networks.data?.find((n) => n.identifier === c.identifier)} className="primary">
                   {t('channels.reconnect')}
                 </ReconnectButton>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {ending.length > 0 && (
+        <>
+          <h2>{t('attention.expiring')}</h2>
+          <ul className="cards">
+            {ending.map((c) => (
+              <li key={c.id} className="card" data-testid={`expiring-${c.id}`}>
+                <Avatar src={c.picture} name={c.name} /> {c.name} <small>{c.identifier}</small>
+                <p>
+                  <AccessEndsBadge at={expiring.get(c.id)!} />
+                </p>
+                <Link to="/channels">{t('nav.channels')}</Link>
               </li>
             ))}
           </ul>

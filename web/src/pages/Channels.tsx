@@ -12,6 +12,7 @@ import { keys, useAction, useChannels, useNetworks } from '../data.ts';
 import { t } from '../i18n.ts';
 import { Avatar, Dialog, ErrorNote, FieldError, FormErrorNote, ListTable, Loading, Notice, Secret, TextField, ZoneSelect } from '../components/ui.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
+import { AccessEndsBadge, useExpiringAccess } from '../components/AccessExpiry.tsx';
 import { postsInRange } from './Calendar.tsx';
 import { browserZone } from '../time.ts';
 import { goToNetwork, NetworkForm, ReconnectButton, StartOptionsForm } from '../channels/connect.tsx';
@@ -19,6 +20,7 @@ import { goToNetwork, NetworkForm, ReconnectButton, StartOptionsForm } from '../
 export function ChannelsPage() {
   const channels = useChannels();
   const networks = useNetworks();
+  const expiring = useExpiringAccess();
   const [params] = useSearchParams();
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<Channel>();
@@ -50,6 +52,10 @@ export function ChannelsPage() {
                 </ReconnectButton>
               ) : c.disabled ? (
                 t('channels.disabled')
+              ) : expiring.has(c.id) ? (
+                <>
+                  {t('channels.active')} <AccessEndsBadge at={expiring.get(c.id)!} />
+                </>
               ) : (
                 t('channels.active')
               )}
