@@ -14,6 +14,8 @@ import { errorBox, escapeHtml, hiddenFields, sendPage } from './oauth/pages.ts';
 import { sendError } from './errors.ts';
 import { installFormParser } from './form-body.ts';
 import { cookies, SESSION_COOKIE } from './app/session.ts';
+import { findProvider } from '../providers/index.ts';
+import { HANDED_OVER, needsHandover, sendHandoverPage } from './fragment-handover.ts';
 
 function wantsJson(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes('application/json');
@@ -67,8 +69,11 @@ export function connectRoutes(services: Services): FastifyPluginAsyncZod {
       '/connect/:provider/callback',
       { schema: { hide: true, params: provider, querystring: z.record(z.string(), z.string().max(4096)) } },
       async (request, reply) => {
+        const network = findProvider(request.params.provider);
+        if (needsHandover(request.query, network?.oauth?.fragmentParams, wantsJson(request))) return sendHandoverPage(reply, network!.name);
+        const { [HANDED_OVER]: _handedOver, ...query } = request.query;
         try {
-          return answer(request, reply, await connections.finish(request.params.provider, request.query));
+          return answer(request, reply, await connections.finish(request.params.provider, query));
         } catch (err) {
           return failure(request, reply, err);
         }

@@ -186,6 +186,8 @@ export interface OAuthFlow {
   pkce?: boolean;
   /** What the person gives before going to the network (Mastodon: their server); the web application asks for it. */
   startOptions?: z.ZodObject;
+  /** Parameters the network may send back in the URL fragment instead of the query (MeWe): a page hands them to the server. */
+  fragmentParams?: readonly string[];
   /**
    * The URL to send the user to. `options` are the extra query parameters of
    * GET /social/{provider} (e.g. a Mastodon instance).

@@ -2,7 +2,7 @@
  * A local stand-in for MeWe's Open API (developer preview) following the
  * documented header rules: X-App-Id on every request (401 without, 403 for an
  * unknown app), X-Api-Key on /api/dev/token; the login page sending the user
- * back with a loginRequestToken; the token exchange answering {expiresAt,
+ * back with a loginRequestToken in the query or in the URL fragment (`answerIn`); the token exchange answering {expiresAt,
  * apiToken} or {pending:true}; Bearer tokens refused (401) after expiresAt;
  * /api/dev/me; /api/dev/groups in pages linked by nextPage; photo upload
  * answering {id}; timeline and group posts answering 204 No Content; and HTTP
@@ -26,6 +26,8 @@ export interface MeWeFake extends NetworkFake {
   tokens: Map<string, number>;
   /** How long new tokens last. */
   lifetimeMs: number;
+  /** Where the login page puts loginRequestToken and state when it sends the user back (MeWe's docs leave it open). */
+  answerIn: 'query' | 'fragment';
   /** The next token exchange answers {pending:true}. */
   pendingNext: boolean;
   /** The next `calmNext` requests to a post route answer 420. */
@@ -45,6 +47,7 @@ export async function startMeWeFake(): Promise<MeWeFake> {
   fake.tokens = new Map();
   fake.lifetimeMs = 30 * 86_400_000;
   fake.pendingNext = false;
+  fake.answerIn = 'query';
   fake.calmNext = 0;
   fake.posts = [];
   fake.photos = new Map();
@@ -93,8 +96,10 @@ export async function startMeWeFake(): Promise<MeWeFake> {
       const token = `lrt-${loginTokens.size + 1}`;
       loginTokens.add(token);
       const target = new URL(request.query.redirect_uri);
-      target.searchParams.set('loginRequestToken', token);
-      if (request.query.state) target.searchParams.set('state', request.query.state);
+      const back = fake.answerIn === 'fragment' ? new URLSearchParams() : target.searchParams;
+      back.set('loginRequestToken', token);
+      if (request.query.state) back.set('state', request.query.state);
+      if (fake.answerIn === 'fragment') target.hash = back.toString();
       return { status: 302, headers: { location: target.toString() } };
     },
 

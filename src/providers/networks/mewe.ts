@@ -3,7 +3,8 @@
  * their groups. The operator's approved Standalone App has an App ID (sent as
  * X-App-Id on every call) and an API key (X-Api-Key, server side only). The
  * user signs in at MeWe's login page, which sends them back with a
- * `loginRequestToken`; Herald exchanges it for an API token that lasts until
+ * `loginRequestToken`, in the query or in the URL fragment (a small page hands
+ * that one to the server: api/fragment-handover.ts); Herald exchanges it for an API token that lasts until
  * its `expiresAt`. MeWe has no refresh: once the token expires, the channel
  * must be connected again.
  *
@@ -123,6 +124,8 @@ export const mewe: Provider<Config> = {
 
   oauth: {
     pkce: false,
+    // MeWe's login may answer in the fragment (as the reference service reads it first) or in the query.
+    fragmentParams: ['loginRequestToken'],
     async start({ urls, app, state, redirectUri }) {
       const url = new URL(`${urls.site}/login`);
       url.searchParams.set('client_id', app.APP_ID);
