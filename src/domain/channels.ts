@@ -252,6 +252,42 @@ export class Channels {
     return { channel: await this.get(accountId, id), revealOnce: created ? connected.revealOnce : undefined };
   }
 
+  /** Starts connecting by approval: the network's request, and the link where the person approves it. */
+  async startApproval(identifier: string): Promise<{ id: string; approvalUrl: string }> {
+    const provider = this.approvalProvider(identifier);
+    try {
+      return await provider.approval.start(this.network(provider, AbortSignal.timeout(CONNECT_TIMEOUT_MS)));
+    } catch (err) {
+      throw connectFailure(provider, err);
+    }
+  }
+
+  /** Asks whether the request was approved; once it is, the channel is connected (again, if it was). */
+  async checkApproval(accountId: string, identifier: string, id: string): Promise<{ status: 'pending' | 'approved'; channel: ChannelView | null }> {
+    const provider = this.approvalProvider(identifier);
+    let state;
+    try {
+      state = await provider.approval.check(this.network(provider, AbortSignal.timeout(CONNECT_TIMEOUT_MS)), id);
+    } catch (err) {
+      throw connectFailure(provider, err);
+    }
+    if (state.status === 'refused')
+      throw new ApiError('connect_refused', `${provider.name} did not approve the connection: ${state.detail}`, [{ path: 'id', message: state.detail }]);
+    if (state.status === 'pending') return { status: 'pending', channel: null };
+    const { channel } = await this.addWithCredentials(accountId, { identifier, credentials: state.credentials });
+    return { status: 'approved', channel };
+  }
+
+  private approvalProvider(identifier: string): Provider & { approval: NonNullable<Provider['approval']> } {
+    const provider = findProvider(identifier);
+    if (!provider?.approval) throw invalidField('provider', `${provider?.name ?? `"${identifier}"`} is not connected by approval`, 'invalid_params');
+    const { app } = this.network(provider);
+    const missing = provider.approval.settings.filter((name) => !app[name]);
+    if (missing.length > 0)
+      throw invalidField('provider', `${provider.name}'s approval needs this server's settings ${missing.join(', ')}`, 'provider_not_configured');
+    return provider as Provider & { approval: NonNullable<Provider['approval']> };
+  }
+
   /**
    * Stores a connected network account as a channel. Connecting the same network
    * account again updates its channel; a refresh token the network did not send

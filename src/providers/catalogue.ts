@@ -15,7 +15,7 @@ const jsonSchema = (schema: z.ZodObject) => z.toJSONSchema(schema, { io: 'input'
 
 export function networkCatalogue(config: Config) {
   return allProviders().map((p) => {
-    const { missing } = networkSettings(config, p);
+    const { missing, app } = networkSettings(config, p);
     const r = p.rules;
     return {
       identifier: p.identifier,
@@ -34,6 +34,7 @@ export function networkCatalogue(config: Config) {
       settings: jsonSchema(p.settings),
       credentials: p.credentials ? jsonSchema(p.credentials) : null,
       startOptions: p.oauth?.startOptions ? jsonSchema(p.oauth.startOptions) : null,
+      approval: !!p.approval && p.approval.settings.every((name) => app[name]),
       note: p.connectNote ?? null,
     };
   });

@@ -226,6 +226,22 @@ export interface Pacing {
  * typed fields. The registry hands adapters out as `Provider`, whose methods
  * take any config, since a channel's config was made by its own adapter.
  */
+/**
+ * Connecting by approval: Herald asks the network for a request, the person
+ * approves it where the network says (a link, often opened on a phone), and
+ * Herald asks until it is approved; the approved request gives the credentials
+ * `connect` takes.
+ */
+export interface ApprovalFlow {
+  /** The app settings the flow needs besides the network's own (it is offered only with them). */
+  settings: string[];
+  start(ctx: NetworkContext): Promise<{ id: string; approvalUrl: string }>;
+  check(
+    ctx: NetworkContext,
+    id: string,
+  ): Promise<{ status: 'pending' } | { status: 'approved'; credentials: Record<string, unknown> } | { status: 'refused'; detail: string }>;
+}
+
 export interface Provider<Config = Record<string, unknown>> {
   identifier: string;
   name: string;
@@ -254,6 +270,8 @@ export interface Provider<Config = Record<string, unknown>> {
   connect?(credentials: Record<string, unknown>, ctx: NetworkContext): Promise<ConnectResult>;
   /** OAuth channels. */
   oauth?: OAuthFlow;
+  /** Credentials channels the person approves on another device instead of typing credentials (Farcaster's signers). */
+  approval?: ApprovalFlow;
   /** New tokens from the refresh token; throws PublishError('auth') when the network refuses. */
   refresh?(ctx: NetworkContext & { channel: PublishChannel<Config> }): Promise<TokenConfig & Record<string, unknown>>;
   /** How the network reports failures in its answers (error codes, errors inside 2xx bodies); the common rules of `http-failures.ts` decide the rest. */

@@ -2,8 +2,9 @@
  * What the web application needs beyond the public API's routes: every network
  * with its content rules, how it counts text and its settings and credentials
  * as JSON Schema (the composer's counters and forms are built from these, the
- * same objects the server validates with), moving a post on the calendar, and
- * a file's alt text, tags and where it is used.
+ * same objects the server validates with), moving a post on the calendar, a
+ * file's alt text, tags and where it is used, channels whose access ends, and
+ * connecting a channel by approval.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../services.ts';
@@ -13,6 +14,8 @@ import { WEBHOOK_EVENTS } from '../../contract/webhooks.ts';
 import { appRoutes } from '../../contract/routes/app.ts';
 import { serve } from '../serve.ts';
 import { sessionPrincipal } from './public-api.ts';
+import { requireScope } from '../auth.ts';
+import type { FastifyRequest } from 'fastify';
 
 const { routes } = appRoutes;
 
@@ -23,6 +26,22 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
     const catalogue = networkCatalogue(services.config);
     serve(app, routes.networks, { hide }, async () => catalogue);
     serve(app, routes.webhookEvents, { hide }, async () => WEBHOOK_EVENTS);
+    // Connecting a channel by approval: as POST /integrations, only for who may change channels.
+    const connecting = (request: FastifyRequest) => {
+      const principal = sessionPrincipal(request);
+      requireScope(principal, 'channels:write', 'connect a channel');
+      return principal;
+    };
+    serve(app, routes.startApproval, {
+      hide,
+      handler: async (request, reply) => {
+        connecting(request);
+        return reply.code(201).send(await services.channels.startApproval(request.params.provider));
+      },
+    });
+    serve(app, routes.checkApproval, { hide }, async (request) =>
+      services.channels.checkApproval(connecting(request).accountId, request.params.provider, request.params.id),
+    );
     serve(app, routes.expiringAccess, { hide }, async (request) => services.channels.expiringAccess(sessionPrincipal(request).accountId));
 
     serve(app, routes.describeMedia, {

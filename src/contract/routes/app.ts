@@ -10,6 +10,7 @@ import { mediaObject, mediaTag } from '../media.ts';
 import { postSummary } from '../posts.ts';
 import { WEBHOOK_EVENTS } from '../webhooks.ts';
 import { route, routeTable } from '../route.ts';
+import { integration } from '../channels.ts';
 
 export const email = z.email().max(320);
 export const password = z.string().min(10, 'must be at least 10 characters').max(1024);
@@ -121,6 +122,8 @@ export const network = z.object({
   credentials: jsonSchema.nullable(),
   /** OAuth networks that need something before the person goes there (Mastodon: their server). */
   startOptions: jsonSchema.nullable(),
+  /** Connected by an approval the person gives on the network (a link to open), not by typing credentials. */
+  approval: z.boolean(),
   /** What the network allows, said where the person connects (Medium takes no new tokens). */
   note: z.string().nullable(),
 });
@@ -141,6 +144,7 @@ export const linkCard = z.object({
 });
 
 /** The answer of removing something: its id and a flag saying what happened (always true). */
+const approvalParams = z.object({ provider: z.string().min(1).max(50) });
 const idAnd = <const K extends string>(flag: K) => z.object({ id: z.string() }).extend({ [flag]: z.boolean() } as { [P in K]: z.ZodBoolean });
 
 export const appRoutes = routeTable('/api/app', {
@@ -230,6 +234,19 @@ export const appRoutes = routeTable('/api/app', {
   }),
 
   networks: route({ method: 'GET', path: '/networks', responses: { 200: z.array(network) } }),
+  /** Connecting by approval: the network's request and where the person approves it, then asking until they did. */
+  startApproval: route({
+    method: 'POST',
+    path: '/connect/:provider/approval',
+    params: approvalParams,
+    responses: { 201: z.object({ id: z.string(), approvalUrl: z.string() }) },
+  }),
+  checkApproval: route({
+    method: 'GET',
+    path: '/connect/:provider/approval/:id',
+    params: approvalParams.extend({ id: z.string().min(1).max(200) }),
+    responses: { 200: z.object({ status: z.enum(['pending', 'approved']), channel: integration.nullable() }) },
+  }),
   /** Channels whose access the network does not let Herald renew: they publish until then, and need connecting again. */
   expiringAccess: route({
     method: 'GET',

@@ -2,8 +2,10 @@
  * Farcaster casts through Neynar's hosted API (identifier `wrapcast`, a spelling
  * existing clients send; never "fixed"). Two secrets: the server's Neynar API key
  * (HERALD_WRAPCAST_API_KEY, sent as x-api-key) and, per channel, a Neynar-managed
- * signer the person approved with Sign in with Neynar on this server's Neynar
- * app; a signer only works with the API key that created it.
+ * signer the person approved; a signer only works with the API key that
+ * created it. Herald makes the signer and shows the approval link when it has
+ * the app's Farcaster account (HERALD_WRAPCAST_APP_FID and _APP_MNEMONIC);
+ * otherwise a signer_uuid is pasted.
  *
  * Media are URL embeds (Herald's upload host serves them); a thread is a chain of
  * replies. Every cast carries an `idem` key derived from the post item, so a
@@ -16,6 +18,7 @@ import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
 import type { NetworkContext, Provider, PublishChannel } from '../types.ts';
 import { PublishError } from '../errors.ts';
+import { signKeyRequest } from './farcaster-key-request.ts';
 
 const NETWORK = 'Farcaster';
 /** Bytes of UTF-8 a cast's text may hold (a "long cast"; 10,000 only for Pro accounts). */
@@ -25,11 +28,15 @@ const MAX_EMBEDS = 2;
 /** The protocol's limit on each embed URL. */
 const MAX_EMBED_URL_BYTES = 256;
 
+const SIGNER_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** How long a person has to approve a new signer (Neynar recommends a day). */
+const APPROVAL_WINDOW_S = 24 * 60 * 60;
+
 const credentials = z.object({
   signerUuid: z
     .string()
     .trim()
-    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a signer UUID such as 19d0c5fd-9b33-4a48-a0e2-bc7b0555baec')
+    .regex(SIGNER_UUID, 'must be a signer UUID such as 19d0c5fd-9b33-4a48-a0e2-bc7b0555baec')
     .describe("The signer_uuid that Sign in with Neynar gave for your account, on this server's Neynar app"),
 });
 
@@ -107,6 +114,38 @@ function castUrl(username: string, hash: string): string {
   return `https://farcaster.xyz/${encodeURIComponent(username)}/${hash}`;
 }
 
+/** The app's own Farcaster account, which asks people to approve signers (HERALD_WRAPCAST_APP_FID). */
+function appFid(ctx: NetworkContext): number {
+  const fid = Number(ctx.app.APP_FID);
+  if (!Number.isSafeInteger(fid) || fid <= 0) throw new PublishError('refused', 'HERALD_WRAPCAST_APP_FID must be the fid of the app’s Farcaster account');
+  return fid;
+}
+
+/**
+ * A new signer, and the link where the person approves it in the Farcaster app:
+ * Neynar makes the signer, Herald signs the key request with the app's custody
+ * key (HERALD_WRAPCAST_APP_MNEMONIC) and Neynar registers it.
+ */
+async function requestSigner(ctx: NetworkContext): Promise<{ id: string; approvalUrl: string }> {
+  const fid = appFid(ctx);
+  const signer = await neynar<{ signer_uuid: string; public_key: string }>(ctx, '/v2/farcaster/signer', { method: 'POST' });
+  const deadline = Math.floor(Date.now() / 1000) + APPROVAL_WINDOW_S;
+  let signature: string;
+  try {
+    signature = signKeyRequest(ctx.app.APP_MNEMONIC, fid, signer.public_key, deadline);
+  } catch (err) {
+    throw new PublishError('refused', `HERALD_WRAPCAST_APP_MNEMONIC ${(err as Error).message}`);
+  }
+  const registered = await neynar<{ signer_approval_url?: string }>(ctx, '/v2/farcaster/signer/signed_key', {
+    method: 'POST',
+    json: { signer_uuid: signer.signer_uuid, app_fid: fid, deadline, signature },
+  });
+  const link = URL.parse(registered.signer_approval_url ?? '');
+  // Shown to the person as a link: only a web address will do.
+  if (!link || (link.protocol !== 'https:' && link.protocol !== 'http:')) throw new PublishError('retryable', 'Neynar gave no approval link for the signer');
+  return { id: signer.signer_uuid, approvalUrl: link.toString() };
+}
+
 function signerProblem(signer: Signer): string | undefined {
   if (signer.status === 'approved') return undefined;
   if (signer.status === 'revoked') return 'this signer was revoked in Farcaster; sign in with Neynar again';
@@ -119,13 +158,13 @@ export const wrapcast: Provider<Config> = {
   auth: 'credentials',
   urls: { api: 'https://api.neynar.com' },
   appSettings: ['API_KEY'],
-  optionalSettings: ['CLIENT_ID'],
+  optionalSettings: ['CLIENT_ID', 'APP_FID', 'APP_MNEMONIC'],
   readAnswer,
   credentials,
   connectNote:
-    "Sign in with Neynar on this server's Neynar app (its client id is HERALD_WRAPCAST_CLIENT_ID) and approve the signer; paste the signer_uuid it " +
-    "gives. A signer works only with the API key of the app that created it. Images are shared as links to Herald's upload host, which must stay " +
-    'reachable.',
+    'With HERALD_WRAPCAST_APP_FID and HERALD_WRAPCAST_APP_MNEMONIC set, Herald shows a link (and a QR code) to approve in the Farcaster app. ' +
+    "Otherwise paste a signer_uuid approved on this server's Neynar app: a signer works only with the API key of the app that created it. " +
+    "Images are shared as links to Herald's upload host, which must stay reachable.",
   settings,
   rules: {
     maxLength: MAX_TEXT_BYTES,
@@ -136,6 +175,18 @@ export const wrapcast: Provider<Config> = {
   },
   // Neynar's Starter plan: 5 requests a second per endpoint, shared by every channel of this server.
   pacing: { perWindow: { count: 5, windowMs: 1000 } },
+
+  approval: {
+    settings: ['APP_FID', 'APP_MNEMONIC'],
+    start: requestSigner,
+    async check(ctx, id) {
+      if (!SIGNER_UUID.test(id)) return { status: 'refused', detail: 'this is not a signer id' };
+      const signer = await neynar<Signer>(ctx, '/v2/farcaster/signer', { query: { signer_uuid: id } });
+      if (signer.status === 'approved') return { status: 'approved', credentials: { signerUuid: id } };
+      if (signer.status === 'revoked') return { status: 'refused', detail: 'the signer was revoked in Farcaster: start again' };
+      return { status: 'pending' };
+    },
+  },
 
   async connect(input, ctx) {
     const { signerUuid } = credentials.parse(input);
