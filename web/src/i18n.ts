@@ -371,6 +371,11 @@ const en = {
   'channels.credentialsFor': 'Connect {name}',
   'channels.secrets': 'Keep these: {name} shows them only now.',
   'channels.connect': 'Connect',
+  'channels.approvalIntro': 'Open the link on the device where you use {name} and approve Herald there. This page notices by itself.',
+  'channels.approvalOpen': 'Approve in {name}',
+  'channels.approvalWaiting': 'Waiting for your approval…',
+  'channels.approvalDone': '{name} is connected.',
+  'channels.approvalPaste': 'Paste a signer id instead',
   'channels.network': 'Network',
   'channels.state': 'State',
 

@@ -162,7 +162,7 @@ export const wrapcast: Provider<Config> = {
   readAnswer,
   credentials,
   connectNote:
-    'With HERALD_WRAPCAST_APP_FID and HERALD_WRAPCAST_APP_MNEMONIC set, Herald shows a link (and a QR code) to approve in the Farcaster app. ' +
+    'With HERALD_WRAPCAST_APP_FID and HERALD_WRAPCAST_APP_MNEMONIC set, Herald shows a link to approve in the Farcaster app. ' +
     "Otherwise paste a signer_uuid approved on this server's Neynar app: a signer works only with the API key of the app that created it. " +
     "Images are shared as links to Herald's upload host, which must stay reachable.",
   settings,

@@ -13,6 +13,7 @@ import { t } from '../i18n.ts';
 import { Avatar, Dialog, ErrorNote, FieldError, FormErrorNote, ListTable, Loading, Notice, Secret, TextField, ZoneSelect } from '../components/ui.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
 import { AccessEndsBadge, useExpiringAccess } from '../components/AccessExpiry.tsx';
+import { ApprovalConnect } from '../components/ApprovalConnect.tsx';
 import { postsInRange } from './Calendar.tsx';
 import { browserZone } from '../time.ts';
 import { goToNetwork, NetworkForm, ReconnectButton, StartOptionsForm } from '../channels/connect.tsx';
@@ -83,8 +84,11 @@ export function ChannelsPage() {
 function AddChannel({ networks, onDone }: { networks: Network[]; onDone: () => void }) {
   const [chosen, setChosen] = useState<Network>();
   const [error, setError] = useState<unknown>();
+  // Networks connected by approval offer typing the credentials as a fallback.
+  const [typing, setTyping] = useState(false);
   // Each network's form starts empty: nothing typed or refused for one shows on the next.
   if (chosen?.startOptions) return <StartOptionsForm key={chosen.identifier} network={chosen} onCancel={() => setChosen(undefined)} />;
+  if (chosen?.approval && !typing) return <ApprovalConnect network={chosen} onDone={onDone} onPaste={() => setTyping(true)} />;
   if (chosen?.auth === 'credentials') return <CredentialsForm key={chosen.identifier} network={chosen} onCancel={() => setChosen(undefined)} onDone={onDone} />;
   return (
     <div>
