@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
-import { IG_APP, IG_PAGES, IG_STUDIO, startInstagramFake, type InstagramFake } from '../fakes/instagram.ts';
+import { IG_APP, IG_PAGES, IG_STUDIO, instagramContentRoutes, startInstagramFake, type InstagramFake } from '../fakes/instagram.ts';
 import { containerStore, declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
 import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
@@ -173,6 +173,53 @@ for (const store of await testStores()) {
         ['retry', 'published'],
       );
       assert.equal(since(from).filter((r) => r.method === 'POST' && r.path.endsWith('/media_publish')).length, 1);
+    });
+
+    const storiesFrom = (from: number) => since(from).filter((r) => r.method === 'POST' && r.path.endsWith('/media_publish'));
+
+    it('several stories wait for a video still processing before any goes out, and each is posted once', async () => {
+      const png = await uploadPng(account, herald);
+      const clip = await uploadMp4(account, herald, 6000);
+      // Longer than one attempt (4 s): the image is ready at once, the video only in the next attempt.
+      containerStore(fake).processingMs.video = 6_000;
+      const from = fake.requests.length;
+      const before = fake.media.length;
+      const story = await settled(
+        account,
+        await publishNow(account, channelId, [{ content: '', media: [png, clip] }], { ...POST, post_type: 'story' }),
+        30_000,
+      );
+      containerStore(fake).processingMs.video = 0;
+      assert.equal(story.state, 'PUBLISHED', story.error);
+      assert.deepEqual(
+        fake.media.slice(before).map((m) => m.type),
+        ['STORIES', 'STORIES'],
+      );
+      assert.equal(storiesFrom(from).length, 2, 'each story published once');
+      assert.equal(since(from).filter((r) => r.method === 'POST' && r.path.endsWith('/media')).length, 2, 'one container per media');
+      assert.equal(story.releaseId, fake.media[before].id);
+    });
+
+    it('a story already live is not posted again when the next one is throttled', async () => {
+      const [first, second] = [await uploadPng(account, herald), await uploadPng(account, herald)];
+      // Instagram throttles (code 4) the second media_publish of the attempt, after the first story went out.
+      const publish = instagramContentRoutes(fake, 'instagram_manage_insights')['POST /:version/:user/media_publish'];
+      let published = 0;
+      fake.route({
+        'POST /:version/:user/media_publish': (request, f) => (++published === 2 ? graphError(4, 'Application request limit reached') : publish(request, f)),
+      });
+      const from = fake.requests.length;
+      const before = fake.media.length;
+      const story = await settled(account, await publishNow(account, channelId, [{ content: '', media: [first, second] }], { ...POST, post_type: 'story' }));
+      fake.route({ 'POST /:version/:user/media_publish': publish });
+      assert.equal(story.state, 'PUBLISHED', story.error);
+      assert.deepEqual(
+        story.thread[0].attempts.map((a: any) => a.outcome),
+        ['retry', 'published'],
+      );
+      assert.equal(fake.media.length - before, 2, 'two stories, none twice');
+      assert.equal(storiesFrom(from).length, 3, 'the throttled one was asked for again, the live one was not');
+      assert.equal(story.releaseId, fake.media[before].id);
     });
 
     it('posts the next items as comments under the post', async () => {

@@ -109,15 +109,31 @@ function singleContainerParams(media: MediaRef, caption: string, settings: Setti
   return { media_type: 'REELS', video_url: media.url, caption, share_to_feed: settings.is_trial_reel ? undefined : true, collaborators, trial_params: trial };
 }
 
+/**
+ * One story per media. Every container is made and processed before the first
+ * story goes out, so a video still processing when an attempt ends leaves no
+ * story live; and each story published is recorded, so an attempt that fails
+ * after some went out (a lost answer, a throttle) does not post them again.
+ */
 async function publishStories(ctx: PublishContext<unknown>, ig: InstagramAccount): Promise<PublishResult> {
-  const ids: string[] = [];
+  const containers: string[] = [];
   for (const media of ctx.item.media) {
-    const container = await createContainer(
-      ctx,
-      ig,
-      isVideo(media) ? { media_type: 'STORIES', video_url: media.url } : { media_type: 'STORIES', image_url: media.url },
+    containers.push(
+      await createContainer(ctx, ig, isVideo(media) ? { media_type: 'STORIES', video_url: media.url } : { media_type: 'STORIES', image_url: media.url }),
     );
-    ids.push(await publishContainer(ctx, ig, container));
+  }
+  for (const container of containers) await waitForContainer(ig.graph, container, POLL, ctx.signal);
+  const ids: string[] = [];
+  for (const container of containers) {
+    const key = `instagram-story:${container}`;
+    const published = await ctx.progress.get(key);
+    if (published) {
+      ids.push(published);
+      continue;
+    }
+    const id = await publishContainer(ctx, ig, container);
+    await ctx.progress.set(key, id);
+    ids.push(id);
   }
   return { releaseId: ids[0], releaseUrl: await permalink(ig, ids[0]) };
 }
