@@ -147,6 +147,8 @@ export function instagramContentRoutes(fake: InstagramFake, insightsPermission: 
       const p = paramsOf(request);
       if ((p.caption ?? '').length > CAPTION_MAX) return graphError(100, 'The caption is too long', { subcode: 2207010 });
       if (p.media_type === 'CAROUSEL') {
+        // What integrators see when a carousel names collaborators (only single images and reels take them).
+        if (p.collaborators !== undefined) return graphError(100, '(#100) Param collaborators is not allowed');
         const children = (p.children ?? '').split(',').filter(Boolean);
         if (children.length < 2 || children.length > 10) return graphError(100, 'Invalid parameter: too little or too many attachments');
         for (const child of children) {

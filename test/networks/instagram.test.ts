@@ -133,7 +133,11 @@ for (const store of await testStores()) {
       const a = await uploadPng(account, herald);
       const clip = await uploadMp4(account, herald, 4096);
       let from = fake.requests.length;
-      const carousel = await settled(account, await publishNow(account, channelId, [{ content: 'Two frames', media: [a, clip] }], POST));
+      // Collaborators are asked for, but a carousel cannot take them: it is published without.
+      const carousel = await settled(
+        account,
+        await publishNow(account, channelId, [{ content: 'Two frames', media: [a, clip] }], { ...POST, collaborators: [{ label: 'friend.cam' }] }),
+      );
       assert.equal(carousel.state, 'PUBLISHED', carousel.error);
       const creates = since(from).filter((r) => r.method === 'POST' && r.path.endsWith('/media'));
       assert.equal(creates.length, 3);
@@ -141,6 +145,7 @@ for (const store of await testStores()) {
       assert.deepEqual({ ...creates[1].form, video_url: 'url' }, { is_carousel_item: 'true', media_type: 'VIDEO', video_url: 'url' });
       assert.equal(creates[2].form!.media_type, 'CAROUSEL');
       assert.equal(creates[2].form!.caption, 'Two frames');
+      assert.equal(creates[2].form!.collaborators, undefined);
       const published = fake.media.at(-1)!;
       assert.equal(creates[2].form!.children, published.children.join(','));
       assert.equal(published.children.length, 2);

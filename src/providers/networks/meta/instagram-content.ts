@@ -156,12 +156,8 @@ async function publishPost(ctx: PublishContext<unknown>, ig: InstagramAccount): 
       await waitForContainer(ig.graph, child, POLL, ctx.signal);
       children.push(child);
     }
-    container = await createContainer(ctx, ig, {
-      media_type: 'CAROUSEL',
-      children: children.join(','),
-      caption: content,
-      collaborators: collaboratorsParam(settings),
-    });
+    // Instagram refuses `collaborators` on a carousel ("Param collaborators is not allowed"): it goes without.
+    container = await createContainer(ctx, ig, { media_type: 'CAROUSEL', children: children.join(','), caption: content });
   }
   const id = await publishContainer(ctx, ig, container);
   return { releaseId: id, releaseUrl: await permalink(ig, id) };
