@@ -48,8 +48,20 @@ export interface FacebookPost {
   parent?: string;
 }
 
+/** A Business Manager account, with the Pages it owns and its clients' Pages it was given access to. */
+export interface FacebookBusiness {
+  id: string;
+  name: string;
+  owned: FacebookPage[];
+  client: FacebookPage[];
+}
+
+export type FacebookPage = { id: string; name: string; username: string; token: string };
+
 export interface FacebookFake extends NetworkFake {
   posts: FacebookPost[];
+  /** The user's Business Manager accounts (none unless a test adds them); their Pages' tokens are valid. */
+  businesses: FacebookBusiness[];
   /** Followers of each Page (0 when not set), as its followers_count field says. */
   followers: Map<string, number>;
   /** How often each post was shared (Meta leaves `shares` out of a post nobody shared). */
@@ -72,11 +84,14 @@ const VIDEO_METRICS = ['total_video_views', 'total_video_views_unique', 'total_v
 const PERIOD_DAYS: Record<string, number> = { day: 1, week: 7, days_28: 28 };
 /** Page Insights take at most 90 days between since and until. */
 const PAGE_RANGE_DAYS = 90;
+/** Business Manager reads need business_management (Business Management API reference). */
+const NO_BUSINESS = (): FakeAnswer => graphError(200, '(#200) Requires business_management permission to manage the object', { type: 'OAuthException' });
 const NO_INSIGHTS = (): FakeAnswer => graphError(200, '(#200) Requires extended permission: read_insights', { type: 'OAuthException' });
 
 export async function startFacebookFake(): Promise<FacebookFake> {
   const fake = (await startNetworkFake()) as FacebookFake;
   fake.posts = [];
+  fake.businesses = [];
   fake.followers = new Map();
   fake.shares = new Map();
   const book = tokenBook(fake);
@@ -89,7 +104,23 @@ export async function startFacebookFake(): Promise<FacebookFake> {
     fake.posts.push({ id, kind, page, params: paramsOf(request), token: tokenOfRequest(request), at: Date.now(), ...(parent ? { parent } : {}) });
   };
   const metaTime = (at: number) => new Date(at).toISOString().replace(/\.\d+Z$/, '+0000');
-  const isPage = (id: string) => FB_PAGES.some((p) => p.id === id);
+  const businessPages = () => fake.businesses.flatMap((b) => [...b.owned, ...b.client]);
+  const isPage = (id: string) => [...FB_PAGES, ...businessPages()].some((p) => p.id === id);
+  /** A Page as a Graph list gives it; its token only when asked for. */
+  const pageEntry = (request: RecordedRequest, page: FacebookPage) => ({
+    id: page.id,
+    name: page.name,
+    username: page.username,
+    picture: { data: { url: `https://pics.example/${page.id}.jpg` } },
+    ...((request.query.fields ?? '').includes('access_token') ? { access_token: page.token } : {}),
+  });
+  const businessPagesList = (edge: 'owned' | 'client') =>
+    authed(fake, (request) => {
+      if (!granted(fake, 'business_management')) return NO_BUSINESS();
+      const business = fake.businesses.find((b) => b.id === request.params.business);
+      if (!business) return graphError(100, `(#100) Unsupported get request. Object with ID '${request.params.business}' does not exist`);
+      return { body: { data: business[edge].map((page) => pageEntry(request, page)), paging: { cursors: { before: 'b0', after: 'b0' } } } };
+    });
 
   /** GET /{page-id}/insights: each metric's value per day of the range (a week's or 28 days' sum ending that day). */
   const pageInsights = (request: RecordedRequest, page: string): FakeAnswer => {
@@ -143,18 +174,9 @@ export async function startFacebookFake(): Promise<FacebookFake> {
     // Pages come one per result page, so the cursor must be followed.
     'GET /:version/me/accounts': authed(fake, (request) => {
       const index = request.query.after === 'cursor-1' ? 1 : 0;
-      const page = FB_PAGES[index];
-      const fields = request.query.fields ?? '';
-      const entry: Record<string, unknown> = {
-        id: page.id,
-        name: page.name,
-        username: page.username,
-        picture: { data: { url: `https://pics.example/${page.id}.jpg` } },
-      };
-      if (fields.includes('access_token')) entry.access_token = page.token;
       return {
         body: {
-          data: [entry],
+          data: [pageEntry(request, FB_PAGES[index])],
           paging: {
             cursors: { before: `cursor-${index}`, after: `cursor-${index + 1}` },
             ...(index === 0 ? { next: `${fake.url}/${request.params.version}/me/accounts?after=cursor-1` } : {}),
@@ -162,6 +184,12 @@ export async function startFacebookFake(): Promise<FacebookFake> {
         },
       };
     }),
+    'GET /:version/me/businesses': authed(fake, (request) => {
+      if (!granted(fake, 'business_management')) return NO_BUSINESS();
+      return { body: { data: fake.businesses.map((b) => pick(request, { id: b.id, name: b.name })), paging: { cursors: { before: 'b0', after: 'b0' } } } };
+    }),
+    'GET /:version/:business/owned_pages': businessPagesList('owned'),
+    'GET /:version/:business/client_pages': businessPagesList('client'),
     'POST /:version/:page/feed': authed(fake, (request, actor) => {
       const denied = asPage(request, actor);
       if (denied) return denied;
@@ -294,4 +322,10 @@ export async function startFacebookFake(): Promise<FacebookFake> {
   // Store, then answer a 5xx (`storeThenFail`) on the Page feed; the photo, video and comment edges take the same error.
   fake.create = { route: 'POST /:version/:page/feed', serverError: graphServerError };
   return fake;
+}
+
+/** Gives the user a Business Manager account; its Pages' tokens work like any Page's. */
+export function addBusiness(fake: FacebookFake, business: FacebookBusiness): void {
+  fake.businesses.push(business);
+  for (const page of [...business.owned, ...business.client]) tokenBook(fake).valid.set(page.token, page.id);
 }

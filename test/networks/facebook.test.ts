@@ -7,7 +7,7 @@ import { OutboundGuard } from '../../src/lib/outbound.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
-import { FB_APP, FB_PAGES, startFacebookFake, type FacebookFake } from '../fakes/facebook.ts';
+import { addBusiness, FB_APP, FB_PAGES, startFacebookFake, type FacebookFake } from '../fakes/facebook.ts';
 import { declined, graphError, setDaily, setLifetime, tokenBook } from '../fakes/meta.ts';
 import { assertError } from '../helpers/api-fixtures.ts';
 import { listedChannel, publishNow, settled, uploadMp4, uploadPng, saveDraft } from './support.ts';
@@ -377,6 +377,43 @@ for (const store of await testStores()) {
       const [listing] = fake.calls('GET /:version/:page/published_posts').slice(-1);
       assert.equal(listing.path, `/${version}/${GARAGE.id}/published_posts`);
       assert.equal(listing.headers.authorization, `Bearer ${GARAGE.token}`);
+    });
+
+    it('offers the Pages reached only through Business Manager, owned and client ones, each once', async () => {
+      const cafe = { id: '1030', name: 'Herald Cafe', username: 'heraldcafe', token: 'page-token-cafe' };
+      const florist = { id: '1040', name: 'Client Florist', username: 'clientflorist', token: 'page-token-florist' };
+      // The business also owns a Page the user manages directly: it is offered once.
+      addBusiness(fake, { id: '3030', name: 'Herald Holdings', owned: [cafe, FB_PAGES[0]], client: [florist] });
+      const from = fake.requests.length;
+      const connected = await connectOAuth(herald, account, 'facebook', {
+        pick: (choices) => {
+          assert.deepEqual(
+            choices.map((c) => c.name),
+            [...FB_PAGES.map((p) => p.name), cafe.name, florist.name],
+          );
+          return choices.findIndex((c) => c.name === florist.name);
+        },
+      });
+      const asked = fake.requests.slice(from).filter((r) => /owned_pages|client_pages/.test(r.path));
+      assert.deepEqual(
+        asked.map((r) => r.path),
+        [`/${version}/3030/owned_pages`, `/${version}/3030/client_pages`],
+      );
+      assert.match(asked[0].query.fields, /access_token/);
+      assert.equal((await listedChannel(account, connected.id)).name, florist.name);
+
+      // The client's Page publishes with its own token.
+      const post = await settled(account, await publishNow(account, connected.id, ['For the florist']));
+      assert.equal(post.state, 'PUBLISHED', post.error);
+      const stored = fake.posts.find((p) => p.params.message === 'For the florist')!;
+      assert.equal(stored.page, florist.id);
+      assert.equal(stored.token, florist.token);
+
+      const tool = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'pages' });
+      assert.deepEqual(
+        tool.body.output.pages.map((p: any) => p.id),
+        [...FB_PAGES.map((p) => p.id), cafe.id, florist.id],
+      );
     });
 
     it('marks the channel for reconnection when the Page token has expired, and a reconnect clears it', async () => {

@@ -218,7 +218,7 @@ export const facebook: Provider<PageConfig> = {
     },
     async finish(ctx) {
       const user = await longLivedUserToken(ctx, NAME);
-      const pages = await managedPages<PageEntry>(userGraph(ctx, NAME, user.token), PAGE_FIELDS);
+      const pages = await managedPages<PageEntry>(userGraph(ctx, NAME, user.token), PAGE_FIELDS, { throughBusinesses: true });
       // Each Page is one choice; its own token (no expiry when read with a long-lived user token) publishes.
       return pages
         .filter((p) => p.access_token)
@@ -300,7 +300,7 @@ export const facebook: Provider<PageConfig> = {
       async run(ctx) {
         const { userToken } = ctx.channel.config;
         if (!userToken) return { pages: [] };
-        const pages = await managedPages<PageEntry>(userGraph(ctx, NAME, userToken), 'id,name,username,picture.type(large)');
+        const pages = await managedPages<PageEntry>(userGraph(ctx, NAME, userToken), 'id,name,username,picture.type(large)', { throughBusinesses: true });
         return {
           pages: pages.map((p) => ({
             id: p.id,

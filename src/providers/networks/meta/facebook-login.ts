@@ -55,18 +55,49 @@ export function userGraph(ctx: NetworkContext, network: string, token: string): 
   return new Graph(ctx, { host: ctx.urls.api, version: graphVersion(ctx), token, tokenIn: 'header', network });
 }
 
-/** Pages at most read from /me/accounts (100 a page of results). */
+/** Result pages at most read from one Graph list (100 entries a page of results). */
 const MAX_PAGE_RESULTS = 10;
 
-/** Every Page the user manages, with the given fields, following the result cursors. */
-export async function managedPages<T extends { id: string }>(graph: Graph, fields: string): Promise<T[]> {
-  const pages: T[] = [];
+type Listed<T> = { data?: T[]; paging?: { cursors?: { after?: string }; next?: string } };
+
+/** Every entry of a Graph list, following the result cursors. */
+async function everyEntry<T>(graph: Graph, path: string, fields: string): Promise<T[]> {
+  const entries: T[] = [];
   let after: string | undefined;
   for (let round = 0; round < MAX_PAGE_RESULTS; round++) {
-    const answer = await graph.get<{ data?: T[]; paging?: { cursors?: { after?: string }; next?: string } }>('me/accounts', { fields, limit: 100, after });
-    pages.push(...(answer.data ?? []));
+    const answer = await graph.get<Listed<T>>(path, { fields, limit: 100, after });
+    entries.push(...(answer.data ?? []));
     after = answer.paging?.cursors?.after;
     if (!answer.paging?.next || !after) break;
   }
-  return pages;
+  return entries;
+}
+
+/** The edges of a Business Manager account that hold Pages: its own, and its clients' it was given access to. */
+const BUSINESS_PAGE_EDGES = ['owned_pages', 'client_pages'];
+
+/** The user's Business Manager accounts; none when the user declined business_management (Graph refuses the list). */
+async function businesses(graph: Graph): Promise<{ id: string }[]> {
+  try {
+    return await everyEntry<{ id: string }>(graph, 'me/businesses', 'id,name');
+  } catch (err) {
+    if (err instanceof PublishError && err.kind === 'refused') return [];
+    throw err;
+  }
+}
+
+/**
+ * Every Page the user manages, with the given fields: those of /me/accounts
+ * and, with `throughBusinesses` (it needs business_management), those the user
+ * reaches only through a Business Manager account, each Page once.
+ */
+export async function managedPages<T extends { id: string }>(graph: Graph, fields: string, options: { throughBusinesses?: boolean } = {}): Promise<T[]> {
+  const pages = await everyEntry<T>(graph, 'me/accounts', fields);
+  if (options.throughBusinesses) {
+    for (const business of await businesses(graph)) {
+      for (const edge of BUSINESS_PAGE_EDGES) pages.push(...(await everyEntry<T>(graph, `${business.id}/${edge}`, fields)));
+    }
+  }
+  const seen = new Set<string>();
+  return pages.filter((page) => !seen.has(page.id) && seen.add(page.id));
 }
