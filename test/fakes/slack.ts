@@ -14,6 +14,8 @@ export interface SlackMessage {
   text: string;
   thread_ts?: string;
   files: string[];
+  /** When the files' share shows in files.info (epoch ms). */
+  sharedAt?: number;
 }
 
 export interface SlackFake extends NetworkFake {
@@ -21,6 +23,8 @@ export interface SlackFake extends NetworkFake {
   channels: { id: string; name: string; is_private: boolean; is_archived: boolean; is_member: boolean }[];
   messages: SlackMessage[];
   uploads: Map<string, { filename: string; length: number; data?: Buffer }>;
+  /** How long after completeUploadExternal a share shows in files.info (Slack shares files asynchronously); 0 unless a test sets it. */
+  shareDelayMs: number;
   /** The token now in force. */
   accessToken(): string;
   /** The access token stops working (token_expired); the refresh token still works. */
@@ -174,7 +178,14 @@ export async function startSlackFake(): Promise<SlackFake> {
         // Unlike text (chat:write.public), files are shared only where the bot is a member.
         if (!channel.is_member) return slackError('not_in_channel');
         if (a.thread_ts && !messages.some((m) => m.channel === channel.id && m.ts === a.thread_ts && !m.thread_ts)) return slackError('thread_not_found');
-        messages.push({ ts: nextTs(), channel: channel.id, text: a.initial_comment ?? '', thread_ts: a.thread_ts, files: files.map((file) => file.id) });
+        messages.push({
+          ts: nextTs(),
+          channel: channel.id,
+          text: a.initial_comment ?? '',
+          thread_ts: a.thread_ts,
+          files: files.map((file) => file.id),
+          sharedAt: Date.now() + fake.shareDelayMs,
+        });
       }
       // Sharing is asynchronous: the answer does not show the share yet.
       return { body: { ok: true, files: files.map((file) => ({ id: file.id, title: file.title ?? uploads.get(file.id)!.filename, shares: {} })) } };
@@ -185,7 +196,7 @@ export async function startSlackFake(): Promise<SlackFake> {
       const upload = uploads.get(req.query.file);
       if (!upload) return slackError('file_not_found');
       const shares: Record<string, { ts: string; thread_ts?: string }[]> = {};
-      for (const m of messages.filter((msg) => msg.files.includes(req.query.file))) {
+      for (const m of messages.filter((msg) => msg.files.includes(req.query.file) && !((msg.sharedAt ?? 0) > Date.now()))) {
         shares[m.channel] ??= [];
         shares[m.channel].push({ ts: m.ts, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) });
       }
@@ -194,6 +205,7 @@ export async function startSlackFake(): Promise<SlackFake> {
   })) as SlackFake;
 
   fake.app = app;
+  fake.shareDelayMs = 0;
   // Store, then answer a 5xx (`storeThenFail`) on chat.postMessage, with Slack's error: internal_error, or service_unavailable for a 503.
   fake.create = {
     route: 'POST /api/chat.postMessage',

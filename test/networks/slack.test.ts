@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { startSlackFake, type SlackFake } from '../fakes/slack.ts';
@@ -28,7 +28,7 @@ for (const store of await testStores()) {
         { id: 'G0HIDDEN01', name: 'hidden', is_private: true, is_archived: false, is_member: false },
       );
       herald = await startHerald(store, {
-        engine: { pollMs: 50 },
+        engine: { pollMs: 50, followUpEveryMs: 200 },
         env: {
           HERALD_SLACK_CLIENT_ID: fake.app.clientId,
           HERALD_SLACK_CLIENT_SECRET: fake.app.clientSecret,
@@ -114,6 +114,38 @@ for (const store of await testStores()) {
       assert.deepEqual(message.files, [fileId]);
       assert.equal(post.releaseId, message.ts, 'the shared message is found through files.info');
       assert.ok(fake.calls('GET /api/files.info').length >= 1, "fake.calls('GET /api/files.info').length >= 1");
+    });
+
+    it("takes the message's timestamp from files.info later when Slack shows the share late, and a reply waits for it", async () => {
+      const a = await uploadPng(account, herald.api, 'late.png');
+      // Longer than the lookups made while publishing (about 8 s).
+      fake.shareDelayMs = 10_000;
+      const postId = await publishNow(
+        account,
+        channelId,
+        [
+          { content: 'Shared late', image: [{ id: a.id, path: a.path }] },
+          { content: 'A reply', delay: 0 },
+        ],
+        inGeneral,
+      );
+      const post = await eventually(
+        async () => {
+          const r = await account.call('GET', `/posts/${postId}`);
+          return r.body.thread.every((t: { state: string; releaseId?: string }) => t.state === 'PUBLISHED' && !String(t.releaseId).startsWith('file:'))
+            ? r.body
+            : undefined;
+        },
+        40_000,
+        'the timestamp of the late share',
+      );
+      fake.shareDelayMs = 0;
+      const shared = fake.messages.find((m) => m.text === 'Shared late')!;
+      assert.equal(post.thread[0].releaseId, shared.ts);
+      assert.match(post.thread[0].releaseURL, new RegExp(`/archives/${GENERAL}/p${shared.ts.replace('.', '')}$`));
+      const reply = fake.messages.find((m) => m.text === 'A reply')!;
+      assert.equal(reply.thread_ts, shared.ts, 'the reply is in the thread of the shared message');
+      assert.equal(fake.messages.filter((m) => m.text === 'Shared late').length, 1, 'the message was sent once');
     });
 
     it('joins a public channel it was never in before sharing a picture there; a private one it is not in fails with the reason', async () => {

@@ -129,11 +129,32 @@ interface FileShares {
   shares?: Record<'public' | 'private', Record<string, { ts: string; thread_ts?: string }[]> | undefined>;
 }
 
-function shareTs(file: FileShares | undefined, channel: string): string | undefined {
-  return file?.shares?.public?.[channel]?.[0]?.ts ?? file?.shares?.private?.[channel]?.[0]?.ts;
+/** The message that shared a file: its channel, ts and thread, when Slack shows it. */
+interface Share {
+  channel: string;
+  ts: string;
+  threadTs?: string;
 }
 
-/** The ts of the message that shared the files: in the answer when Slack was quick, else from files.info. */
+/** The share in `channel`, or, without one, the first share anywhere (Herald shares each file into one channel). */
+function shareOf(file: FileShares | undefined, channel?: string): Share | undefined {
+  for (const kind of ['public', 'private'] as const) {
+    const byChannel = file?.shares?.[kind] ?? {};
+    for (const [id, list] of Object.entries(byChannel)) {
+      if (channel && id !== channel) continue;
+      const first = list?.[0];
+      if (first?.ts) return { channel: id, ts: first.ts, threadTs: first.thread_ts };
+    }
+  }
+  return undefined;
+}
+
+async function fileShare(ctx: NetworkContext, token: string, fileId: string, channel?: string): Promise<Share | undefined> {
+  const info = await api<SlackAnswer & { file: FileShares }>(ctx, token, 'files.info', { query: { file: fileId } });
+  return shareOf(info.file, channel);
+}
+
+/** The message that shared the files: in the answer when Slack was quick, else from files.info. */
 async function findShare(
   ctx: PublishContext<SlackConfig>,
   token: string,
@@ -141,15 +162,39 @@ async function findShare(
   channel: string,
   completed: FileShares[],
 ): Promise<string | undefined> {
-  const ts = shareTs(completed[0], channel);
+  const ts = shareOf(completed[0], channel)?.ts;
   if (ts) return ts;
   for (const wait of SHARE_LOOKUPS) {
     await new Promise((resolve) => setTimeout(resolve, wait));
-    const info = await api<SlackAnswer & { file: FileShares }>(ctx, token, 'files.info', { query: { file: fileId } });
-    const found = shareTs(info.file, channel);
-    if (found) return found;
+    const found = await fileShare(ctx, token, fileId, channel);
+    if (found) return found.ts;
   }
   return undefined;
+}
+
+/** A message sent with files whose ts Slack had not shown yet stands as "file:<file id>" until it does. */
+const FILE_RELEASE = /^file:(F[A-Z0-9]+)$/;
+/** When a file's share is looked for again after publishing (Slack usually shows it within seconds). */
+const SHARE_FOLLOW_UP_MS = 5_000;
+
+/** The release id and address of the message that shared a file, when Slack shows it. */
+async function releaseOfFile(ctx: NetworkContext, config: SlackConfig, fileId: string): Promise<{ releaseId: string; releaseUrl: string } | undefined> {
+  const share = await fileShare(ctx, config.accessToken, fileId);
+  if (!share) return undefined;
+  return {
+    releaseId: share.threadTs ? `${share.threadTs}/${share.ts}` : share.ts,
+    releaseUrl: permalink(config, share.channel, share.ts, share.threadTs),
+  };
+}
+
+/** The ts a reply goes under: the first message's, read from its file share when it is still known by a file id. */
+async function threadToReplyIn(ctx: PublishContext<SlackConfig>, parent: string): Promise<string> {
+  const fileId = FILE_RELEASE.exec(parent)?.[1];
+  const threadTs = fileId ? (await releaseOfFile(ctx, ctx.channel.config, fileId))?.releaseId : parent;
+  if (!threadTs) throw new PublishError('retryable', `Slack has not shown the first message's timestamp yet (${parent}); the reply waits for it`);
+  const ts = threadOf(threadTs);
+  if (!/^\d+\.\d+$/.test(ts)) throw new PublishError('refused', `cannot reply in Slack: the first message's timestamp is unknown (${parent})`);
+  return ts;
 }
 
 const settings = z.object({
@@ -229,9 +274,7 @@ export const slack: Provider<SlackConfig> = {
     const token = config.accessToken;
     const channel = String(ctx.item.settings.channel ?? '');
     if (!settings.shape.channel.safeParse(channel).success) throw new PublishError('refused', 'settings.channel must be a Slack channel id');
-    const threadTs = ctx.replyTo ? threadOf(ctx.replyTo.releaseId) : undefined;
-    if (threadTs !== undefined && !/^\d+\.\d+$/.test(threadTs))
-      throw new PublishError('refused', `cannot reply in Slack: the first message's timestamp is unknown (${ctx.replyTo!.releaseId})`);
+    const threadTs = ctx.replyTo ? await threadToReplyIn(ctx, ctx.replyTo.releaseId) : undefined;
     const text = escapeText(ctx.item.content);
 
     let ts: string;
@@ -253,11 +296,19 @@ export const slack: Provider<SlackConfig> = {
         },
       });
       const shared = await findShare(ctx, token, ids[0], channel, completed.files ?? []);
-      // The message is out; only its timestamp is not known yet. Keep the file id so the post is not sent again.
-      if (!shared) return { releaseId: `file:${ids[0]}`, releaseUrl: null };
+      // The message is out; only its timestamp is not known yet. Keep the file id so the post is not sent again,
+      // and look for the timestamp later (followUp).
+      if (!shared) return { releaseId: `file:${ids[0]}`, releaseUrl: null, followUp: { afterMs: SHARE_FOLLOW_UP_MS } };
       ts = shared;
     }
     return { releaseId: threadTs ? `${threadTs}/${ts}` : ts, releaseUrl: permalink(config, channel, ts, threadTs) };
+  },
+
+  async followUp(ctx) {
+    const fileId = FILE_RELEASE.exec(ctx.releaseId)?.[1];
+    if (!fileId) return { state: 'done' };
+    const release = await releaseOfFile(ctx, ctx.channel.config, fileId);
+    return release ? { state: 'done', ...release } : { state: 'waiting', checkAfterMs: SHARE_FOLLOW_UP_MS };
   },
 
   tools: {
