@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectOAuth } from '../helpers/connect.ts';
-import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { REDDIT_APP, REDDIT_USER, REDDIT_USER_AGENT, startRedditFake, type RedditFake } from '../fakes/reddit.ts';
 import { listedChannel, publishNow, settled, uploadPng } from './support.ts';
@@ -202,6 +202,34 @@ for (const store of await testStores()) {
         post.thread[0].attempts.map((a: any) => a.outcome),
         ['failed', 'published'],
       );
+    });
+
+    it('a token that expires while an accepted media post is looked for is renewed, and the post is not submitted again', async () => {
+      // Listed 1.5 s after it is made (the first look misses it); the token stops working once Reddit has accepted the submission.
+      fake.listingDelayMs = 1_500;
+      try {
+        const png = await uploadPng(account, herald);
+        const submits = fake.calls('POST /api/submit').length;
+        const postId = await publishNow(account, channelId, [{ content: '', media: [png] }], {
+          __type: 'reddit',
+          subreddit: [to('pics', 'Token ran out', { type: 'media' })],
+        });
+        await eventually(async () => fake.calls('POST /api/submit').length > submits || undefined, 10_000, 'the submission');
+        fake.tokens.clear();
+        const post = await settled(account, postId, 20_000);
+        assert.equal(post.state, 'PUBLISHED', post.error);
+        const made = fake.submissions.filter((s) => s.title === 'Token ran out');
+        assert.equal(made.length, 1, 'submitted once');
+        assert.equal(post.releaseId, `t3_${made[0].id}`);
+        assert.deepEqual(
+          post.thread[0].attempts.map((a: any) => a.outcome),
+          ['failed', 'published'],
+        );
+        const submittedAt = fake.calls('POST /api/submit').at(-1)!.at;
+        assert.equal(fake.calls('POST /api/media/asset.json').filter((r) => r.at > submittedAt).length, 0, 'the image was not uploaded again');
+      } finally {
+        fake.listingDelayMs = 0;
+      }
     });
 
     it('retries after a 429 and submits once', async () => {

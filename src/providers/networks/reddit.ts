@@ -147,8 +147,33 @@ async function findSubmitted(ctx: PublishContext<RedditConfig>, sr: string, titl
   return found!;
 }
 
-async function submit(ctx: PublishContext<RedditConfig>, t: Target): Promise<{ name: string; url: string }> {
+type Made = { name: string; url: string };
+
+/**
+ * What an earlier attempt of this item got from Reddit for a subreddit: the post,
+ * or only that Reddit accepted it (when). An attempt cut short after that (a token
+ * that expired while the post was looked for) must not submit it again.
+ */
+const submittedKey = (sr: string) => `reddit-submitted:${sr.toLowerCase()}`;
+type Kept = Made | { acceptedAt: number };
+
+async function submit(ctx: PublishContext<RedditConfig>, t: Target): Promise<Made> {
   const sr = subredditName(t);
+  const key = submittedKey(sr);
+  const kept = await ctx.progress.get(key);
+  if (kept) {
+    const earlier = JSON.parse(kept) as Kept;
+    if ('name' in earlier) return earlier;
+    const found = await findSubmitted(ctx, sr, t.title, earlier.acceptedAt);
+    await ctx.progress.set(key, JSON.stringify(found));
+    return found;
+  }
+  const made = await submitOnce(ctx, t, sr, key);
+  await ctx.progress.set(key, JSON.stringify(made));
+  return made;
+}
+
+async function submitOnce(ctx: PublishContext<RedditConfig>, t: Target, sr: string, key: string): Promise<Made> {
   const form: Record<string, string | undefined> = {
     api_type: 'json',
     sr,
@@ -176,6 +201,7 @@ async function submit(ctx: PublishContext<RedditConfig>, t: Target): Promise<{ n
   const data = answer?.json?.data ?? {};
   if (data.name && data.url) return { name: data.name, url: data.url };
   if (data.id) return { name: `t3_${data.id}`, url: data.url ?? `https://redd.it/${data.id}` };
+  await ctx.progress.set(key, JSON.stringify({ acceptedAt: since } satisfies Kept));
   return findSubmitted(ctx, sr, t.title, since);
 }
 
@@ -267,8 +293,9 @@ export const reddit: Provider<RedditConfig> = {
       try {
         made.push(await submit(ctx, t));
       } catch (err) {
-        // Some subreddits already have the post: retrying would post there again.
-        if (made.length > 0 && err instanceof PublishError) {
+        // Some subreddits already have the post: retrying would post there again. After a token
+        // renewal it would not (each subreddit's post is recorded), so an auth failure stays one.
+        if (made.length > 0 && err instanceof PublishError && err.kind !== 'auth') {
           throw new PublishError('refused', `Published to ${made.map((m) => m.url).join(', ')}, but r/${subredditName(t)} failed: ${err.message}`);
         }
         throw err;
