@@ -26,6 +26,8 @@ export interface FakeCampaign {
   type: string;
   content_type: string;
   body: string;
+  /** The body as a subscriber reads it: listmonk runs it as a Go template. */
+  rendered: string;
   template_id: number;
   tags: string[];
   status: string;
@@ -49,6 +51,36 @@ export interface ListmonkFake extends NetworkFake {
 
 const ALL_PERMISSIONS = ['lists:get_all', 'templates:get', 'campaigns:get', 'campaigns:manage', 'campaigns:send'];
 const CONTENT_TYPES = new Set(['richtext', 'html', 'markdown', 'plain', 'visual']);
+
+/** Functions listmonk gives campaign templates (docs/content/templating.md). */
+const TEMPLATE_FUNCTIONS = /^(UnsubscribeURL|ManageURL|OptinURL|MessageURL|TrackView|TrackLink|Date|L|Safe)\b/;
+
+/**
+ * A campaign body run as a Go template, as listmonk does when it compiles a
+ * campaign: a string literal action prints the string, `.Subscriber…` and
+ * `.Campaign…` fields and listmonk's functions print their values (sample ones
+ * here), and anything else fails compiling, as text/template says.
+ */
+function renderTemplate(body: string): { rendered: string } | { error: string } {
+  let rendered = '';
+  let rest = body;
+  for (;;) {
+    const open = rest.indexOf('{{');
+    if (open === -1) return { rendered: rendered + rest };
+    const close = rest.indexOf('}}', open + 2);
+    if (close === -1) return { error: 'Error compiling template: template: content:1: unclosed action' };
+    rendered += rest.slice(0, open);
+    const action = rest
+      .slice(open + 2, close)
+      .replace(/^-\s|\s-$/g, '')
+      .trim();
+    if (/^"(?:[^"\\]|\\.)*"$/.test(action)) rendered += JSON.parse(action);
+    else if (/^\.(Subscriber|Campaign)\b/.test(action)) rendered += `[${action}]`;
+    else if (TEMPLATE_FUNCTIONS.test(action)) rendered += `[${action.split(/\s/)[0]}]`;
+    else return { error: `Error compiling template: template: content:1: function "${action.split(/\s/)[0]}" not defined` };
+    rest = rest.slice(close + 2);
+  }
+}
 const TEMPLATES = [
   { id: 1, name: 'Default campaign template', type: 'campaign', is_default: true },
   { id: 2, name: 'Plain', type: 'campaign', is_default: false },
@@ -96,7 +128,7 @@ export async function startListmonkFake(): Promise<ListmonkFake> {
       return handler(req);
     };
 
-  const view = (c: FakeCampaign) => ({ ...c, lists: c.lists.map((id) => ({ id, name: lists.find((l) => l.id === id)?.name })) });
+  const view = ({ rendered: _rendered, ...c }: FakeCampaign) => ({ ...c, lists: c.lists.map((id) => ({ id, name: lists.find((l) => l.id === id)?.name })) });
   const find = (id: string) => campaigns.find((c) => String(c.id) === id);
 
   const fake = (await startNetworkFake({
@@ -123,7 +155,8 @@ export async function startListmonkFake(): Promise<ListmonkFake> {
       if (b.type !== 'regular' && b.type !== 'optin') return message(400, 'Invalid campaign type.');
       if (!CONTENT_TYPES.has(b.content_type)) return message(400, 'Invalid content type.');
       if (typeof b.body !== 'string') return message(400, 'Invalid body.');
-      if (/\{\{[^}]*$/.test(b.body)) return message(400, 'Error compiling template: unclosed action');
+      const compiled = renderTemplate(b.body);
+      if ('error' in compiled) return message(400, compiled.error);
       const templateId = b.template_id ?? 1;
       if (!TEMPLATES.some((t) => t.id === templateId && t.type === 'campaign')) return message(400, 'Template not found.');
       const toSend = lists.filter((l) => b.lists.includes(l.id)).reduce((sum, l) => sum + l.subscriber_count, 0);
@@ -137,6 +170,7 @@ export async function startListmonkFake(): Promise<ListmonkFake> {
         type: b.type,
         content_type: b.content_type,
         body: b.body,
+        rendered: compiled.rendered,
         template_id: templateId,
         tags: b.tags ?? [],
         status: 'draft',

@@ -110,6 +110,15 @@ for (const store of await testStores()) {
       assert.equal(post.releaseURL, `${fake.url}/admin/campaigns/${created.id}`);
     });
 
+    it('sends "{{" in the text as text: subscribers read it as written, not as a template action', async () => {
+      const text = 'Reply with {{ your name }} and {{ the date';
+      const post = await settled(account, await publishNow(account, channelId, [text], { ...NEWSLETTER, preview: 'About {{ this }}' }));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const [created] = campaignsOf(post.id);
+      assert.ok(created.rendered.includes(`<p>${text}</p>`), created.rendered);
+      assert.ok(created.rendered.includes('>About {{ this }}</div>'), created.rendered);
+    });
+
     it('sends HTML as written, images as links to the upload host, and the default template without template_id', async () => {
       const png = await uploadPng(account, herald.api);
       const post = await settled(

@@ -125,6 +125,15 @@ function preheaderHtml(preview: string | undefined): string {
   return `<div style="display:none;max-height:0;overflow:hidden;opacity:0">${escapeHtml(preview.trim())}</div>\n`;
 }
 
+/**
+ * listmonk runs a campaign's body as a Go template, so a "{{" in the post would
+ * start an action (and fail the campaign, or print something else): each is
+ * written as the template action that prints "{{".
+ */
+function escapeTemplate(html: string): string {
+  return html.replace(/\{\{/g, '{{"{{"}}');
+}
+
 /** The campaign's name: unique per post item, so an unknown outcome can be looked up by it. */
 function campaignName(ctx: PublishContext<Config>): string {
   return `herald-${ctx.item.postId}`;
@@ -214,7 +223,7 @@ export const listmonk: Provider<Config> = {
       if (campaign) return start(ctx, config, campaign);
     }
     const template = s.template && s.template !== '0' ? Number(s.template) : undefined;
-    const body = [preheaderHtml(s.preview), bodyHtml(ctx.item.content), imagesHtml(ctx.item.media)].filter(Boolean).join('\n');
+    const body = escapeTemplate([preheaderHtml(s.preview), bodyHtml(ctx.item.content), imagesHtml(ctx.item.media)].filter(Boolean).join('\n'));
     const created = await api<Campaign>(ctx, config, '/campaigns', {
       method: 'POST',
       json: {
