@@ -496,12 +496,12 @@ export class Media implements MediaLookup {
   }
 
   async byUrls(accountId: string, urls: string[]) {
-    const found = new Map<string, { id: string; url: string; mime_type: string }>();
+    const found = new Map<string, { id: string; url: string; mime_type: string; width: number | null; height: number | null }>();
     // In slices: one body may name tens of thousands of URLs, more than a statement may bind.
     for (let start = 0; start < urls.length; start += LOOKUP_SLICE) {
       const rows = await this.db
         .selectFrom('media')
-        .select(['id', 'url', 'mime_type'])
+        .select(['id', 'url', 'mime_type', 'width', 'height'])
         .where('account_id', '=', accountId)
         .where('deleted_at', 'is', null)
         .where('url', 'in', urls.slice(start, start + LOOKUP_SLICE))

@@ -44,7 +44,8 @@ export interface ContentRules {
 /** What `ContentRules.check` sees of one item of a thread. */
 export interface RuleItem {
   content: string;
-  media: { mimeType: string }[];
+  /** Each media's type, and its size in pixels where the library knows it. */
+  media: { mimeType: string; width?: number | null; height?: number | null }[];
   threadIndex: number;
   /** The post's provider settings (without __type). */
   settings: Record<string, unknown>;

@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth, followToCallback, startConnect } from '../helpers/connect.ts';
-import { entry, postBody } from '../helpers/api-fixtures.ts';
+import { assertError, entry, postBody } from '../helpers/api-fixtures.ts';
 import { CLIENT_ID, CLIENT_SECRET, startDribbbleFake, type DribbbleFake } from '../fakes/dribbble.ts';
 import { listedChannel, publishNow, saveDraft, settled, uploadMp4 } from './support.ts';
 import { serverErrorAfterCreate } from './create-5xx.ts';
@@ -163,12 +163,18 @@ for (const store of await testStores()) {
       assert.equal(fake.shots.length, before + 1);
     });
 
-    it('refuses an image of the wrong size without uploading it; larger 4:3 multiples go through', async () => {
+    it('refuses an image of the wrong size when the post is accepted, naming the field; larger 4:3 multiples go through', async () => {
       const before = fake.calls('POST /v2/shots').length;
       const odd = await uploadImage(await png(500, 300), 'odd.png');
-      const refused = await post('', [odd], { title: 'Wrong size' });
-      assert.equal(refused.state, 'ERROR');
-      assert.match(refused.error, /400×300, 800×600 or a larger multiple; this one is 500×300/);
+      const refused = await account.call(
+        'POST',
+        '/posts',
+        postBody('now', [entry(channelId, [{ content: '', image: [odd] }], { settings: { title: 'Wrong size' } })], { date: new Date().toISOString() }),
+      );
+      assertError(refused, 400, {
+        path: 'posts.0.value.0.image',
+        message: /is 500×300, but Dribbble takes 4:3 images of 400×300, 800×600 or a larger multiple/,
+      });
       assert.equal(fake.calls('POST /v2/shots').length, before);
 
       const big = await uploadImage(await png(1600, 1200), 'big.png');

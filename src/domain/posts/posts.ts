@@ -79,7 +79,8 @@ export interface PlanOptions {
 
 export interface MediaLookup {
   /** Media of this account at these URLs, by URL. */
-  byUrls(accountId: string, urls: string[]): Promise<Map<string, { id: string; mime_type: string }>>;
+  /** Each URL's media, with its size in pixels where known (content rules read it). */
+  byUrls(accountId: string, urls: string[]): Promise<Map<string, { id: string; mime_type: string; width?: number | null; height?: number | null }>>;
 }
 
 /** What the API shows of a post (the root of a thread) in lists and in its detail. */
@@ -230,7 +231,7 @@ export class Posts {
           } else if (!found) {
             problems.push({ path, message: 'is not media of this account (upload it first)' });
           }
-          return { id: found?.id ?? m.id ?? '', path: m.path, mime: found?.mime_type ?? '' };
+          return { id: found?.id ?? m.id ?? '', path: m.path, mime: found?.mime_type ?? '', width: found?.width, height: found?.height };
         });
         if (!draft) this.checkContentRules(provider, channel, content, media, `${at}.value.${j}`, problems, { threadIndex: j, settings: settings.value });
         return { content, media: media.map(({ id, path }) => ({ id, path })), delay: v.delay };
@@ -250,14 +251,14 @@ export class Posts {
     provider: Provider,
     channel: ChannelRow,
     content: string,
-    media: { mime: string }[],
+    media: { mime: string; width?: number | null; height?: number | null }[],
     at: string,
     problems: FieldProblem[],
     place: { threadIndex: number; settings: Record<string, unknown> },
   ): void {
     const who = `${provider.name} channel "${channel.name}"`;
     const { __type: _type, ...settings } = place.settings;
-    const item = { content, media: media.map((m) => ({ mimeType: m.mime })) };
+    const item = { content, media: media.map((m) => ({ mimeType: m.mime, width: m.width, height: m.height })) };
     for (const p of provider.rules.check?.({ ...item, threadIndex: place.threadIndex, settings }) ?? []) {
       problems.push({ path: `${at}.${p.field}`, message: `${p.message} (${who})` });
     }
@@ -567,7 +568,10 @@ export class Posts {
       const refs = items.map((item) => JSON.parse(item.media) as MediaRefStored[]);
       const known = await this.media.byUrls(accountId, [...new Set(refs.flat().map((m) => m.path))]);
       for (const [j, item] of items.entries()) {
-        const media = refs[j].map((m) => ({ mime: known.get(m.path)?.mime_type ?? '' }));
+        const media = refs[j].map((m) => {
+          const found = known.get(m.path);
+          return { mime: found?.mime_type ?? '', width: found?.width, height: found?.height };
+        });
         this.checkContentRules(provider, channel, item.content, media, `thread.${j}`, problems, { threadIndex: j, settings: JSON.parse(root.settings) });
       }
       if (problems.length > 0) throw invalidFields(problems);

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { errorMessage, retryAfterMs, type NetworkAnswer, type Verdict } from '../adapter-kit/http-failures.ts';
 import { mediaBlob, mediaFilename } from '../adapter-kit/media-bytes.ts';
 import { authorizationUrl, requestToken } from '../adapter-kit/oauth2-tokens.ts';
-import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishResult, RecentPost } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishChannel, PublishResult, RecentPost, RuleItem } from '../types.ts';
 import { PublishError } from '../errors.ts';
 
 const SCOPES = ['public', 'upload'];
@@ -115,13 +115,27 @@ async function teamId(ctx: NetworkContext, cfg: Config, team: string | undefined
   return String(found.id);
 }
 
-/** Dribbble takes 4:3 images of 400×300, 800×600 and larger multiples; checked here when the size is known, so nothing is uploaded in vain. */
-function checkDimensions(image: MediaRef): void {
+/**
+ * Dribbble takes 4:3 images of 400×300, 800×600 and larger multiples. Checked when
+ * the post is accepted (the library knows the size), and again before uploading.
+ */
+function dimensionsProblem(image: { width?: number | null; height?: number | null }): string | undefined {
   const { width, height } = image;
-  if (!width || !height) return;
-  if (width * 3 !== height * 4 || width % 400 !== 0) {
-    throw new PublishError('refused', `Dribbble takes 4:3 images of 400×300, 800×600 or a larger multiple; this one is ${width}×${height}`);
-  }
+  if (!width || !height) return undefined;
+  if (width * 3 === height * 4 && width % 400 === 0) return undefined;
+  return `is ${width}×${height}, but Dribbble takes 4:3 images of 400×300, 800×600 or a larger multiple`;
+}
+
+function checkDimensions(image: MediaRef): void {
+  const problem = dimensionsProblem(image);
+  if (problem) throw new PublishError('refused', `The image ${problem}`);
+}
+
+function check(item: RuleItem): { field: 'image'; message: string }[] {
+  return item.media.flatMap((m) => {
+    const problem = m.mimeType.startsWith('image/') ? dimensionsProblem(m) : undefined;
+    return problem ? [{ field: 'image' as const, message: problem }] : [];
+  });
 }
 
 function shotUrl(id: string): string {
@@ -151,6 +165,7 @@ export const dribbble: Provider<Config> = {
     mediaKinds: ['image'],
     threads: false,
     media: { imageTypes: ['image/gif', 'image/jpeg', 'image/png'], maxImageBytes: MAX_IMAGE_BYTES },
+    check,
   },
   // Per user: 60 requests a minute, 1,440 a day.
   pacing: { concurrent: 3, perChannel: { count: 60, windowMs: 60_000 } },
