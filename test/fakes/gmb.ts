@@ -31,7 +31,7 @@ export interface StoredPost {
 
 export interface GmbFake extends NetworkFake {
   /** accounts/{id} → its locations. */
-  accounts: Map<string, { name: string; title: string; storefrontAddress?: unknown; metadata?: { mapsUri?: string } }[]>;
+  accounts: Map<string, { name: string; title: string; storefrontAddress?: unknown; metadata?: { mapsUri?: string }; languageCode?: string }[]>;
   validTokens: Set<string>;
   refreshTokens: Set<string>;
   posts: Map<string, StoredPost[]>;
@@ -152,7 +152,10 @@ export async function startGmbFake(): Promise<GmbFake> {
       if (!request.query.readMask) return googleError(400, 'INVALID_ARGUMENT', "Request contains an invalid argument. 'read_mask' is required.");
       const locations = fake.accounts.get(`accounts/${request.params.account}`);
       if (!locations) return googleError(404, 'NOT_FOUND', 'Requested entity was not found.');
-      const { slice, next } = page(locations, request);
+      // Only the fields of the read mask come back (name always).
+      const mask = new Set(['name', ...String(request.query.readMask).split(',')]);
+      const masked = locations.map((l) => Object.fromEntries(Object.entries(l).filter(([field]) => mask.has(field))));
+      const { slice, next } = page(masked, request);
       return { body: { locations: slice, ...(next ? { nextPageToken: next } : {}) } };
     },
 

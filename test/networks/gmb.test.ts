@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth, followToCallback, startConnect } from '../helpers/connect.ts';
-import { entry, postBody } from '../helpers/api-fixtures.ts';
+import { assertError, entry, postBody } from '../helpers/api-fixtures.ts';
 import { gmb } from '../../src/providers/networks/gmb.ts';
 import { CLIENT_ID, CLIENT_SECRET, googleError, MANAGE_SCOPE, PERMISSION_DENIED, quotaExceeded, startGmbFake, type GmbFake } from '../fakes/gmb.ts';
 import { listedChannel, publishNow, saveDraft, settled, uploadMp4, uploadPng } from './support.ts';
@@ -58,6 +58,7 @@ for (const store of await testStores()) {
           title: 'Bakery',
           storefrontAddress: { addressLines: ['9 Mill Rd'], locality: 'Shelbyville' },
           metadata: { mapsUri: 'https://maps.google.com/?cid=42' },
+          languageCode: 'de',
         },
       ]);
       fake.pageSize = 1;
@@ -118,7 +119,9 @@ for (const store of await testStores()) {
           ['222', '1'],
         ],
       );
-      assert.ok(lists.every((r) => r.query.readMask === 'name,title,storefrontAddress,metadata' && r.headers.authorization === 'Bearer ya29.gmb-1'));
+      assert.ok(
+        lists.every((r) => r.query.readMask === 'name,title,storefrontAddress,metadata,languageCode' && r.headers.authorization === 'Bearer ya29.gmb-1'),
+      );
 
       const listed = await listedChannel(account, channelId);
       assert.equal(listed.profile, '9 Mill Rd, Shelbyville');
@@ -143,7 +146,8 @@ for (const store of await testStores()) {
       const sent = fake.calls('POST /v4/accounts/:account/locations/:location/localPosts').at(-1)!;
       assert.equal(sent.headers.authorization, 'Bearer ya29.gmb-1');
       assert.deepEqual(sent.json, {
-        languageCode: 'en',
+        // The location's own language, read when it was connected.
+        languageCode: 'de',
         summary: 'Fresh bread from 7am',
         topicType: 'STANDARD',
         callToAction: { actionType: 'LEARN_MORE', url: 'https://bakery.example/bread' },
@@ -180,10 +184,22 @@ for (const store of await testStores()) {
       const plain = await post(['Just words']);
       assert.equal(plain.state, 'PUBLISHED', plain.error ?? '');
       assert.deepEqual(fake.calls('POST /v4/accounts/:account/locations/:location/localPosts').at(-1)!.json, {
-        languageCode: 'en',
+        languageCode: 'de',
         summary: 'Just words',
         topicType: 'STANDARD',
       });
+    });
+
+    it('writes the post in the language its settings name, and refuses one that is no language code', async () => {
+      const done = await post(['Bonjour'], { languageCode: 'fr' });
+      assert.equal(done.state, 'PUBLISHED', done.error ?? '');
+      assert.equal(fake.calls('POST /v4/accounts/:account/locations/:location/localPosts').at(-1)!.json.languageCode, 'fr');
+      const refused = await account.call(
+        'POST',
+        '/posts',
+        postBody('now', [entry(channelId, ['Hallo'], { settings: { __type: 'gmb', languageCode: 'German!' } })], { date: new Date().toISOString() }),
+      );
+      assertError(refused, 400, { path: 'posts.0.settings.languageCode', message: /must be a language code/ });
     });
 
     it('publishes an offer with its event and offer details; a button on an offer is not sent (Google ignores it)', async () => {

@@ -21,7 +21,7 @@ const MANAGE_SCOPE = 'https://www.googleapis.com/auth/business.manage';
 const OLD_MANAGE_SCOPE = 'https://www.googleapis.com/auth/plus.business.manage';
 const SCOPES = [MANAGE_SCOPE, 'https://www.googleapis.com/auth/userinfo.profile'];
 /** The business-information API answers nothing without a read mask. */
-const LOCATION_MASK = 'name,title,storefrontAddress,metadata';
+const LOCATION_MASK = 'name,title,storefrontAddress,metadata,languageCode';
 /** Google's quota is per minute and it documents no Retry-After. */
 const QUOTA_WAIT_MS = 60_000;
 /** A post listed on the location before the item was due (less clock slack) cannot be it. */
@@ -49,6 +49,11 @@ const settings = z.object({
   offerCouponCode: z.string().optional().describe('Coupon code to show with an offer'),
   offerRedeemUrl: z.url().optional().describe('Where the offer is redeemed online'),
   offerTerms: z.string().optional().describe('Terms and conditions of the offer'),
+  languageCode: z
+    .string()
+    .regex(/^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/, 'must be a language code such as en, de or pt-BR')
+    .optional()
+    .describe("The language the post is written in (BCP 47, e.g. en, de, pt-BR); the location's own language when left out"),
 });
 type Settings = z.infer<typeof settings>;
 
@@ -57,6 +62,8 @@ interface Config extends TokenConfig {
   parent: string;
   /** The location's Google Maps page, where its posts show. */
   mapsUri?: string | null;
+  /** The location's language (Business Information `languageCode`): a post's language unless its settings say another. */
+  languageCode?: string | null;
 }
 
 interface LocalPost {
@@ -161,6 +168,7 @@ interface Location {
   title?: string;
   storefrontAddress?: { addressLines?: string[]; locality?: string };
   metadata?: { mapsUri?: string; placeId?: string };
+  languageCode?: string;
 }
 
 function address(location: Location): string | null {
@@ -200,7 +208,9 @@ function timeOf(hhmm: string): { hours: number; minutes: number } {
 function localPost(ctx: PublishContext<Config>): Record<string, unknown> {
   const s = ctx.item.settings as Partial<Settings>;
   const topicType = s.topicType ?? 'STANDARD';
-  const body: Record<string, unknown> = { languageCode: 'en', summary: ctx.item.content, topicType };
+  // A channel connected before Herald kept the location's language posts in English, as before.
+  const languageCode = s.languageCode ?? ctx.channel.config.languageCode ?? 'en';
+  const body: Record<string, unknown> = { languageCode, summary: ctx.item.content, topicType };
   const action = s.callToActionType ?? 'NONE';
   // Google ignores a button on an offer; CALL takes no URL (the profile's phone is dialled).
   if (topicType !== 'OFFER' && action !== 'NONE' && action !== 'GET_OFFER') {
@@ -306,7 +316,7 @@ export const gmb: Provider<Config> = {
           externalId: parent,
           name: location.title || parent,
           profile: address(location),
-          config: { ...tokens, parent, mapsUri: location.metadata?.mapsUri ?? null },
+          config: { ...tokens, parent, mapsUri: location.metadata?.mapsUri ?? null, languageCode: location.languageCode ?? null },
         }),
       );
     },
