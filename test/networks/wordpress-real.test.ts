@@ -80,6 +80,33 @@ for (const store of await testStores()) {
       assert.equal(post.releaseURL, stored.link);
     });
 
+    it("reads the author's published posts and a post's approved comments, as the site counts them", async () => {
+      const s = site!;
+      const post = await settled(account, await publishNow(account, authorChannel, ['Talk about it'], { title: title('Discussed'), type: 'posts' }));
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      // Two approved comments and one held for moderation, which the post's figures leave out.
+      for (const approved of [1, 1, 0]) {
+        s.php(`wp_insert_comment(['comment_post_ID' => ${post.releaseId}, 'comment_content' => 'A reader says hi', 'comment_approved' => ${approved}]);`);
+      }
+      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      assert.equal(figures.status, 200, JSON.stringify(figures.body));
+      assert.deepEqual(
+        figures.body.map((f: { label: string; data: { total: number }[] }) => [f.label, f.data[0].total]),
+        [['Comments', 2]],
+      );
+
+      // A post by another user of the site is not the channel's.
+      s.php(`wp_insert_post(['post_title' => 'By the editor on ${store}', 'post_status' => 'publish', 'post_author' => 1]);`);
+      const channel = await account.call('GET', `/analytics/${authorChannel}?date=7`);
+      assert.equal(channel.status, 200, JSON.stringify(channel.body));
+      const published = Number(s.php(`echo count_user_posts(${s.author.id}, 'post', true);`));
+      assert.ok(published >= 2, `the author has published posts (${published})`);
+      assert.deepEqual(
+        channel.body.map((f: { label: string; data: { total: number }[] }) => [f.label, f.data[0].total]),
+        [['Posts', published]],
+      );
+    });
+
     it("uploads the item's image to the media library and makes it the featured image", async () => {
       const png = await uploadPng(account, herald.api, 'cover.png');
       const post = await settled(
