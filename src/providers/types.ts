@@ -273,6 +273,13 @@ export interface Provider<Config = Record<string, unknown>> {
   oauth?: OAuthFlow;
   /** Credentials channels the person approves on another device instead of typing credentials (Farcaster's signers). */
   approval?: ApprovalFlow;
+  /**
+   * A network whose policy asks apps to check their tokens now and then (Twitch:
+   * on start and hourly): the engine calls `check` for each connected channel
+   * once per process start and every `everyMs`; it throws PublishError('auth')
+   * when the network no longer takes the token.
+   */
+  tokenCheck?: { everyMs: number; check(ctx: NetworkContext & { channel: PublishChannel<Config> }): Promise<void> };
   /** New tokens from the refresh token; throws PublishError('auth') when the network refuses. */
   refresh?(ctx: NetworkContext & { channel: PublishChannel<Config> }): Promise<TokenConfig & Record<string, unknown>>;
   /** How the network reports failures in its answers (error codes, errors inside 2xx bodies); the common rules of `http-failures.ts` decide the rest. */

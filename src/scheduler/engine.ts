@@ -23,6 +23,7 @@ import { engineQueries, type EngineQueries } from './engine-queries.ts';
 import { TokenKeeper, ReconnectNeeded, channelNeedsReconnect, reconnectReason } from './tokens.ts';
 import { TokenRenewal } from './token-renewal.ts';
 import { FOLLOW_FOR_MS, FollowUps } from './follow-ups.ts';
+import { TokenChecks } from './token-checks.ts';
 import { keptReleaseUrl } from './release-url.ts';
 import { FeedPoller } from './feed-poller.ts';
 import { SeriesExtender } from './series-extender.ts';
@@ -60,6 +61,8 @@ export interface EngineOptions {
   renewEveryMs?: number;
   /** How often posts a network finishes later are looked at (follow-ups.ts). */
   followUpEveryMs?: number;
+  /** How often channels whose network wants its tokens checked are looked at (token-checks.ts). */
+  tokenCheckEveryMs?: number;
   /** How often feeds due for a read are looked for (feed-poller.ts). */
   feedLookEveryMs?: number;
   /** How often series due a look are looked for (series-extender.ts). */
@@ -134,6 +137,8 @@ export class Engine {
   readonly renewal: TokenRenewal;
   /** Follows posts a network finishes later; `run(now)` looks at what is due at `now`. */
   readonly followUps: FollowUps;
+  /** Checks tokens where a network's policy asks for it; `run(now)` checks those due at `now`. */
+  readonly tokenChecks: TokenChecks;
   /** Reads RSS and Atom subscriptions; `run(now)` reads those due at `now`. */
   readonly feeds: FeedPoller;
   /** Creates repeating posts' occurrences ahead of time; `run(now)` extends the series due at `now`. */
@@ -166,6 +171,7 @@ export class Engine {
     this.tokens = new TokenKeeper(services, this.pacing, this.worker);
     this.renewal = new TokenRenewal(services, this.tokens, options.renewEveryMs);
     this.followUps = new FollowUps(services, this.tokens, options.followUpEveryMs);
+    this.tokenChecks = new TokenChecks(services, this.tokens, options.tokenCheckEveryMs);
     this.feeds = new FeedPoller(services, this.worker, options.feedLookEveryMs);
     this.series = new SeriesExtender(services, this.worker, options.seriesEveryMs);
     this.successes = new SuccessDigest(services.notifications, options.successDigestMs ?? 10_000);
@@ -185,6 +191,7 @@ export class Engine {
     this.loop.start();
     this.renewal.start();
     this.followUps.start();
+    this.tokenChecks.start();
     this.feeds.start();
     this.series.start();
     this.services.localEngine.attach({
@@ -209,7 +216,7 @@ export class Engine {
     this.stopping = true;
     this.services.localEngine.detach();
     await this.unlisten?.();
-    await Promise.all([this.renewal.stop(), this.followUps.stop(), this.feeds.stop(), this.series.stop()]);
+    await Promise.all([this.renewal.stop(), this.followUps.stop(), this.tokenChecks.stop(), this.feeds.stop(), this.series.stop()]);
     if (!(await this.loop.stop(graceMs))) {
       this.abandoned = true;
       log.warn({ running: this.loop.inHand, graceSeconds: graceMs / 1000 }, 'engine stopped with publishes still running; the next worker checks them');

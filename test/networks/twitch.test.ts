@@ -245,5 +245,43 @@ for (const store of await testStores()) {
       assert.match(post.error!, /Invalid refresh token/);
       assert.equal((await channelView(account, channelId)).needsReconnect, true);
     });
+
+    it("validates the token as Twitch's policy asks, at once and hourly; a lapsed one is renewed, a revoked one asks for a reconnect", async () => {
+      const again = await connectOAuth(herald, account, 'twitch');
+      assert.equal(again.id, channelId, 'connecting again takes up the same channel');
+      assert.equal((await channelView(account, channelId)).needsReconnect, false);
+      const checks = herald.engine!.tokenChecks;
+      const validations = () => fake.calls('GET /oauth2/validate');
+      const from = validations().length;
+      const now = Date.now();
+      const hour = 60 * 60_000;
+
+      await checks.run(now);
+      assert.equal(validations().length, from + 1, 'checked once the engine looks');
+      assert.equal(validations().at(-1)!.headers.authorization, `OAuth ${fake.accessToken()}`);
+      await checks.run(now + hour / 2);
+      assert.equal(validations().length, from + 1, 'not again within the hour');
+      await checks.run(now + hour);
+      assert.equal(validations().length, from + 2, 'again an hour later');
+
+      // A token that lapsed: renewed with the refresh token, and the new one validated.
+      const lapsed = fake.accessToken();
+      fake.expireAccessToken();
+      await checks.run(now + 2 * hour);
+      assert.notEqual(fake.accessToken(), lapsed);
+      assert.deepEqual(
+        validations()
+          .slice(-2)
+          .map((r) => r.headers.authorization),
+        [`OAuth ${lapsed}`, `OAuth ${fake.accessToken()}`],
+      );
+      assert.equal((await channelView(account, channelId)).needsReconnect, false);
+
+      // The user disconnected the app: the channel waits for a reconnect, found before any post fails.
+      fake.revokeAll();
+      await checks.run(now + 3 * hour);
+      const channel = await channelView(account, channelId);
+      assert.equal(channel.needsReconnect, true);
+    });
   });
 }

@@ -131,6 +131,18 @@ export const twitch: Provider<TwitchConfig> = {
     },
   },
 
+  /**
+   * Twitch's developer policy: an app that keeps sessions validates its tokens on
+   * start and hourly (GET /oauth2/validate, `Authorization: OAuth`); a 401 there
+   * means the token was revoked or has lapsed.
+   */
+  tokenCheck: {
+    everyMs: 60 * 60_000,
+    async check(ctx) {
+      await ctx.http.json(`${ctx.urls.auth}/validate`, { headers: { authorization: `OAuth ${ctx.channel.config.accessToken}` }, repeatable: true });
+    },
+  },
+
   /** Twitch rotates the refresh token: the new one replaces the old. A 400 "Invalid refresh token" means connecting again. */
   refresh: (ctx) => refreshTokens(ctx, `${ctx.urls.auth}/token`, NETWORK),
 
