@@ -12,6 +12,8 @@ interface Field {
   kind: 'value' | 'json' | 'instant';
   /** "table.column" */
   column: string;
+  /** A text value cut to its first this many characters (a calendar tile shows the start of a post). */
+  chars?: number;
 }
 
 export interface Shape {
@@ -21,6 +23,7 @@ export interface Shape {
 export const value = (column: string): Field => ({ kind: 'value', column });
 export const json = (column: string): Field => ({ kind: 'json', column });
 export const instant = (column: string): Field => ({ kind: 'instant', column });
+export const excerpt = (column: string, chars: number): Field => ({ kind: 'value', column, chars });
 
 const isField = (value: Field | Shape): value is Field => typeof value.column === 'string' && typeof value.kind === 'string';
 
@@ -52,7 +55,11 @@ export function fromRow(shape: Shape, row: Record<string, unknown>): Record<stri
           ? JSON.parse(raw as string)
           : value.kind === 'instant'
             ? new Date(Number(raw)).toISOString()
-            : raw;
+            : value.chars !== undefined
+              ? Array.from(raw as string)
+                  .slice(0, value.chars)
+                  .join('')
+              : raw;
   }
   return out;
 }
@@ -62,7 +69,14 @@ function sqliteObject(shape: Shape): RawBuilder<string> {
   const parts = Object.entries(shape).map(([key, value]) => {
     if (!isField(value)) return sql`${sql.lit(key)}, ${sqliteObject(value)}`;
     const ref = sql.ref(value.column);
-    const field = value.kind === 'value' ? ref : value.kind === 'json' ? sql`json(${ref})` : sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${ref} / 1000.0, 'unixepoch')`;
+    const field =
+      value.kind === 'value'
+        ? value.chars === undefined
+          ? ref
+          : sql`substr(${ref}, 1, ${sql.lit(value.chars)})`
+        : value.kind === 'json'
+          ? sql`json(${ref})`
+          : sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${ref} / 1000.0, 'unixepoch')`;
     return sql`${sql.lit(key)}, ${field}`;
   });
   return sql<string>`json_object(${sql.join(parts)})`;
@@ -82,7 +96,9 @@ function postgresObject(shape: Shape): RawBuilder<string> {
     const ref = sql.ref(value.column);
     const text =
       value.kind === 'value'
-        ? sql`to_json(${ref})::text`
+        ? value.chars === undefined
+          ? sql`to_json(${ref})::text`
+          : sql`to_json(left(${ref}, ${sql.lit(value.chars)}))::text`
         : value.kind === 'json'
           ? sql`${ref}`
           : sql`'"' || to_char(timestamp 'epoch' + ${ref} * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'`;

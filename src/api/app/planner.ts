@@ -13,6 +13,7 @@ import { mediaView } from '../../domain/media.ts';
 import { WEBHOOK_EVENTS } from '../../contract/webhooks.ts';
 import { appRoutes } from '../../contract/routes/app.ts';
 import { serve } from '../serve.ts';
+import { sendJsonText } from '../json-text.ts';
 import { sessionPrincipal } from './public-api.ts';
 import { requireScope } from '../auth.ts';
 import type { FastifyRequest } from 'fastify';
@@ -50,6 +51,17 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
     });
 
     serve(app, routes.mediaUsage, { hide }, async (request) => services.media.usage(sessionPrincipal(request).accountId, request.params.id));
+
+    // The calendar's month in one answer: the tiles (JSON the database built, sent as it is) and the posts being sent.
+    serve(app, routes.calendar, {
+      hide,
+      handler: async (request, reply) => {
+        const { accountId } = sessionPrincipal(request);
+        const { startDate, endDate } = request.query;
+        const [tiles, publishing] = await Promise.all([services.posts.calendarJson(accountId, startDate, endDate), services.posts.publishing(accountId)]);
+        return sendJsonText(reply, `{"posts":${tiles},"publishing":${JSON.stringify(publishing)}}`);
+      },
+    });
 
     // The calendar shows these as "publishing"; a claim writes the post, so the live stream says when to ask again.
     serve(app, routes.publishing, { hide }, async (request) => services.posts.publishing(sessionPrincipal(request).accountId));

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { idParam, isoInstant } from '../common.ts';
 import { mediaObject, mediaTag } from '../media.ts';
-import { postSummary } from '../posts.ts';
+import { listPostsQuery, postSummary } from '../posts.ts';
 import { WEBHOOK_EVENTS } from '../webhooks.ts';
 import { route, routeTable } from '../route.ts';
 import { integration } from '../channels.ts';
@@ -143,6 +143,26 @@ export const linkCard = z.object({
   image: z.string().nullable(),
 });
 
+/** Characters of a post's text a calendar tile receives: more than a tile shows, far less than a long post. */
+export const TILE_TEXT_CHARS = 120;
+
+/**
+ * What a calendar tile shows of a post (the first item of its thread): the
+ * start of its text, its time and state, and its channel's id (the page has the
+ * channels' names and pictures already). A month of 1,000 posts is a fraction
+ * of the public list's size, which carries settings, tags and media.
+ */
+export const calendarTile = z.object({
+  id: z.string(),
+  text: z.string().describe(`the first ${TILE_TEXT_CHARS} characters`),
+  publishDate: z.string(),
+  state: postSummary.shape.state,
+  error: z.string().nullable(),
+  approval: postSummary.shape.approval,
+  seriesId: z.string().nullable(),
+  channel: z.string(),
+});
+
 /** The answer of removing something: its id and a flag saying what happened (always true). */
 const approvalParams = z.object({ provider: z.string().min(1).max(50) });
 const idAnd = <const K extends string>(flag: K) => z.object({ id: z.string() }).extend({ [flag]: z.boolean() } as { [P in K]: z.ZodBoolean });
@@ -262,6 +282,12 @@ export const appRoutes = routeTable('/api/app', {
     responses: { 200: mediaObject },
   }),
   mediaUsage: route({ method: 'GET', path: '/media/:id/usage', params: idParam, responses: { 200: z.array(mediaUse) } }),
+  calendar: route({
+    method: 'GET',
+    path: '/calendar',
+    query: listPostsQuery.omit({ customer: true }),
+    responses: { 200: z.object({ posts: z.array(calendarTile), publishing: z.array(z.string()).describe('ids of the posts being published now') }) },
+  }),
   publishing: route({ method: 'GET', path: '/posts/publishing', responses: { 200: z.array(z.string()).describe('ids of the posts being published now') } }),
   retrying: route({ method: 'GET', path: '/posts/retrying', responses: { 200: z.array(retryingPost) } }),
   reschedule: route({

@@ -34,6 +34,7 @@ import { shortenLinks, type PendingLinks } from './shortlinks.ts';
 import { contentProblems, type ContentProblem } from '../../providers/content-rules.ts';
 import { validateSettings } from './provider-settings.ts';
 import { excerpt } from '../notifications.ts';
+import { calendarTilesQuery } from './calendar-tiles.ts';
 
 type Entry = CreatePostsBody['posts'][number];
 type Tag = { value: string; label: string };
@@ -141,6 +142,7 @@ export class Posts {
   /** GET /posts: compiled once, in the order of the index on (account, time, id). */
   private readonly listAll;
   private readonly listOfCustomer;
+  private readonly tiles;
 
   /** Lists as JSON text, by account and query: pollers ask for the same range again and again. */
   private readonly lists: ReadCache<string>;
@@ -180,6 +182,7 @@ export class Posts {
       ['account', 'from', 'to', 'customer'],
       (p) => listed(p).where('channels.customer_id', '=', p.customer),
     );
+    this.tiles = calendarTilesQuery(db, dialect);
   }
 
   /**
@@ -455,6 +458,14 @@ export class Posts {
       const rows = customer ? await this.listOfCustomer({ account: accountId, from, to, customer }) : await this.listAll({ account: accountId, from, to });
       return jsonArray(rows.map((row) => row.item));
     });
+  }
+
+  /** The calendar's tiles of the root posts due in [from, to], as JSON text (calendar-tiles.ts); kept beside the lists. */
+  async calendarJson(accountId: string, from: number, to: number): Promise<string> {
+    if (to < from) throw invalidField('endDate', 'must not be before startDate', 'invalid_query');
+    return this.lists.get(`tiles\n${accountId}\n${from}\n${to}`, async () =>
+      jsonArray((await this.tiles({ account: accountId, from, to })).map((row) => row.item)),
+    );
   }
 
   /** The root post of a thread (any item id resolves to its root). */
