@@ -387,6 +387,8 @@ for (const store of BROWSER_STORES) {
         await herald.services.store.db.selectFrom('posts').select('id').where('content', '=', 'Live from the engine').executeTakeFirstOrThrow()
       ).id;
       await page.goto(herald.url + '/');
+      // Today is busy by now: the month shows three of its posts and "+N more", the list shows every post of the week.
+      await page.getByText('List', { exact: true }).click();
       await page.getByTestId(`event-${a}`).waitFor();
       const select = async (ids: string[]) => {
         for (const id of ids) await page.getByTestId(`event-${id}`).click();

@@ -98,6 +98,10 @@ const en = {
   'calendar.noPosts': 'No posts in this period.',
   'calendar.loadFailed': 'The posts could not be loaded: {message}',
   'calendar.pending': 'Awaiting approval',
+  'calendar.more': '+{count} more',
+  'calendar.moreShort': '+{count}',
+  'calendar.moreHint': 'Show all posts of this day ({count} more)',
+  'calendar.dayCount': '{count} posts',
 
   'bulk.select': 'Select posts',
   'bulk.label': 'Selected posts',

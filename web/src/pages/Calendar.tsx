@@ -15,22 +15,22 @@ import classicTheme from '@fullcalendar/react/themes/classic';
 import '@fullcalendar/react/skeleton.css';
 import '@fullcalendar/react/themes/classic/theme.css';
 import '@fullcalendar/react/themes/classic/palette.css';
-import { api, pub, type PostState, type PostSummary, type AppAnswer, type PublicAnswer } from '../api.ts';
+import { api, pub, type PostState, type AppAnswer, type PublicAnswer } from '../api.ts';
 import { keys, useChannels } from '../data.ts';
 import { locale, t, type MessageKey } from '../i18n.ts';
 import { setZone, usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
-import { Avatar, ErrorNote, Notice, StateBadge, ZoneSelect } from '../components/ui.tsx';
+import { ErrorNote, Notice, ZoneSelect } from '../components/ui.tsx';
 import { BulkActions } from '../components/BulkActions.tsx';
-import { ApprovalBadge } from '../components/Approval.tsx';
-import { StateIcon } from '../components/StateIcon.tsx';
-import { RetryingBadge, retryingText, useRetrying } from '../components/Retrying.tsx';
+import { useRetrying } from '../components/Retrying.tsx';
 import { Announcer, type Announcement } from '../components/Announcer.tsx';
+import { PostTile } from './calendar/PostTile.tsx';
+import { calendarPosts, postsPerDay, type CalendarPost, type TileChannel } from './calendar/tiles.ts';
 
 const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
 
-/** A post as the calendar shows it: "publishing" while a worker sends it. */
-export type CalendarPost = Omit<PostSummary, 'state'> & { state: PostState | 'PUBLISHING' };
+/** Posts a day shows before "+N more": a busy month stays a month high. */
+const POSTS_SHOWN_PER_DAY = 3;
 
 export function postsInRange(start: string, end: string) {
   return api<PublicAnswer<'posts'>>('GET', pub(`/posts?startDate=${encodeURIComponent(start)}&endDate=${encodeURIComponent(end)}`)).then((r) => r.posts);
@@ -58,45 +58,60 @@ export function CalendarPage() {
   const [chosen, setChosen] = useState<Set<string>>(new Set());
 
   const retrying = useRetrying();
-  const posts = useQuery({
-    queryKey: [...keys.posts, range?.start, range?.end],
-    // Fetched together, so the calendar redraws once per change (a redraw in the middle of a drag would drop it).
-    queryFn: async () => {
-      const [list, publishing] = await Promise.all([postsInRange(range!.start, range!.end), api<AppAnswer<'publishing'>>('GET', '/posts/publishing')]);
-      const sending = new Set(publishing);
-      return list.map((p): CalendarPost => (sending.has(p.id) ? { ...p, state: 'PUBLISHING' } : p));
-    },
+  // The tiles and the posts being sent come in one answer, so the calendar redraws once per change (a redraw in the middle of a drag would drop it).
+  const tiles = useQuery({
+    queryKey: [...keys.posts, 'calendar', range?.start, range?.end],
+    queryFn: () => api<AppAnswer<'calendar'>>('GET', `/calendar?startDate=${encodeURIComponent(range!.start)}&endDate=${encodeURIComponent(range!.end)}`),
     enabled: !!range,
     placeholderData: keepPreviousData,
   });
+  const tileChannels = useMemo(
+    () =>
+      new Map(
+        (channels.data ?? []).map((c): [string, TileChannel] => [
+          c.id,
+          { id: c.id, name: c.name, picture: c.picture, network: c.identifier, customer: c.customer?.id ?? '' },
+        ]),
+      ),
+    [channels.data],
+  );
+  const posts = useMemo(
+    (): CalendarPost[] => (tiles.data ? calendarPosts(tiles.data.posts, tiles.data.publishing, tileChannels) : []),
+    [tiles.data, tileChannels],
+  );
 
-  const customerOf = useMemo(() => new Map((channels.data ?? []).map((c) => [c.id, c.customer?.id ?? ''])), [channels.data]);
   const customers = useMemo(
     () => [...new Map((channels.data ?? []).flatMap((c) => (c.customer ? [[c.customer.id, c.customer.name] as const] : []))).entries()],
     [channels.data],
   );
 
+  const shown = useMemo(
+    () =>
+      posts.filter(
+        (p) =>
+          (!filter.channel || p.channel.id === filter.channel) &&
+          (!filter.state || (filter.state === 'PENDING' ? p.approval === 'pending' : p.state === filter.state)) &&
+          (!filter.customer || p.channel.customer === filter.customer),
+      ),
+    [posts, filter],
+  );
+  const perDay = useMemo(() => postsPerDay(shown, prefs.zone), [shown, prefs.zone]);
+
   const events = useMemo(
     () =>
-      (posts.data ?? [])
-        .filter(
-          (p) =>
-            (!filter.channel || p.integration.id === filter.channel) &&
-            (!filter.state || (filter.state === 'PENDING' ? p.approval === 'pending' : p.state === filter.state)) &&
-            (!filter.customer || customerOf.get(p.integration.id) === filter.customer),
-        )
-        .map((p) => ({
-          id: p.id,
-          start: p.publishDate,
-          title: p.content.slice(0, 80) || p.integration.name,
-          url: `/posts/${p.id}`,
-          // Every post can be picked up, so a drag that cannot move one says why (eventDrop) instead of doing nothing.
-          editable: true,
-          // FullCalendar 7 puts an event's `className` (a string; it ignores `classNames`) on the event's element.
-          className: `post-event post-${p.state.toLowerCase()}${chosen.has(p.id) ? ' chosen' : ''}`,
-          extendedProps: { post: p },
-        })),
-    [posts.data, filter, customerOf, chosen],
+      shown.map((p) => ({
+        id: p.id,
+        start: p.publishDate,
+        // Never shown (PostTile is); FullCalendar orders posts at one time by it: by channel, then text.
+        title: `${p.channel.name} ${p.text}`,
+        url: `/posts/${p.id}`,
+        // Every post can be picked up, so a drag that cannot move one says why (eventDrop) instead of doing nothing.
+        editable: true,
+        // FullCalendar 7 puts an event's `className` (a string; it ignores `classNames`) on the event's element.
+        className: `post-event post-${p.state.toLowerCase()}${chosen.has(p.id) ? ' chosen' : ''}`,
+        extendedProps: { post: p },
+      })),
+    [shown, chosen],
   );
 
   const noChannels = channels.data?.length === 0;
@@ -165,7 +180,7 @@ export function CalendarPage() {
         </button>
         {selecting && (
           <BulkActions
-            selected={(posts.data ?? []).filter((p) => chosen.has(p.id))}
+            selected={posts.filter((p) => chosen.has(p.id)).map((p) => ({ id: p.id, content: p.text, publishDate: p.publishDate }))}
             onDone={(summary) => {
               setMessage(summary);
               setChosen(new Set());
@@ -174,7 +189,7 @@ export function CalendarPage() {
         )}
       </div>
       <Announcer message={message} onClose={() => setMessage(undefined)} />
-      {posts.error && <ErrorNote error={new Error(t('calendar.loadFailed', { message: (posts.error as Error).message }))} onRetry={() => posts.refetch()} />}
+      {tiles.error && <ErrorNote error={new Error(t('calendar.loadFailed', { message: (tiles.error as Error).message }))} onRetry={() => tiles.refetch()} />}
       <FullCalendar
         plugins={[classicTheme, dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin]}
         initialView={window.matchMedia('(max-width: 600px)').matches ? 'listWeek' : 'dayGridMonth'}
@@ -210,46 +225,27 @@ export function CalendarPage() {
             return next;
           });
         }}
-        eventContent={(info) => {
-          const post = info.event.extendedProps.post as CalendarPost;
-          const retry = post.state === 'QUEUE' ? retrying.data?.get(post.id) : undefined;
-          const reason = post.state === 'ERROR' && post.error ? t('calendar.failedBecause', { reason: post.error }) : retry ? retryingText(retry, prefs) : '';
-          // FullCalendar's own element is the link (the event's url); this is its content, read out in full.
+        eventContent={(info) => (
+          <PostTile
+            post={info.event.extendedProps.post as CalendarPost}
+            retry={retrying.data?.get(info.event.id)}
+            timeText={info.timeText}
+            chosen={chosen.has(info.event.id)}
+            prefs={prefs}
+          />
+        )}
+        dayMaxEvents={POSTS_SHOWN_PER_DAY}
+        eventMaxStack={POSTS_SHOWN_PER_DAY}
+        moreLinkContent={(info) => t(info.isNarrow ? 'calendar.moreShort' : 'calendar.more', { count: info.num })}
+        moreLinkHint={(count: number) => t('calendar.moreHint', { count })}
+        dayCellTopContent={(info) => {
+          const count = perDay.get(info.date.toISOString().slice(0, 10)) ?? 0;
+          // A full day says how many posts it holds, beside its number (a phone's narrow day has "+N" only).
           return (
-            <span
-              className={post.approval === 'pending' ? 'event event-pending' : 'event'}
-              title={reason || undefined}
-              data-testid={`event-${post.id}`}
-              data-state={post.state}
-              data-retrying={retry ? retry.attempt : undefined}
-              data-approval={post.approval ?? undefined}
-            >
-              <span className="event-head">
-                <StateIcon state={post.state} />
-                <Avatar src={post.integration.picture} name={post.integration.name} size={18} />
-                <span className="visually-hidden">{post.integration.name}</span>
-                <span className="event-network">{post.integration.providerIdentifier}</span>
-                {post.seriesId && (
-                  <span className="event-repeat" title={t('series.marker')}>
-                    <span aria-hidden="true">↻</span>
-                    <span className="visually-hidden">{t('series.marker')}</span>
-                  </span>
-                )}
-                {post.approval === 'pending' || post.approval === 'rejected' ? (
-                  <ApprovalBadge approval={post.approval} />
-                ) : retry ? (
-                  <RetryingBadge retry={retry} short />
-                ) : (
-                  <StateBadge state={post.state} />
-                )}
-              </span>
-              <span className="event-text">
-                {info.timeText} {post.content}
-              </span>
-              <span className="visually-hidden">{formatWhen(post.publishDate, prefs)}</span>
-              {reason && <span className="event-reason">{reason}</span>}
-              {chosen.has(post.id) && <span className="visually-hidden">, {t('bulk.chosen')}</span>}
-            </span>
+            <>
+              {count > POSTS_SHOWN_PER_DAY && !info.isNarrow && <span className="day-count">{t('calendar.dayCount', { count })}</span>}
+              <span>{info.dayNumberText}</span>
+            </>
           );
         }}
         eventDrop={async (info) => {

@@ -1,0 +1,65 @@
+/**
+ * The calendar's posts as its tiles show them, and the figures drawn from them:
+ * posts per day, a channel's initials and colour. Pure (no React, no DOM).
+ */
+import type { z } from 'zod';
+import type { calendarTile } from '../../../../src/contract/routes/app.ts';
+import { toLocalInput } from '../../wall-clock.ts';
+
+type Tile = z.output<typeof calendarTile>;
+
+/** What a tile knows of its channel (from the channel list the page holds). */
+export interface TileChannel {
+  id: string;
+  name: string;
+  picture: string | null;
+  network: string;
+  customer: string;
+}
+
+/** A post as the calendar shows it: "publishing" while a worker sends it, with its channel looked up. */
+export type CalendarPost = Omit<Tile, 'state' | 'channel'> & { state: Tile['state'] | 'PUBLISHING'; channel: TileChannel };
+
+/** The answer of GET /api/app/calendar, joined with the channels: a channel the list lacks keeps its id as its name. */
+export function calendarPosts(tiles: Tile[], publishing: string[], channels: Map<string, TileChannel>): CalendarPost[] {
+  const sending = new Set(publishing);
+  return tiles.map((tile) => ({
+    ...tile,
+    state: sending.has(tile.id) ? 'PUBLISHING' : tile.state,
+    channel: channels.get(tile.channel) ?? { id: tile.channel, name: tile.channel, picture: null, network: '', customer: '' },
+  }));
+}
+
+/** The day (YYYY-MM-DD) an instant falls on in `zone`: the calendar's cells are the zone's days. */
+export const dayOf = (iso: string, zone: string) => toLocalInput(Date.parse(iso), zone).slice(0, 10);
+
+/** How many posts each day holds, by YYYY-MM-DD in `zone`. */
+export function postsPerDay(posts: readonly { publishDate: string }[], zone: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const post of posts) {
+    const day = dayOf(post.publishDate, zone);
+    counts.set(day, (counts.get(day) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** Two letters that tell channels apart: the first of the first and of the last word ("Shop news 2": S2), or the first two of one word. */
+export function initials(name: string): string {
+  const words = name
+    .trim()
+    .split(/[\s._@-]+/)
+    .filter(Boolean);
+  const letters = words.length >= 2 ? [Array.from(words[0]!)[0], Array.from(words.at(-1)!)[0]] : Array.from(words[0] ?? '?').slice(0, 2);
+  return letters.join('').toUpperCase();
+}
+
+/**
+ * A hue (0 to 359) from a channel's id, the same on every page and visit. The
+ * background is dark enough at any hue (lightness 30 %) for white initials to
+ * keep a 4.5:1 contrast.
+ */
+export function channelHue(id: string): number {
+  let hash = 0;
+  for (const char of id) hash = (hash * 31 + char.codePointAt(0)!) >>> 0;
+  return hash % 360;
+}
