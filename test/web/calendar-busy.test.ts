@@ -196,5 +196,64 @@ for (const store of BROWSER_STORES) {
       assert.deepEqual([channelOf.get(one!), channelOf.get(two!)], ['Book Fair', 'Book Fair']);
       assert.equal(await colour(page.getByTestId(`event-${one}`)), await colour(page.getByTestId(`event-${two}`)));
     });
+
+    it('reaches the first post in four keys, moves between posts and days with the arrows, and opens a post with Enter', async () => {
+      await openMonth();
+      const focused = () =>
+        page.evaluate(
+          () => document.activeElement?.querySelector('[data-testid^="event-"]')?.getAttribute('data-testid') ?? document.activeElement?.textContent,
+        );
+      await page.keyboard.press('Tab');
+      assert.equal(await focused(), 'Skip to content');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      assert.equal(await focused(), 'Skip to the calendar');
+      await page.keyboard.press('Enter');
+      const [first, second, third] = await shownOn(dayOfMonth(1));
+      const [nextDay] = await shownOn(dayOfMonth(2));
+      const [weekLater] = await shownOn(dayOfMonth(8));
+      assert.equal(await focused(), `event-${first}`, 'four keys to the first post');
+
+      await page.keyboard.press('ArrowDown');
+      assert.equal(await focused(), `event-${second}`);
+      await page.keyboard.press('ArrowDown');
+      assert.equal(await focused(), `event-${third}`);
+      await page.keyboard.press('ArrowDown');
+      assert.match(String(await focused()), /47 more/, 'then the day\'s "+N more"');
+      await page.keyboard.press('ArrowUp');
+      assert.equal(await focused(), `event-${third}`);
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await focused(), `event-${nextDay}`, 'the next day');
+      await page.keyboard.press('ArrowLeft');
+      assert.equal(await focused(), `event-${first}`);
+      // Down past a day's last post: the same weekday a week later.
+      for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowDown');
+      assert.equal(await focused(), `event-${weekLater}`);
+
+      // One tab stop for the grid: Tab leaves it, Shift+Tab comes back to the post last focused.
+      const inGrid = () => page.evaluate(() => !!document.activeElement?.closest('#calendar-grid [role="table"]'));
+      await page.keyboard.press('Tab');
+      assert.equal(await inGrid(), false, 'Tab leaves the grid');
+      await page.keyboard.press('Shift+Tab');
+      assert.equal(await focused(), `event-${weekLater}`);
+
+      await page.keyboard.press('Enter');
+      await page.waitForURL(`${herald.url}/posts/${weekLater}`);
+    });
+
+    it('skips to the filters', async () => {
+      await openMonth();
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to the filters');
+      await page.keyboard.press('Enter');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'calendar-filter-channel');
+      await page.getByLabel('State').selectOption('QUEUE');
+      await page.locator('[role="cell"] [data-testid^="event-"]').first().waitFor({ state: 'detached' });
+      assert.equal(await page.locator('[role="cell"] [data-testid^="event-"]').count(), 0, 'the drafts are filtered out');
+      assert.equal(await page.locator('.day-count').count(), 0, 'and so are their counts');
+    });
   });
 }

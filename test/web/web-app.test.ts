@@ -508,19 +508,34 @@ for (const store of BROWSER_STORES) {
       await shot('media');
     });
 
-    it('works from the keyboard alone: skip link, open a post from the calendar, move it with "Move to…"', async () => {
+    it('works from the keyboard alone: skip links, arrows to a post on the calendar, open it, move it with "Move to…"', async () => {
       const root = await herald.services.store.db.selectFrom('posts').selectAll().where('channel_id', '=', channels.pinterest).executeTakeFirstOrThrow();
       await page.goto(herald.url + '/');
       await page.getByTestId(`event-${root.id}`).or(page.getByText('No posts in this period.')).first().waitFor();
+      const focused = () => page.evaluate(() => document.activeElement?.textContent);
       await page.keyboard.press('Tab');
-      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
-      let reached = false;
-      for (let i = 0; i < 80 && !reached; i++) {
-        await page.keyboard.press('Tab');
-        reached = await page.evaluate((id) => !!document.activeElement?.querySelector(`[data-testid="event-${id}"]`), root.id);
-        if (!reached && i === 40) await page.getByRole('button', { name: 'Next' }).focus();
+      assert.equal(await focused(), 'Skip to content');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      assert.equal(await focused(), 'Skip to the calendar');
+      await page.keyboard.press('Enter');
+      const day = utcDate(root.publish_at);
+      if (day.slice(0, 7) !== utcDate(Date.now()).slice(0, 7)) {
+        await page.getByRole('button', { name: 'Next' }).focus();
+        await page.keyboard.press('Enter');
+        await page.getByTestId(`event-${root.id}`).waitFor();
+        // From the toolbar, Tab reaches the grid's one tab stop after the view buttons.
+        for (let i = 0; i < 8 && !(await page.evaluate(() => !!document.activeElement?.closest('[role="table"]'))); i++) await page.keyboard.press('Tab');
       }
-      assert.ok(reached, 'the post on the calendar is reachable with Tab');
+      // The grid is one tab stop: arrows right to the post's day, then down through the day.
+      const onPost = () => page.evaluate((id) => !!document.activeElement?.querySelector(`[data-testid="event-${id}"]`), root.id);
+      let reached = await onPost();
+      for (let i = 0; i < 40 && !reached; i++) {
+        const at = await page.evaluate(() => document.activeElement?.closest('[data-date]')?.getAttribute('data-date') ?? '');
+        await page.keyboard.press(at < day ? 'ArrowRight' : 'ArrowDown');
+        reached = await onPost();
+      }
+      assert.ok(reached, 'the post on the calendar is reachable with the arrow keys');
       await page.keyboard.press('Enter');
       await page.waitForURL(`${herald.url}/posts/${root.id}`);
       const target = root.publish_at + 3 * DAY;

@@ -102,6 +102,10 @@ const en = {
   'calendar.moreShort': '+{count}',
   'calendar.moreHint': 'Show all posts of this day ({count} more)',
   'calendar.dayCount': '{count} posts',
+  'calendar.skipToGrid': 'Skip to the calendar',
+  'calendar.skipToFilters': 'Skip to the filters',
+  'calendar.gridLabel': 'Posts by day',
+  'calendar.gridKeys': 'Arrow keys move between days and posts; Enter opens a post.',
 
   'bulk.select': 'Select posts',
   'bulk.label': 'Selected posts',

@@ -26,6 +26,7 @@ import { useRetrying } from '../components/Retrying.tsx';
 import { Announcer, type Announcement } from '../components/Announcer.tsx';
 import { PostTile } from './calendar/PostTile.tsx';
 import { calendarPosts, postsPerDay, type CalendarPost, type TileChannel } from './calendar/tiles.ts';
+import { useGridKeys } from './calendar/useGridKeys.ts';
 
 const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
 
@@ -56,6 +57,7 @@ export function CalendarPage() {
   // Select mode: a click (or Enter) on a post adds it to the selection instead of opening it.
   const [selecting, setSelecting] = useState(false);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const keyboard = useGridKeys();
 
   const retrying = useRetrying();
   // The tiles and the posts being sent come in one answer, so the calendar redraws once per change (a redraw in the middle of a drag would drop it).
@@ -117,6 +119,15 @@ export function CalendarPage() {
   const noChannels = channels.data?.length === 0;
   return (
     <section className="calendar-page">
+      {/* The grid is one tab stop: from here, its first post is two keys away (arrows then move between posts and days). */}
+      <nav className="calendar-skips" aria-label={t('calendar.title')}>
+        <a className="skip" href="#calendar-grid">
+          {t('calendar.skipToGrid')}
+        </a>
+        <a className="skip" href="#calendar-filter-channel">
+          {t('calendar.skipToFilters')}
+        </a>
+      </nav>
       <div className="page-head">
         <h1>{t('calendar.title')}</h1>
         <label className="inline">
@@ -132,7 +143,7 @@ export function CalendarPage() {
       <div className="filters">
         <label className="inline">
           {t('calendar.filterChannel')}
-          <select value={filter.channel} onChange={(e) => setFilter({ ...filter, channel: e.target.value })}>
+          <select id="calendar-filter-channel" value={filter.channel} onChange={(e) => setFilter({ ...filter, channel: e.target.value })}>
             <option value="">{t('calendar.all')}</option>
             {(channels.data ?? []).map((c) => (
               <option key={c.id} value={c.id}>
@@ -190,81 +201,95 @@ export function CalendarPage() {
       </div>
       <Announcer message={message} onClose={() => setMessage(undefined)} />
       {tiles.error && <ErrorNote error={new Error(t('calendar.loadFailed', { message: (tiles.error as Error).message }))} onRetry={() => tiles.refetch()} />}
-      <FullCalendar
-        plugins={[classicTheme, dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin]}
-        initialView={window.matchMedia('(max-width: 600px)').matches ? 'listWeek' : 'dayGridMonth'}
-        headerToolbar={{ start: 'prev,next today', center: 'title', end: 'timeGridDay,timeGridWeek,dayGridMonth,listWeek' }}
-        buttons={{
-          today: { text: t('calendar.today'), hint: t('calendar.today') },
-          prev: { hint: t('calendar.previous') },
-          next: { hint: t('calendar.next') },
-          timeGridDay: { text: t('calendar.day') },
-          timeGridWeek: { text: t('calendar.week') },
-          dayGridMonth: { text: t('calendar.month') },
-          listWeek: { text: t('calendar.list') },
-        }}
-        noEventsText={t('calendar.noPosts')}
-        locale={locale}
-        timeZone={prefs.zone}
-        firstDay={prefs.weekStart}
-        eventTimeFormat={{ hour: 'numeric', minute: '2-digit', hour12: prefs.hour12 }}
-        slotHeaderFormat={{ hour: 'numeric', minute: '2-digit', omitZeroMinute: prefs.hour12, hour12: prefs.hour12 }}
-        nowIndicator
-        editable
-        eventDurationEditable={false}
-        height="auto"
-        events={events}
-        datesSet={(info) => setRange({ start: info.start.toISOString(), end: info.end.toISOString() })}
-        eventClick={(info) => {
-          info.jsEvent.preventDefault();
-          if (!selecting) return navigate(`/posts/${info.event.id}`);
-          const id = info.event.id;
-          setChosen((set) => {
-            const next = new Set(set);
-            if (!next.delete(id)) next.add(id);
-            return next;
-          });
-        }}
-        eventContent={(info) => (
-          <PostTile
-            post={info.event.extendedProps.post as CalendarPost}
-            retry={retrying.data?.get(info.event.id)}
-            timeText={info.timeText}
-            chosen={chosen.has(info.event.id)}
-            prefs={prefs}
-          />
-        )}
-        dayMaxEvents={POSTS_SHOWN_PER_DAY}
-        eventMaxStack={POSTS_SHOWN_PER_DAY}
-        moreLinkContent={(info) => t(info.isNarrow ? 'calendar.moreShort' : 'calendar.more', { count: info.num })}
-        moreLinkHint={(count: number) => t('calendar.moreHint', { count })}
-        dayCellTopContent={(info) => {
-          const count = perDay.get(info.date.toISOString().slice(0, 10)) ?? 0;
-          // A full day says how many posts it holds, beside its number (a phone's narrow day has "+N" only).
-          return (
-            <>
-              {count > POSTS_SHOWN_PER_DAY && !info.isNarrow && <span className="day-count">{t('calendar.dayCount', { count })}</span>}
-              <span>{info.dayNumberText}</span>
-            </>
-          );
-        }}
-        eventDrop={async (info) => {
-          // Published posts stay where they went out; one being sent cannot move.
-          const stays = unmovable((info.event.extendedProps.post as CalendarPost).state);
-          if (stays) {
-            info.revert();
-            return setMessage({ kind: 'warning', text: t(stays) });
-          }
-          try {
-            const moved = await api<AppAnswer<'reschedule'>>('PUT', `/posts/${info.event.id}/date`, { date: info.event.start!.toISOString() });
-            setMessage({ kind: 'success', text: t('calendar.moved', { when: formatWhen(moved.publishDate, prefs) }) });
-          } catch (err) {
-            info.revert();
-            setMessage({ kind: 'warning', text: t('calendar.moveRefused', { message: (err as Error).message }) });
-          }
-          void client.invalidateQueries({ queryKey: keys.posts });
-        }}
-      />
+      <section
+        id="calendar-grid"
+        className="calendar-grid"
+        ref={keyboard.grid}
+        tabIndex={-1}
+        aria-label={t('calendar.gridLabel')}
+        aria-describedby="calendar-grid-keys"
+        onFocus={keyboard.onFocus}
+        onKeyDown={keyboard.onKeyDown}
+      >
+        <p id="calendar-grid-keys" className="visually-hidden">
+          {t('calendar.gridKeys')}
+        </p>
+        <FullCalendar
+          plugins={[classicTheme, dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin]}
+          initialView={window.matchMedia('(max-width: 600px)').matches ? 'listWeek' : 'dayGridMonth'}
+          headerToolbar={{ start: 'prev,next today', center: 'title', end: 'timeGridDay,timeGridWeek,dayGridMonth,listWeek' }}
+          buttons={{
+            today: { text: t('calendar.today'), hint: t('calendar.today') },
+            prev: { hint: t('calendar.previous') },
+            next: { hint: t('calendar.next') },
+            timeGridDay: { text: t('calendar.day') },
+            timeGridWeek: { text: t('calendar.week') },
+            dayGridMonth: { text: t('calendar.month') },
+            listWeek: { text: t('calendar.list') },
+          }}
+          noEventsText={t('calendar.noPosts')}
+          locale={locale}
+          timeZone={prefs.zone}
+          firstDay={prefs.weekStart}
+          eventTimeFormat={{ hour: 'numeric', minute: '2-digit', hour12: prefs.hour12 }}
+          slotHeaderFormat={{ hour: 'numeric', minute: '2-digit', omitZeroMinute: prefs.hour12, hour12: prefs.hour12 }}
+          nowIndicator
+          editable
+          eventDurationEditable={false}
+          height="auto"
+          events={events}
+          datesSet={(info) => setRange({ start: info.start.toISOString(), end: info.end.toISOString() })}
+          eventClick={(info) => {
+            info.jsEvent.preventDefault();
+            if (!selecting) return navigate(`/posts/${info.event.id}`);
+            const id = info.event.id;
+            setChosen((set) => {
+              const next = new Set(set);
+              if (!next.delete(id)) next.add(id);
+              return next;
+            });
+          }}
+          eventContent={(info) => (
+            <PostTile
+              post={info.event.extendedProps.post as CalendarPost}
+              retry={retrying.data?.get(info.event.id)}
+              timeText={info.timeText}
+              chosen={chosen.has(info.event.id)}
+              prefs={prefs}
+            />
+          )}
+          dayMaxEvents={POSTS_SHOWN_PER_DAY}
+          eventMaxStack={POSTS_SHOWN_PER_DAY}
+          moreLinkContent={(info) => t(info.isNarrow ? 'calendar.moreShort' : 'calendar.more', { count: info.num })}
+          moreLinkHint={(count: number) => t('calendar.moreHint', { count })}
+          dayCellTopContent={(info) => {
+            const count = perDay.get(info.date.toISOString().slice(0, 10)) ?? 0;
+            // A full day says how many posts it holds, beside its number (a phone's narrow day has "+N" only).
+            return (
+              <>
+                {count > POSTS_SHOWN_PER_DAY && !info.isNarrow && <span className="day-count">{t('calendar.dayCount', { count })}</span>}
+                <span>{info.dayNumberText}</span>
+              </>
+            );
+          }}
+          eventDrop={async (info) => {
+            // Published posts stay where they went out; one being sent cannot move.
+            const stays = unmovable((info.event.extendedProps.post as CalendarPost).state);
+            if (stays) {
+              info.revert();
+              return setMessage({ kind: 'warning', text: t(stays) });
+            }
+            try {
+              const moved = await api<AppAnswer<'reschedule'>>('PUT', `/posts/${info.event.id}/date`, { date: info.event.start!.toISOString() });
+              setMessage({ kind: 'success', text: t('calendar.moved', { when: formatWhen(moved.publishDate, prefs) }) });
+            } catch (err) {
+              info.revert();
+              setMessage({ kind: 'warning', text: t('calendar.moveRefused', { message: (err as Error).message }) });
+            }
+            void client.invalidateQueries({ queryKey: keys.posts });
+          }}
+        />
+      </section>
     </section>
   );
 }
