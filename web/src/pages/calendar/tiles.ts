@@ -4,7 +4,6 @@
  */
 import type { z } from 'zod';
 import type { calendarTile } from '../../../../src/contract/routes/app.ts';
-import { toLocalInput } from '../../wall-clock.ts';
 
 type Tile = z.output<typeof calendarTile>;
 
@@ -30,14 +29,17 @@ export function calendarPosts(tiles: Tile[], publishing: string[], channels: Map
   }));
 }
 
-/** The day (YYYY-MM-DD) an instant falls on in `zone`: the calendar's cells are the zone's days. */
-export const dayOf = (iso: string, zone: string) => toLocalInput(Date.parse(iso), zone).slice(0, 10);
-
-/** How many posts each day holds, by YYYY-MM-DD in `zone`. */
+/**
+ * How many posts each day holds, by YYYY-MM-DD in `zone` (the calendar's cells
+ * are the zone's days). One formatter for all: making one per post cost more
+ * than drawing the month.
+ */
 export function postsPerDay(posts: readonly { publishDate: string }[], zone: string): Map<string, number> {
+  // en-CA writes dates as YYYY-MM-DD.
+  const format = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
   const counts = new Map<string, number>();
   for (const post of posts) {
-    const day = dayOf(post.publishDate, zone);
+    const day = format.format(Date.parse(post.publishDate));
     counts.set(day, (counts.get(day) ?? 0) + 1);
   }
   return counts;
