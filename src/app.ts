@@ -8,6 +8,7 @@ import { ensureDatabase, migrate, openStore } from './db/index.ts';
 import { Accounts } from './domain/accounts.ts';
 import { Customers } from './domain/customers.ts';
 import { Templates } from './domain/templates.ts';
+import { Preferences } from './domain/preferences.ts';
 import { OAuthServer } from './domain/oauth.ts';
 import { People } from './domain/people.ts';
 import { Channels } from './domain/channels.ts';
@@ -89,6 +90,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     people: new People(store.db, accounts, box),
     customers: new Customers(store.db),
     templates: new Templates(store.db),
+    preferences: new Preferences(store.db),
     oauth: new OAuthServer(store.db),
     channels,
     connections: new Connections(store.db, box, config, channels, network),

@@ -27,6 +27,7 @@ import type { PublishProgress } from './domain/posts/publish-progress.ts';
 import type { RateLimiter } from './domain/rate-limit.ts';
 import type { Series } from './domain/series/series.ts';
 import type { Templates } from './domain/templates.ts';
+import type { Preferences } from './domain/preferences.ts';
 import type { Webhooks } from './domain/webhooks.ts';
 import type { DiskWatch } from './lib/disk-space.ts';
 import type { Metrics } from './lib/metrics.ts';
@@ -43,6 +44,8 @@ export interface Services {
   people: People;
   customers: Customers;
   templates: Templates;
+  /** Each person's language, zone, week start and clock. */
+  preferences: Preferences;
   /** The OAuth2 authorization server for applications. */
   oauth: OAuthServer;
   channels: Channels;

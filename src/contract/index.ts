@@ -9,3 +9,4 @@ export * from './feeds.ts';
 export * from './imports.ts';
 export * from './approvals.ts';
 export * from './series.ts';
+export * from './preferences.ts';

@@ -45,6 +45,7 @@ import * as approvals from './migrations/020_approvals.ts';
 import * as imports from './migrations/021_imports.ts';
 import * as feedAuthors from './migrations/022_feed_authors.ts';
 import * as reconnectReason from './migrations/023_reconnect_reason.ts';
+import * as personPreferences from './migrations/024_person_preferences.ts';
 import * as quietChangesInvitationLinks from './migrations/025_quiet_changes_invitation_links.ts';
 import * as accessExpiry from './migrations/026_access_expiry.ts';
 
@@ -88,6 +89,7 @@ const migrations: Record<string, Migration> = {
   '021_imports': imports,
   '022_feed_authors': feedAuthors,
   '023_reconnect_reason': reconnectReason,
+  '024_person_preferences': personPreferences,
   '025_quiet_changes_invitation_links': quietChangesInvitationLinks,
   '026_access_expiry': accessExpiry,
 };

@@ -324,6 +324,16 @@ export interface UserRow {
   created_at: number;
 }
 
+/** A person's display preferences; null: not chosen, the browser's default applies. */
+export interface PersonPreferencesRow {
+  user_id: string;
+  language: string | null;
+  zone: string | null;
+  week_start: number | null;
+  clock: string | null;
+  updated_at: number;
+}
+
 export interface SessionRow {
   token_hash: string;
   user_id: string;
@@ -527,6 +537,7 @@ export interface Database {
   connect_requests: ConnectRequestRow;
   network_slots: NetworkSlotRow;
   users: UserRow;
+  person_preferences: PersonPreferencesRow;
   sessions: SessionRow;
   invitations: InvitationRow;
   oauth_apps: OAuthAppRow;

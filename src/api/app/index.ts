@@ -13,6 +13,7 @@ import { liveRoutes } from './live.ts';
 import { oauthAppsRoutes } from './oauth-apps.ts';
 import { peopleRoutes } from './people.ts';
 import { plannerRoutes } from './planner.ts';
+import { preferencesRoutes } from './preferences.ts';
 import { publicApiForSessions } from './public-api.ts';
 import { templatesRoutes } from './templates.ts';
 import { requireSession } from './session.ts';
@@ -29,6 +30,7 @@ export function appRoutes(services: Services): FastifyPluginAsync {
       await signedIn.register(plannerRoutes(services));
       await signedIn.register(templatesRoutes(services));
       await signedIn.register(linkCardRoutes(services));
+      await signedIn.register(preferencesRoutes(services));
       await signedIn.register(liveRoutes(services.store.changes));
       await publicApiForSessions(signedIn, services);
     });

@@ -9,6 +9,7 @@ import { idParam, isoInstant } from '../common.ts';
 import { mediaObject, mediaTag } from '../media.ts';
 import { listPostsQuery, postSummary } from '../posts.ts';
 import { WEBHOOK_EVENTS } from '../webhooks.ts';
+import { personPreferences, preferencesChange } from '../preferences.ts';
 import { route, routeTable } from '../route.ts';
 import { integration } from '../channels.ts';
 
@@ -320,6 +321,9 @@ export const appRoutes = routeTable('/api/app', {
     responses: { 200: template },
   }),
   deleteTemplate: route({ method: 'DELETE', path: '/templates/:id', params: idParam, responses: { 200: z.object({ deleted: z.boolean(), id: z.string() }) } }),
+
+  preferences: route({ method: 'GET', path: '/preferences', responses: { 200: personPreferences } }),
+  setPreferences: route({ method: 'PUT', path: '/preferences', body: preferencesChange, responses: { 200: personPreferences } }),
 
   /** Server-Sent Events: a stream, not a JSON answer. */
   events: route({ method: 'GET', path: '/events', responses: {} }),
