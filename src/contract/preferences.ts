@@ -5,10 +5,9 @@
  */
 import { z } from 'zod';
 import { isTimeZone } from '../lib/time.ts';
+import { LANGUAGES } from './languages.ts';
 
-/** The languages the web application is translated into, as BCP 47 tags. */
-export const LANGUAGES = ['en', 'es', 'fr', 'de', 'pt-BR', 'it', 'ja', 'zh-CN'] as const;
-export type Language = (typeof LANGUAGES)[number];
+export { LANGUAGES, type Language } from './languages.ts';
 
 export const CLOCKS = ['12h', '24h'] as const;
 export type Clock = (typeof CLOCKS)[number];

@@ -81,7 +81,7 @@ for (const store of BROWSER_STORES) {
       await card.getByText('Working').waitFor();
       site.add('/blog.xml', { guid: 'new', title: 'The new pier opens', link: 'http://blog.example/pier' });
       await card.getByRole('button', { name: 'Check now' }).click();
-      await card.getByText('1 new item(s) posted.').waitFor();
+      await card.getByText('1 new item posted.').waitFor();
       const posts = await herald.services.store.db.selectFrom('posts').select('content').where('channel_id', '=', channel.body.id).execute();
       assert.deepEqual(
         posts.map((p) => p.content),
@@ -95,7 +95,7 @@ for (const store of BROWSER_STORES) {
       await page.reload();
       const brokenCard = page.getByTestId(`feed-${broken.body.id}`);
       await brokenCard.getByText('Failing').waitFor();
-      await brokenCard.getByTestId('feed-error').getByText("Failed 1 time(s) in a row: The feed's server answered 500").waitFor();
+      await brokenCard.getByTestId('feed-error').getByText("Failed once: The feed's server answered 500").waitFor();
       await screenshot(page, store, 'feeds');
 
       await brokenCard.getByRole('button', { name: 'Pause' }).click();

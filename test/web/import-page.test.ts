@@ -79,7 +79,7 @@ for (const store of BROWSER_STORES) {
         ['3 date', '4 channels'],
       );
       assert.match(rows[1][2] ?? '', /"Sports desk" is neither the id nor the name of a channel/);
-      const importButton = page.getByRole('button', { name: /^Import \d+ post\(s\)$/ });
+      const importButton = page.getByRole('button', { name: /^Import \d+ posts?$/ });
       assert.equal(await importButton.isDisabled(), true, 'a file with problems cannot be imported');
       const problems = await seriousA11yViolations(page);
       assert.deepEqual(problems, [], describeViolations(problems));
@@ -88,9 +88,9 @@ for (const store of BROWSER_STORES) {
 
       await page.getByLabel('CSV file').setInputFiles(clean);
       await page.getByText('No problem found').waitFor();
-      assert.match((await page.getByTestId('import-summary').textContent()) ?? '', /3 row\(s\): 2 post\(s\) to create/);
-      await page.getByRole('button', { name: 'Import 2 post(s)' }).click();
-      await page.getByText('Imported 2 post(s)').waitFor();
+      assert.match((await page.getByTestId('import-summary').textContent()) ?? '', /3 rows: 2 posts to create/);
+      await page.getByRole('button', { name: 'Import 2 posts' }).click();
+      await page.getByText('Imported 2 posts').waitFor();
       await screenshot(page, store, 'import-done');
       const imported = await listPosts(account);
       assert.deepEqual(imported.map((p) => p.content).sort(), ['Morning news', 'Tuesday']);

@@ -166,7 +166,7 @@ for (const store of BROWSER_STORES) {
       await page.goto(`${herald.url}/series/${id}`);
       page.once('dialog', (dialog) => void dialog.accept());
       await page.getByRole('button', { name: 'Stop series' }).click();
-      await page.getByText(`The series was stopped: ${made} future post(s) deleted.`).waitFor();
+      await page.getByText(`The series was stopped: ${made} future posts deleted.`).waitFor();
       assert.equal((await api('GET', `/series/${id}`)).status, 404);
       assert.equal((await api('GET', `/posts/${first}`)).status, 404);
     });

@@ -1,9 +1,15 @@
 /**
- * Every string the web application shows, in one catalogue per language, so a
- * translation is one new object. The browser's language picks the catalogue;
- * English fills whatever a translation lacks.
+ * Every string the web application shows. English is here, and every other
+ * language has a file of its own under i18n/ (typed, so a missing key does
+ * not compile), loaded only when chosen so the first page carries English
+ * alone. The person's language (Preferences) wins; before they choose, the
+ * browser's. English fills whatever a translation still lacks.
  */
-const en = {
+import { useSyncExternalStore } from 'react';
+import { LANGUAGES, type Language } from '../../src/contract/languages.ts';
+import { formatMessage, type MessageVars } from './message-format.ts';
+
+export const en = {
   'app.name': 'Herald',
   'nav.calendar': 'Calendar',
   'nav.compose': 'New post',
@@ -113,7 +119,7 @@ const en = {
   'bulk.days': 'Days to move by',
   'bulk.move': 'Move',
   'bulk.duplicate': 'Duplicate as drafts',
-  'bulk.confirmDelete': 'Delete the {count} selected posts?',
+  'bulk.confirmDelete': '{count, plural, one {Delete the selected post?} other {Delete the # selected posts?}}',
   'bulk.done': '{count} done.',
   'bulk.refused': 'Not done: {reason}.',
   'bulk.chosen': 'selected',
@@ -234,7 +240,7 @@ const en = {
   'series.everyWeeks': 'Every {n} weeks',
   'series.onWeekdays': 'on {days}',
   'series.atTime': 'at {time} ({zone})',
-  'series.countTimes': '{count} times in all',
+  'series.countTimes': '{count, plural, one {once in all} other {# times in all}}',
   'series.untilDay': 'until {date}',
   'series.stateActive': 'Active',
   'series.stateEnded': 'Ended',
@@ -248,7 +254,7 @@ const en = {
   'series.stop': 'Stop series',
   'series.open': 'Open the series',
   'series.confirmStop': 'Stop this repeating post? Its future occurrences not yet published are deleted; published ones stay.',
-  'series.stopped': 'The series was stopped: {count} future post(s) deleted.',
+  'series.stopped': 'The series was stopped: {count, plural, one {# future post} other {# future posts}} deleted.',
   'series.saved': 'Repeating post saved. Herald creates its occurrences of the next 14 days as posts.',
   'series.lastError': 'The next occurrence could not be created: {error}',
   'series.partOf': 'One occurrence of a repeating post: {rule}.',
@@ -371,7 +377,7 @@ const en = {
   'channels.postingTimes': 'Posting times (HH:MM, comma separated)',
   'channels.disable': 'Disable publishing',
   'channels.defaults': 'New posts start with these {name} settings',
-  'channels.deleteWithPending': 'Delete "{name}"? {count} pending post(s) are deleted with it.',
+  'channels.deleteWithPending': 'Delete "{name}"? {count, plural, one {# pending post is} other {# pending posts are}} deleted with it.',
   'channels.connected': 'Channel connected.',
   'channels.pickNetwork': 'Which network?',
   'channels.notConfigured': 'Not configured on this server: set {missing}.',
@@ -405,8 +411,9 @@ const en = {
   'import.file': 'CSV file',
   'import.checking': 'Checking the file…',
   'import.importing': 'Importing…',
-  'import.summary': '{rows} row(s): {posts} post(s) to create, {already} already imported, {published} published before (skipped).',
-  'import.problems': '{count} problem(s): fix them in the file, then choose it again',
+  'import.summary':
+    '{rows, plural, one {# row} other {# rows}}: {posts, plural, one {# post} other {# posts}} to create, {already} already imported, {published} published before (skipped).',
+  'import.problems': '{count, plural, one {# problem} other {# problems}}: fix them in the file, then choose it again',
   'import.line': 'Line',
   'import.column': 'Column',
   'import.problem': 'Problem',
@@ -414,8 +421,8 @@ const en = {
   'import.clean': 'No problem found: the file can be imported.',
   'import.nothingNew': 'Nothing new to import: every post of this file is here already.',
   'import.blocked': 'Importing needs a file without problems.',
-  'import.submit': 'Import {count} post(s)',
-  'import.done': 'Imported {count} post(s) ({already} were here already).',
+  'import.submit': 'Import {count, plural, one {# post} other {# posts}}',
+  'import.done': 'Imported {count, plural, one {# post} other {# posts}} ({already} were here already).',
   'import.openCalendar': 'Open the calendar',
   'export.head': 'Export posts as CSV',
   'export.intro': 'The posts of a range of days, with their state, link and error, in the columns the import reads back.',
@@ -457,11 +464,11 @@ const en = {
   'feeds.lastRead': 'Read {when}',
   'feeds.notRead': 'Not read yet',
   'feeds.nextRead': 'next {when}',
-  'feeds.lastError': 'Failed {count} time(s) in a row: {error}',
+  'feeds.lastError': 'Failed {count, plural, one {once} other {# times in a row}}: {error}',
   'feeds.check': 'Check now',
   'feeds.pause': 'Pause',
   'feeds.resume': 'Resume',
-  'feeds.checkPosted': '{count} new item(s) posted.',
+  'feeds.checkPosted': '{count, plural, one {# new item} other {# new items}} posted.',
   'feeds.checkRecorded': 'First read: what the feed has was noted; new items will be posted.',
   'feeds.checkNothing': 'Nothing new.',
   'feeds.checkFailed': 'The feed could not be read: {error}',
@@ -533,9 +540,13 @@ const en = {
   'team.copyLink': 'Copy the invitation link for {email}',
   'team.withdraw': 'Withdraw',
   'team.you': '(you)',
+  'team.roles.owner': 'owner',
+  'team.roles.admin': 'admin',
+  'team.roles.member': 'member',
   'customers.create': 'Add a customer',
   'customers.none': 'No customer yet.',
   'notifications.none': 'No notification.',
+  'prefs.language': 'Language',
   'prefs.zone': 'Time zone',
   'prefs.weekStart': 'Weeks start on',
   'prefs.monday': 'Monday',
@@ -543,27 +554,52 @@ const en = {
   'prefs.clock': 'Clock',
   'prefs.h24': '24-hour',
   'prefs.h12': '12-hour',
-  'prefs.saved': 'Saved in this browser.',
+  'prefs.follows': 'Saved to your account: they follow you to every browser you sign in on.',
+  'prefs.saved': 'Saved to your account.',
 } as const;
 
 export type MessageKey = keyof typeof en;
-type Catalogue = Partial<Record<MessageKey, string>>;
+/** A whole translation: a key the English catalogue has and a language lacks is a compile error. */
+export type Catalogue = Record<MessageKey, string>;
 
-/** Translations by language tag; add one and it is used for browsers that prefer it. */
-const catalogues: Record<string, Catalogue> = { en };
+export { LANGUAGES, type Language };
 
-function pick(): Catalogue {
-  for (const tag of navigator.languages ?? [navigator.language]) {
-    const found = catalogues[tag] ?? catalogues[tag.split('-')[0]!];
-    if (found) return found;
-  }
-  return en;
+/** Each language by its own name, as a person looking for theirs reads it. */
+export const LANGUAGE_NAMES: Record<Language, string> = {
+  en: 'English',
+  es: 'Español',
+  fr: 'Français',
+  de: 'Deutsch',
+  'pt-BR': 'Português (Brasil)',
+  it: 'Italiano',
+  ja: '日本語',
+  'zh-CN': '简体中文',
+};
+
+let chosen: Partial<Catalogue> = en;
+/** The language pages are shown in, as a locale for Intl (dates, numbers, plurals). */
+export let locale: Language = 'en';
+const listeners = new Set<() => void>();
+
+/** Shows the pages in `language` from now on (language.ts fetches its catalogue); every page draws again. */
+export function adoptCatalogue(language: Language, catalogue: Partial<Catalogue>): void {
+  chosen = catalogue;
+  locale = language;
+  document.documentElement.lang = language;
+  for (const listener of listeners) listener();
 }
 
-const chosen = pick();
-export const locale = chosen === en ? 'en' : (navigator.languages?.[0] ?? 'en');
+/** The language now shown; a component that calls this draws again when it changes. */
+export function useLanguage(): Language {
+  return useSyncExternalStore(
+    (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    () => locale,
+  );
+}
 
-export function t(key: MessageKey, vars: Record<string, string | number> = {}): string {
-  const text = chosen[key] ?? en[key];
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
+export function t(key: MessageKey, vars: MessageVars = {}): string {
+  return formatMessage(chosen[key] ?? en[key], vars, locale);
 }

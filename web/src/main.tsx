@@ -19,8 +19,9 @@ import { ImportPage } from './pages/Import.tsx';
 import { SeriesListPage, SeriesPage } from './pages/Series.tsx';
 import { SettingsPage } from './pages/Settings.tsx';
 import { PreviewLinkPage } from './pages/PreviewLink.tsx';
-import { locale } from './i18n.ts';
 import { usePageHeading } from './page-heading.ts';
+import { useLanguage } from './i18n.ts';
+import { browserLanguage, showLanguage } from './language.ts';
 import './styles.css';
 
 const client = new QueryClient({
@@ -44,6 +45,8 @@ function SignedIn({ children }: { children: ReactNode }) {
 /** The pages; the server answers each of these paths with this application (src/api/web-app.ts). */
 function App() {
   usePageHeading();
+  // A new language draws every page again, in place: no reload, focus kept.
+  useLanguage();
   return (
     <Routes>
       <Route path="/signin" element={<SignIn />} />
@@ -160,18 +163,22 @@ function App() {
   );
 }
 
-document.documentElement.lang = locale;
 // FullCalendar's theme reads the scheme from an attribute: follow the system's setting.
 const dark = window.matchMedia('(prefers-color-scheme: dark)');
 const followScheme = () => (document.documentElement.dataset.colorScheme = dark.matches ? 'dark' : 'light');
 followScheme();
 dark.addEventListener('change', followScheme);
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <QueryClientProvider client={client}>
-      <BrowserRouter>
-        <App />
-      </BrowserRouter>
-    </QueryClientProvider>
-  </StrictMode>,
-);
+const render = () =>
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <QueryClientProvider client={client}>
+        <BrowserRouter>
+          <App />
+        </BrowserRouter>
+      </QueryClientProvider>
+    </StrictMode>,
+  );
+// The browser's language until the person's own is known; English when its catalogue cannot be fetched.
+showLanguage(browserLanguage())
+  .catch(() => undefined)
+  .finally(render);

@@ -31,3 +31,8 @@ export function formatBytes(bytes: number): string {
   }
   return `${new Intl.NumberFormat(locale, { maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value)} ${units[unit]}`;
 }
+
+/** A length of time in seconds, with the unit as the language writes it (12 s, 12 秒). */
+export function formatSeconds(seconds: number): string {
+  return new Intl.NumberFormat(locale, { style: 'unit', unit: 'second', unitDisplay: 'narrow' }).format(Math.round(seconds));
+}

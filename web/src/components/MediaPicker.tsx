@@ -3,7 +3,7 @@ import { memo, useRef, useState, type DragEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, pub, upload, type MediaItem, type MediaRef, type PublicAnswer } from '../api.ts';
 import { keys } from '../data.ts';
-import { t } from '../i18n.ts';
+import { t, useLanguage } from '../i18n.ts';
 import type { ItemDraft } from '../composer-rules.ts';
 import { Dialog, ErrorNote } from './ui.tsx';
 
@@ -122,6 +122,7 @@ export const ItemMedia = memo(function ItemMedia({
   onChange: (media: Attached[]) => void;
   idPrefix: string;
 }) {
+  useLanguage(); // memoised: draw again when the language changes
   const [picking, setPicking] = useState(false);
   const [over, setOver] = useState(false);
   // Uploads finishing together each append to the latest list, not to the one of the render they started in.

@@ -1,6 +1,6 @@
 import { memo, useCallback } from 'react';
 import type { ItemDraft } from '../composer-rules.ts';
-import { t } from '../i18n.ts';
+import { t, useLanguage } from '../i18n.ts';
 import { ItemMedia } from '../components/MediaPicker.tsx';
 import { FieldError } from '../components/ui.tsx';
 import type { Owner } from './draft.ts';
@@ -56,6 +56,7 @@ const ThreadItem = memo(function ThreadItem({
   error: unknown;
   errorPaths: string;
 }) {
+  useLanguage(); // memoised: draw again when the language changes
   const onMedia = useCallback((media: ItemDraft['media']) => updateItem(owner, i, { media }), [owner, i, updateItem]);
   return (
     <div className="thread-item">

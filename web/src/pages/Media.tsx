@@ -5,7 +5,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { api, pub, type MediaItem, type AppAnswer, type PublicAnswer } from '../api.ts';
 import { keys, useAction } from '../data.ts';
 import { t } from '../i18n.ts';
-import { formatBytes, formatWhen } from '../time.ts';
+import { formatBytes, formatSeconds, formatWhen } from '../time.ts';
 import { usePrefs } from '../prefs.ts';
 import { ErrorNote, FieldError, Loading, StateBadge } from '../components/ui.tsx';
 import { Thumb, UploadProgress, useUploads } from '../components/MediaPicker.tsx';
@@ -61,7 +61,7 @@ export function MediaPage() {
             <small>
               {formatBytes(m.size)}
               {m.width && m.height ? ` · ${t('library.dimensions', { width: m.width, height: m.height })}` : ''}
-              {m.duration ? ` · ${Math.round(m.duration)} s` : ''}
+              {m.duration ? ` · ${formatSeconds(m.duration)}` : ''}
             </small>
             <Details item={m} />
             <WhereUsed id={m.id} />

@@ -28,15 +28,15 @@ export function Team() {
             </td>
             <td>
               {p.role === 'owner' || !session.data?.permissions.managePeople ? (
-                p.role
+                t(`team.roles.${p.role}`)
               ) : (
                 <select
                   aria-label={`${t('team.role')}: ${p.email}`}
                   value={p.role}
                   onChange={(e) => people.act(() => api('PATCH', `/people/${p.id}`, { role: e.target.value }))}
                 >
-                  <option value="admin">admin</option>
-                  <option value="member">member</option>
+                  <option value="admin">{t('team.roles.admin')}</option>
+                  <option value="member">{t('team.roles.member')}</option>
                 </select>
               )}
             </td>
@@ -55,7 +55,7 @@ export function Team() {
           <ul>
             {invitations.list.data?.map((i) => (
               <li key={i.id}>
-                {i.email} ({i.role}) {i.signupUrl && <CopyButton text={i.signupUrl} label={t('team.copyLink', { email: i.email })} />}{' '}
+                {i.email} ({t(`team.roles.${i.role}`)}) {i.signupUrl && <CopyButton text={i.signupUrl} label={t('team.copyLink', { email: i.email })} />}{' '}
                 <button type="button" onClick={() => invitations.act(() => api('DELETE', `/invitations/${i.id}`))}>
                   {t('team.withdraw')}
                 </button>
@@ -86,8 +86,8 @@ export function Team() {
             <label>
               {t('team.role')}
               <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
-                <option value="member">member</option>
-                <option value="admin">admin</option>
+                <option value="member">{t('team.roles.member')}</option>
+                <option value="admin">{t('team.roles.admin')}</option>
               </select>
             </label>
             <button type="submit" className="primary">
