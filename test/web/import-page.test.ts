@@ -97,7 +97,7 @@ for (const store of BROWSER_STORES) {
 
       // The export of the days around the posts holds them, their thread and their state. The person's own zone
       // (their preference, not the browser's UTC) chooses the days and writes the dates.
-      await page.evaluate(() => localStorage.setItem('herald.prefs', JSON.stringify({ zone: 'Europe/Berlin' })));
+      assert.equal((await owner.app('PUT', '/preferences', { zone: 'Europe/Berlin' })).status, 200);
       await page.reload();
       await page.getByText('Whole days in Europe/Berlin').waitFor();
       await page.getByLabel('From').fill('2031-03-04');

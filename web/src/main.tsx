@@ -22,6 +22,7 @@ import { PreviewLinkPage } from './pages/PreviewLink.tsx';
 import { usePageHeading } from './page-heading.ts';
 import { useLanguage } from './i18n.ts';
 import { browserLanguage, showLanguage } from './language.ts';
+import { usePersonPreferences } from './prefs.ts';
 import './styles.css';
 
 const client = new QueryClient({
@@ -35,7 +36,8 @@ function SignedIn({ children }: { children: ReactNode }) {
   const session = useSession();
   const location = useLocation();
   useLiveUpdates(session.isSuccess);
-  if (session.isPending) return <Loading />;
+  const prefsReady = usePersonPreferences(session.isSuccess);
+  if (session.isPending || (session.isSuccess && !prefsReady)) return <Loading />;
   if (session.error instanceof ApiError && session.error.status === 401)
     return <Navigate to="/signin" replace state={{ from: location.pathname + location.search }} />;
   if (session.error) return <ErrorNote error={session.error} onRetry={() => session.refetch()} />;

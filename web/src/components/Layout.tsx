@@ -7,6 +7,7 @@ import { useNotifications, useSession } from '../data.ts';
 import { t } from '../i18n.ts';
 import { useUnreadCount } from '../seen.ts';
 import { forgetAllDrafts } from '../composer/draft-storage.ts';
+import { forgetPersonPreferences } from '../prefs.ts';
 
 const LINKS = [
   ['/', 'nav.calendar'],
@@ -84,6 +85,7 @@ export function Layout({ children }: { children: ReactNode }) {
               // The next person on this browser must not find this one's unsent posts.
               forgetAllDrafts();
               client.clear();
+              await forgetPersonPreferences();
               navigate('/signin');
             }}
           >
