@@ -106,6 +106,15 @@ for (const store of BROWSER_STORES) {
       assert.match(spoken, new RegExp(`${day}.*(11|12):00`), spoken);
       assert.doesNotMatch(spoken, /\b(AM|PM)\b/, spoken);
       await screenshot(page, store, 'calendar-fr');
+      // FullCalendar's own words too: the hints read out on its buttons and links, in week view its all-day row.
+      await page.getByRole('tab', { name: 'Vue Semaine' }).click();
+      await page.getByText('Toute la journée').first().waitFor();
+      const spokenHints = await page
+        .locator('main [title], main [aria-label]')
+        .evaluateAll((els) => els.map((e) => `${e.getAttribute('aria-label') ?? ''} ${e.getAttribute('title') ?? ''}`.trim()));
+      const english = spokenHints.filter((h) => /\b(Previous|Next|Today|This (day|week|month)|view|Go to|Show \d+ more|All-day|Close)\b/.test(h));
+      assert.deepEqual(english, [], `English left in the French calendar: ${english.join(' | ')}`);
+      await screenshot(page, store, 'calendar-week-fr');
 
       await page.goto(`${herald.url}/posts/${postId}`);
       await page.getByText(/Planifiée pour le/).waitFor();

@@ -17,7 +17,8 @@ import '@fullcalendar/react/themes/classic/theme.css';
 import '@fullcalendar/react/themes/classic/palette.css';
 import { api, pub, type PostState, type AppAnswer, type PublicAnswer } from '../api.ts';
 import { keys, useChannels } from '../data.ts';
-import { locale, t, type MessageKey } from '../i18n.ts';
+import { t, type MessageKey } from '../i18n.ts';
+import { calendarLocale } from '../calendar-locale.ts';
 import { setZone, usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
 import { ErrorNote, Notice, ZoneSelect } from '../components/ui.tsx';
@@ -228,7 +229,7 @@ export function CalendarPage() {
             listWeek: { text: t('calendar.list') },
           }}
           noEventsText={t('calendar.noPosts')}
-          locale={locale}
+          locale={calendarLocale()}
           timeZone={prefs.zone}
           firstDay={prefs.weekStart}
           eventTimeFormat={{ hour: 'numeric', minute: '2-digit', hour12: prefs.hour12 }}
