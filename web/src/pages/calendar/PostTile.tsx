@@ -37,7 +37,13 @@ export function PostTile({
   timeText,
   chosen,
   prefs,
-}: { post: CalendarPost; retry?: Retrying; timeText: string; chosen: boolean; prefs: Prefs }) {
+}: {
+  post: CalendarPost;
+  retry?: Retrying;
+  timeText: string;
+  chosen: boolean;
+  prefs: Prefs;
+}) {
   // A queued post the engine is trying again: its attempt, next try and last reason.
   const retry = post.state === 'QUEUE' ? retrying : undefined;
   const reason = post.state === 'ERROR' && post.error ? t('calendar.failedBecause', { reason: post.error }) : retry ? retryingText(retry, prefs) : '';
