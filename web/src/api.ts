@@ -17,9 +17,11 @@ import type {
   seriesDetail,
   series,
 } from '../../src/contract/index.ts';
-import type { AnswerOf } from '../../src/contract/route.ts';
+import type { AnswerFor, Below, BodyArgument, PathsOf, Prefixed } from '../../src/contract/calls.ts';
+import type { AnswerOf, BodyOf, Method } from '../../src/contract/route.ts';
 import type { appRoutes } from '../../src/contract/routes/app.ts';
 import type { publicRoutes } from '../../src/contract/routes/public.ts';
+import type { previewRoutes } from '../../src/contract/routes/visitors.ts';
 import { t } from './i18n.ts';
 
 export interface FieldProblem {
@@ -43,8 +45,15 @@ function csrfToken(): string {
   return match ? decodeURIComponent(match.slice('herald_csrf='.length)) : '';
 }
 
+/** What the session reaches below /api/app: its own routes and the public API's under /public/v1 (see pub()). */
+type SessionRoutes = typeof appRoutes.routes & Prefixed<typeof publicRoutes.routes, '/public/v1'>;
+/** The paths below /api/app a call of `M` may name. */
+export type SessionPath<M extends Method> = PathsOf<SessionRoutes, M>;
+/** What a visitor of a preview link reaches below /api/preview. */
+type PreviewRoutes = Below<typeof previewRoutes.routes, '/api/preview'>;
+
 /** Paths of the public API's routes as the web reaches them with its session. */
-export const pub = (path: string) => `/public/v1${path}`;
+export const pub = <P extends PathsOf<typeof publicRoutes.routes>>(path: P) => `/public/v1${path}` as const;
 
 async function failure(response: Response): Promise<ApiError> {
   try {
@@ -60,7 +69,20 @@ async function failure(response: Response): Promise<ApiError> {
   }
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * Calls a route of the session's table: the method and path name the entry
+ * (a `${id}` stands for its :id), which gives the body the call must send and
+ * the answer it gets, so both are checked where the call is written.
+ */
+export function api<M extends Method, P extends PathsOf<SessionRoutes, M>>(
+  method: M,
+  path: P,
+  ...body: BodyArgument<SessionRoutes, M, P>
+): Promise<AnswerFor<SessionRoutes, M, P>> {
+  return sessionCall(method, path, body[0]);
+}
+
+async function sessionCall<T>(method: Method, path: string, body: unknown): Promise<T> {
   let response: Response;
   try {
     response = await fetch(`/api/app${path}`, {
@@ -77,7 +99,15 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 }
 
 /** The preview page's calls (/api/preview/{token}): a visitor without an account, so no session and no CSRF token. */
-export async function previewApi<T>(method: string, path: string, body?: unknown): Promise<T> {
+export function previewApi<M extends Method, P extends PathsOf<PreviewRoutes, M>>(
+  method: M,
+  path: P,
+  ...body: BodyArgument<PreviewRoutes, M, P>
+): Promise<AnswerFor<PreviewRoutes, M, P>> {
+  return visitorCall(method, path, body[0]);
+}
+
+async function visitorCall<T>(method: Method, path: string, body: unknown): Promise<T> {
   let response: Response;
   try {
     response = await fetch(`/api/preview${path}`, {
@@ -94,7 +124,11 @@ export async function previewApi<T>(method: string, path: string, body?: unknown
 }
 
 /** Sends a file as multipart part "file" (a CSV import); answers and errors as api() words them. */
-export async function postFile<T>(path: string, file: File): Promise<T> {
+export function postFile<P extends PathsOf<SessionRoutes, 'POST'>>(path: P, file: File): Promise<AnswerFor<SessionRoutes, 'POST', P>> {
+  return sendFile(path, file);
+}
+
+async function sendFile<T>(path: string, file: File): Promise<T> {
   const form = new FormData();
   form.append('file', file);
   let response: Response;
@@ -151,6 +185,8 @@ export type RepeatRule = Series['repeat'];
 export type AppAnswer<K extends keyof typeof appRoutes.routes> = AnswerOf<(typeof appRoutes.routes)[K]>;
 /** What a public route answers (reached with the session through pub()), by the route's name in the table. */
 export type PublicAnswer<K extends keyof typeof publicRoutes.routes> = AnswerOf<(typeof publicRoutes.routes)[K]>;
+/** What a route of /api/app takes as its body, by the route's name in the table. */
+export type AppBody<K extends keyof typeof appRoutes.routes> = BodyOf<(typeof appRoutes.routes)[K]>;
 
 // The web application's own routes (/api/app), from their entries in the route table.
 export type { JsonSchema } from '../../src/contract/routes/app.ts';

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { notificationsPage } from '../../src/contract/index.ts';
-import { api, pub, type Channel, type Network, type Session, type Template } from './api.ts';
+import { api, pub } from './api.ts';
 
 export const keys = {
   session: ['session'] as const,
@@ -16,13 +16,13 @@ export const keys = {
   templates: ['templates'] as const,
 };
 
-export const useSession = () => useQuery({ queryKey: keys.session, queryFn: () => api<Session>('GET', '/session'), retry: false });
-export const useChannels = () => useQuery({ queryKey: keys.channels, queryFn: () => api<Channel[]>('GET', pub('/integrations')) });
-export const useTemplates = () => useQuery({ queryKey: keys.templates, queryFn: () => api<Template[]>('GET', '/templates') });
-export const useNetworks = () => useQuery({ queryKey: keys.networks, queryFn: () => api<Network[]>('GET', '/networks'), staleTime: Infinity });
+export const useSession = () => useQuery({ queryKey: keys.session, queryFn: () => api('GET', '/session'), retry: false });
+export const useChannels = () => useQuery({ queryKey: keys.channels, queryFn: () => api('GET', pub('/integrations')) });
+export const useTemplates = () => useQuery({ queryKey: keys.templates, queryFn: () => api('GET', '/templates') });
+export const useNetworks = () => useQuery({ queryKey: keys.networks, queryFn: () => api('GET', '/networks'), staleTime: Infinity });
 
 export type NotificationPage = z.output<typeof notificationsPage>;
-export const useNotifications = () => useQuery({ queryKey: keys.notifications, queryFn: () => api<NotificationPage>('GET', pub('/notifications')) });
+export const useNotifications = () => useQuery({ queryKey: keys.notifications, queryFn: () => api('GET', pub('/notifications')) });
 
 /**
  * A change the person asks for: its error (shown beside the fields it names)

@@ -56,7 +56,7 @@ export async function setPrefs(change: PreferencesChange): Promise<void> {
   const before = chosen;
   await adopt({ ...chosen, ...change });
   try {
-    await adopt(await api<PersonPreferences>('PUT', '/preferences', change));
+    await adopt(await api('PUT', '/preferences', change));
   } catch (error) {
     await adopt(before);
     throw error;
@@ -71,7 +71,7 @@ export function usePersonPreferences(enabled: boolean): boolean {
   useEffect(() => {
     if (!enabled) return;
     let live = true;
-    api<PersonPreferences>('GET', '/preferences')
+    api('GET', '/preferences')
       .then(adopt)
       // Unreadable preferences leave the browser's defaults: the pages still work.
       .catch(() => undefined)

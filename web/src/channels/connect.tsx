@@ -5,7 +5,7 @@
  * others go straight to the network, which sends the person back to Herald.
  */
 import { useState, type ReactNode } from 'react';
-import { api, pub, type Channel, type Network, type PublicAnswer } from '../api.ts';
+import { api, pub, type Channel, type Network } from '../api.ts';
 import { t } from '../i18n.ts';
 import { Dialog, ErrorNote, FormErrorNote, Notice } from '../components/ui.tsx';
 import { SchemaFields } from '../components/SettingsForm.tsx';
@@ -15,7 +15,7 @@ import { browserZone } from '../time.ts';
 export async function goToNetwork(identifier: string, options: Record<string, unknown> = {}): Promise<void> {
   // timeZone: a channel this creates starts in the person's zone (one that exists keeps its own).
   const query = new URLSearchParams([...Object.entries(options).map(([k, v]) => [k, String(v)]), ['timeZone', browserZone()]]);
-  const { url } = await api<PublicAnswer<'connect'>>('GET', pub(`/social/${identifier}?${query}`));
+  const { url } = await api('GET', pub(`/social/${identifier}?${query}`));
   window.location.assign(url);
 }
 

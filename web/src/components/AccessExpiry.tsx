@@ -3,7 +3,7 @@
  * until the token lapses, and this says until when, so the person reconnects in time.
  */
 import { useQuery } from '@tanstack/react-query';
-import { api, type AppAnswer } from '../api.ts';
+import { api } from '../api.ts';
 import { keys } from '../data.ts';
 import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
@@ -13,7 +13,7 @@ import { formatWhen } from '../time.ts';
 export function useExpiringAccess(): Map<string, string> {
   const expiring = useQuery({
     queryKey: [...keys.channels, 'expiring'],
-    queryFn: () => api<AppAnswer<'expiringAccess'>>('GET', '/channels/expiring'),
+    queryFn: () => api('GET', '/channels/expiring'),
   });
   return new Map((expiring.data ?? []).map((c) => [c.id, c.accessExpiresAt]));
 }

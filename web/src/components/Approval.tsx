@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api, pub, type CreatedPreviewLink, type PostApproval, type PostDetail, type PreviewLink, type PublicAnswer } from '../api.ts';
+import { api, pub, type CreatedPreviewLink, type PostApproval, type PostDetail } from '../api.ts';
 import { keys, useAction, useNetworks, useSession } from '../data.ts';
 import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
@@ -30,7 +30,7 @@ const HISTORY_WORDS = {
 export function ApprovalPanel({ post }: { post: PostDetail }) {
   const session = useSession();
   const prefs = usePrefs();
-  const status = useQuery({ queryKey: [...keys.post(post.id), 'approval'], queryFn: () => api<PostApproval>('GET', pub(`/posts/${post.id}/approval`)) });
+  const status = useQuery({ queryKey: [...keys.post(post.id), 'approval'], queryFn: () => api('GET', pub(`/posts/${post.id}/approval`)) });
   const { error, setError, act } = useAction(keys.posts);
   const [comment, setComment] = useState('');
   const [notice, setNotice] = useState<string>();
@@ -42,7 +42,7 @@ export function ApprovalPanel({ post }: { post: PostDetail }) {
   const decide = async (action: 'approve' | 'reject') => {
     setNotice(undefined);
     const body = action === 'reject' || comment.trim() ? { comment } : {};
-    const done = await act(() => api<PostApproval>('POST', pub(`/posts/${post.id}/${action}`), body));
+    const done = await act(() => api('POST', pub(`/posts/${post.id}/${action}`), body));
     if (!done) return;
     setComment('');
     setError(undefined);
@@ -106,7 +106,7 @@ export function CommentsPanel({ postId }: { postId: string }) {
   const prefs = usePrefs();
   const list = useQuery({
     queryKey: [...keys.post(postId), 'comments'],
-    queryFn: () => api<PublicAnswer<'comments'>>('GET', pub(`/posts/${postId}/comments`)),
+    queryFn: () => api('GET', pub(`/posts/${postId}/comments`)),
   });
   const { error, act } = useAction(keys.posts);
   const [text, setText] = useState('');
@@ -162,7 +162,7 @@ const LINK_HOURS = [
 export function PreviewLinksPanel({ post }: { post: PostDetail }) {
   const prefs = usePrefs();
   const networks = useNetworks();
-  const links = useQuery({ queryKey: [...keys.post(post.id), 'links'], queryFn: () => api<PreviewLink[]>('GET', pub(`/posts/${post.id}/preview-links`)) });
+  const links = useQuery({ queryKey: [...keys.post(post.id), 'links'], queryFn: () => api('GET', pub(`/posts/${post.id}/preview-links`)) });
   const { error, act } = useAction(keys.posts);
   const [hours, setHours] = useState(168);
   const [made, setMade] = useState<CreatedPreviewLink>();
@@ -176,7 +176,7 @@ export function PreviewLinksPanel({ post }: { post: PostDetail }) {
         className="row"
         onSubmit={async (e) => {
           e.preventDefault();
-          const link = await act(() => api<CreatedPreviewLink>('POST', pub(`/posts/${post.id}/preview-links`), { expiresInHours: hours }));
+          const link = await act(() => api('POST', pub(`/posts/${post.id}/preview-links`), { expiresInHours: hours }));
           if (link) setMade(link);
         }}
       >
@@ -216,7 +216,7 @@ export function PreviewLinksPanel({ post }: { post: PostDetail }) {
 /** Settings, Team: whether members' posts wait for approval (owners and admins decide; members see it). */
 export function ApprovalSetting() {
   const session = useSession();
-  const setting = useQuery({ queryKey: ['approval-settings'], queryFn: () => api<PublicAnswer<'approvalSettings'>>('GET', pub('/approval-settings')) });
+  const setting = useQuery({ queryKey: ['approval-settings'], queryFn: () => api('GET', pub('/approval-settings')) });
   const { error, act } = useAction(['approval-settings']);
   const [saved, setSaved] = useState(false);
   if (!setting.data) return <ErrorNote error={setting.error} onRetry={() => setting.refetch()} />;

@@ -20,14 +20,14 @@ export function ApprovalConnect({ network, onDone, onPaste }: { network: Network
   const start = () => {
     setError(undefined);
     setRequest(undefined);
-    api<AppAnswer<'startApproval'>>('POST', `/connect/${network.identifier}/approval`).then(setRequest, setError);
+    api('POST', `/connect/${network.identifier}/approval`).then(setRequest, setError);
   };
   // biome-ignore lint/correctness/useExhaustiveDependencies: one request per opening of the dialog
   useEffect(start, []);
   const approval = useQuery({
     queryKey: ['approval', network.identifier, request?.id],
     enabled: !!request,
-    queryFn: () => api<AppAnswer<'checkApproval'>>('GET', `/connect/${network.identifier}/approval/${encodeURIComponent(request!.id)}`),
+    queryFn: () => api('GET', `/connect/${network.identifier}/approval/${encodeURIComponent(request!.id)}`),
     refetchInterval: (query) => (query.state.data?.status === 'approved' || query.state.error ? false : ASK_EVERY_MS),
   });
   const approved = approval.data?.status === 'approved';

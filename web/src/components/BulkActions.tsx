@@ -6,7 +6,7 @@
  */
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, pub, type PostDetail, type PostSummary } from '../api.ts';
+import { api, pub, type PostSummary } from '../api.ts';
 
 /** What the bulk actions need of a post. */
 type Selected = Pick<PostSummary, 'id' | 'content' | 'publishDate'>;
@@ -25,7 +25,7 @@ async function each(posts: Selected[], work: (post: Selected) => Promise<unknown
 }
 
 function duplicate(post: Selected) {
-  return api<PostDetail>('GET', pub(`/posts/${post.id}`)).then((detail) =>
+  return api('GET', pub(`/posts/${post.id}`)).then((detail) =>
     api('POST', pub('/posts'), {
       type: 'draft',
       date: detail.publishDate,

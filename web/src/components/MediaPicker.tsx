@@ -1,7 +1,7 @@
 /** Media for one thread item: from the library, or dropped in and uploaded with progress; ordered; with alt text. */
 import { memo, useRef, useState, type DragEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, pub, upload, type MediaItem, type MediaRef, type PublicAnswer } from '../api.ts';
+import { api, pub, upload, type MediaItem, type MediaRef } from '../api.ts';
 import { keys } from '../data.ts';
 import { t, useLanguage } from '../i18n.ts';
 import type { ItemDraft } from '../composer-rules.ts';
@@ -78,7 +78,7 @@ export function UploadProgress({ progress }: { progress: Record<string, Upload> 
 }
 
 export function LibraryDialog({ open, onClose, onPick }: { open: boolean; onClose: () => void; onPick: (m: MediaItem) => void }) {
-  const library = useQuery({ queryKey: [...keys.media, 'picker'], queryFn: () => api<PublicAnswer<'media'>>('GET', pub('/media?limit=100')), enabled: open });
+  const library = useQuery({ queryKey: [...keys.media, 'picker'], queryFn: () => api('GET', pub('/media?limit=100')), enabled: open });
   return (
     <Dialog title={t('library.title')} open={open} onClose={onClose}>
       <ErrorNote error={library.error} onRetry={() => library.refetch()} />

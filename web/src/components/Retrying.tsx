@@ -17,7 +17,7 @@ export type Retrying = AppAnswer<'retrying'>[number];
 export function useRetrying() {
   return useQuery({
     queryKey: [...keys.posts, 'retrying'],
-    queryFn: async () => new Map((await api<AppAnswer<'retrying'>>('GET', '/posts/retrying')).map((r) => [r.id, r])),
+    queryFn: async () => new Map((await api('GET', '/posts/retrying')).map((r) => [r.id, r])),
   });
 }
 

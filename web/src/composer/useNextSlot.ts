@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { api, pub, type PublicAnswer } from '../api.ts';
+import { api, pub } from '../api.ts';
 
 /**
  * The first chosen channel's next free slot (ISO), looked up while `wanted` and
@@ -10,7 +10,7 @@ export function useNextSlot(channels: string[], wanted: boolean, onError: (error
   useEffect(() => {
     if (!wanted || !channels[0]) return;
     let current = true;
-    api<PublicAnswer<'findSlot'>>('GET', pub(`/find-slot/${channels[0]}`))
+    api('GET', pub(`/find-slot/${channels[0]}`))
       .then((r) => current && setSlot(r.date))
       .catch((err) => current && onError(err));
     return () => {

@@ -2,13 +2,16 @@
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Session, type AppAnswer } from '../api.ts';
+import { api, type Session } from '../api.ts';
 import { keys } from '../data.ts';
 import { t } from '../i18n.ts';
 import { ErrorNote, FieldError, Loading } from '../components/ui.tsx';
 
+/** A field of the form as text (the form has every field it names). */
+const field = (form: FormData, name: string) => String(form.get(name) ?? '');
+
 function useStatus() {
-  return useQuery({ queryKey: ['auth-status'], queryFn: () => api<AppAnswer<'authStatus'>>('GET', '/auth/status') });
+  return useQuery({ queryKey: ['auth-status'], queryFn: () => api('GET', '/auth/status') });
 }
 
 function AuthForm({
@@ -90,7 +93,7 @@ export function SignIn() {
       <AuthForm
         title={t('auth.signIn')}
         fields={['email', 'password']}
-        submit={(form) => api<Session>('POST', '/auth/login', { email: form.get('email'), password: form.get('password') })}
+        submit={(form) => api('POST', '/auth/login', { email: field(form, 'email'), password: field(form, 'password') })}
       />
       <p className="auth-foot">{t('auth.noAccount')}</p>
     </>
@@ -111,10 +114,10 @@ export function SignUp() {
         fields={['name', 'email', 'password']}
         email={(invitation && params.get('email')) || undefined}
         submit={(form) =>
-          api<Session>('POST', '/auth/signup', {
-            email: form.get('email'),
-            password: form.get('password'),
-            name: (form.get('name') as string) || undefined,
+          api('POST', '/auth/signup', {
+            email: field(form, 'email'),
+            password: field(form, 'password'),
+            name: field(form, 'name') || undefined,
             invitation,
           })
         }

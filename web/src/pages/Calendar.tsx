@@ -15,7 +15,7 @@ import classicTheme from '@fullcalendar/react/themes/classic';
 import '@fullcalendar/react/skeleton.css';
 import '@fullcalendar/react/themes/classic/theme.css';
 import '@fullcalendar/react/themes/classic/palette.css';
-import { api, pub, type PostState, type AppAnswer, type PublicAnswer } from '../api.ts';
+import { api, pub, type PostState } from '../api.ts';
 import { keys, useChannels } from '../data.ts';
 import { t, type MessageKey } from '../i18n.ts';
 import { calendarLocale } from '../calendar-locale.ts';
@@ -35,7 +35,7 @@ const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
 const POSTS_SHOWN_PER_DAY = 3;
 
 export function postsInRange(start: string, end: string) {
-  return api<PublicAnswer<'posts'>>('GET', pub(`/posts?startDate=${encodeURIComponent(start)}&endDate=${encodeURIComponent(end)}`)).then((r) => r.posts);
+  return api('GET', pub(`/posts?startDate=${encodeURIComponent(start)}&endDate=${encodeURIComponent(end)}`)).then((r) => r.posts);
 }
 
 /** Why a post in this state cannot be moved, if it cannot. */
@@ -64,7 +64,7 @@ export function CalendarPage() {
   // The tiles and the posts being sent come in one answer, so the calendar redraws once per change (a redraw in the middle of a drag would drop it).
   const tiles = useQuery({
     queryKey: [...keys.posts, 'calendar', range?.start, range?.end],
-    queryFn: () => api<AppAnswer<'calendar'>>('GET', `/calendar?startDate=${encodeURIComponent(range!.start)}&endDate=${encodeURIComponent(range!.end)}`),
+    queryFn: () => api('GET', `/calendar?startDate=${encodeURIComponent(range!.start)}&endDate=${encodeURIComponent(range!.end)}`),
     enabled: !!range,
     placeholderData: keepPreviousData,
   });
@@ -281,7 +281,7 @@ export function CalendarPage() {
               return setMessage({ kind: 'warning', text: t(stays) });
             }
             try {
-              const moved = await api<AppAnswer<'reschedule'>>('PUT', `/posts/${info.event.id}/date`, { date: info.event.start!.toISOString() });
+              const moved = await api('PUT', `/posts/${info.event.id}/date`, { date: info.event.start!.toISOString() });
               setMessage({ kind: 'success', text: t('calendar.moved', { when: formatWhen(moved.publishDate, prefs) }) });
             } catch (err) {
               info.revert();

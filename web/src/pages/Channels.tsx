@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, pub, type Channel, type Network, type AppAnswer, type PublicAnswer } from '../api.ts';
+import { api, pub, type Channel, type Network } from '../api.ts';
 import { keys, useAction, useChannels, useNetworks } from '../data.ts';
 import { t } from '../i18n.ts';
 import { Avatar, Dialog, ErrorNote, FieldError, FormErrorNote, ListTable, Loading, Notice, Secret, TextField, ZoneSelect } from '../components/ui.tsx';
@@ -148,7 +148,7 @@ function CredentialsForm({ network, onCancel, onDone }: { network: Network; onCa
   const connect = async () => {
     setError(undefined);
     try {
-      const created = await api<PublicAnswer<'createIntegration'>>('POST', pub('/integrations'), {
+      const created = await api('POST', pub('/integrations'), {
         identifier: network.identifier,
         name: name || undefined,
         credentials,
@@ -189,7 +189,7 @@ function CredentialsForm({ network, onCancel, onDone }: { network: Network; onCa
 }
 
 function EditChannel({ channel, network, onDone }: { channel: Channel; network?: Network; onDone: () => void }) {
-  const customers = useQuery({ queryKey: ['customers'], queryFn: () => api<AppAnswer<'customers'>>('GET', '/customers') });
+  const customers = useQuery({ queryKey: ['customers'], queryFn: () => api('GET', '/customers') });
   const [form, setForm] = useState({
     name: channel.name,
     timeZone: channel.timeZone,

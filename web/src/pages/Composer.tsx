@@ -9,7 +9,7 @@
 import { useMemo, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, pub, type Channel, type Network, type PostDetail, type SeriesDetail, type PublicAnswer } from '../api.ts';
+import { api, ApiError, pub, type Channel, type Network } from '../api.ts';
 import { keys, useChannels, useNetworks, useSession } from '../data.ts';
 import { t, type MessageKey } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
@@ -33,10 +33,10 @@ export function Composer() {
   const [params] = useSearchParams();
   const from = params.get('from') ?? undefined;
   const source = id ?? from;
-  const post = useQuery({ queryKey: keys.post(source ?? ''), queryFn: () => api<PostDetail>('GET', pub(`/posts/${source}`)), enabled: !!source });
+  const post = useQuery({ queryKey: keys.post(source ?? ''), queryFn: () => api('GET', pub(`/posts/${source}`)), enabled: !!source });
   const series = useQuery({
     queryKey: seriesKeys.one(seriesId ?? ''),
-    queryFn: () => api<SeriesDetail>('GET', pub(`/series/${seriesId}`)),
+    queryFn: () => api('GET', pub(`/series/${seriesId}`)),
     enabled: !!seriesId,
     // Opened once to edit: live updates of its occurrences must not reset the form.
     staleTime: Infinity,
@@ -137,15 +137,13 @@ function ComposerForm({
       const save = request.save;
       if (save.to === 'series') {
         if (!save.body) throw new ApiError(400, 'invalid', t('series.pickStart'), [{ path: 'repeat.start', message: t('series.pickStart') }]);
-        const saved = editingSeries
-          ? await api<PublicAnswer<'updateSeries'>>('PUT', pub(`/series/${editingSeries}`), save.body)
-          : await api<PublicAnswer<'createSeries'>>('POST', pub('/series'), save.body);
+        const saved = editingSeries ? await api('PUT', pub(`/series/${editingSeries}`), save.body) : await api('POST', pub('/series'), save.body);
         localStorage.removeItem(storage);
         void client.invalidateQueries({ queryKey: keys.posts });
         navigate(`/series/${saved.id}`, { state: { notice: t('series.saved') } });
         return;
       }
-      const created = await api<PublicAnswer<'createPosts'>>('POST', pub('/posts'), save.body);
+      const created = await api('POST', pub('/posts'), save.body);
       if (save.thenDraft) await api('PUT', pub(`/posts/${editing}/status`), { status: 'draft' });
       localStorage.removeItem(storage);
       void client.invalidateQueries({ queryKey: keys.posts });

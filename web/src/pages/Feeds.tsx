@@ -34,7 +34,7 @@ const STATE_CLASS: Record<Feed['state'], string> = { ok: 'state-published', fail
 
 export function FeedsPage() {
   // Feeds are read in the background: look again now and then while the page is open.
-  const list = useQuery({ queryKey: FEEDS, queryFn: () => api<Feed[]>('GET', pub('/feeds')), refetchInterval: 15_000 });
+  const list = useQuery({ queryKey: FEEDS, queryFn: () => api('GET', pub('/feeds')), refetchInterval: 15_000 });
   const channels = useChannels();
   const { error, act } = useAction(FEEDS);
   const [editing, setEditing] = useState<Feed | 'new'>();
@@ -62,7 +62,7 @@ export function FeedsPage() {
             onEdit={() => setEditing(f)}
             onPause={() => act(() => api('PATCH', pub(`/feeds/${f.id}`), { paused: !f.paused }))}
             onCheck={async () => {
-              const result = await act(() => api<FeedCheck>('POST', pub(`/feeds/${f.id}/check`)));
+              const result = await act(() => api('POST', pub(`/feeds/${f.id}/check`)));
               if (result) setChecked({ id: f.id, result });
             }}
             onDelete={() => act(() => api('DELETE', pub(`/feeds/${f.id}`)))}
@@ -149,8 +149,12 @@ function FeedForm({ feed: existing, channels, onDone }: { feed?: Feed; channels:
     <form
       onSubmit={async (e) => {
         e.preventDefault();
-        const body = { ...form, name: form.name.trim() || (existing ? null : undefined) };
-        const saved = await act(() => (existing ? api('PATCH', pub(`/feeds/${existing.id}`), body) : api('POST', pub('/feeds'), body)));
+        const name = form.name.trim();
+        const saved = await act(() =>
+          existing
+            ? api('PATCH', pub(`/feeds/${existing.id}`), { ...form, name: name || null })
+            : api('POST', pub('/feeds'), { ...form, name: name || undefined }),
+        );
         if (saved) onDone();
       }}
     >

@@ -43,7 +43,7 @@ function ImportForm() {
     setError(undefined);
     setBusy(dryRun ? 'checking' : 'importing');
     try {
-      const report = await postFile<Report>(pub(`/posts/import?dryRun=${dryRun}`), chosen);
+      const report = await postFile(pub(`/posts/import?dryRun=${dryRun}`), chosen);
       setProblems(report.problems);
       if (dryRun) setCheck(report);
       else {

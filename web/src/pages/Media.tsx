@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, pub, type MediaItem, type AppAnswer, type PublicAnswer } from '../api.ts';
+import { api, pub, type MediaItem } from '../api.ts';
 import { keys, useAction } from '../data.ts';
 import { t } from '../i18n.ts';
 import { formatBytes, formatSeconds, formatWhen } from '../time.ts';
@@ -17,7 +17,7 @@ export function MediaPage() {
   const [tag, setTag] = useState('');
   const library = useInfiniteQuery({
     queryKey: [...keys.media, 'library', tag],
-    queryFn: ({ pageParam }) => api<PublicAnswer<'media'>>('GET', pub(`/media?page=${pageParam}&limit=${PAGE}${tag ? `&tag=${encodeURIComponent(tag)}` : ''}`)),
+    queryFn: ({ pageParam }) => api('GET', pub(`/media?page=${pageParam}&limit=${PAGE}${tag ? `&tag=${encodeURIComponent(tag)}` : ''}`)),
     initialPageParam: 0,
     getNextPageParam: (last) => (last.hasMore ? last.page + 1 : undefined),
   });
@@ -99,7 +99,7 @@ function WhereUsed({ id }: { id: string }) {
   const [open, setOpen] = useState(false);
   const usage = useQuery({
     queryKey: [...keys.media, 'usage', id],
-    queryFn: () => api<AppAnswer<'mediaUsage'>>('GET', `/media/${id}/usage`),
+    queryFn: () => api('GET', `/media/${id}/usage`),
     enabled: open,
   });
   return (

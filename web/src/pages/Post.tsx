@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, pub, type PostDetail } from '../api.ts';
+import { api, pub } from '../api.ts';
 import { keys } from '../data.ts';
 import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
@@ -20,7 +20,7 @@ export function PostPage() {
   const navigate = useNavigate();
   const client = useQueryClient();
   const prefs = usePrefs();
-  const post = useQuery({ queryKey: keys.post(id), queryFn: () => api<PostDetail>('GET', pub(`/posts/${id}`)) });
+  const post = useQuery({ queryKey: keys.post(id), queryFn: () => api('GET', pub(`/posts/${id}`)) });
   const retrying = useRetrying();
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<string | undefined>((location.state as { notice?: string } | null)?.notice);

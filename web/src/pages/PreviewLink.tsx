@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { previewApi, type Network, type PreviewView } from '../api.ts';
+import { previewApi, type Network } from '../api.ts';
 import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
@@ -24,7 +24,7 @@ export function PreviewLinkPage() {
   const prefs = usePrefs();
   const client = useQueryClient();
   const queryKey = ['preview', token];
-  const view = useQuery({ queryKey, queryFn: () => previewApi<PreviewView>('GET', `/${encodeURIComponent(token)}`) });
+  const view = useQuery({ queryKey, queryFn: () => previewApi('GET', `/${encodeURIComponent(token)}`) });
   const [name, setName] = useState(() => localStorage.getItem(NAME_KEY) ?? '');
   const [comment, setComment] = useState('');
   const [error, setError] = useState<unknown>();
@@ -33,7 +33,7 @@ export function PreviewLinkPage() {
   const send = async (what: 'comment' | 'approve' | 'changes') => {
     setError(undefined);
     setThanks(undefined);
-    const path = `/${encodeURIComponent(token)}`;
+    const path = `/${encodeURIComponent(token)}` as const;
     try {
       if (what === 'comment') await previewApi('POST', `${path}/comments`, { name, content: comment });
       else await previewApi('POST', `${path}/decision`, { name, decision: what, ...(comment.trim() ? { comment } : {}) });

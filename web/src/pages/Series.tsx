@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, pub, type Series, type SeriesDetail, type PublicAnswer } from '../api.ts';
+import { api, pub, type Series } from '../api.ts';
 import { keys, useChannels } from '../data.ts';
 import { t } from '../i18n.ts';
 import { usePrefs } from '../prefs.ts';
@@ -19,8 +19,7 @@ export const seriesKeys = {
   one: (id: string) => [...keys.posts, 'series', id] as const,
 };
 
-export const useSeries = (id: string, enabled = true) =>
-  useQuery({ queryKey: seriesKeys.one(id), queryFn: () => api<SeriesDetail>('GET', pub(`/series/${id}`)), enabled });
+export const useSeries = (id: string, enabled = true) => useQuery({ queryKey: seriesKeys.one(id), queryFn: () => api('GET', pub(`/series/${id}`)), enabled });
 
 /**
  * "Stop series": after the person confirms, deletes the series and goes to the list
@@ -33,7 +32,7 @@ function useStopSeries(id: string, setError: (error: unknown) => void): () => Pr
     setError(undefined);
     if (!confirm(t('series.confirmStop'))) return;
     try {
-      const stopped = await api<PublicAnswer<'deleteSeries'>>('DELETE', pub(`/series/${id}`));
+      const stopped = await api('DELETE', pub(`/series/${id}`));
       await client.invalidateQueries({ queryKey: keys.posts });
       navigate('/series', { state: { notice: t('series.stopped', { count: stopped.removedPosts.length }) } });
     } catch (err) {
@@ -54,7 +53,7 @@ export function SeriesListPage() {
   const prefs = usePrefs();
   const location = useLocation();
   const notice = (location.state as { notice?: string } | null)?.notice;
-  const list = useQuery({ queryKey: seriesKeys.all, queryFn: () => api<Series[]>('GET', pub('/series')) });
+  const list = useQuery({ queryKey: seriesKeys.all, queryFn: () => api('GET', pub('/series')) });
   if (list.isPending) return <Loading />;
   if (list.error) return <ErrorNote error={list.error} onRetry={() => list.refetch()} />;
   return (

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, pub, type PublicAnswer } from '../api.ts';
+import { api, pub } from '../api.ts';
 import { t } from '../i18n.ts';
 import { type GridPost, instagramPost, profileGrid } from './instagram.ts';
 import { type FamilyProps, Flags, MediaCell, PostHead, PostText, sideways } from './parts.tsx';
@@ -56,7 +56,7 @@ function ProfileGrid({ input, channelId, planned, postId }: FamilyProps & { post
     queryFn: () => {
       const now = Date.now();
       const range = `startDate=${encodeURIComponent(new Date(now - 90 * DAY).toISOString())}&endDate=${encodeURIComponent(new Date(now + 180 * DAY).toISOString())}`;
-      return api<PublicAnswer<'posts'>>('GET', pub(`/posts?${range}`));
+      return api('GET', pub(`/posts?${range}`));
     },
     staleTime: 60_000,
   });

@@ -1,7 +1,7 @@
 /** The pieces the previews are drawn with: the account line, text with its fold and its cut, framed media, a link's card and the flags. */
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api, type AppAnswer } from '../api.ts';
+import { api } from '../api.ts';
 import { t } from '../i18n.ts';
 import { Avatar } from '../components/ui.tsx';
 import type { Cell, Flag, PreviewInput, PreviewMedia, Size } from './shape.ts';
@@ -154,7 +154,7 @@ export function LinkCard({ url, signedIn }: { url: string; signedIn: boolean }) 
   const settled = useSettled(url, 600);
   const card = useQuery({
     queryKey: ['link-card', settled],
-    queryFn: () => api<AppAnswer<'linkCard'>>('GET', `/link-card?url=${encodeURIComponent(url)}`),
+    queryFn: () => api('GET', `/link-card?url=${encodeURIComponent(url)}`),
     enabled: signedIn && settled === url,
     staleTime: Infinity,
     retry: false,

@@ -1,12 +1,12 @@
 /** OAuth applications: register one (its secret shown once), give it a new secret, remove it. */
 import { useState } from 'react';
-import { api, type AppAnswer } from '../../api.ts';
+import { api } from '../../api.ts';
 import { t } from '../../i18n.ts';
 import { DeleteButton, ErrorNote, FieldError, Loading, Secret, TextField } from '../../components/ui.tsx';
 import { useSection } from './useSection.ts';
 
 export function Apps() {
-  const { list, error, act } = useSection<AppAnswer<'oauthApps'>>(['apps'], '/oauth/apps');
+  const { list, error, act } = useSection(['apps'], '/oauth/apps');
   const [form, setForm] = useState({ name: '', redirectUris: '' });
   const [created, setCreated] = useState<{ clientId: string; clientSecret: string }>();
   if (list.isPending) return <Loading />;
@@ -28,12 +28,7 @@ export function Apps() {
             <strong>{a.name}</strong> <code>{a.clientId}</code>
             <small>{a.redirectUris.join(', ')}</small>
             <div className="row">
-              <button
-                type="button"
-                onClick={() =>
-                  act(() => api<AppAnswer<'rotateAppSecret'>>('POST', `/oauth/apps/${a.clientId}/secret`)).then((made) => made && setCreated(made))
-                }
-              >
+              <button type="button" onClick={() => act(() => api('POST', `/oauth/apps/${a.clientId}/secret`)).then((made) => made && setCreated(made))}>
                 {t('apps.newSecret')}
               </button>
               <DeleteButton name={a.name} onConfirm={() => act(() => api('DELETE', `/oauth/apps/${a.clientId}`))} />
@@ -46,7 +41,7 @@ export function Apps() {
         onSubmit={async (e) => {
           e.preventDefault();
           const made = await act(() =>
-            api<AppAnswer<'registerApp'>>('POST', '/oauth/apps', {
+            api('POST', '/oauth/apps', {
               name: form.name,
               redirectUris: form.redirectUris
                 .split('\n')

@@ -1,12 +1,12 @@
 /** Customers, which group channels: add, rename in place, remove. */
 import { useState } from 'react';
-import { api, type AppAnswer } from '../../api.ts';
+import { api } from '../../api.ts';
 import { t } from '../../i18n.ts';
 import { DeleteButton, ErrorNote, Loading, TextField } from '../../components/ui.tsx';
 import { useSection } from './useSection.ts';
 
 export function Customers() {
-  const { list, error, act } = useSection<AppAnswer<'customers'>>(['customers'], '/customers');
+  const { list, error, act } = useSection(['customers'], '/customers');
   const [name, setName] = useState('');
   if (list.isPending) return <Loading />;
   return (

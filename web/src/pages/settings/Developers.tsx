@@ -1,7 +1,7 @@
 /** Developers: the public API's keys (create with scopes, reveal, rotate, revoke) and the MCP server that takes them. */
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api, type AppAnswer } from '../../api.ts';
+import { api } from '../../api.ts';
 import { useSession } from '../../data.ts';
 import { t } from '../../i18n.ts';
 import { usePrefs } from '../../prefs.ts';
@@ -41,13 +41,11 @@ function McpServer() {
   );
 }
 
-type Key = AppAnswer<'keys'>[number];
-
 function Keys() {
   const prefs = usePrefs();
   const session = useSession();
-  const { list, error, act } = useSection<Key[]>(['keys'], '/keys');
-  const scopes = useQuery({ queryKey: ['scopes'], queryFn: () => api<AppAnswer<'scopes'>>('GET', '/scopes') });
+  const { list, error, act } = useSection(['keys'], '/keys');
+  const scopes = useQuery({ queryKey: ['scopes'], queryFn: () => api('GET', '/scopes') });
   const [shown, setShown] = useState<{ id: string; key: string; label: string }>();
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
@@ -74,18 +72,14 @@ function Keys() {
                 <div className="row">
                   <button
                     type="button"
-                    onClick={() =>
-                      act(() => api<AppAnswer<'revealKey'>>('POST', `/keys/${k.id}/reveal`)).then((r) => r && setShown({ id: k.id, key: r.key, label: k.name }))
-                    }
+                    onClick={() => act(() => api('POST', `/keys/${k.id}/reveal`)).then((r) => r && setShown({ id: k.id, key: r.key, label: k.name }))}
                   >
                     {t('keys.reveal')}
                   </button>
                   <button
                     type="button"
                     onClick={() =>
-                      act(() => api<AppAnswer<'rotateKey'>>('POST', `/keys/${k.id}/rotate`)).then(
-                        (r) => r && setShown({ id: k.id, key: r.key, label: t('keys.rotated') }),
-                      )
+                      act(() => api('POST', `/keys/${k.id}/rotate`)).then((r) => r && setShown({ id: k.id, key: r.key, label: t('keys.rotated') }))
                     }
                   >
                     {t('keys.rotate')}
@@ -101,7 +95,7 @@ function Keys() {
           className="panel"
           onSubmit={async (e) => {
             e.preventDefault();
-            const created = await act(() => api<AppAnswer<'createKey'>>('POST', '/keys', { name, scopes: chosen.length ? chosen : null }));
+            const created = await act(() => api('POST', '/keys', { name, scopes: chosen.length ? chosen : null }));
             if (created) {
               setShown({ id: created.id, key: created.key, label: t('keys.created', { name: created.name }) });
               setName('');

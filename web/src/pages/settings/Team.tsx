@@ -1,17 +1,20 @@
 /** The team: its people and their roles, whether members' posts need approval, and invitations. */
 import { useState } from 'react';
-import { api, type AppAnswer } from '../../api.ts';
+import { api, type AppBody } from '../../api.ts';
 import { useSession } from '../../data.ts';
 import { t } from '../../i18n.ts';
 import { ApprovalSetting } from '../../components/Approval.tsx';
 import { CopyButton, DeleteButton, ErrorNote, ListTable, Loading, Secret, TextField } from '../../components/ui.tsx';
 import { useSection } from './useSection.ts';
 
+/** The roles a person can be given (the owner's is not one). */
+type Role = AppBody<'setRole'>['role'];
+
 export function Team() {
   const session = useSession();
-  const people = useSection<AppAnswer<'people'>>(['people'], '/people');
-  const invitations = useSection<AppAnswer<'invitations'>>(['invitations'], '/invitations');
-  const [form, setForm] = useState({ email: '', role: 'member' });
+  const people = useSection(['people'], '/people');
+  const invitations = useSection(['invitations'], '/invitations');
+  const [form, setForm] = useState<{ email: string; role: Role }>({ email: '', role: 'member' });
   const [link, setLink] = useState<string>();
   if (people.list.isPending) return <Loading />;
   const me = session.data?.user.id;
@@ -33,7 +36,7 @@ export function Team() {
                 <select
                   aria-label={`${t('team.role')}: ${p.email}`}
                   value={p.role}
-                  onChange={(e) => people.act(() => api('PATCH', `/people/${p.id}`, { role: e.target.value }))}
+                  onChange={(e) => people.act(() => api('PATCH', `/people/${p.id}`, { role: e.target.value as Role }))}
                 >
                   <option value="admin">{t('team.roles.admin')}</option>
                   <option value="member">{t('team.roles.member')}</option>
@@ -67,7 +70,7 @@ export function Team() {
             className="panel"
             onSubmit={async (e) => {
               e.preventDefault();
-              const made = await invitations.act(() => api<AppAnswer<'invite'>>('POST', '/invitations', form));
+              const made = await invitations.act(() => api('POST', '/invitations', form));
               if (made) {
                 setLink(made.signupUrl);
                 setForm({ email: '', role: 'member' });
@@ -85,7 +88,7 @@ export function Team() {
             />
             <label>
               {t('team.role')}
-              <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
+              <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as Role })}>
                 <option value="member">{t('team.roles.member')}</option>
                 <option value="admin">{t('team.roles.admin')}</option>
               </select>

@@ -7,7 +7,7 @@ import { DeleteButton, ErrorNote, FieldError, Loading, TextField } from '../../c
 import { useSection } from './useSection.ts';
 
 export function Templates() {
-  const { list, error, act } = useSection<Template[]>(keys.templates, '/templates');
+  const { list, error, act } = useSection(keys.templates, '/templates');
   const [form, setForm] = useState<{ kind: Template['kind']; name: string; content: string }>({ kind: 'template', name: '', content: '' });
   if (list.isPending) return <Loading />;
   return (
