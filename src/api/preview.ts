@@ -74,12 +74,15 @@ export function registerPreviewRoutes(app: FastifyInstance, services: Services):
   const privately = (reply: FastifyReply) =>
     reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex').header('referrer-policy', 'no-referrer');
 
-  serve(app, routes.page, { hide }, async (request, reply) => {
-    await countRead(request);
-    const state = await previewLinks.state(request.params.token);
-    if (state !== 'active') return sendGone(reply, state);
-    privately(reply);
-    return sendAppPage(reply, config.webDir, 'no-referrer');
+  serve(app, routes.page, {
+    hide,
+    handler: async (request, reply) => {
+      await countRead(request);
+      const state = await previewLinks.state(request.params.token);
+      if (state !== 'active') return sendGone(reply, state);
+      privately(reply);
+      return sendAppPage(reply, config.webDir, 'no-referrer');
+    },
   });
 
   serve(app, routes.view, {

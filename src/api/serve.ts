@@ -53,10 +53,7 @@ function schemaOf(entry: RouteEntry, docs: RouteDocs): FastifySchema {
 
 type AnyInstance = FastifyInstance<RawServerDefault, any, any, any, any>;
 
-/** The handler beside the documentation, or after it (the two shapes Fastify's own shorthand takes). */
-export function serve<E extends RouteEntry>(app: AnyInstance, entry: E, options: RouteDocs & { handler: HandlerOf<E> }): void;
-export function serve<E extends RouteEntry>(app: AnyInstance, entry: E, docs: RouteDocs, handler: HandlerOf<E>): void;
-export function serve(app: AnyInstance, entry: RouteEntry, options: RouteDocs & { handler?: unknown }, handler?: unknown): void {
-  const { handler: inOptions, ...docs } = options;
-  app.route({ method: entry.method, url: entry.path, schema: schemaOf(entry, docs), handler: (handler ?? inOptions) as RouteHandlerMethod });
+/** Registers the entry's route: its documentation and its handler in one object, as every route file writes it. */
+export function serve<E extends RouteEntry>(app: AnyInstance, entry: E, { handler, ...docs }: RouteDocs & { handler: HandlerOf<E> }): void {
+  app.route({ method: entry.method, url: entry.path, schema: schemaOf(entry, docs), handler: handler as RouteHandlerMethod });
 }

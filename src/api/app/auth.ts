@@ -90,15 +90,18 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
     });
 
     // Whether anyone signed up yet: the UI shows "create the owner account" until then.
-    serve(app, routes.authStatus, { hide }, async () => ({ signupOpen: !(await people.hasUsers()) }));
+    serve(app, routes.authStatus, { hide, handler: async () => ({ signupOpen: !(await people.hasUsers()) }) });
 
     await app.register(async (signedIn) => {
       signedIn.addHook('onRequest', requireSession(people as People));
-      serve(signedIn, routes.session, { hide }, async (request) => sessionView(services, request.user, request.sessionToken));
-      serve(signedIn, routes.logOut, { hide }, async (request, reply) => {
-        await people.endSession(request.sessionToken);
-        clearSessionCookies(reply, secure);
-        return { signedOut: true };
+      serve(signedIn, routes.session, { hide, handler: async (request) => sessionView(services, request.user, request.sessionToken) });
+      serve(signedIn, routes.logOut, {
+        hide,
+        handler: async (request, reply) => {
+          await people.endSession(request.sessionToken);
+          clearSessionCookies(reply, secure);
+          return { signedOut: true };
+        },
       });
     });
   };

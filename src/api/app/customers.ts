@@ -10,17 +10,21 @@ export function customersRoutes(services: Services): FastifyPluginAsyncZod {
   const { customers } = services;
   return async (app) => {
     const hide = true;
-    serve(app, routes.customers, { hide }, async (request) => customers.list(request.user.account_id));
+    serve(app, routes.customers, { hide, handler: async (request) => customers.list(request.user.account_id) });
 
-    serve(app, routes.createCustomer, { hide }, async (request, reply) =>
-      reply.code(201).send(await customers.create(request.user.account_id, request.body.name)),
-    );
+    serve(app, routes.createCustomer, {
+      hide,
+      handler: async (request, reply) => reply.code(201).send(await customers.create(request.user.account_id, request.body.name)),
+    });
 
-    serve(app, routes.renameCustomer, { hide }, async (request) => customers.rename(request.user.account_id, request.params.id, request.body.name));
+    serve(app, routes.renameCustomer, { hide, handler: async (request) => customers.rename(request.user.account_id, request.params.id, request.body.name) });
 
-    serve(app, routes.deleteCustomer, { hide }, async (request) => {
-      await customers.remove(request.user.account_id, request.params.id);
-      return { deleted: true, id: request.params.id };
+    serve(app, routes.deleteCustomer, {
+      hide,
+      handler: async (request) => {
+        await customers.remove(request.user.account_id, request.params.id);
+        return { deleted: true, id: request.params.id };
+      },
     });
 
     serve(app, routes.assignChannels, {

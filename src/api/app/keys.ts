@@ -15,10 +15,10 @@ export function keysRoutes(services: Services): FastifyPluginAsyncZod {
   const { accounts } = services;
   return async (app) => {
     const hide = true;
-    serve(app, routes.keys, { hide }, async (request) => accounts.listKeys(request.user.account_id));
+    serve(app, routes.keys, { hide, handler: async (request) => accounts.listKeys(request.user.account_id) });
 
     // The scopes a key may carry, with what each allows (for the UI's checkboxes).
-    serve(app, routes.scopes, { hide }, async () => Object.entries(SCOPES).map(([name, description]) => ({ name, description })));
+    serve(app, routes.scopes, { hide, handler: async () => Object.entries(SCOPES).map(([name, description]) => ({ name, description })) });
 
     serve(app, routes.createKey, {
       hide,
@@ -31,21 +31,30 @@ export function keysRoutes(services: Services): FastifyPluginAsyncZod {
     });
 
     // POST, not GET: revealing a secret needs the CSRF token like any other action.
-    serve(app, routes.revealKey, { hide }, async (request) => {
-      requirePermission(request.user, 'manage_keys');
-      return { id: request.params.id, key: await accounts.revealKey(request.user.account_id, request.params.id) };
+    serve(app, routes.revealKey, {
+      hide,
+      handler: async (request) => {
+        requirePermission(request.user, 'manage_keys');
+        return { id: request.params.id, key: await accounts.revealKey(request.user.account_id, request.params.id) };
+      },
     });
 
-    serve(app, routes.rotateKey, { hide }, async (request) => {
-      requirePermission(request.user, 'manage_keys');
-      const { key, summary } = await accounts.rotateKey(request.user.account_id, request.params.id);
-      return { ...summary, key };
+    serve(app, routes.rotateKey, {
+      hide,
+      handler: async (request) => {
+        requirePermission(request.user, 'manage_keys');
+        const { key, summary } = await accounts.rotateKey(request.user.account_id, request.params.id);
+        return { ...summary, key };
+      },
     });
 
-    serve(app, routes.revokeKey, { hide }, async (request) => {
-      requirePermission(request.user, 'manage_keys');
-      await accounts.revokeKey(request.user.account_id, request.params.id);
-      return { id: request.params.id, revoked: true };
+    serve(app, routes.revokeKey, {
+      hide,
+      handler: async (request) => {
+        requirePermission(request.user, 'manage_keys');
+        await accounts.revokeKey(request.user.account_id, request.params.id);
+        return { id: request.params.id, revoked: true };
+      },
     });
   };
 }

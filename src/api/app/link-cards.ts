@@ -14,14 +14,17 @@ const { routes } = appRoutes;
 
 export function linkCardRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
-    serve(app, routes.linkCard, { hide: true }, async (request) => {
-      // A person who leaves the page stops the read; the reader's own deadline bounds the rest.
-      const stop = new AbortController();
-      request.raw.once('close', () => stop.abort());
-      const card = await linkCard(services.outbound, request.query.url, { maxImageBytes: MAX_IMAGE_BYTES, imageTypes: IMAGE_TYPES, signal: stop.signal });
-      if (!card) return { card: null };
-      const image = card.image ? `data:${card.image.mimeType};base64,${card.image.bytes.toString('base64')}` : null;
-      return { card: { uri: card.uri, title: card.title, description: card.description, image } };
+    serve(app, routes.linkCard, {
+      hide: true,
+      handler: async (request) => {
+        // A person who leaves the page stops the read; the reader's own deadline bounds the rest.
+        const stop = new AbortController();
+        request.raw.once('close', () => stop.abort());
+        const card = await linkCard(services.outbound, request.query.url, { maxImageBytes: MAX_IMAGE_BYTES, imageTypes: IMAGE_TYPES, signal: stop.signal });
+        if (!card) return { card: null };
+        const image = card.image ? `data:${card.image.mimeType};base64,${card.image.bytes.toString('base64')}` : null;
+        return { card: { uri: card.uri, title: card.title, description: card.description, image } };
+      },
     });
   };
 }

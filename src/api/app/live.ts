@@ -58,24 +58,27 @@ export function liveRoutes(changes: ChangeSignal): FastifyPluginAsync {
       }
     };
 
-    serve(app, appRoutes.routes.events, { hide: true }, async (request, reply) => {
-      reply.hijack();
-      const stream = reply.raw;
-      stream.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-accel-buffering': 'no',
-        connection: 'keep-alive',
-      });
-      // `retry` tells the browser how soon to reconnect after a lost connection.
-      stream.write(`retry: 1000\nevent: ready\ndata: {}\n\n`);
-      streams.add(stream);
-      startOrStop();
-      request.raw.socket.setTimeout(0);
-      stream.on('close', () => {
-        streams.delete(stream);
+    serve(app, appRoutes.routes.events, {
+      hide: true,
+      handler: async (request, reply) => {
+        reply.hijack();
+        const stream = reply.raw;
+        stream.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-store',
+          'x-accel-buffering': 'no',
+          connection: 'keep-alive',
+        });
+        // `retry` tells the browser how soon to reconnect after a lost connection.
+        stream.write(`retry: 1000\nevent: ready\ndata: {}\n\n`);
+        streams.add(stream);
         startOrStop();
-      });
+        request.raw.socket.setTimeout(0);
+        stream.on('close', () => {
+          streams.delete(stream);
+          startOrStop();
+        });
+      },
     });
 
     // A stream never ends by itself: end them when the server stops, or closing would wait for the browsers.

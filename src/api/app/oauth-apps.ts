@@ -15,12 +15,15 @@ export function oauthAppsRoutes(services: Services): FastifyPluginAsyncZod {
   const { oauth } = services;
   return async (app) => {
     const hide = true;
-    serve(app, routes.oauthApps, { hide }, async (request) => oauth.listApps(request.user.account_id));
+    serve(app, routes.oauthApps, { hide, handler: async (request) => oauth.listApps(request.user.account_id) });
 
-    serve(app, routes.registerApp, { hide }, async (request, reply) => {
-      requirePermission(request.user, 'manage_apps');
-      const { app: registered, clientSecret } = await oauth.registerApp(request.user.account_id, request.body);
-      return reply.code(201).send({ ...registered, clientSecret });
+    serve(app, routes.registerApp, {
+      hide,
+      handler: async (request, reply) => {
+        requirePermission(request.user, 'manage_apps');
+        const { app: registered, clientSecret } = await oauth.registerApp(request.user.account_id, request.body);
+        return reply.code(201).send({ ...registered, clientSecret });
+      },
     });
 
     serve(app, routes.updateApp, {
@@ -31,23 +34,32 @@ export function oauthAppsRoutes(services: Services): FastifyPluginAsyncZod {
       },
     });
 
-    serve(app, routes.rotateAppSecret, { hide }, async (request) => {
-      requirePermission(request.user, 'manage_apps');
-      const { app: registered, clientSecret } = await oauth.rotateSecret(request.user.account_id, request.params.id);
-      return { ...registered, clientSecret };
+    serve(app, routes.rotateAppSecret, {
+      hide,
+      handler: async (request) => {
+        requirePermission(request.user, 'manage_apps');
+        const { app: registered, clientSecret } = await oauth.rotateSecret(request.user.account_id, request.params.id);
+        return { ...registered, clientSecret };
+      },
     });
 
-    serve(app, routes.deleteApp, { hide }, async (request) => {
-      requirePermission(request.user, 'manage_apps');
-      await oauth.deleteApp(request.user.account_id, request.params.id);
-      return { deleted: true, clientId: request.params.id };
+    serve(app, routes.deleteApp, {
+      hide,
+      handler: async (request) => {
+        requirePermission(request.user, 'manage_apps');
+        await oauth.deleteApp(request.user.account_id, request.params.id);
+        return { deleted: true, clientId: request.params.id };
+      },
     });
 
-    serve(app, routes.authorizations, { hide }, async (request) => oauth.grants(request.user.account_id));
+    serve(app, routes.authorizations, { hide, handler: async (request) => oauth.grants(request.user.account_id) });
 
-    serve(app, routes.revokeAuthorization, { hide }, async (request) => {
-      await oauth.revokeGrant(request.user.account_id, request.params.id);
-      return { revoked: true, id: request.params.id };
+    serve(app, routes.revokeAuthorization, {
+      hide,
+      handler: async (request) => {
+        await oauth.revokeGrant(request.user.account_id, request.params.id);
+        return { revoked: true, id: request.params.id };
+      },
     });
   };
 }

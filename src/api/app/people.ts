@@ -10,34 +10,45 @@ export function peopleRoutes(services: Services): FastifyPluginAsyncZod {
   const { people, config } = services;
   return async (app) => {
     const hide = true;
-    serve(app, routes.people, { hide }, async (request) => people.list(request.user.account_id));
+    serve(app, routes.people, { hide, handler: async (request) => people.list(request.user.account_id) });
 
-    serve(app, routes.setRole, { hide }, async (request) => people.setRole(request.user, request.params.id, request.body.role));
+    serve(app, routes.setRole, { hide, handler: async (request) => people.setRole(request.user, request.params.id, request.body.role) });
 
-    serve(app, routes.removePerson, { hide }, async (request) => {
-      await people.remove(request.user, request.params.id);
-      return { removed: true, id: request.params.id };
+    serve(app, routes.removePerson, {
+      hide,
+      handler: async (request) => {
+        await people.remove(request.user, request.params.id);
+        return { removed: true, id: request.params.id };
+      },
     });
 
     // The sign-up page's address for an invitation: its token, and the invitee's address to fill in.
     const signupUrl = (token: string, email: string) => `${config.publicUrl}/signup?${new URLSearchParams({ invitation: token, email })}`;
 
-    serve(app, routes.invitations, { hide }, async (request) =>
-      (await people.invitations(request.user)).map(({ token, ...invitation }) => ({
-        ...invitation,
-        signupUrl: token ? signupUrl(token, invitation.email) : null,
-      })),
-    );
-
-    serve(app, routes.invite, { hide }, async (request, reply) => {
-      const { token, invitation } = await people.invite(request.user, request.body.email, request.body.role);
-      // The invited person signs up with the token; those who may invite can copy the link again while it is open.
-      return reply.code(201).send({ ...invitation, token, signupUrl: signupUrl(token, invitation.email) });
+    serve(app, routes.invitations, {
+      hide,
+      handler: async (request) =>
+        (await people.invitations(request.user)).map(({ token, ...invitation }) => ({
+          ...invitation,
+          signupUrl: token ? signupUrl(token, invitation.email) : null,
+        })),
     });
 
-    serve(app, routes.withdrawInvitation, { hide }, async (request) => {
-      await people.withdrawInvitation(request.user, request.params.id);
-      return { withdrawn: true, id: request.params.id };
+    serve(app, routes.invite, {
+      hide,
+      handler: async (request, reply) => {
+        const { token, invitation } = await people.invite(request.user, request.body.email, request.body.role);
+        // The invited person signs up with the token; those who may invite can copy the link again while it is open.
+        return reply.code(201).send({ ...invitation, token, signupUrl: signupUrl(token, invitation.email) });
+      },
+    });
+
+    serve(app, routes.withdrawInvitation, {
+      hide,
+      handler: async (request) => {
+        await people.withdrawInvitation(request.user, request.params.id);
+        return { withdrawn: true, id: request.params.id };
+      },
     });
   };
 }

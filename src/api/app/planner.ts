@@ -25,8 +25,8 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
     const hide = true;
     // Built once: the catalogue only changes with the server's code and settings.
     const catalogue = networkCatalogue(services.config);
-    serve(app, routes.networks, { hide }, async () => catalogue);
-    serve(app, routes.webhookEvents, { hide }, async () => WEBHOOK_EVENTS);
+    serve(app, routes.networks, { hide, handler: async () => catalogue });
+    serve(app, routes.webhookEvents, { hide, handler: async () => WEBHOOK_EVENTS });
     // Connecting a channel by approval: as POST /integrations, only for who may change channels.
     const connecting = (request: FastifyRequest) => {
       const principal = sessionPrincipal(request);
@@ -40,17 +40,18 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
         return reply.code(201).send(await services.channels.startApproval(request.params.provider));
       },
     });
-    serve(app, routes.checkApproval, { hide }, async (request) =>
-      services.channels.checkApproval(connecting(request).accountId, request.params.provider, request.params.id),
-    );
-    serve(app, routes.expiringAccess, { hide }, async (request) => services.channels.expiringAccess(sessionPrincipal(request).accountId));
+    serve(app, routes.checkApproval, {
+      hide,
+      handler: async (request) => services.channels.checkApproval(connecting(request).accountId, request.params.provider, request.params.id),
+    });
+    serve(app, routes.expiringAccess, { hide, handler: async (request) => services.channels.expiringAccess(sessionPrincipal(request).accountId) });
 
     serve(app, routes.describeMedia, {
       hide,
       handler: async (request) => mediaView(await services.media.describe(sessionPrincipal(request).accountId, request.params.id, request.body)),
     });
 
-    serve(app, routes.mediaUsage, { hide }, async (request) => services.media.usage(sessionPrincipal(request).accountId, request.params.id));
+    serve(app, routes.mediaUsage, { hide, handler: async (request) => services.media.usage(sessionPrincipal(request).accountId, request.params.id) });
 
     // The calendar's month in one answer: the tiles (JSON the database built, sent as it is) and the posts being sent.
     serve(app, routes.calendar, {
@@ -64,10 +65,10 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
     });
 
     // The calendar shows these as "publishing"; a claim writes the post, so the live stream says when to ask again.
-    serve(app, routes.publishing, { hide }, async (request) => services.posts.publishing(sessionPrincipal(request).accountId));
+    serve(app, routes.publishing, { hide, handler: async (request) => services.posts.publishing(sessionPrincipal(request).accountId) });
 
     // Queued posts whose last attempt failed and that wait for another: the pages show them as retrying, not as merely queued.
-    serve(app, routes.retrying, { hide }, async (request) => services.posts.retrying(sessionPrincipal(request).accountId));
+    serve(app, routes.retrying, { hide, handler: async (request) => services.posts.retrying(sessionPrincipal(request).accountId) });
 
     serve(app, routes.reschedule, {
       hide,

@@ -10,7 +10,7 @@ export function preferencesRoutes(services: Services): FastifyPluginAsyncZod {
   const { preferences } = services;
   return async (app) => {
     const hide = true;
-    serve(app, routes.preferences, { hide }, async (request) => preferences.of(request.user.id));
-    serve(app, routes.setPreferences, { hide }, async (request) => preferences.change(request.user.id, request.body));
+    serve(app, routes.preferences, { hide, handler: async (request) => preferences.of(request.user.id) });
+    serve(app, routes.setPreferences, { hide, handler: async (request) => preferences.change(request.user.id, request.body) });
   };
 }

@@ -10,15 +10,21 @@ export function templatesRoutes(services: Services): FastifyPluginAsyncZod {
   const { templates } = services;
   return async (app) => {
     const hide = true;
-    serve(app, routes.templates, { hide }, async (request) => templates.list(request.user.account_id));
+    serve(app, routes.templates, { hide, handler: async (request) => templates.list(request.user.account_id) });
 
-    serve(app, routes.createTemplate, { hide }, async (request, reply) => reply.code(201).send(await templates.create(request.user.account_id, request.body)));
+    serve(app, routes.createTemplate, {
+      hide,
+      handler: async (request, reply) => reply.code(201).send(await templates.create(request.user.account_id, request.body)),
+    });
 
-    serve(app, routes.updateTemplate, { hide }, async (request) => templates.update(request.user.account_id, request.params.id, request.body));
+    serve(app, routes.updateTemplate, { hide, handler: async (request) => templates.update(request.user.account_id, request.params.id, request.body) });
 
-    serve(app, routes.deleteTemplate, { hide }, async (request) => {
-      await templates.remove(request.user.account_id, request.params.id);
-      return { deleted: true, id: request.params.id };
+    serve(app, routes.deleteTemplate, {
+      hide,
+      handler: async (request) => {
+        await templates.remove(request.user.account_id, request.params.id);
+        return { deleted: true, id: request.params.id };
+      },
     });
   };
 }

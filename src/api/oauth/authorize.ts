@@ -40,55 +40,64 @@ export function authorizePages(services: Services): FastifyPluginAsync {
   return async (app) => {
     installFormParser(app);
 
-    serve(app, oauthPages.routes.consentPage, { hide: true }, async (request, reply) => {
-      const params = pick(request.query);
-      const check = await oauth.checkAuthorization(params);
-      const failed = answerFailure(reply, check);
-      if (failed || check.kind !== 'ok') return failed;
-      const signedIn = await currentUser(request, people);
-      if (!signedIn) return reply.redirect(loginUrl(request.url), 302);
-      const { request: ask } = check;
-      const account = await services.accounts.describe(signedIn.user.account_id);
-      const wants =
-        ask.scopes === null
-          ? '<li>full access to the account: posts, media, channels, customers and settings reachable through the API</li>'
-          : ask.scopes.map((s) => `<li><code>${s}</code>: ${escapeHtml(SCOPES[s])}</li>`).join('');
-      return sendPage(
-        reply,
-        200,
-        `Authorize ${ask.app.name}`,
-        `<h1>Authorize ${escapeHtml(ask.app.name)}?</h1>\n` +
-          `<p><strong>${escapeHtml(ask.app.name)}</strong> asks to act for the Herald account <strong>${escapeHtml(account.name)}</strong> ` +
-          `(you are signed in as ${escapeHtml(signedIn.user.email)}). It will be able to:</p>\n` +
-          `<ul>${wants}</ul><p>After approving you go to <code>${escapeHtml(new URL(ask.redirectUri).origin)}</code>. ` +
-          'You can revoke this access at any time in Settings.</p>\n' +
-          `<form method="post" action="/oauth/authorize">${hiddenFields({ ...params, csrf: csrfTokenOf(signedIn.token) })}\n` +
-          '<button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny">Deny</button></form>',
-      );
-    });
-
-    serve(app, oauthPages.routes.consent, { hide: true }, async (request, reply) => {
-      const form = (request.body ?? {}) as Record<string, unknown>;
-      const params = pick(form);
-      const check = await oauth.checkAuthorization(params);
-      const failed = answerFailure(reply, check);
-      if (failed || check.kind !== 'ok') return failed;
-      const signedIn = await currentUser(request, people);
-      if (!signedIn) return reply.redirect(loginUrl(withQuery('http://x/oauth/authorize', params).slice('http://x'.length)), 303);
-      if (!sameToken(typeof form.csrf === 'string' ? form.csrf : undefined, csrfTokenOf(signedIn.token))) {
+    serve(app, oauthPages.routes.consentPage, {
+      hide: true,
+      handler: async (request, reply) => {
+        const params = pick(request.query);
+        const check = await oauth.checkAuthorization(params);
+        const failed = answerFailure(reply, check);
+        if (failed || check.kind !== 'ok') return failed;
+        const signedIn = await currentUser(request, people);
+        if (!signedIn) return reply.redirect(loginUrl(request.url), 302);
+        const { request: ask } = check;
+        const account = await services.accounts.describe(signedIn.user.account_id);
+        const wants =
+          ask.scopes === null
+            ? '<li>full access to the account: posts, media, channels, customers and settings reachable through the API</li>'
+            : ask.scopes.map((s) => `<li><code>${s}</code>: ${escapeHtml(SCOPES[s])}</li>`).join('');
         return sendPage(
           reply,
-          403,
-          'Authorization failed',
-          '<h1>This form was not sent from Herald</h1><p>The security token is missing or wrong. Go back and try again.</p>',
+          200,
+          `Authorize ${ask.app.name}`,
+          `<h1>Authorize ${escapeHtml(ask.app.name)}?</h1>\n` +
+            `<p><strong>${escapeHtml(ask.app.name)}</strong> asks to act for the Herald account <strong>${escapeHtml(account.name)}</strong> ` +
+            `(you are signed in as ${escapeHtml(signedIn.user.email)}). It will be able to:</p>\n` +
+            `<ul>${wants}</ul><p>After approving you go to <code>${escapeHtml(new URL(ask.redirectUri).origin)}</code>. ` +
+            'You can revoke this access at any time in Settings.</p>\n' +
+            `<form method="post" action="/oauth/authorize">${hiddenFields({ ...params, csrf: csrfTokenOf(signedIn.token) })}\n` +
+            '<button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny">Deny</button></form>',
         );
-      }
-      const { request: ask } = check;
-      if (form.decision !== 'approve') {
-        return reply.redirect(withQuery(ask.redirectUri, { error: 'access_denied', error_description: 'The user denied the request', state: ask.state }), 303);
-      }
-      const code = await oauth.issueCode(ask, signedIn.user);
-      return reply.redirect(withQuery(ask.redirectUri, { code, state: ask.state }), 303);
+      },
+    });
+
+    serve(app, oauthPages.routes.consent, {
+      hide: true,
+      handler: async (request, reply) => {
+        const form = (request.body ?? {}) as Record<string, unknown>;
+        const params = pick(form);
+        const check = await oauth.checkAuthorization(params);
+        const failed = answerFailure(reply, check);
+        if (failed || check.kind !== 'ok') return failed;
+        const signedIn = await currentUser(request, people);
+        if (!signedIn) return reply.redirect(loginUrl(withQuery('http://x/oauth/authorize', params).slice('http://x'.length)), 303);
+        if (!sameToken(typeof form.csrf === 'string' ? form.csrf : undefined, csrfTokenOf(signedIn.token))) {
+          return sendPage(
+            reply,
+            403,
+            'Authorization failed',
+            '<h1>This form was not sent from Herald</h1><p>The security token is missing or wrong. Go back and try again.</p>',
+          );
+        }
+        const { request: ask } = check;
+        if (form.decision !== 'approve') {
+          return reply.redirect(
+            withQuery(ask.redirectUri, { error: 'access_denied', error_description: 'The user denied the request', state: ask.state }),
+            303,
+          );
+        }
+        const code = await oauth.issueCode(ask, signedIn.user);
+        return reply.redirect(withQuery(ask.redirectUri, { code, state: ask.state }), 303);
+      },
     });
   };
 }

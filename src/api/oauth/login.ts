@@ -89,38 +89,47 @@ export function loginPages(services: Services): FastifyPluginAsyncZod {
 
   return async (app) => {
     installFormParser(app);
-    serve(app, oauthPages.routes.loginPage, { hide: true }, async (request, reply) =>
-      render(request, reply, 200, { next: safeNext(request.query.next), invitation: request.query.invitation }),
-    );
+    serve(app, oauthPages.routes.loginPage, {
+      hide: true,
+      handler: async (request, reply) => render(request, reply, 200, { next: safeNext(request.query.next), invitation: request.query.invitation }),
+    });
 
-    serve(app, oauthPages.routes.logIn, { hide: true }, async (request, reply) => {
-      const form = (request.body ?? {}) as Record<string, string | undefined>;
-      const next = safeNext(form.next);
-      const again = (status: number, error: string) =>
-        render(request, reply, status, { next, invitation: form.invitation || undefined, email: form.email, error });
-      if (!sameToken(form.form_token, cookies(request)[FORM_COOKIE] ?? '\u0000'))
-        return again(403, 'This form expired or was sent from another site. Please try again.');
-      try {
-        let user;
-        if (form.mode === 'signup') {
-          const email = emailSchema.safeParse(form.email ?? '');
-          if (!email.success) return again(400, 'Email: enter a valid email address.');
-          const password = passwordSchema.safeParse(form.password ?? '');
-          if (!password.success) return again(400, 'Password: use at least 10 characters.');
-          user = await people.signUp({ email: email.data, password: password.data, name: form.name?.slice(0, 200), invitation: form.invitation || undefined });
-        } else {
-          user = await logIn(services, (form.email ?? '').slice(0, 320), (form.password ?? '').slice(0, 1024), request.ip);
+    serve(app, oauthPages.routes.logIn, {
+      hide: true,
+      handler: async (request, reply) => {
+        const form = (request.body ?? {}) as Record<string, string | undefined>;
+        const next = safeNext(form.next);
+        const again = (status: number, error: string) =>
+          render(request, reply, status, { next, invitation: form.invitation || undefined, email: form.email, error });
+        if (!sameToken(form.form_token, cookies(request)[FORM_COOKIE] ?? '\u0000'))
+          return again(403, 'This form expired or was sent from another site. Please try again.');
+        try {
+          let user;
+          if (form.mode === 'signup') {
+            const email = emailSchema.safeParse(form.email ?? '');
+            if (!email.success) return again(400, 'Email: enter a valid email address.');
+            const password = passwordSchema.safeParse(form.password ?? '');
+            if (!password.success) return again(400, 'Password: use at least 10 characters.');
+            user = await people.signUp({
+              email: email.data,
+              password: password.data,
+              name: form.name?.slice(0, 200),
+              invitation: form.invitation || undefined,
+            });
+          } else {
+            user = await logIn(services, (form.email ?? '').slice(0, 320), (form.password ?? '').slice(0, 1024), request.ip);
+          }
+          const session = await people.startSession(user.id);
+          setSessionCookies(reply, session.token, session.expiresAt, secure);
+          return reply.redirect(next, 303);
+        } catch (err) {
+          if (err instanceof ApiError) {
+            if (err.headers['Retry-After']) reply.header('retry-after', err.headers['Retry-After']);
+            return again(err.statusCode, err.message);
+          }
+          throw err;
         }
-        const session = await people.startSession(user.id);
-        setSessionCookies(reply, session.token, session.expiresAt, secure);
-        return reply.redirect(next, 303);
-      } catch (err) {
-        if (err instanceof ApiError) {
-          if (err.headers['Retry-After']) reply.header('retry-after', err.headers['Retry-After']);
-          return again(err.statusCode, err.message);
-        }
-        throw err;
-      }
+      },
     });
   };
 }

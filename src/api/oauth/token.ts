@@ -80,29 +80,35 @@ export function tokenRoutes(services: Services): FastifyPluginAsync {
       throw err;
     });
 
-    serve(app, oauthTokenRoutes.routes.token, { hide: true }, async (request, reply) => {
-      const body = fields(request);
-      const client = clientCredentials(request, body);
-      let answer;
-      switch (body.grant_type) {
-        case 'authorization_code':
-          answer = await oauth.exchangeCode({ code: body.code, codeVerifier: body.code_verifier, redirectUri: body.redirect_uri, ...client });
-          break;
-        case 'refresh_token':
-          answer = await oauth.refresh({ refreshToken: body.refresh_token, scope: body.scope, ...client });
-          break;
-        case undefined:
-          throw new OAuthError('invalid_request', 'grant_type is required');
-        default:
-          throw new OAuthError('unsupported_grant_type', `grant_type "${body.grant_type}" is not supported; use authorization_code or refresh_token`);
-      }
-      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer);
+    serve(app, oauthTokenRoutes.routes.token, {
+      hide: true,
+      handler: async (request, reply) => {
+        const body = fields(request);
+        const client = clientCredentials(request, body);
+        let answer;
+        switch (body.grant_type) {
+          case 'authorization_code':
+            answer = await oauth.exchangeCode({ code: body.code, codeVerifier: body.code_verifier, redirectUri: body.redirect_uri, ...client });
+            break;
+          case 'refresh_token':
+            answer = await oauth.refresh({ refreshToken: body.refresh_token, scope: body.scope, ...client });
+            break;
+          case undefined:
+            throw new OAuthError('invalid_request', 'grant_type is required');
+          default:
+            throw new OAuthError('unsupported_grant_type', `grant_type "${body.grant_type}" is not supported; use authorization_code or refresh_token`);
+        }
+        return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer);
+      },
     });
 
-    serve(app, oauthTokenRoutes.routes.revoke, { hide: true }, async (request, reply) => {
-      const body = fields(request);
-      await oauth.revokeByClient({ token: body.token, ...clientCredentials(request, body) });
-      return reply.header('cache-control', 'no-store').send({ revoked: true });
+    serve(app, oauthTokenRoutes.routes.revoke, {
+      hide: true,
+      handler: async (request, reply) => {
+        const body = fields(request);
+        await oauth.revokeByClient({ token: body.token, ...clientCredentials(request, body) });
+        return reply.header('cache-control', 'no-store').send({ revoked: true });
+      },
     });
   };
 }

@@ -9,11 +9,13 @@ const { routes } = publicRoutes;
 export function accountRoutes(services: Services): FastifyPluginAsyncZod {
   const { store, notifications, customers } = services;
   return async (app) => {
-    serve(app, routes.isConnected, { tags: ['account'], summary: 'Check that the API key works' }, async () => ({ connected: true }));
+    serve(app, routes.isConnected, { tags: ['account'], summary: 'Check that the API key works', handler: async () => ({ connected: true }) });
 
-    serve(app, routes.customers, { tags: ['customers'], summary: 'Customers (groups of channels)' }, async (request) =>
-      (await customers.list(request.principal.accountId)).map(({ id, name }) => ({ id, name })),
-    );
+    serve(app, routes.customers, {
+      tags: ['customers'],
+      summary: 'Customers (groups of channels)',
+      handler: async (request) => (await customers.list(request.principal.accountId)).map(({ id, name }) => ({ id, name })),
+    });
 
     serve(app, routes.createCustomer, {
       tags: ['customers'],

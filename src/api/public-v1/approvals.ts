@@ -15,9 +15,11 @@ const tags = ['approvals'];
 export function approvalsRoutes(services: Services): FastifyPluginAsyncZod {
   const { approvals, comments, previewLinks } = services;
   return async (app) => {
-    serve(app, routes.approvalSettings, { tags, summary: 'Whether posts by members wait for approval' }, async (request) =>
-      approvals.settings(request.principal.accountId),
-    );
+    serve(app, routes.approvalSettings, {
+      tags,
+      summary: 'Whether posts by members wait for approval',
+      handler: async (request) => approvals.settings(request.principal.accountId),
+    });
 
     serve(app, routes.setApprovalSettings, {
       tags,
@@ -51,9 +53,11 @@ export function approvalsRoutes(services: Services): FastifyPluginAsyncZod {
       handler: async (request) => comments.list(request.principal, request.params.id),
     });
 
-    serve(app, routes.addComment, { tags, summary: 'Comment on a post' }, async (request, reply) =>
-      reply.code(201).send(await comments.add(request.principal, request.params.id, request.body.content)),
-    );
+    serve(app, routes.addComment, {
+      tags,
+      summary: 'Comment on a post',
+      handler: async (request, reply) => reply.code(201).send(await comments.add(request.principal, request.params.id, request.body.content)),
+    });
 
     serve(app, routes.deleteComment, {
       tags,
@@ -77,9 +81,13 @@ export function approvalsRoutes(services: Services): FastifyPluginAsyncZod {
       handler: async (request, reply) => reply.code(201).send(await previewLinks.create(request.principal, request.params.id, request.body.expiresInHours)),
     });
 
-    serve(app, routes.revokePreviewLink, { tags, summary: 'Revoke a preview link at once' }, async (request) => {
-      await previewLinks.revoke(request.principal.accountId, request.params.id, request.params.linkId);
-      return { revoked: true, id: request.params.linkId };
+    serve(app, routes.revokePreviewLink, {
+      tags,
+      summary: 'Revoke a preview link at once',
+      handler: async (request) => {
+        await previewLinks.revoke(request.principal.accountId, request.params.id, request.params.linkId);
+        return { revoked: true, id: request.params.linkId };
+      },
     });
   };
 }

@@ -26,9 +26,11 @@ export function feedsRoutes(services: Services): FastifyPluginAsyncZod {
       handler: async (request, reply) => reply.code(201).send(await feeds.create(request.principal.accountId, request.body, request.principal.userId)),
     });
 
-    serve(app, routes.feed, { tags, summary: 'A subscription and the items it saw last' }, async (request) =>
-      feeds.get(request.principal.accountId, request.params.id),
-    );
+    serve(app, routes.feed, {
+      tags,
+      summary: 'A subscription and the items it saw last',
+      handler: async (request) => feeds.get(request.principal.accountId, request.params.id),
+    });
 
     serve(app, routes.updateFeed, {
       tags,
@@ -37,9 +39,13 @@ export function feedsRoutes(services: Services): FastifyPluginAsyncZod {
       handler: async (request) => feeds.update(request.principal.accountId, request.params.id, request.body, request.principal.userId),
     });
 
-    serve(app, routes.deleteFeed, { tags, summary: 'End a subscription; the posts it made stay' }, async (request) => {
-      await feeds.remove(request.principal.accountId, request.params.id);
-      return { deleted: true, id: request.params.id };
+    serve(app, routes.deleteFeed, {
+      tags,
+      summary: 'End a subscription; the posts it made stay',
+      handler: async (request) => {
+        await feeds.remove(request.principal.accountId, request.params.id);
+        return { deleted: true, id: request.params.id };
+      },
     });
 
     serve(app, routes.checkFeed, {

@@ -16,9 +16,11 @@ const ABOUT =
 
 export function seriesRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
-    serve(app, routes.seriesList, { tags, summary: "The account's repeating posts, newest first" }, async (request) =>
-      services.series.list(request.principal.accountId),
-    );
+    serve(app, routes.seriesList, {
+      tags,
+      summary: "The account's repeating posts, newest first",
+      handler: async (request) => services.series.list(request.principal.accountId),
+    });
 
     serve(app, routes.createSeries, {
       tags,

@@ -10,7 +10,7 @@ const tags = ['webhooks'];
 export function webhooksRoutes(services: Services): FastifyPluginAsyncZod {
   const { webhooks } = services;
   return async (app) => {
-    serve(app, routes.webhooks, { tags, summary: "The account's webhooks" }, async (request) => webhooks.list(request.principal.accountId));
+    serve(app, routes.webhooks, { tags, summary: "The account's webhooks", handler: async (request) => webhooks.list(request.principal.accountId) });
 
     serve(app, routes.createWebhook, {
       tags,
