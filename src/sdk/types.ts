@@ -1,116 +1,122 @@
 /**
- * Types of the public API as the SDK sees them, derived from the very zod
- * schemas the server validates with, so the two cannot drift apart.
+ * Types of the public API as the SDK sees them, read from the route table's
+ * public entries (src/contract/routes/public.ts): each body is what its entry
+ * takes, each answer what its entry answers on success, validated by the very
+ * zod schemas the server uses, so the two cannot drift apart.
  */
 import type { z } from 'zod';
-import type * as schemas from '../contract/index.ts';
+import type { errorBody } from '../contract/common.ts';
+import type { AnswerOf, BodyOf, QueryOf } from '../contract/route.ts';
+import type { publicRoutes } from '../contract/routes/public.ts';
+
+type Routes = typeof publicRoutes.routes;
 
 /** A connected channel (GET /integrations). */
-export type Integration = z.output<typeof schemas.integration>;
+export type Integration = AnswerOf<Routes['integrations']>[number];
 /** An uploaded media object (POST /upload, /upload-from-url). */
-export type Media = z.output<typeof schemas.mediaObject>;
+export type Media = AnswerOf<Routes['upload']>;
 /** The body of POST /posts as a client sends it (dates as ISO 8601 strings). */
-export type CreatePostsInput = z.input<typeof schemas.createPostsBody>;
+export type CreatePostsInput = BodyOf<Routes['createPosts']>;
 /** One entry of CreatePostsInput.posts: a channel and its thread. */
-export type PostEntryInput = z.input<typeof schemas.postEntry>;
+export type PostEntryInput = CreatePostsInput['posts'][number];
 /** Query of GET /posts. */
-export type ListPostsFilters = z.input<typeof schemas.listPostsQuery>;
+export type ListPostsFilters = QueryOf<Routes['posts']>;
 /** GET /posts/export: the range, and optionally the zone its dates are written in. */
-export type ExportPostsFilters = z.input<typeof schemas.exportQuery>;
+export type ExportPostsFilters = QueryOf<Routes['exportPosts']>;
 /** A post as listed by GET /posts (the first item of its thread). */
-export type PostSummary = schemas.PostSummary;
+export type PostSummary = AnswerOf<Routes['posts']>['posts'][number];
 /** GET /posts/{id}: the post with its whole thread, per-item state and attempts. */
-export type PostDetail = z.output<typeof schemas.postDetail>;
-/** Body of every error answer of the API. */
-export type ErrorBody = z.output<typeof schemas.errorBody>;
+export type PostDetail = AnswerOf<Routes['post']>;
+/** Body of every error answer of the API (the table's entries name it per error status). */
+export type ErrorBody = z.output<typeof errorBody>;
 /** Body of POST /integrations (channels that connect with credentials, such as `webhook`). */
-export type CreateIntegrationInput = z.input<typeof schemas.createIntegrationBody>;
+export type CreateIntegrationInput = BodyOf<Routes['createIntegration']>;
 /** Body of PATCH /integrations/{id}. */
-export type UpdateIntegrationInput = z.input<typeof schemas.updateIntegrationBody>;
+export type UpdateIntegrationInput = BodyOf<Routes['updateIntegration']>;
 
 /** One entry of POST /posts' answer: the post made on one channel. */
-export type CreatedPost = z.output<typeof schemas.createdPosts>[number];
+export type CreatedPost = AnswerOf<Routes['createPosts']>[number];
 /** DELETE /posts/{id}. */
-export type DeletedPost = z.output<typeof schemas.deletedPost>;
+export type DeletedPost = AnswerOf<Routes['deletePost']>;
 /** DELETE /posts/group/{group}. */
-export type DeletedGroup = z.output<typeof schemas.deletedGroup>;
+export type DeletedGroup = AnswerOf<Routes['deleteGroup']>;
 /** A customer (GET /groups). */
-export type Customer = z.output<typeof schemas.customer>;
+export type Customer = AnswerOf<Routes['customers']>[number];
 /** GET /notifications. */
-export type NotificationsPage = z.output<typeof schemas.notificationsPage>;
+export type NotificationsPage = AnswerOf<Routes['notifications']>;
 /** A webhook of the account (/webhooks): Herald POSTs signed events about its posts and channels to `url`. */
-export type Webhook = z.output<typeof schemas.webhook>;
+export type Webhook = AnswerOf<Routes['webhooks']>[number];
 /** Body of POST /webhooks. */
-export type CreateWebhookInput = z.input<typeof schemas.createWebhookBody>;
+export type CreateWebhookInput = BodyOf<Routes['createWebhook']>;
 /** One delivery of an event to a webhook, with every attempt. */
-export type WebhookDelivery = z.output<typeof schemas.webhookDelivery>;
+export type WebhookDelivery = AnswerOf<Routes['testWebhook']>;
 /** GET /webhooks/{id}/deliveries. */
-export type WebhookDeliveriesPage = z.output<typeof schemas.deliveriesPage>;
+export type WebhookDeliveriesPage = AnswerOf<Routes['deliveries']>;
 /** GET /is-connected. */
-export type Connected = z.output<typeof schemas.connected>;
+export type Connected = AnswerOf<Routes['isConnected']>;
 /** POST /integrations: the channel, with its secrets shown this once. */
-export type CreatedIntegration = z.output<typeof schemas.createdIntegration>;
+export type CreatedIntegration = AnswerOf<Routes['createIntegration']>;
 /** DELETE /integrations/{id}. */
-export type DeletedIntegration = z.output<typeof schemas.deletedIntegration>;
+export type DeletedIntegration = AnswerOf<Routes['deleteIntegration']>;
 /** GET /find-slot/{id}. */
-export type FreeSlot = z.output<typeof schemas.freeSlot>;
+export type FreeSlot = AnswerOf<Routes['findSlot']>;
 /** GET /integration-settings/{id}. */
-export type IntegrationSettings = z.output<typeof schemas.integrationSettings>;
+export type IntegrationSettings = AnswerOf<Routes['integrationSettings']>;
 /** POST /integration-trigger/{id}. */
-export type ToolAnswer = z.output<typeof schemas.toolAnswer>;
+export type ToolAnswer = AnswerOf<Routes['runTool']>;
 /** GET /posts. */
-export type PostsList = z.output<typeof schemas.postsList>;
+export type PostsList = AnswerOf<Routes['posts']>;
 /** PUT /posts/{id}/status. */
-export type PostStatus = z.output<typeof schemas.postStatus>;
+export type PostStatus = AnswerOf<Routes['setPostStatus']>;
 /** PUT /posts/{id}/settings. */
-export type PostSettings = z.output<typeof schemas.postSettings>;
+export type PostSettings = AnswerOf<Routes['mergePostSettings']>;
 /** PUT /posts/{id}/release-id. */
-export type ReleaseIdSet = z.output<typeof schemas.releaseIdSet>;
+export type ReleaseIdSet = AnswerOf<Routes['attachReleaseId']>;
 /** One entry of GET /posts/{id}/missing. */
-export type RecentPost = z.output<typeof schemas.recentPost>;
+export type RecentPost = AnswerOf<Routes['missingRelease']>[number];
 /** GET /analytics/{id} and /analytics/post/{id}. */
-export type Analytics = z.output<typeof schemas.analytics>;
+export type Analytics = AnswerOf<Routes['channelAnalytics']>;
 /** POST /webhooks: the webhook, with its signing secret shown this once. */
-export type CreatedWebhook = z.output<typeof schemas.createdWebhook>;
+export type CreatedWebhook = AnswerOf<Routes['createWebhook']>;
 /** DELETE /webhooks/{id}. */
-export type DeletedWebhook = z.output<typeof schemas.deletedWebhook>;
+export type DeletedWebhook = AnswerOf<Routes['deleteWebhook']>;
 /** GET and PUT /approval-settings. */
-export type ApprovalSettings = z.output<typeof schemas.approvalSettings>;
+export type ApprovalSettings = AnswerOf<Routes['approvalSettings']>;
 /** GET /posts/{id}/approval, and the answer of approving or returning a post. */
-export type PostApproval = z.output<typeof schemas.postApproval>;
+export type PostApproval = AnswerOf<Routes['approval']>;
 /** A comment on a post. */
-export type PostComment = z.output<typeof schemas.postComment>;
+export type PostComment = AnswerOf<Routes['addComment']>;
 /** GET /posts/{id}/comments. */
-export type CommentsList = z.output<typeof schemas.commentsList>;
+export type CommentsList = AnswerOf<Routes['comments']>;
 /** DELETE /posts/{id}/comments/{commentId}. */
-export type DeletedComment = z.output<typeof schemas.deletedComment>;
+export type DeletedComment = AnswerOf<Routes['deleteComment']>;
 /** A preview link of a post (GET /posts/{id}/preview-links). */
-export type PreviewLink = z.output<typeof schemas.previewLink>;
+export type PreviewLink = AnswerOf<Routes['previewLinks']>[number];
 /** POST /posts/{id}/preview-links: the link, with its token and URL shown this once. */
-export type CreatedPreviewLink = z.output<typeof schemas.createdPreviewLink>;
+export type CreatedPreviewLink = AnswerOf<Routes['createPreviewLink']>;
 /** DELETE /posts/{id}/preview-links/{linkId}. */
-export type RevokedPreviewLink = z.output<typeof schemas.revokedPreviewLink>;
+export type RevokedPreviewLink = AnswerOf<Routes['revokePreviewLink']>;
 /** An RSS or Atom subscription (GET /feeds): new items become posts on its channels. */
-export type Feed = z.output<typeof schemas.feed>;
+export type Feed = AnswerOf<Routes['feeds']>[number];
 /** GET /feeds/{id}: the subscription and the items it saw last. */
-export type FeedDetail = z.output<typeof schemas.feedDetail>;
+export type FeedDetail = AnswerOf<Routes['feed']>;
 /** Body of POST /feeds. */
-export type CreateFeedInput = z.input<typeof schemas.createFeedBody>;
+export type CreateFeedInput = BodyOf<Routes['createFeed']>;
 /** Body of PATCH /feeds/{id}. */
-export type UpdateFeedInput = z.input<typeof schemas.updateFeedBody>;
+export type UpdateFeedInput = BodyOf<Routes['updateFeed']>;
 /** POST /feeds/{id}/check: what reading the feed now did. */
-export type FeedCheck = z.output<typeof schemas.feedCheck>;
+export type FeedCheck = AnswerOf<Routes['checkFeed']>;
 /** DELETE /feeds/{id}. */
-export type DeletedFeed = z.output<typeof schemas.deletedFeed>;
+export type DeletedFeed = AnswerOf<Routes['deleteFeed']>;
 /** POST /posts/import: the check report, and on a real import what it created. */
-export type ImportReport = z.output<typeof schemas.importReport>;
+export type ImportReport = AnswerOf<Routes['importPosts']>;
 /** One problem of an import file, by line and column. */
-export type ImportProblem = z.output<typeof schemas.importProblem>;
+export type ImportProblem = ImportReport['problems'][number];
 /** A repeating post (GET /series): its rule, the post it repeats and its next occurrences. */
-export type Series = z.output<typeof schemas.series>;
+export type Series = AnswerOf<Routes['seriesList']>[number];
 /** GET /series/{id}: the series and its latest occurrences with their posts. */
-export type SeriesDetail = z.output<typeof schemas.seriesDetail>;
+export type SeriesDetail = AnswerOf<Routes['series']>;
 /** Body of POST /series and PUT /series/{id}. */
-export type SeriesInput = z.input<typeof schemas.seriesBody>;
+export type SeriesInput = BodyOf<Routes['createSeries']>;
 /** DELETE /series/{id}. */
-export type DeletedSeries = z.output<typeof schemas.deletedSeries>;
+export type DeletedSeries = AnswerOf<Routes['deleteSeries']>;
