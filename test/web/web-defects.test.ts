@@ -395,17 +395,6 @@ for (const store of BROWSER_STORES) {
         await context.close();
       });
 
-      it("shows a Mastodon handle with one @ in the composer's preview", async () => {
-        const { context, page } = await signedIn(owner);
-        await page.goto(herald.url + '/compose');
-        await page.getByRole('checkbox', { name: /Herald Test/ }).check();
-        await page.getByLabel('Post', { exact: true }).fill('Hello from the harbour');
-        await page.getByText('How it looks on Mastodon').click();
-        const name = await page.getByTestId(`preview-${channels.mastodon}`).locator('header strong').first().textContent();
-        assert.equal(name, `@herald@${mastodon.host}`);
-        await context.close();
-      });
-
       it('gives two uploads of the same file name a progress bar each', async () => {
         const { context, page } = await signedIn(owner);
         await page.goto(herald.url + '/media');
