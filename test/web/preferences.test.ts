@@ -68,7 +68,7 @@ for (const store of BROWSER_STORES) {
       contexts.push(context);
       const page = await context.newPage();
       await page.goto(`${herald.url}/`);
-      await page.getByRole('navigation').getByRole('link', { name: 'Kalender' }).waitFor();
+      await page.getByRole('navigation').getByRole('link', { name: 'Kalender', exact: true }).waitFor();
       assert.equal(await htmlLang(page), 'de');
       await context.close();
     });
@@ -162,7 +162,7 @@ for (const store of BROWSER_STORES) {
           '/settings/team',
         ]) {
           await page.goto(`${herald.url}${path}`);
-          await page.getByRole('navigation').getByRole('link', { name: home }).waitFor();
+          await page.getByRole('navigation').getByRole('link', { name: home, exact: true }).waitFor();
           await page.locator('main h1, main h2').first().waitFor();
           assert.equal(await htmlLang(page), language, path);
           const violations = await seriousA11yViolations(page);
