@@ -517,7 +517,7 @@ const de: Catalogue = {
   'webhooks.deliveries': 'Zustellungen',
   'webhooks.redeliver': 'Erneut senden',
   'webhooks.test': 'Test senden',
-  'webhooks.testSent': 'Testereignis eingereiht.',
+  'webhooks.testSent': 'Testereignis eingereiht: Die Antwort des Endpunkts erscheint unten unter „Zustellungen“.',
   'webhooks.none': 'Noch kein Webhook.',
   'webhooks.noDeliveries': 'Noch nichts zugestellt.',
   'webhooks.attempt': '{at}: {result}',

@@ -515,7 +515,7 @@ const es: Catalogue = {
   'webhooks.deliveries': 'Entregas',
   'webhooks.redeliver': 'Reenviar',
   'webhooks.test': 'Enviar una prueba',
-  'webhooks.testSent': 'Evento de prueba en cola.',
+  'webhooks.testSent': 'Evento de prueba en cola: la respuesta del endpoint aparece abajo, en «Entregas».',
   'webhooks.none': 'Aún no hay webhooks.',
   'webhooks.noDeliveries': 'Aún no se ha entregado nada.',
   'webhooks.attempt': '{at}: {result}',

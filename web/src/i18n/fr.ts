@@ -516,7 +516,7 @@ const fr: Catalogue = {
   'webhooks.deliveries': 'Envois',
   'webhooks.redeliver': 'Renvoyer',
   'webhooks.test': 'Envoyer un test',
-  'webhooks.testSent': 'Événement de test mis en file.',
+  'webhooks.testSent': 'Événement de test mis en file : la réponse du point d’accès s’affiche ci-dessous, dans « Envois ».',
   'webhooks.none': 'Aucun webhook pour l’instant.',
   'webhooks.noDeliveries': 'Rien n’a encore été envoyé.',
   'webhooks.attempt': '{at} : {result}',

@@ -514,7 +514,7 @@ const it: Catalogue = {
   'webhooks.deliveries': 'Consegne',
   'webhooks.redeliver': 'Reinvia',
   'webhooks.test': 'Invia una prova',
-  'webhooks.testSent': 'Evento di prova in coda.',
+  'webhooks.testSent': 'Evento di prova in coda: la risposta dell’endpoint compare qui sotto, in «Consegne».',
   'webhooks.none': 'Ancora nessun webhook.',
   'webhooks.noDeliveries': 'Ancora nessuna consegna.',
   'webhooks.attempt': '{at}: {result}',

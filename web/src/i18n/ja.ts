@@ -513,7 +513,7 @@ const ja: Catalogue = {
   'webhooks.deliveries': '配信履歴',
   'webhooks.redeliver': '再送信',
   'webhooks.test': 'テストを送信',
-  'webhooks.testSent': 'テストイベントをキューに入れました。',
+  'webhooks.testSent': 'テストイベントをキューに入れました。エンドポイントの応答は下の「配信履歴」に表示されます。',
   'webhooks.none': 'Webhook はまだありません。',
   'webhooks.noDeliveries': 'まだ何も配信していません。',
   'webhooks.attempt': '{at}：{result}',

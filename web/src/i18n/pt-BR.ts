@@ -513,7 +513,7 @@ const ptBR: Catalogue = {
   'webhooks.deliveries': 'Entregas',
   'webhooks.redeliver': 'Reenviar',
   'webhooks.test': 'Enviar um teste',
-  'webhooks.testSent': 'Evento de teste na fila.',
+  'webhooks.testSent': 'Evento de teste na fila: a resposta do endpoint aparece abaixo, em “Entregas”.',
   'webhooks.none': 'Nenhum webhook ainda.',
   'webhooks.noDeliveries': 'Nada entregue ainda.',
   'webhooks.attempt': '{at}: {result}',

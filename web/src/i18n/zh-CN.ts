@@ -508,7 +508,7 @@ const zhCN: Catalogue = {
   'webhooks.deliveries': '投递记录',
   'webhooks.redeliver': '重新发送',
   'webhooks.test': '发送测试',
-  'webhooks.testSent': '测试事件已排队。',
+  'webhooks.testSent': '测试事件已排队：端点的响应显示在下方的“投递记录”中。',
   'webhooks.none': '还没有 Webhook。',
   'webhooks.noDeliveries': '尚无投递。',
   'webhooks.attempt': '{at}：{result}',
