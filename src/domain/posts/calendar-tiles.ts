@@ -22,18 +22,22 @@ const TILE: Shape = {
   channel: value('posts.channel_id'),
 };
 
-/** The tiles' rows, in the order of the index on (account, time, id). */
+/** An account's posts (the first item of each thread) in a time range, in the order of the index on (account, time, id). */
+export function firstItemsBetween(db: Kysely<Database>, p: { account: string; from: number; to: number }) {
+  return db
+    .selectFrom('posts')
+    .where('posts.account_id', '=', p.account)
+    .where('posts.publish_at', '>=', p.from)
+    .where('posts.publish_at', '<=', p.to)
+    .where('posts.deleted_at', 'is', null)
+    .where('posts.thread_index', '=', 0)
+    .orderBy('posts.publish_at')
+    .orderBy('posts.id');
+}
+
+/** The tiles' rows. */
 export function calendarTilesQuery(db: Kysely<Database>, dialect: Dialect) {
   return hotQuery<{ account: string; from: number; to: number }, { item: string }>(db, ['account', 'from', 'to'], (p) =>
-    db
-      .selectFrom('posts')
-      .select(objectTextSql(TILE, dialect).as('item'))
-      .where('posts.account_id', '=', p.account)
-      .where('posts.publish_at', '>=', p.from)
-      .where('posts.publish_at', '<=', p.to)
-      .where('posts.deleted_at', 'is', null)
-      .where('posts.thread_index', '=', 0)
-      .orderBy('posts.publish_at')
-      .orderBy('posts.id'),
+    firstItemsBetween(db, p).select(objectTextSql(TILE, dialect).as('item')),
   );
 }

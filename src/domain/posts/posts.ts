@@ -34,7 +34,7 @@ import { shortenLinks, type PendingLinks } from './shortlinks.ts';
 import { contentProblems, type ContentProblem } from '../../providers/content-rules.ts';
 import { validateSettings } from './provider-settings.ts';
 import { excerpt } from '../notifications.ts';
-import { calendarTilesQuery } from './calendar-tiles.ts';
+import { calendarTilesQuery, firstItemsBetween } from './calendar-tiles.ts';
 
 type Entry = CreatePostsBody['posts'][number];
 type Tag = { value: string; label: string };
@@ -165,17 +165,7 @@ export class Posts {
   ) {
     this.lists = new ReadCache(changes, tables('posts', 'channels'), { entries: KEPT_LISTS, total: { sizeOf: (text) => text.length, most: KEPT_LISTS_CHARS } });
     const listed = (p: { account: string; from: number; to: number }) =>
-      db
-        .selectFrom('posts')
-        .innerJoin('channels', 'channels.id', 'posts.channel_id')
-        .select(objectTextSql(SUMMARY, dialect).as('item'))
-        .where('posts.account_id', '=', p.account)
-        .where('posts.publish_at', '>=', p.from)
-        .where('posts.publish_at', '<=', p.to)
-        .where('posts.deleted_at', 'is', null)
-        .where('posts.thread_index', '=', 0)
-        .orderBy('posts.publish_at')
-        .orderBy('posts.id');
+      firstItemsBetween(db, p).innerJoin('channels', 'channels.id', 'posts.channel_id').select(objectTextSql(SUMMARY, dialect).as('item'));
     this.listAll = hotQuery<{ account: string; from: number; to: number }, { item: string }>(db, ['account', 'from', 'to'], listed);
     this.listOfCustomer = hotQuery<{ account: string; from: number; to: number; customer: string }, { item: string }>(
       db,
