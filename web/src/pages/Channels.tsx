@@ -89,7 +89,14 @@ function AddChannel({ networks, onDone }: { networks: Network[]; onDone: () => v
   // Each network's form starts empty: nothing typed or refused for one shows on the next.
   if (chosen?.startOptions) return <StartOptionsForm key={chosen.identifier} network={chosen} onCancel={() => setChosen(undefined)} />;
   if (chosen?.approval && !typing) return <ApprovalConnect network={chosen} onDone={onDone} onPaste={() => setTyping(true)} />;
-  if (chosen?.auth === 'credentials') return <CredentialsForm key={chosen.identifier} network={chosen} onCancel={() => setChosen(undefined)} onDone={onDone} />;
+  if (chosen?.auth === 'credentials') {
+    // Back to the list: a network connected by approval offers its approval first again.
+    const cancel = () => {
+      setChosen(undefined);
+      setTyping(false);
+    };
+    return <CredentialsForm key={chosen.identifier} network={chosen} onCancel={cancel} onDone={onDone} />;
+  }
   return (
     <div>
       <p>{t('channels.pickNetwork')}</p>
