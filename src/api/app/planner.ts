@@ -59,8 +59,12 @@ export function plannerRoutes(services: Services): FastifyPluginAsyncZod {
       handler: async (request, reply) => {
         const { accountId } = sessionPrincipal(request);
         const { startDate, endDate } = request.query;
-        const [tiles, publishing] = await Promise.all([services.posts.calendarJson(accountId, startDate, endDate), services.posts.publishing(accountId)]);
-        return sendJsonText(reply, `{"posts":${tiles},"publishing":${JSON.stringify(publishing)}}`);
+        const [tiles, publishing, retrying] = await Promise.all([
+          services.posts.calendarJson(accountId, startDate, endDate),
+          services.posts.publishing(accountId),
+          services.posts.retrying(accountId),
+        ]);
+        return sendJsonText(reply, `{"posts":${tiles},"publishing":${JSON.stringify(publishing)},"retrying":${JSON.stringify(retrying)}}`);
       },
     });
 

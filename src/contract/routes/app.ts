@@ -287,7 +287,13 @@ export const appRoutes = routeTable('/api/app', {
     method: 'GET',
     path: '/calendar',
     query: listPostsQuery.omit({ customer: true }),
-    responses: { 200: z.object({ posts: z.array(calendarTile), publishing: z.array(z.string()).describe('ids of the posts being published now') }) },
+    responses: {
+      200: z.object({
+        posts: z.array(calendarTile),
+        publishing: z.array(z.string()).describe('ids of the posts being published now'),
+        retrying: z.array(retryingPost).describe('queued posts the engine is trying again'),
+      }),
+    },
   }),
   publishing: route({ method: 'GET', path: '/posts/publishing', responses: { 200: z.array(z.string()).describe('ids of the posts being published now') } }),
   retrying: route({ method: 'GET', path: '/posts/retrying', responses: { 200: z.array(retryingPost) } }),

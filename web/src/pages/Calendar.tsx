@@ -23,7 +23,6 @@ import { setZone, usePrefs } from '../prefs.ts';
 import { formatWhen } from '../time.ts';
 import { ErrorNote, Notice, ZoneSelect } from '../components/ui.tsx';
 import { BulkActions } from '../components/BulkActions.tsx';
-import { useRetrying } from '../components/Retrying.tsx';
 import { Announcer, type Announcement } from '../components/Announcer.tsx';
 import { PostTile } from './calendar/PostTile.tsx';
 import { calendarPosts, postsPerDay, type CalendarPost, type TileChannel } from './calendar/tiles.ts';
@@ -60,7 +59,6 @@ export function CalendarPage() {
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const keyboard = useGridKeys();
 
-  const retrying = useRetrying();
   // The tiles and the posts being sent come in one answer, so the calendar redraws once per change (a redraw in the middle of a drag would drop it).
   const tiles = useQuery({
     queryKey: [...keys.posts, 'calendar', range?.start, range?.end],
@@ -82,6 +80,8 @@ export function CalendarPage() {
     (): CalendarPost[] => (tiles.data ? calendarPosts(tiles.data.posts, tiles.data.publishing, tileChannels) : []),
     [tiles.data, tileChannels],
   );
+  // In the same answer as the tiles, so a retry's news redraws the calendar once.
+  const retrying = useMemo(() => new Map((tiles.data?.retrying ?? []).map((r) => [r.id, r])), [tiles.data]);
 
   const customers = useMemo(
     () => [...new Map((channels.data ?? []).flatMap((c) => (c.customer ? [[c.customer.id, c.customer.name] as const] : []))).entries()],
@@ -253,7 +253,7 @@ export function CalendarPage() {
           eventContent={(info) => (
             <PostTile
               post={info.event.extendedProps.post as CalendarPost}
-              retry={retrying.data?.get(info.event.id)}
+              retry={retrying.get(info.event.id)}
               timeText={info.timeText}
               chosen={chosen.has(info.event.id)}
               prefs={prefs}
