@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { caller, eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
-import { tables, WATCHED_TABLES } from '../../src/db/changes.ts';
+import { CHANGES_CHANNEL, tables, WATCHED_TABLES } from '../../src/db/changes.ts';
 import { entry, FUTURE, postBody } from '../helpers/api-fixtures.ts';
 import { teardown } from '../helpers/teardown.ts';
 
@@ -289,6 +289,16 @@ describe('in-memory reads on PostgreSQL while changes cannot be heard', async ()
         });
         const names = async () => (await caller(second.api, key)('GET', '/integrations')).body.map((c: { name: string }) => c.name).join();
         const listening = () => second.services.store.changes.generation(tables('channels')) !== undefined;
+        // The second server may have listened before the channel was added, and that insert's NOTIFY can reach it
+        // late (through the hop, on a busy machine), so that it drops what it read afterwards. Notifications arrive
+        // in the order they were sent: once a marker sent now is heard, the insert's has been heard too.
+        const heardEverythingSentSoFar = async () => {
+          const webhooks = () => second.services.store.changes.generation(tables('webhooks'));
+          const before = webhooks();
+          assert.notEqual(before, undefined, 'the second server listens');
+          await admin.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, 'webhooks']);
+          await eventually(async () => ((webhooks() ?? -1) > before! ? true : undefined), 5000, 'the marker to be heard');
+        };
         // Writes in this session fire no trigger, so nobody is told of them (as with a NOTIFY that was lost).
         await admin.query("SET session_replication_role = 'replica'");
         const rename = (name: string) => admin.query('UPDATE channels SET name = $1 WHERE id = $2', [name, added.body.id]);
@@ -296,6 +306,7 @@ describe('in-memory reads on PostgreSQL while changes cannot be heard', async ()
         await eventually(async () => ((await names()) === 'One' ? true : undefined), 2000, 'listed on the second server');
         // The second server listens once it first reads; from then on its list is kept in memory.
         await eventually(async () => (listening() ? true : undefined), 5000, 'the second server to listen');
+        await heardEverythingSentSoFar();
         assert.equal(await names(), 'One');
         await rename('Unannounced');
         assert.equal(await names(), 'One', 'the list is served from memory: an unannounced change is not seen while the listener is up');
