@@ -6,19 +6,9 @@
  */
 import type { NetworkContext, Provider, PublishChannel } from '../types.ts';
 import { PublishError } from '../errors.ts';
-import { Graph, readGraphAnswer } from './meta/graph.ts';
+import { Graph } from './meta/graph.ts';
 import { graphVersion } from './meta/facebook-login.ts';
-import {
-  findOnInstagram,
-  instagramAccountAnalytics,
-  instagramMediaAnalytics,
-  instagramPacing,
-  instagramRules,
-  instagramSettings,
-  publishInstagram,
-  recentInstagramPosts,
-  type InstagramAccount,
-} from './meta/instagram-content.ts';
+import { instagramChannel, type InstagramAccount } from './meta/instagram-content.ts';
 import { authorizationCode, connectToken, renewToken, type LongLivedTokenFlow, loginUrl } from './meta/long-lived-token.ts';
 
 const NAME = 'Instagram';
@@ -49,14 +39,11 @@ function account(ctx: NetworkContext & { channel: PublishChannel }): InstagramAc
 export const instagramStandalone: Provider = {
   identifier: 'instagram-standalone',
   name: NAME,
-  readAnswer: readGraphAnswer,
   auth: 'oauth2',
   urls: { api: 'https://graph.instagram.com', oauth: 'https://api.instagram.com', login: 'https://www.instagram.com' },
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
   optionalSettings: ['API_VERSION'],
-  settings: instagramSettings,
-  rules: instagramRules,
-  pacing: instagramPacing,
+  ...instagramChannel(account),
 
   oauth: {
     async start(ctx) {
@@ -85,13 +72,5 @@ export const instagramStandalone: Provider = {
   async refresh(ctx) {
     const { accessToken } = ctx.channel.config as { accessToken: string };
     return renewToken(ctx, flow(ctx), accessToken);
-  },
-
-  publish: (ctx) => publishInstagram(ctx, account(ctx)),
-  findPublished: (ctx) => findOnInstagram(ctx, account(ctx)),
-  recentPosts: (ctx) => recentInstagramPosts(account(ctx)),
-  analytics: {
-    channel: (ctx) => instagramAccountAnalytics(account(ctx), ctx.days),
-    post: (ctx) => instagramMediaAnalytics(account(ctx), ctx.releaseId),
   },
 };

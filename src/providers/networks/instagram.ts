@@ -5,19 +5,9 @@
  * graph.facebook.com (see meta/instagram-content.ts for the publishing flow).
  */
 import type { NetworkContext, Provider, PublishChannel } from '../types.ts';
-import { Graph, readGraphAnswer } from './meta/graph.ts';
+import { Graph } from './meta/graph.ts';
 import { graphVersion, loginDialogUrl, longLivedUserToken, managedPages, userGraph } from './meta/facebook-login.ts';
-import {
-  findOnInstagram,
-  instagramAccountAnalytics,
-  instagramMediaAnalytics,
-  instagramPacing,
-  instagramRules,
-  instagramSettings,
-  publishInstagram,
-  recentInstagramPosts,
-  type InstagramAccount,
-} from './meta/instagram-content.ts';
+import { instagramChannel, type InstagramAccount } from './meta/instagram-content.ts';
 
 const NAME = 'Instagram';
 
@@ -60,14 +50,11 @@ function account(ctx: NetworkContext & { channel: PublishChannel<InstagramConfig
 export const instagram: Provider<InstagramConfig> = {
   identifier: 'instagram',
   name: NAME,
-  readAnswer: readGraphAnswer,
   auth: 'oauth2',
   urls: { api: 'https://graph.facebook.com', login: 'https://www.facebook.com' },
   appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
   optionalSettings: ['API_VERSION'],
-  settings: instagramSettings,
-  rules: instagramRules,
-  pacing: instagramPacing,
+  ...instagramChannel(account),
 
   oauth: {
     async start(ctx) {
@@ -90,14 +77,6 @@ export const instagram: Provider<InstagramConfig> = {
           };
         });
     },
-  },
-
-  publish: (ctx) => publishInstagram(ctx, account(ctx)),
-  findPublished: (ctx) => findOnInstagram(ctx, account(ctx)),
-  recentPosts: (ctx) => recentInstagramPosts(account(ctx)),
-  analytics: {
-    channel: (ctx) => instagramAccountAnalytics(account(ctx), ctx.days),
-    post: (ctx) => instagramMediaAnalytics(account(ctx), ctx.releaseId),
   },
 
   tools: {

@@ -11,7 +11,7 @@ import type { NetworkAnswer, Verdict } from '../../adapter-kit/http-failures.ts'
 import type { NetworkRequest } from '../../adapter-kit/network-http.ts';
 import { authorizationUrl, needRefreshToken, requestToken, tokenFields } from '../../adapter-kit/oauth2-tokens.ts';
 import { waitForProcessing } from '../../adapter-kit/processing-wait.ts';
-import type { ContentRules, MediaRef, NetworkContext, PublishContext, PublishResult, TokenConfig } from '../../types.ts';
+import type { ContentRules, MediaRef, NetworkContext, Provider, PublishContext, PublishResult, TokenConfig } from '../../types.ts';
 import { PublishError } from '../../errors.ts';
 
 /** The newest LinkedIn-Version known to be active; override with HERALD_LINKEDIN[_PAGE]_API_VERSION. */
@@ -270,3 +270,17 @@ export async function publishPost(ctx: PublishContext<LinkedInConfig>): Promise<
   if (!urn) throw new PublishError('unknown', `${ctx.http.network} accepted the post but did not say its id (x-restli-id)`);
   return { releaseId: urn, releaseUrl: `https://www.linkedin.com/feed/update/${urn}` };
 }
+
+/** What the member and page channels have in common: the app's settings, how answers read, the content rules, renewal and publishing. */
+export const linkedinChannel = {
+  auth: 'oauth2',
+  urls: LINKEDIN_URLS,
+  appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
+  // LinkedIn-Version (YYYYMM); DEFAULT_LINKEDIN_VERSION when unset.
+  optionalSettings: ['API_VERSION'],
+  readAnswer,
+  settings: linkedinSettings,
+  rules: linkedinRules,
+  refresh: refreshTokens,
+  publish: publishPost,
+} satisfies Partial<Provider<LinkedInConfig>>;

@@ -1,29 +1,11 @@
 /** LinkedIn member profile (`linkedin`): OAuth 2, posts as urn:li:person:{sub}. */
 import type { Provider } from '../../types.ts';
-import {
-  exchangeCode,
-  LINKEDIN_URLS,
-  linkedinRules,
-  linkedinSettings,
-  publishPost,
-  readAnswer,
-  refreshTokens,
-  startAuthorization,
-  userInfo,
-  type LinkedInConfig,
-} from './api.ts';
+import { exchangeCode, linkedinChannel, startAuthorization, userInfo, type LinkedInConfig } from './api.ts';
 
 export const linkedin: Provider<LinkedInConfig> = {
   identifier: 'linkedin',
   name: 'LinkedIn',
-  auth: 'oauth2',
-  urls: LINKEDIN_URLS,
-  appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
-  // LinkedIn-Version (YYYYMM); DEFAULT_LINKEDIN_VERSION when unset.
-  optionalSettings: ['API_VERSION'],
-  readAnswer,
-  settings: linkedinSettings,
-  rules: linkedinRules,
+  ...linkedinChannel,
 
   oauth: {
     async start(ctx) {
@@ -36,7 +18,4 @@ export const linkedin: Provider<LinkedInConfig> = {
       return [{ externalId: me.sub, name: me.name ?? me.sub, picture: me.picture ?? null, profile: null, config: { ...config } }];
     },
   },
-
-  refresh: refreshTokens,
-  publish: publishPost,
 };

@@ -5,18 +5,7 @@
 import { currentFigures, dailySeries, day } from '../../adapter-kit/analytics-series.ts';
 import type { AnalyticsSeries, ConnectResult, NetworkContext, Provider, PublishChannel } from '../../types.ts';
 import { PublishError } from '../../errors.ts';
-import {
-  exchangeCode,
-  LINKEDIN_URLS,
-  linkedinRules,
-  linkedinSettings,
-  publishPost,
-  readAnswer,
-  refreshTokens,
-  restJson,
-  startAuthorization,
-  type LinkedInConfig,
-} from './api.ts';
+import { exchangeCode, linkedinChannel, restJson, startAuthorization, type LinkedInConfig } from './api.ts';
 
 /** Roles that may post for a page (Postiz and LinkedIn's docs agree on these two). */
 const POSTING_ROLES = new Set(['ADMINISTRATOR', 'CONTENT_ADMINISTRATOR']);
@@ -144,13 +133,7 @@ async function postAnalytics(ctx: NetworkContext & { channel: PublishChannel<Lin
 export const linkedinPage: Provider<LinkedInConfig> = {
   identifier: 'linkedin-page',
   name: 'LinkedIn Page',
-  auth: 'oauth2',
-  urls: LINKEDIN_URLS,
-  appSettings: ['CLIENT_ID', 'CLIENT_SECRET'],
-  optionalSettings: ['API_VERSION'],
-  readAnswer,
-  settings: linkedinSettings,
-  rules: linkedinRules,
+  ...linkedinChannel,
 
   oauth: {
     async start(ctx) {
@@ -170,9 +153,6 @@ export const linkedinPage: Provider<LinkedInConfig> = {
       });
     },
   },
-
-  refresh: refreshTokens,
-  publish: publishPost,
 
   // Needs the ADMINISTRATOR role on the page (rw_organization_admin); LinkedIn refuses others with 403.
   analytics: { channel: pageAnalytics, post: postAnalytics },

@@ -7,9 +7,21 @@
  * a thread become comments under the post.
  */
 import { z } from 'zod';
-import type { AnalyticsSeries, ContentRules, MediaRef, Pacing, PublishContext, PublishResult, RecentPost, RuleItem } from '../../types.ts';
+import type {
+  AnalyticsSeries,
+  ContentRules,
+  MediaRef,
+  NetworkContext,
+  Pacing,
+  Provider,
+  PublishChannel,
+  PublishContext,
+  PublishResult,
+  RecentPost,
+  RuleItem,
+} from '../../types.ts';
 import { PublishError } from '../../errors.ts';
-import { findByText, mediaContainer, metaTime, waitForContainer, type Graph } from './graph.ts';
+import { findByText, mediaContainer, metaTime, readGraphAnswer, waitForContainer, type Graph } from './graph.ts';
 import { dailyPoints, figure, insightRanges, type InsightsAnswer } from './insights.ts';
 import { currentFigures, dailySeries } from '../../adapter-kit/analytics-series.ts';
 
@@ -283,4 +295,24 @@ export async function instagramMediaAnalytics(ig: InstagramAccount, mediaId: str
   const metrics = MEDIA_METRICS[type === 'STORY' ? 'STORY' : 'OTHER'];
   const insights = await ig.graph.get<InsightsAnswer>(`${mediaId}/insights`, { metric: metrics.map(([name]) => name).join(',') });
   return currentFigures(Object.fromEntries(metrics.map(([name, label]) => [label, figure([insights], name)])));
+}
+
+/**
+ * What both Instagram channels do alike once `account` says which account and
+ * token a channel uses: settings, rules, pacing, publishing and analytics.
+ */
+export function instagramChannel<C>(account: (ctx: NetworkContext & { channel: PublishChannel<C> }) => InstagramAccount) {
+  return {
+    readAnswer: readGraphAnswer,
+    settings: instagramSettings,
+    rules: instagramRules,
+    pacing: instagramPacing,
+    publish: (ctx) => publishInstagram(ctx, account(ctx)),
+    findPublished: (ctx) => findOnInstagram(ctx, account(ctx)),
+    recentPosts: (ctx) => recentInstagramPosts(account(ctx)),
+    analytics: {
+      channel: (ctx) => instagramAccountAnalytics(account(ctx), ctx.days),
+      post: (ctx) => instagramMediaAnalytics(account(ctx), ctx.releaseId),
+    },
+  } satisfies Partial<Provider<C>>;
 }
