@@ -9,7 +9,7 @@ import { Accounts } from './domain/accounts.ts';
 import { Customers } from './domain/customers.ts';
 import { Templates } from './domain/templates.ts';
 import { Preferences } from './domain/preferences.ts';
-import { OAuthServer } from './domain/oauth.ts';
+import { heraldResources, OAuthServer } from './domain/oauth.ts';
 import { People } from './domain/people.ts';
 import { Channels } from './domain/channels.ts';
 import { Connections } from './domain/connections.ts';
@@ -91,7 +91,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     customers: new Customers(store.db),
     templates: new Templates(store.db),
     preferences: new Preferences(store.db),
-    oauth: new OAuthServer(store.db),
+    oauth: new OAuthServer(store.db, heraldResources(config.publicUrl)),
     channels,
     connections: new Connections(store.db, box, config, channels, network),
     media,

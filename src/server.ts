@@ -14,6 +14,8 @@ import { appRoutes } from './api/app/index.ts';
 import { authorizePages } from './api/oauth/authorize.ts';
 import { loginPages } from './api/oauth/login.ts';
 import { tokenRoutes } from './api/oauth/token.ts';
+import { registrationRoutes } from './api/oauth/register.ts';
+import { discoveryRoutes } from './api/oauth/well-known.ts';
 import { clientErrorHandler, installErrorHandling, installInputGuard, installJsonParser, sendError, sendFrameworkError } from './api/errors.ts';
 import { ApiError } from './domain/errors.ts';
 import { connectRoutes } from './api/connect.ts';
@@ -115,6 +117,8 @@ export async function buildServer(
   // Web side (session cookie), the OAuth2 authorization server, and its sign-in and consent pages.
   await app.register(appRoutes(services), { prefix: '/api/app' });
   await app.register(tokenRoutes(services), { prefix: '/api/oauth' });
+  await app.register(registrationRoutes(services), { prefix: '/api/oauth' });
+  await app.register(discoveryRoutes(services), { prefix: '/.well-known' });
   await app.register(loginPages(services));
   await app.register(authorizePages(services));
 

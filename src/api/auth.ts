@@ -7,7 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Accounts, Principal } from '../domain/accounts.ts';
 import { ApiError } from '../domain/errors.ts';
-import { ACCESS_TOKEN_PREFIX, type OAuthServer } from '../domain/oauth.ts';
+import { ACCESS_TOKEN_PREFIX, type HeraldResources, type OAuthServer, tokenGoodFor } from '../domain/oauth.ts';
 import { allows, type Scope } from '../domain/scopes.ts';
 import { requiredScope } from './scopes.ts';
 
@@ -24,7 +24,16 @@ export function presentedCredential(request: FastifyRequest): string | undefined
   return value || undefined;
 }
 
-export async function authenticate(request: FastifyRequest, verifiers: { accounts: Accounts; oauth: OAuthServer }): Promise<Principal> {
+/**
+ * The principal of the request's credential, for the resource `here` (the
+ * public API or the MCP server): an access token bound to the other one
+ * (RFC 8707) is refused as an unknown one would be.
+ */
+export async function authenticate(
+  request: FastifyRequest,
+  verifiers: { accounts: Accounts; oauth: OAuthServer },
+  here: keyof HeraldResources = 'publicApi',
+): Promise<Principal> {
   const credential = presentedCredential(request);
   if (!credential) {
     throw new ApiError('missing_api_key', 'Authorization header is missing: send your API key as "Authorization: <key>"', [
@@ -37,6 +46,12 @@ export async function authenticate(request: FastifyRequest, verifiers: { account
   if (!principal) {
     throw new ApiError('invalid_api_key', 'Invalid API key: it is unknown, revoked or was rotated (or the access token expired or was revoked)', [
       { path: 'headers.authorization', message: 'is not a valid API key or access token' },
+    ]);
+  }
+  const resources = verifiers.oauth.resources;
+  if (resources && !tokenGoodFor(principal.resource, resources[here])) {
+    throw new ApiError('invalid_api_key', `This access token was issued for ${principal.resource}, not for ${resources[here]}: ask for a token for this resource`, [
+      { path: 'headers.authorization', message: `is an access token for another resource (${principal.resource})` },
     ]);
   }
   return principal;

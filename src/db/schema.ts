@@ -380,6 +380,8 @@ export interface OAuthCodeRow {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  /** The RFC 8707 resource the code is for (migration 029); null when none was named. */
+  resource?: string | null;
 }
 
 export interface OAuthTokenRow {
@@ -395,6 +397,26 @@ export interface OAuthTokenRow {
   access_expires_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** The RFC 8707 resource the token is good for (migration 029); null: wherever the app's tokens were always good. */
+  resource?: string | null;
+}
+
+/** A client that registered itself (RFC 7591), migration 029. */
+export interface OAuthDynamicClientRow {
+  id: string;
+  name: string;
+  /** JSON array of exact redirect URIs. */
+  redirect_uris: string;
+  client_uri: string | null;
+  software_id: string | null;
+  software_version: string | null;
+  auth_method: 'none' | 'client_secret_post' | 'client_secret_basic';
+  secret_hash: string | null;
+  /** The account it acts for since a person first approved it; null while unused. */
+  account_id: string | null;
+  created_at: number;
+  claimed_at: number | null;
+  deleted_at: number | null;
 }
 
 export interface DeviceRequestRow {
@@ -543,6 +565,7 @@ export interface Database {
   oauth_apps: OAuthAppRow;
   oauth_codes: OAuthCodeRow;
   oauth_tokens: OAuthTokenRow;
+  oauth_dynamic_clients: OAuthDynamicClientRow;
   device_requests: DeviceRequestRow;
   webhooks: WebhookRow;
   webhook_deliveries: WebhookDeliveryRow;

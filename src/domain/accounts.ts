@@ -32,6 +32,8 @@ export interface Principal {
   scopes: ScopeList;
   /** The person the credential acts for (a web session, or an application they authorised); none for API keys, which act for the account. */
   userId?: string;
+  /** For an OAuth access token: the resource (RFC 8707) it is bound to; null or absent: not bound. */
+  resource?: string | null;
 }
 
 const KEY_PREFIX = 'hk_';

@@ -3,15 +3,18 @@
  * a Herald account: registered applications, authorization codes (with PKCE,
  * RFC 7636, S256 only), access tokens that expire and carry scopes, refresh
  * tokens, and revocation. Codes and tokens are stored as SHA-256 only.
+ * Clients that registered themselves (dynamic-clients.ts) use the same flow,
+ * with PKCE required and their tokens bound to Herald's MCP server (RFC 8707).
  */
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database, OAuthAppRow, OAuthTokenRow, UserRow } from '../db/schema.ts';
+import type { Database, OAuthAppRow, OAuthDynamicClientRow, OAuthTokenRow, UserRow } from '../db/schema.ts';
 import { hotQuery } from '../db/hot-query.ts';
 import { newId } from '../lib/ids.ts';
 import { randomToken, sha256 } from '../lib/secrets.ts';
 import { iso } from '../lib/time.ts';
 import type { Principal } from './accounts.ts';
+import { DynamicClients } from './dynamic-clients.ts';
 import { type ApiError, invalidField, notFound } from './errors.ts';
 import { capScopesForRole, parseScopes, scopeString, scopesFromJson, scopesToJson, within, type ScopeList } from './scopes.ts';
 
@@ -25,12 +28,80 @@ export { MAX_TOKEN_TTL_SECONDS } from '../contract/routes/app.ts';
 /** An error of the token endpoint, named as RFC 6749 section 5.2 names them. */
 export class OAuthError extends Error {
   constructor(
-    readonly error: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope',
+    readonly error:
+      | 'invalid_request'
+      | 'invalid_client'
+      | 'invalid_grant'
+      | 'unauthorized_client'
+      | 'unsupported_grant_type'
+      | 'invalid_scope'
+      | 'invalid_target',
     readonly description: string,
     readonly status = error === 'invalid_client' ? 401 : 400,
   ) {
     super(description);
   }
+}
+
+/**
+ * The resources (RFC 8707) Herald's tokens can be bound to: its MCP server and
+ * its public API. A token bound to one is refused by the other; a token bound
+ * to none (an application that named no resource, as before resources existed)
+ * is good for both.
+ */
+export interface HeraldResources {
+  mcp: string;
+  publicApi: string;
+}
+
+export function heraldResources(publicUrl: string): HeraldResources {
+  const base = publicUrl.replace(/\/+$/, '');
+  return { mcp: `${base}/api/mcp`, publicApi: `${base}/api/public/v1` };
+}
+
+/** Resource indicators compare without a trailing slash. */
+function sameResource(value: string): string {
+  return value.replace(/\/+$/, '');
+}
+
+/** Whether a token bound to `tokenResource` may be used at `here`. */
+export function tokenGoodFor(tokenResource: string | null | undefined, here: string): boolean {
+  return tokenResource === null || tokenResource === undefined || sameResource(tokenResource) === sameResource(here);
+}
+
+/** A client of either kind, as the flow needs it. */
+interface ClientRecord {
+  id: string;
+  name: string;
+  redirectUris: string[];
+  secretHash: string | null;
+  tokenTtlSeconds: number;
+  createdAt: number;
+  /** Set for a client that registered itself. */
+  agent?: OAuthDynamicClientRow;
+}
+
+function appRecord(row: OAuthAppRow): ClientRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    redirectUris: JSON.parse(row.redirect_uris),
+    secretHash: row.secret_hash,
+    tokenTtlSeconds: row.token_ttl_seconds,
+    createdAt: row.created_at,
+  };
+}
+
+function agentRecord(row: OAuthDynamicClientRow): ClientRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    redirectUris: JSON.parse(row.redirect_uris),
+    secretHash: row.secret_hash,
+    tokenTtlSeconds: DEFAULT_TOKEN_TTL_SECONDS,
+    createdAt: row.created_at,
+    agent: row,
+  };
 }
 
 export interface AppView {
@@ -89,6 +160,10 @@ export interface AuthorizationRequest {
   scopes: ScopeList;
   state?: string;
   codeChallenge?: string;
+  /** The resource the tokens will be bound to; null: none named (a registered application's tokens as before). */
+  resource: string | null;
+  /** Set when the client registered itself: what the consent page tells the person. */
+  agent?: { registeredAt: string; clientUri: string | null; accountId: string | null };
 }
 
 export function s256(verifier: string): string {
@@ -117,15 +192,22 @@ export function checkRedirectUri(uri: string, path: string): string {
 
 export class OAuthServer {
   private readonly tokenByHash;
+  /** Clients that registered themselves (RFC 7591). */
+  readonly agents: DynamicClients;
 
-  constructor(private readonly db: Kysely<Database>) {
-    this.tokenByHash = hotQuery<{ hash: string }, Pick<OAuthTokenRow, 'id' | 'account_id' | 'user_id' | 'scopes' | 'access_expires_at' | 'last_used_at'>>(
-      db,
-      ['hash'],
-      (p) =>
+  /** `resources`: what the `resource` parameter may name; without it (a server that only registers applications) it may name nothing. */
+  constructor(
+    private readonly db: Kysely<Database>,
+    readonly resources?: HeraldResources,
+  ) {
+    this.agents = new DynamicClients(db);
+    this.tokenByHash = hotQuery<
+      { hash: string },
+      Pick<OAuthTokenRow, 'id' | 'account_id' | 'user_id' | 'scopes' | 'access_expires_at' | 'last_used_at' | 'resource'>
+    >(db, ['hash'], (p) =>
         db
           .selectFrom('oauth_tokens')
-          .select(['id', 'account_id', 'user_id', 'scopes', 'access_expires_at', 'last_used_at'])
+          .select(['id', 'account_id', 'user_id', 'scopes', 'access_expires_at', 'last_used_at', 'resource'])
           .where('access_hash', '=', p.hash)
           .where('revoked_at', 'is', null),
     );
@@ -209,18 +291,50 @@ export class OAuthServer {
     });
   }
 
-  private async liveApp(clientId: string): Promise<OAuthAppRow | undefined> {
+  private async liveClient(clientId: string): Promise<ClientRecord | undefined> {
     if (!clientId) return undefined;
-    return this.db.selectFrom('oauth_apps').selectAll().where('id', '=', clientId).where('deleted_at', 'is', null).executeTakeFirst();
+    const agent = await this.agents.live(clientId);
+    if (agent) return agentRecord(agent);
+    const row = await this.db.selectFrom('oauth_apps').selectAll().where('id', '=', clientId).where('deleted_at', 'is', null).executeTakeFirst();
+    return row && appRecord(row);
+  }
+
+  /**
+   * The resource a client's tokens are bound to, from the `resource` it sent:
+   * one of Herald's resources; a client that registered itself gets the MCP
+   * server's, named or not, and nothing else.
+   */
+  private resourceFor(client: ClientRecord, requested: string | undefined): string | null {
+    const known = this.resources;
+    if (requested === undefined || requested === '') return client.agent && known ? known.mcp : null;
+    const wanted = sameResource(requested);
+    if (client.agent) {
+      if (known && wanted === sameResource(known.mcp)) return known.mcp;
+      throw new OAuthError('invalid_target', `resource must be ${known?.mcp ?? "Herald's MCP server"}: a client that registered itself may only use Herald's MCP server`);
+    }
+    const match = known && [known.mcp, known.publicApi].find((r) => sameResource(r) === wanted);
+    if (!match) {
+      throw new OAuthError(
+        'invalid_target',
+        known ? `resource must be ${known.mcp} (the MCP server) or ${known.publicApi} (the public API)` : 'this server takes no resource parameter',
+      );
+    }
+    return match;
   }
 
   // Authorization -------------------------------------------------------------
 
   /** Checks the query of /oauth/authorize (the same fields come back with the consent form). */
   async checkAuthorization(params: Record<string, string | undefined>): Promise<AuthorizationCheck> {
-    const row = await this.liveApp(params.client_id ?? '');
-    if (!row) return { kind: 'refuse', message: 'This application is unknown: the link that brought you here has a wrong or missing client_id.' };
-    const app = appView(row);
+    const client = await this.liveClient(params.client_id ?? '');
+    if (!client) return { kind: 'refuse', message: 'This application is unknown: the link that brought you here has a wrong or missing client_id.' };
+    const app: AppView = {
+      clientId: client.id,
+      name: client.name,
+      redirectUris: client.redirectUris,
+      tokenLifetime: client.tokenTtlSeconds,
+      createdAt: iso(client.createdAt),
+    };
     let redirectUri: string;
     if (params.redirect_uri) {
       if (!app.redirectUris.includes(params.redirect_uri)) {
@@ -255,12 +369,28 @@ export class OAuthServer {
       codeChallenge = params.code_challenge;
     } else if (params.code_challenge_method) {
       return fail('invalid_request', 'code_challenge_method was sent without code_challenge');
+    } else if (client.agent) {
+      // A client that registered itself proves with PKCE that the code comes back to whoever asked for it.
+      return fail('invalid_request', 'code_challenge is required (PKCE with S256)');
     }
-    return { kind: 'ok', request: { app, redirectUri, redirectUriGiven: Boolean(params.redirect_uri), scopes, state, codeChallenge } };
+    let resource: string | null;
+    try {
+      resource = this.resourceFor(client, params.resource);
+    } catch (err) {
+      return fail('invalid_target', (err as OAuthError).description);
+    }
+    const agent = client.agent && { registeredAt: iso(client.agent.created_at), clientUri: client.agent.client_uri, accountId: client.agent.account_id };
+    return {
+      kind: 'ok',
+      request: { app, redirectUri, redirectUriGiven: Boolean(params.redirect_uri), scopes, state, codeChallenge, resource, ...(agent && { agent }) },
+    };
   }
 
   /** The user approved: a one-time code for the client (valid 10 minutes). */
   async issueCode(request: AuthorizationRequest, user: UserRow, now = Date.now()): Promise<string> {
+    if (request.agent && !(await this.agents.claim(request.app.clientId, user.account_id, now))) {
+      throw new OAuthError('unauthorized_client', 'this agent is connected to another Herald account');
+    }
     const code = randomToken('hac_');
     await this.db
       .insertInto('oauth_codes')
@@ -272,6 +402,7 @@ export class OAuthServer {
         redirect_uri: request.redirectUriGiven ? request.redirectUri : null,
         scopes: scopesToJson(capScopesForRole(request.scopes, user.role)),
         code_challenge: request.codeChallenge ?? null,
+        resource: request.resource,
         created_at: now,
         expires_at: now + CODE_TTL_MS,
         used_at: null,
@@ -287,16 +418,36 @@ export class OAuthServer {
   }
 
   /** The client named by client_id; the secret, when given, must be its own. */
-  private async client(clientId: string | undefined, clientSecret: string | undefined): Promise<OAuthAppRow> {
+  private async client(clientId: string | undefined, clientSecret: string | undefined): Promise<ClientRecord> {
     if (!clientId) throw new OAuthError('invalid_request', 'client_id is required');
-    const app = await this.liveApp(clientId);
+    const app = await this.liveClient(clientId);
     if (!app) throw new OAuthError('invalid_client', 'unknown client_id');
-    if (clientSecret !== undefined && !sameSecret(clientSecret, app.secret_hash)) throw new OAuthError('invalid_client', 'client_secret is wrong');
+    if (clientSecret !== undefined) {
+      if (app.secretHash === null) throw new OAuthError('invalid_client', 'this client registered without a secret (token_endpoint_auth_method none): send no client_secret');
+      if (!sameSecret(clientSecret, app.secretHash)) throw new OAuthError('invalid_client', 'client_secret is wrong');
+    } else if (app.agent && app.secretHash !== null) {
+      throw new OAuthError('invalid_client', 'client_secret is required: this client registered with one');
+    }
     return app;
   }
 
+  /** Whether the client proved who it is: its secret, or it is a public client that registered itself (it has none). */
+  private authenticated(app: ClientRecord, clientSecret: string | undefined): boolean {
+    return clientSecret !== undefined || (app.agent !== undefined && app.secretHash === null);
+  }
+
+  /** The `resource` of a token request: the grant's own, or, for a grant that named none, one the client may name. */
+  private tokenResource(app: ClientRecord, granted: string | null, requested: string | undefined): string | null {
+    if (requested === undefined) return granted;
+    if (granted !== null) {
+      if (sameResource(requested) !== sameResource(granted)) throw new OAuthError('invalid_target', `resource must be ${granted}, the one this grant was made for`);
+      return granted;
+    }
+    return this.resourceFor(app, requested);
+  }
+
   async exchangeCode(
-    input: { code?: string; clientId?: string; clientSecret?: string; codeVerifier?: string; redirectUri?: string },
+    input: { code?: string; clientId?: string; clientSecret?: string; codeVerifier?: string; redirectUri?: string; resource?: string },
     now = Date.now(),
   ): Promise<TokenAnswer> {
     const app = await this.client(input.clientId, input.clientSecret);
@@ -313,7 +464,7 @@ export class OAuthServer {
       throw new OAuthError('invalid_grant', 'the authorization code was used already; the tokens it gave are revoked');
     }
     if (code.expires_at <= now) throw new OAuthError('invalid_grant', 'the authorization code expired; ask the user to authorize again');
-    const registered: string[] = JSON.parse(app.redirect_uris);
+    const registered = app.redirectUris;
     if (code.redirect_uri !== null) {
       if (input.redirectUri !== code.redirect_uri) throw new OAuthError('invalid_grant', 'redirect_uri must be the one sent to the authorization request');
     } else if (input.redirectUri !== undefined && !(registered.length === 1 && registered[0] === input.redirectUri)) {
@@ -335,12 +486,17 @@ export class OAuthServer {
       .executeTakeFirst();
     if (Number(claimed.numUpdatedRows) !== 1) throw new OAuthError('invalid_grant', 'the authorization code was used already');
     if (!(await this.personExists(code.user_id))) throw new OAuthError('invalid_grant', 'the person who authorized this code was removed');
-    return this.issueToken(app, { accountId: code.account_id, userId: code.user_id, scopes: scopesFromJson(code.scopes), codeHash }, now);
+    const resource = this.tokenResource(app, code.resource ?? null, input.resource);
+    return this.issueToken(app, { accountId: code.account_id, userId: code.user_id, scopes: scopesFromJson(code.scopes), codeHash, resource }, now);
   }
 
-  async refresh(input: { refreshToken?: string; clientId?: string; clientSecret?: string; scope?: string }, now = Date.now()): Promise<TokenAnswer> {
+  async refresh(
+    input: { refreshToken?: string; clientId?: string; clientSecret?: string; scope?: string; resource?: string },
+    now = Date.now(),
+  ): Promise<TokenAnswer> {
     const app = await this.client(input.clientId, input.clientSecret);
-    if (input.clientSecret === undefined) throw new OAuthError('invalid_client', 'client_secret is required to refresh a token');
+    // Public clients have no secret; their refresh tokens are used once (rotated below), so a stolen one shows.
+    if (!this.authenticated(app, input.clientSecret)) throw new OAuthError('invalid_client', 'client_secret is required to refresh a token');
     if (!input.refreshToken) throw new OAuthError('invalid_request', 'refresh_token is required');
     const row = await this.db.selectFrom('oauth_tokens').selectAll().where('refresh_hash', '=', sha256(input.refreshToken)).executeTakeFirst();
     if (!row || row.app_id !== app.id || row.revoked_at !== null)
@@ -356,6 +512,7 @@ export class OAuthServer {
       }
       if (!within(scopes, granted)) throw new OAuthError('invalid_scope', 'a refresh may narrow the scopes, never widen them');
     }
+    const resource = this.tokenResource(app, row.resource ?? null, input.resource);
     // The old pair stops working: a refresh token is used once.
     const retired = await this.db
       .updateTable('oauth_tokens')
@@ -364,12 +521,12 @@ export class OAuthServer {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     if (Number(retired.numUpdatedRows) !== 1) throw new OAuthError('invalid_grant', 'the refresh token was used already');
-    return this.issueToken(app, { accountId: row.account_id, userId: row.user_id, scopes, codeHash: row.code_hash }, now);
+    return this.issueToken(app, { accountId: row.account_id, userId: row.user_id, scopes, codeHash: row.code_hash, resource }, now);
   }
 
   private async issueToken(
-    app: OAuthAppRow,
-    grant: { accountId: string; userId: string; scopes: ScopeList; codeHash: string | null },
+    app: ClientRecord,
+    grant: { accountId: string; userId: string; scopes: ScopeList; codeHash: string | null; resource: string | null },
     now: number,
   ): Promise<TokenAnswer> {
     const access = randomToken(ACCESS_TOKEN_PREFIX);
@@ -386,15 +543,16 @@ export class OAuthServer {
         scopes: scopesToJson(grant.scopes),
         code_hash: grant.codeHash,
         created_at: now,
-        access_expires_at: now + app.token_ttl_seconds * 1000,
+        access_expires_at: now + app.tokenTtlSeconds * 1000,
         last_used_at: null,
         revoked_at: null,
+        resource: grant.resource,
       })
       .execute();
     return {
       access_token: access,
       token_type: 'bearer',
-      expires_in: app.token_ttl_seconds,
+      expires_in: app.tokenTtlSeconds,
       refresh_token: refresh,
       scope: scopeString(grant.scopes),
       id: grant.accountId,
@@ -404,7 +562,7 @@ export class OAuthServer {
   /** RFC 7009: the client gives up a token (access or refresh); unknown tokens are not an error. */
   async revokeByClient(input: { token?: string; clientId?: string; clientSecret?: string }, now = Date.now()): Promise<void> {
     const app = await this.client(input.clientId, input.clientSecret);
-    if (input.clientSecret === undefined) throw new OAuthError('invalid_client', 'client_secret is required to revoke a token');
+    if (!this.authenticated(app, input.clientSecret)) throw new OAuthError('invalid_client', 'client_secret is required to revoke a token');
     if (!input.token) throw new OAuthError('invalid_request', 'token is required');
     const hash = sha256(input.token);
     await this.db
@@ -426,6 +584,7 @@ export class OAuthServer {
       .deleteFrom('oauth_tokens')
       .where('revoked_at', '<', now - 86_400_000)
       .execute();
+    await this.agents.prune(now);
   }
 
   // Use and revocation --------------------------------------------------------
@@ -437,7 +596,7 @@ export class OAuthServer {
     if (row.last_used_at === null || row.last_used_at < now - LAST_USED_PRECISION_MS) {
       await this.db.updateTable('oauth_tokens').set({ last_used_at: now }).where('id', '=', row.id).execute();
     }
-    return { accountId: row.account_id, keyId: row.id, scopes: scopesFromJson(row.scopes), userId: row.user_id };
+    return { accountId: row.account_id, keyId: row.id, scopes: scopesFromJson(row.scopes), userId: row.user_id, resource: row.resource ?? null };
   }
 
   /** Access the account granted to applications and not revoked yet. */

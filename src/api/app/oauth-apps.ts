@@ -1,7 +1,8 @@
 /**
  * Settings for OAuth: the applications this account registered (client id,
  * secret shown once, redirect URIs), and the access this account granted to
- * applications, which can be revoked here.
+ * applications, which can be revoked here, and the agents (MCP clients) that
+ * registered themselves and were approved, which can be disconnected here.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../services.ts';
@@ -59,6 +60,17 @@ export function oauthAppsRoutes(services: Services): FastifyPluginAsyncZod {
       handler: async (request) => {
         await oauth.revokeGrant(request.user.account_id, request.params.id);
         return { revoked: true, id: request.params.id };
+      },
+    });
+
+    // Agents that registered themselves: anyone who may revoke an authorization may disconnect one.
+    serve(app, routes.connectedAgents, { hide, handler: async (request) => oauth.agents.list(request.user.account_id) });
+
+    serve(app, routes.disconnectAgent, {
+      hide,
+      handler: async (request) => {
+        await oauth.agents.disconnect(request.user.account_id, request.params.id);
+        return { disconnected: true, clientId: request.params.id };
       },
     });
   };

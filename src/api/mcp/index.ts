@@ -4,16 +4,32 @@
  * any process of a deployment answers any request). Authenticated as the public
  * API is (an API key or an OAuth access token in Authorization) and counted
  * against the same per-key request limit; the tools then apply the scopes.
+ * Refused credentials get a 401 whose WWW-Authenticate points to the protected
+ * resource metadata (RFC 9728), from where an MCP client finds Herald's OAuth
+ * server and signs in by itself (well-known.ts).
  */
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.ts';
 import { authenticate } from '../auth.ts';
 import { errorBody, sendError } from '../errors.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { log } from '../../lib/log.ts';
 import { mcpServer } from './server.ts';
+import { MCP_PATH, protectedResourceMetadataUrl } from '../oauth/well-known.ts';
 
-export const MCP_PATH = '/api/mcp';
+export { MCP_PATH };
+
+/** The credential check of /api/mcp; a 401 names where to learn how to get a token (RFC 9728 section 5.1). */
+async function authenticateForMcp(request: FastifyRequest, services: Services) {
+  try {
+    return await authenticate(request, services, 'mcp');
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.statusCode !== 401) throw err;
+    const metadata = protectedResourceMetadataUrl(services.config.publicUrl);
+    const challenge = err.code === 'missing_api_key' ? `Bearer resource_metadata="${metadata}"` : `Bearer error="invalid_token", resource_metadata="${metadata}"`;
+    throw new ApiError(err.code, err.message, err.errors, { ...err.headers, 'www-authenticate': challenge });
+  }
+}
 
 /** The SDK's HTTP transport, loaded on the first call (see loadMcpSdk). */
 const loadTransport = () => import('@modelcontextprotocol/sdk/server/streamableHttp.js');
@@ -21,7 +37,7 @@ const loadTransport = () => import('@modelcontextprotocol/sdk/server/streamableH
 export function mcpRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     app.post(MCP_PATH, { schema: { hide: true } }, async (request, reply) => {
-      const principal = await authenticate(request, services);
+      const principal = await authenticateForMcp(request, services);
       await services.rateLimiter.consumeBatched(`key:${principal.keyId}`, services.config.requestsPerMinute, 60_000, 'This API key');
       const [server, { StreamableHTTPServerTransport }] = await Promise.all([mcpServer(services, principal), loadTransport()]);
       // Answers come as JSON, not as an event stream: every tool answers once, and nothing stays open.

@@ -88,10 +88,16 @@ export function tokenRoutes(services: Services): FastifyPluginAsync {
         let answer;
         switch (body.grant_type) {
           case 'authorization_code':
-            answer = await oauth.exchangeCode({ code: body.code, codeVerifier: body.code_verifier, redirectUri: body.redirect_uri, ...client });
+            answer = await oauth.exchangeCode({
+              code: body.code,
+              codeVerifier: body.code_verifier,
+              redirectUri: body.redirect_uri,
+              resource: body.resource,
+              ...client,
+            });
             break;
           case 'refresh_token':
-            answer = await oauth.refresh({ refreshToken: body.refresh_token, scope: body.scope, ...client });
+            answer = await oauth.refresh({ refreshToken: body.refresh_token, scope: body.scope, resource: body.resource, ...client });
             break;
           case undefined:
             throw new OAuthError('invalid_request', 'grant_type is required');

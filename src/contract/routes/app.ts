@@ -101,6 +101,18 @@ export const oauthGrant = z.object({
   lastUsedAt: z.string().nullable(),
 });
 
+/** An agent (MCP client) that registered itself and was approved in this account. */
+export const connectedAgent = z.object({
+  clientId: z.string(),
+  name: z.string(),
+  clientUri: z.string().nullable(),
+  redirectUris: z.array(z.string()),
+  registeredAt: z.string(),
+  connectedAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+  activeTokens: z.number(),
+});
+
 export const template = z.object({ id: z.string(), kind: z.enum(TEMPLATE_KINDS), name: z.string(), content: z.string(), updatedAt: z.string() });
 
 /** A network with its content rules and its settings and credentials as JSON Schema. */
@@ -252,6 +264,15 @@ export const appRoutes = routeTable('/api/app', {
     path: '/oauth/authorizations/:id',
     params: idParam,
     responses: { 200: z.object({ revoked: z.boolean(), id: z.string() }) },
+  }),
+
+  connectedAgents: route({ method: 'GET', path: '/oauth/agents', responses: { 200: z.array(connectedAgent) } }),
+  /** Disconnects the agent: its registration is removed and its tokens stop working at once. */
+  disconnectAgent: route({
+    method: 'DELETE',
+    path: '/oauth/agents/:id',
+    params: idParam,
+    responses: { 200: z.object({ disconnected: z.boolean(), clientId: z.string() }) },
   }),
 
   networks: route({ method: 'GET', path: '/networks', responses: { 200: z.array(network) } }),

@@ -1,10 +1,10 @@
 /** Every table of routes the server registers from the contract (see ../route.ts). */
 import { appRoutes } from './app.ts';
 import { publicRoutes, sessionPublicRoutes } from './public.ts';
-import { oauthPages, oauthTokenRoutes, previewRoutes } from './visitors.ts';
+import { oauthDiscoveryRoutes, oauthPages, oauthTokenRoutes, previewRoutes } from './visitors.ts';
 
 export { appRoutes } from './app.ts';
 export { publicRoutes, sessionPublicRoutes } from './public.ts';
-export { oauthPages, oauthTokenRoutes, previewRoutes } from './visitors.ts';
+export { oauthDiscoveryRoutes, oauthPages, oauthTokenRoutes, previewRoutes } from './visitors.ts';
 
-export const ROUTE_TABLES = [publicRoutes, sessionPublicRoutes, appRoutes, oauthTokenRoutes, oauthPages, previewRoutes] as const;
+export const ROUTE_TABLES = [publicRoutes, sessionPublicRoutes, appRoutes, oauthTokenRoutes, oauthPages, previewRoutes, oauthDiscoveryRoutes] as const;

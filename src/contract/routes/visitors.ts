@@ -15,6 +15,16 @@ export const MAX_NEXT = 4096;
 export const oauthTokenRoutes = routeTable('/api/oauth', {
   token: route({ method: 'POST', path: '/token', responses: {} }),
   revoke: route({ method: 'POST', path: '/revoke', responses: {} }),
+  /** Dynamic client registration (RFC 7591), for MCP clients that know only the server's address. */
+  register: route({ method: 'POST', path: '/register', responses: {} }),
+});
+
+/** How an MCP client finds the OAuth server by itself: RFC 9728 and RFC 8414 metadata documents. */
+export const oauthDiscoveryRoutes = routeTable('/.well-known', {
+  protectedResource: route({ method: 'GET', path: '/oauth-protected-resource', responses: {} }),
+  /** The same document at the address RFC 9728 section 3.1 derives from the MCP endpoint's path. */
+  mcpProtectedResource: route({ method: 'GET', path: '/oauth-protected-resource/api/mcp', responses: {} }),
+  authorizationServer: route({ method: 'GET', path: '/oauth-authorization-server', responses: {} }),
 });
 
 export const oauthPages = routeTable('', {
