@@ -525,6 +525,14 @@ export const en = {
   'mcp.copyConfig': 'Copy the configuration',
   'mcp.scopes':
     "The key's scopes decide which tools an agent gets: with read scopes only, it sees just the read tools. OAuth access tokens from applications work too.",
+  'mcp.signIn':
+    'Assistants that connect by themselves (a custom connector in Claude or ChatGPT, and other MCP clients with OAuth) need only the endpoint: they register with Herald, send you here to sign in and approve, and show up below.',
+  'agents.title': 'Connected agents',
+  'agents.intro': 'Assistants that registered themselves with Herald and that someone in this account approved. Disconnecting one ends its access at once.',
+  'agents.none': 'No agent connected yet.',
+  'agents.connected': 'Connected {when}',
+  'agents.disconnect': 'Disconnect',
+  'agents.confirm': 'Disconnect “{name}”? It loses its access at once and has to be approved again.',
   'apps.create': 'Register an application',
   'apps.redirectUris': 'Redirect URIs (one per line)',
   'apps.clientId': 'Client id',

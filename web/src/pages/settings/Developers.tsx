@@ -1,4 +1,8 @@
-/** Developers: the public API's keys (create with scopes, reveal, rotate, revoke) and the MCP server that takes them. */
+/**
+ * Developers: the public API's keys (create with scopes, reveal, rotate, revoke),
+ * the MCP server that takes them, and the agents that connected to it by
+ * signing in themselves (OAuth), which can be disconnected.
+ */
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api.ts';
@@ -14,6 +18,7 @@ export function Developers() {
     <>
       <Keys />
       <McpServer />
+      <ConnectedAgents />
     </>
   );
 }
@@ -30,6 +35,7 @@ function McpServer() {
         {t('mcp.endpoint')} <code data-testid="mcp-url">{url}</code>
         <CopyButton text={url} label={t('mcp.copyUrl')} />
       </div>
+      <p>{t('mcp.signIn')}</p>
       <h3>{t('mcp.config')}</h3>
       <p>{t('mcp.configHelp')}</p>
       <pre className="snippet" data-testid="mcp-config">
@@ -37,6 +43,40 @@ function McpServer() {
       </pre>
       <CopyButton text={config} label={t('mcp.copyConfig')} />
       <p>{t('mcp.scopes')}</p>
+    </div>
+  );
+}
+
+/** Agents (MCP clients) that registered themselves and were approved in this account; disconnecting ends their tokens. */
+function ConnectedAgents() {
+  const prefs = usePrefs();
+  const { list, error, act } = useSection(['agents'], '/oauth/agents');
+  if (list.isPending) return <Loading />;
+  return (
+    <div>
+      <h2>{t('agents.title')}</h2>
+      <p>{t('agents.intro')}</p>
+      <ErrorNote error={list.error ?? error} />
+      {list.data?.length === 0 && <p>{t('agents.none')}</p>}
+      <ul className="cards">
+        {list.data?.map((a) => (
+          <li key={a.clientId} className="card" data-testid={`agent-${a.clientId}`}>
+            <strong>{a.name}</strong> {a.clientUri && <code>{a.clientUri}</code>}
+            <small>
+              {a.connectedAt && t('agents.connected', { when: formatWhen(a.connectedAt, prefs) })} ·{' '}
+              {a.lastUsedAt ? t('keys.lastUsed', { when: formatWhen(a.lastUsedAt, prefs) }) : t('keys.neverUsed')}
+            </small>
+            <div className="row">
+              <DeleteButton
+                name={a.name}
+                label={t('agents.disconnect')}
+                question={t('agents.confirm', { name: a.name })}
+                onConfirm={() => act(() => api('DELETE', `/oauth/agents/${a.clientId}`))}
+              />
+            </div>
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }
