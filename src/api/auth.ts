@@ -50,9 +50,11 @@ export async function authenticate(
   }
   const resources = verifiers.oauth.resources;
   if (resources && !tokenGoodFor(principal.resource, resources[here])) {
-    throw new ApiError('invalid_api_key', `This access token was issued for ${principal.resource}, not for ${resources[here]}: ask for a token for this resource`, [
-      { path: 'headers.authorization', message: `is an access token for another resource (${principal.resource})` },
-    ]);
+    throw new ApiError(
+      'invalid_api_key',
+      `This access token was issued for ${principal.resource}, not for ${resources[here]}: ask for a token for this resource`,
+      [{ path: 'headers.authorization', message: `is an access token for another resource (${principal.resource})` }],
+    );
   }
   return principal;
 }

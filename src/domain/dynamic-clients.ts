@@ -98,7 +98,6 @@ function optionalText(body: Record<string, unknown>, field: string, max: number)
   if (typeof value !== 'string') throw new RegistrationError('invalid_client_metadata', `${field} must be a string`, field);
   if (value.length > max) throw new RegistrationError('invalid_client_metadata', `${field} must be at most ${max} characters`, field);
   // Shown to people on the consent page: no control characters that could disguise it.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f]/.test(value)) throw new RegistrationError('invalid_client_metadata', `${field} must not contain control characters`, field);
   return value.trim() || undefined;
 }
@@ -119,21 +118,32 @@ export function checkRegistration(body: unknown): Omit<RegistrationAnswer, 'clie
   }
   const fields = body as Record<string, unknown>;
   const uris = fields.redirect_uris;
-  if (!Array.isArray(uris) || uris.length === 0) throw new RegistrationError('invalid_redirect_uri', 'redirect_uris is required: an array of at least one URI', 'redirect_uris');
-  if (uris.length > MAX_REDIRECT_URIS) throw new RegistrationError('invalid_redirect_uri', `redirect_uris may hold at most ${MAX_REDIRECT_URIS} URIs`, 'redirect_uris');
+  if (!Array.isArray(uris) || uris.length === 0)
+    throw new RegistrationError('invalid_redirect_uri', 'redirect_uris is required: an array of at least one URI', 'redirect_uris');
+  if (uris.length > MAX_REDIRECT_URIS)
+    throw new RegistrationError('invalid_redirect_uri', `redirect_uris may hold at most ${MAX_REDIRECT_URIS} URIs`, 'redirect_uris');
   const redirectUris = uris.map((u, i) => checkAgentRedirectUri(u, `redirect_uris[${i}]`));
 
   const grantTypes = stringList(fields, 'grant_types') ?? GRANT_TYPES;
   const unsupportedGrant = grantTypes.find((g) => !GRANT_TYPES.includes(g));
   if (unsupportedGrant !== undefined)
-    throw new RegistrationError('invalid_client_metadata', `grant_types: "${unsupportedGrant}" is not supported; use authorization_code and refresh_token`, 'grant_types');
-  if (!grantTypes.includes('authorization_code')) throw new RegistrationError('invalid_client_metadata', 'grant_types must include authorization_code', 'grant_types');
+    throw new RegistrationError(
+      'invalid_client_metadata',
+      `grant_types: "${unsupportedGrant}" is not supported; use authorization_code and refresh_token`,
+      'grant_types',
+    );
+  if (!grantTypes.includes('authorization_code'))
+    throw new RegistrationError('invalid_client_metadata', 'grant_types must include authorization_code', 'grant_types');
   const responseTypes = stringList(fields, 'response_types') ?? ['code'];
   if (responseTypes.some((r) => r !== 'code')) throw new RegistrationError('invalid_client_metadata', 'response_types may only be ["code"]', 'response_types');
 
   const method = fields.token_endpoint_auth_method ?? 'client_secret_basic';
   if (typeof method !== 'string' || !AUTH_METHODS.includes(method as AuthMethod)) {
-    throw new RegistrationError('invalid_client_metadata', `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`, 'token_endpoint_auth_method');
+    throw new RegistrationError(
+      'invalid_client_metadata',
+      `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`,
+      'token_endpoint_auth_method',
+    );
   }
   const scope = optionalText(fields, 'scope', 1000);
   if (scope !== undefined) {
@@ -144,7 +154,8 @@ export function checkRegistration(body: unknown): Omit<RegistrationAnswer, 'clie
     }
   }
   const clientUri = optionalText(fields, 'client_uri', MAX_URI_LENGTH);
-  if (clientUri !== undefined && !/^https?:\/\//i.test(clientUri)) throw new RegistrationError('invalid_client_metadata', 'client_uri must be an http or https URL', 'client_uri');
+  if (clientUri !== undefined && !/^https?:\/\//i.test(clientUri))
+    throw new RegistrationError('invalid_client_metadata', 'client_uri must be an http or https URL', 'client_uri');
   const name = optionalText(fields, 'client_name', MAX_NAME_LENGTH) ?? `Agent at ${new URL(redirectUris[0]).host}`;
   const softwareId = optionalText(fields, 'software_id', 200);
   const softwareVersion = optionalText(fields, 'software_version', 200);

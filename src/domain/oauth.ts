@@ -205,11 +205,11 @@ export class OAuthServer {
       { hash: string },
       Pick<OAuthTokenRow, 'id' | 'account_id' | 'user_id' | 'scopes' | 'access_expires_at' | 'last_used_at' | 'resource'>
     >(db, ['hash'], (p) =>
-        db
-          .selectFrom('oauth_tokens')
-          .select(['id', 'account_id', 'user_id', 'scopes', 'access_expires_at', 'last_used_at', 'resource'])
-          .where('access_hash', '=', p.hash)
-          .where('revoked_at', 'is', null),
+      db
+        .selectFrom('oauth_tokens')
+        .select(['id', 'account_id', 'user_id', 'scopes', 'access_expires_at', 'last_used_at', 'resource'])
+        .where('access_hash', '=', p.hash)
+        .where('revoked_at', 'is', null),
     );
   }
 
@@ -310,7 +310,10 @@ export class OAuthServer {
     const wanted = sameResource(requested);
     if (client.agent) {
       if (known && wanted === sameResource(known.mcp)) return known.mcp;
-      throw new OAuthError('invalid_target', `resource must be ${known?.mcp ?? "Herald's MCP server"}: a client that registered itself may only use Herald's MCP server`);
+      throw new OAuthError(
+        'invalid_target',
+        `resource must be ${known?.mcp ?? "Herald's MCP server"}: a client that registered itself may only use Herald's MCP server`,
+      );
     }
     const match = known && [known.mcp, known.publicApi].find((r) => sameResource(r) === wanted);
     if (!match) {
@@ -423,7 +426,8 @@ export class OAuthServer {
     const app = await this.liveClient(clientId);
     if (!app) throw new OAuthError('invalid_client', 'unknown client_id');
     if (clientSecret !== undefined) {
-      if (app.secretHash === null) throw new OAuthError('invalid_client', 'this client registered without a secret (token_endpoint_auth_method none): send no client_secret');
+      if (app.secretHash === null)
+        throw new OAuthError('invalid_client', 'this client registered without a secret (token_endpoint_auth_method none): send no client_secret');
       if (!sameSecret(clientSecret, app.secretHash)) throw new OAuthError('invalid_client', 'client_secret is wrong');
     } else if (app.agent && app.secretHash !== null) {
       throw new OAuthError('invalid_client', 'client_secret is required: this client registered with one');
@@ -440,7 +444,8 @@ export class OAuthServer {
   private tokenResource(app: ClientRecord, granted: string | null, requested: string | undefined): string | null {
     if (requested === undefined) return granted;
     if (granted !== null) {
-      if (sameResource(requested) !== sameResource(granted)) throw new OAuthError('invalid_target', `resource must be ${granted}, the one this grant was made for`);
+      if (sameResource(requested) !== sameResource(granted))
+        throw new OAuthError('invalid_target', `resource must be ${granted}, the one this grant was made for`);
       return granted;
     }
     return this.resourceFor(app, requested);

@@ -54,7 +54,11 @@ for (const store of await testStores()) {
     async function mcp(credential?: string) {
       return fetch(mcpUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(credential ? { authorization: `Bearer ${credential}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(credential ? { authorization: `Bearer ${credential}` } : {}),
+        },
         body: JSON.stringify({
           jsonrpc: '2.0',
           id: 1,
@@ -195,7 +199,7 @@ for (const store of await testStores()) {
       assert.equal(noPkce.searchParams.get('error'), 'invalid_request');
       assert.match(noPkce.searchParams.get('error_description')!, /code_challenge/);
 
-      const { verifier, challenge } = pkce();
+      const { challenge } = pkce();
       const otherResource = await consent({ ...base, code_challenge: challenge, code_challenge_method: 'S256', resource: `${herald.url}/api/public/v1` });
       assert.equal(otherResource.searchParams.get('error'), 'invalid_target');
 
@@ -209,7 +213,13 @@ for (const store of await testStores()) {
       const code = back.searchParams.get('code')!;
       assert.ok(code, String(back));
 
-      const wrongVerifier = await token({ grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: CALLBACK, code_verifier: pkce().verifier });
+      const wrongVerifier = await token({
+        grant_type: 'authorization_code',
+        code,
+        client_id: client.client_id,
+        redirect_uri: CALLBACK,
+        code_verifier: pkce().verifier,
+      });
       assert.equal(wrongVerifier.status, 400);
       assert.equal(wrongVerifier.body.error, 'invalid_grant');
     });
@@ -244,7 +254,13 @@ for (const store of await testStores()) {
         const back = await consent({ response_type: 'code', client_id: app.clientId, redirect_uri: CALLBACK, ...(resource ? { resource } : {}) });
         const code = back.searchParams.get('code');
         assert.ok(code, String(back));
-        const answer = await token({ grant_type: 'authorization_code', code, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: CALLBACK });
+        const answer = await token({
+          grant_type: 'authorization_code',
+          code,
+          client_id: app.clientId,
+          client_secret: app.clientSecret,
+          redirect_uri: CALLBACK,
+        });
         assert.equal(answer.status, 200, JSON.stringify(answer.body));
         return answer.body.access_token as string;
       }
@@ -283,6 +299,15 @@ for (const store of await testStores()) {
       assert.equal(refresh.body.error, 'invalid_client', 'the registration is gone with it');
       assert.ok(!(await owner.app('GET', '/oauth/agents')).body.some((a: any) => a.clientId === client.client_id));
       assert.equal((await owner.app('DELETE', `/oauth/agents/${client.client_id}`)).status, 404);
+    });
+
+    it('an agent belongs to the account that first approved it', async () => {
+      const { client } = await connectAgent('Owned agent');
+      const otherAccount = await herald.services.accounts.create('Another account');
+      assert.equal(await herald.services.oauth.agents.claim(client.client_id, otherAccount), false, 'another account cannot take it over');
+      assert.ok(!(await herald.services.oauth.agents.list(otherAccount)).some((a) => a.clientId === client.client_id));
+      const gone = await new WebClient(herald.url).request('GET', '/api/app/oauth/agents');
+      assert.equal(gone.status, 401, 'the list needs a session');
     });
 
     it('a client registered with a secret must send it', async () => {

@@ -26,7 +26,8 @@ async function authenticateForMcp(request: FastifyRequest, services: Services) {
   } catch (err) {
     if (!(err instanceof ApiError) || err.statusCode !== 401) throw err;
     const metadata = protectedResourceMetadataUrl(services.config.publicUrl);
-    const challenge = err.code === 'missing_api_key' ? `Bearer resource_metadata="${metadata}"` : `Bearer error="invalid_token", resource_metadata="${metadata}"`;
+    const challenge =
+      err.code === 'missing_api_key' ? `Bearer resource_metadata="${metadata}"` : `Bearer error="invalid_token", resource_metadata="${metadata}"`;
     throw new ApiError(err.code, err.message, err.errors, { ...err.headers, 'www-authenticate': challenge });
   }
 }

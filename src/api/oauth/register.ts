@@ -42,14 +42,24 @@ export function registrationRoutes(services: Services): FastifyPluginAsync {
       // Unparseable or oversized bodies still answer in RFC 7591's terms.
       const status = (err as { statusCode?: number }).statusCode ?? 500;
       if (status >= 400 && status < 500)
-        return sendRegistrationError(reply, status, 'invalid_client_metadata', `the body must be a JSON object of client metadata (${http.STATUS_CODES[status]})`);
+        return sendRegistrationError(
+          reply,
+          status,
+          'invalid_client_metadata',
+          `the body must be a JSON object of client metadata (${http.STATUS_CODES[status]})`,
+        );
       throw err;
     });
 
     serve(app, oauthTokenRoutes.routes.register, {
       hide: true,
       handler: async (request, reply) => {
-        await rateLimiter.consumeSliding(`oauth-register:${request.ip}`, REGISTRATIONS_PER_ADDRESS, REGISTRATION_WINDOW_MS, 'Client registrations from this address');
+        await rateLimiter.consumeSliding(
+          `oauth-register:${request.ip}`,
+          REGISTRATIONS_PER_ADDRESS,
+          REGISTRATION_WINDOW_MS,
+          'Client registrations from this address',
+        );
         const registered = await oauth.agents.register(request.body);
         return reply.code(201).header('cache-control', 'no-store').send(registered);
       },
