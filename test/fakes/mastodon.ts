@@ -18,6 +18,8 @@ export interface FakeStatus {
   text: string;
   in_reply_to_id: string | null;
   media_ids: string[];
+  /** The content warning shown in place of the text ('' when none). */
+  spoiler_text: string;
   created_at: string;
   idempotencyKey?: string;
 }
@@ -216,6 +218,7 @@ export async function startMastodonFake(): Promise<MastodonFake> {
         created_at: s.created_at,
         content: s.content,
         in_reply_to_id: s.in_reply_to_id,
+        spoiler_text: s.spoiler_text,
         visibility: 'public',
         media_attachments: s.media_ids.map((id) => ({ id })),
         account: fake.account,
@@ -225,7 +228,9 @@ export async function startMastodonFake(): Promise<MastodonFake> {
       const text: string = p.status ?? '';
       const mediaIds: string[] = p.media_ids ?? p['media_ids[]'] ?? [];
       if (!text && mediaIds.length === 0) return { status: 422, body: { error: "Validation failed: Text can't be blank" } };
-      if ([...text].length > 500) return { status: 422, body: { error: 'Validation failed: Text character limit of 500 exceeded' } };
+      const spoiler: string = p.spoiler_text ?? '';
+      // Mastodon counts the content warning and the text together against the limit.
+      if ([...text].length + [...spoiler].length > 500) return { status: 422, body: { error: 'Validation failed: Text character limit of 500 exceeded' } };
       for (const id of mediaIds) {
         const media = fake.media.get(id);
         if (!media) return { status: 422, body: { error: 'Validation failed: Media not found' } };
@@ -241,6 +246,7 @@ export async function startMastodonFake(): Promise<MastodonFake> {
         text,
         in_reply_to_id: p.in_reply_to_id ?? null,
         media_ids: mediaIds,
+        spoiler_text: spoiler,
         created_at: new Date().toISOString(),
         idempotencyKey: key,
       };

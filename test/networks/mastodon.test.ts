@@ -162,6 +162,45 @@ for (const store of await testStores()) {
       );
     });
 
+    it('sends the content warning (spoiler_text) with every status of the thread', async () => {
+      const post = await settled(
+        account,
+        await publishNow(account, channelId, ['The ending, in full', 'And the credits'], { __type: 'mastodon', spoiler_text: 'Film spoilers' }),
+      );
+      assert.equal(post.state, 'PUBLISHED', post.error ?? '');
+      const sent = fake.calls('POST /api/v1/statuses').slice(-2);
+      assert.deepEqual(
+        sent.map((r) => r.json?.spoiler_text),
+        ['Film spoilers', 'Film spoilers'],
+      );
+      assert.deepEqual(
+        fake.statuses.slice(-2).map((s) => s.spoiler_text),
+        ['Film spoilers', 'Film spoilers'],
+      );
+    });
+
+    it('refuses a content warning over 500 characters, or one that takes the text over the limit, naming the field', async () => {
+      const post = (content: string, spoiler: string) => ({
+        type: 'now',
+        date: new Date().toISOString(),
+        shortLink: false,
+        tags: [],
+        posts: [{ integration: { id: channelId }, value: [{ content, image: [] }], settings: { __type: 'mastodon', spoiler_text: spoiler } }],
+      });
+      const long = await account.call('POST', '/posts', post('Short text', 'w'.repeat(501)));
+      assert.equal(long.status, 400, JSON.stringify(long.body));
+      assert.ok(
+        long.body.errors.some((e: any) => e.path === 'posts.0.settings.spoiler_text' && /500/.test(e.message)),
+        JSON.stringify(long.body),
+      );
+      const together = await account.call('POST', '/posts', post('t'.repeat(450), 'w'.repeat(60)));
+      assert.equal(together.status, 400, JSON.stringify(together.body));
+      assert.ok(
+        together.body.errors.some((e: any) => String(e.path).startsWith('posts.0.value.0.content') && /content warning/.test(e.message)),
+        JSON.stringify(together.body),
+      );
+    });
+
     it("ends in ERROR with the instance's message when it refuses the status", async () => {
       fake.failNext('POST /api/v1/statuses', { status: 422, body: { error: 'Validation failed: Text contains a word this server does not allow' } });
       const post = await settled(account, await publishNow(account, channelId, ['refused words']));

@@ -218,6 +218,14 @@ describe('Bluesky, Mastodon and Threads', () => {
     );
   });
 
+  it("Mastodon: a post's content warning (spoiler_text) is shown in place of its text; a blank one is none", () => {
+    const warned = mastodonPost(input('mastodon', [{ content: 'The ending, in full' }], { settings: { spoiler_text: ' Film spoilers ' } }));
+    assert.equal(warned.warning, 'Film spoilers');
+    assert.equal(warned.items[0]!.text.shown, 'The ending, in full', 'the text is still there, behind "Show more"');
+    assert.equal(mastodonPost(input('mastodon', [{ content: 'Hi' }], { settings: { spoiler_text: '  ' } })).warning, undefined);
+    assert.equal(mastodonPost(input('mastodon', [{ content: 'Hi' }])).warning, undefined);
+  });
+
   it('Threads: pictures in a row keep their shape within 4:5 to 1.91:1', () => {
     const row = threadsPost(input('threads', [{ content: 'Hi', media: [picture('a'), picture('b')] }], { sizes: { a: square, b: tall } }));
     assert.deepEqual(

@@ -172,6 +172,23 @@ for (const store of BROWSER_STORES) {
       assert.deepEqual(asked, ['/news/']);
     });
 
+    it('Mastodon: a content warning shows in place of the text, which "Show more" opens', async () => {
+      await compose(1366, ['Harbour on Mastodon'], 'The ending, in full');
+      const mastodon = preview('mastodon');
+      await mastodon.getByText('The ending, in full').waitFor();
+      await page.getByText('Mastodon settings').click();
+      await page.getByLabel('Spoiler text').fill('Film spoilers');
+      await mastodon.getByTestId('content-warning').getByText('Film spoilers', { exact: true }).waitFor();
+      const show = mastodon.getByRole('button', { name: 'Show more' });
+      assert.equal(await show.getAttribute('aria-expanded'), 'false');
+      assert.equal(await mastodon.getByText('The ending, in full').isVisible(), false, 'the text is hidden behind the warning');
+      await show.click();
+      await mastodon.getByText('The ending, in full').waitFor();
+      assert.equal(await mastodon.getByRole('button', { name: 'Show less' }).getAttribute('aria-expanded'), 'true');
+      assert.equal(describeViolations(await seriousA11yViolations(page)), '');
+      await screenshot(page, store, 'preview-mastodon-warning-1366');
+    });
+
     it("Instagram: a tall picture cut to 4:5, and the post in the profile's grid among the planned ones", async () => {
       const media = await api('POST', '/upload', formOf(await png('planned.png', 800, 800)));
       assert.equal(media.status, 201, JSON.stringify(media.body));

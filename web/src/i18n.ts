@@ -165,6 +165,8 @@ export const en = {
   'previews.cut': '{network} takes at most {max} characters: the marked end is not published as written.',
   'previews.cropped': '{network} crops {name} to fit its frame.',
   'previews.dropped': '{network} takes at most {max} media: {count} more are left out.',
+  'previews.showMore': 'Show more',
+  'previews.showLess': 'Show less',
   'previews.noThread': '{network} has no threads: only the first item is shown.',
   'previews.storyNoText': '{network} stories show no text: the caption is not published with them.',
   'previews.needsMedia': '{network} needs a picture or a video.',

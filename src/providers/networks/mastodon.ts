@@ -14,7 +14,8 @@ import { z } from 'zod';
 import { OutboundRefused } from '../../lib/outbound.ts';
 import type { NetworkAnswer, Verdict } from '../adapter-kit/http-failures.ts';
 import type { NetworkRequest } from '../adapter-kit/network-http.ts';
-import type { MediaRef, NetworkContext, Provider, PublishContext, PublishResult } from '../types.ts';
+import type { MediaRef, NetworkContext, Provider, PublishContext, PublishResult, RuleItem } from '../types.ts';
+import { mastodonLength } from '../text-counting.ts';
 import { PublishError, NetworkRefusal } from '../errors.ts';
 import { authorizationUrl } from '../adapter-kit/oauth2-tokens.ts';
 import { waitForProcessing } from '../adapter-kit/processing-wait.ts';
@@ -24,6 +25,38 @@ const SCOPES = 'read:accounts read:statuses write:statuses write:media';
 const APP_NAME = 'Herald';
 /** How often an attachment being processed is looked at. */
 const MEDIA_POLL_MS = 1_000;
+/** The default of Mastodon's configuration (instances may allow more). */
+const MAX_CHARACTERS = 500;
+
+const settings = z.object({
+  spoiler_text: z
+    .string()
+    .trim()
+    .max(MAX_CHARACTERS, `must be at most ${MAX_CHARACTERS} characters`)
+    .optional()
+    .describe('Content warning: readers see this line first and open the post to read the rest'),
+});
+
+/** The post's content warning, if it has one. */
+function contentWarning(itemSettings: Record<string, unknown>): string | undefined {
+  const warning = settings.shape.spoiler_text.safeParse(itemSettings.spoiler_text).data;
+  return warning ? warning : undefined;
+}
+
+/** Mastodon counts the content warning and the text together against its limit. */
+function check(item: RuleItem): { field: 'content'; message: string }[] {
+  const warning = contentWarning(item.settings);
+  if (!warning) return [];
+  const text = mastodonLength(item.content);
+  const total = text + mastodonLength(warning);
+  if (text > MAX_CHARACTERS || total <= MAX_CHARACTERS) return [];
+  return [
+    {
+      field: 'content',
+      message: `is ${text} characters and the content warning ${total - text}: Mastodon allows ${MAX_CHARACTERS} for both together`,
+    },
+  ];
+}
 
 interface Config {
   instance: string;
@@ -161,16 +194,15 @@ export const mastodon: Provider<Config> = {
   name: 'Mastodon',
   readAnswer,
   auth: 'oauth2',
-  // No server-wide settings: the app is registered on each instance as users connect.
-  settings: z.object({}),
+  settings,
   rules: {
-    // The default of Mastodon's configuration (instances may allow more).
-    maxLength: 500,
+    maxLength: MAX_CHARACTERS,
     counting: 'mastodon',
     maxMedia: 4,
     mediaKinds: ['image', 'video'],
     threads: true,
     media: { imageTypes: ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/heic'], maxImageBytes: 16 * 1024 * 1024 },
+    check,
   },
   // Mastodon's limits are per account (300 statuses in 3 hours by default), not one budget for the network.
   pacing: { perChannel: { count: 300, windowMs: 3 * 60 * 60_000 } },
@@ -256,6 +288,8 @@ export const mastodon: Provider<Config> = {
     const config = ctx.channel.config;
     const mediaIds: string[] = [];
     for (const media of ctx.item.media) mediaIds.push(await attachment(ctx, config, media));
+    // Each status of a thread carries the warning: a reply is also read on its own.
+    const warning = contentWarning(ctx.item.settings);
     const status = await call<{ id: string; url?: string | null }>(ctx, `${config.instance}/api/v1/statuses`, {
       method: 'POST',
       headers: { ...auth(config), 'idempotency-key': ctx.idempotencyKey },
@@ -263,6 +297,7 @@ export const mastodon: Provider<Config> = {
         status: ctx.item.content,
         ...(mediaIds.length > 0 ? { media_ids: mediaIds } : {}),
         ...(ctx.replyTo ? { in_reply_to_id: ctx.replyTo.releaseId } : {}),
+        ...(warning ? { spoiler_text: warning } : {}),
       },
     });
     return release(config, status.body);

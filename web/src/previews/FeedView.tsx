@@ -1,7 +1,7 @@
 /** A feed post and its thread, drawn from a family's FeedShown: the networks differ in their grid, fold, marks and account line. */
 import { t } from '../i18n.ts';
 import type { FeedShown } from './feed.ts';
-import { type FamilyProps, Flags, LinkCard, MediaGrid, PostHead, PostText } from './parts.tsx';
+import { ContentWarning, type FamilyProps, Flags, LinkCard, MediaGrid, PostHead, PostText } from './parts.tsx';
 
 export function FeedView({
   props,
@@ -11,6 +11,7 @@ export function FeedView({
   alt = false,
   row = false,
   family,
+  warning,
 }: {
   props: FamilyProps;
   shown: FeedShown;
@@ -21,6 +22,8 @@ export function FeedView({
   /** Pictures in a row that scrolls sideways (Threads). */
   row?: boolean;
   family: string;
+  /** A content warning that hides each item's text and media until "Show more" (Mastodon). */
+  warning?: string;
 }) {
   const { input, picture, signedIn } = props;
   return (
@@ -29,9 +32,19 @@ export function FeedView({
         {shown.items.map((item, i) => (
           <li key={i} className="pv-post" data-testid="preview-post">
             <PostHead picture={picture} name={input.channel.name} handle={handle} />
-            <PostText parts={item.text} more={more} />
-            <MediaGrid cells={item.cells} more={item.more} alt={alt} row={row} />
-            {item.link && <LinkCard url={item.link} signedIn={signedIn} />}
+            {warning ? (
+              <ContentWarning warning={warning}>
+                <PostText parts={item.text} more={more} />
+                <MediaGrid cells={item.cells} more={item.more} alt={alt} row={row} />
+                {item.link && <LinkCard url={item.link} signedIn={signedIn} />}
+              </ContentWarning>
+            ) : (
+              <>
+                <PostText parts={item.text} more={more} />
+                <MediaGrid cells={item.cells} more={item.more} alt={alt} row={row} />
+                {item.link && <LinkCard url={item.link} signedIn={signedIn} />}
+              </>
+            )}
           </li>
         ))}
       </ol>

@@ -1,5 +1,5 @@
 /** The pieces the previews are drawn with: the account line, text with its fold and its cut, framed media, a link's card and the flags. */
-import { useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useId, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api.ts';
 import { t } from '../i18n.ts';
@@ -58,6 +58,25 @@ export function PostHead({ picture, name, handle, extra }: { picture: string | n
         {extra && <span className="pv-handle">{extra}</span>}
       </span>
     </header>
+  );
+}
+
+/** A content warning as Mastodon shows it: the warning, then "Show more" opening the text and media it hides. */
+export function ContentWarning({ warning, children }: { warning: string; children: ReactNode }) {
+  const [open, setOpen] = useState(false);
+  const hidden = useId();
+  return (
+    <>
+      <p className="pv-warning" data-testid="content-warning">
+        {warning}
+      </p>
+      <button type="button" className="pv-show-more" aria-expanded={open} aria-controls={hidden} onClick={() => setOpen((was) => !was)}>
+        {open ? t('previews.showLess') : t('previews.showMore')}
+      </button>
+      <div id={hidden} className="pv-warned" hidden={!open}>
+        {children}
+      </div>
+    </>
   );
 }
 
