@@ -134,9 +134,15 @@ for (const store of BROWSER_STORES) {
         .getByRole('button', { name: /47 more/ })
         .waitFor();
       assert.equal((await cell(first).locator('.day-count').textContent())?.trim(), '50 posts', 'a full day says how many posts it holds');
+      // FullCalendar hides the day's header (and the count in it) from screen readers: the day's cell is named with it.
+      const counted = page.getByRole('cell', { name: /, 50 posts$/ });
+      assert.equal(await counted.count(), FULL_DAYS, 'every full day is named with its count');
+      assert.equal(await counted.first().getAttribute('data-date'), first);
+      assert.match(await cell(first).ariaSnapshot(), /^- cell ".+, 50 posts"/);
       const quiet = dayOfMonth(FULL_DAYS + 2);
       assert.equal(await cell(quiet).locator('[data-testid^="event-"]').count(), 2);
       assert.equal(await cell(quiet).locator('.day-count').count(), 0, 'a day with room for its posts shows no count');
+      assert.doesNotMatch(await cell(quiet).ariaSnapshot(), /posts"/, 'nor is it named with one');
       assert.equal(await cell(quiet).getByRole('button', { name: /more/ }).count(), 0);
       // Before: 16,000 elements and a 10,927 px page for the same month.
       const { elements, height } = await page.evaluate(() => ({

@@ -27,6 +27,7 @@ import { Announcer, type Announcement } from '../components/Announcer.tsx';
 import { PostTile } from './calendar/PostTile.tsx';
 import { calendarPosts, postsPerDay, type CalendarPost, type TileChannel } from './calendar/tiles.ts';
 import { useGridKeys } from './calendar/useGridKeys.ts';
+import { useDayCountLabels } from './calendar/useDayCountLabels.ts';
 
 const STATES: PostState[] = ['QUEUE', 'PUBLISHED', 'ERROR', 'DRAFT'];
 
@@ -99,6 +100,7 @@ export function CalendarPage() {
     [posts, filter],
   );
   const perDay = useMemo(() => postsPerDay(shown, prefs.zone), [shown, prefs.zone]);
+  const dayCountLabels = useDayCountLabels(perDay, POSTS_SHOWN_PER_DAY, prefs.language, prefs.zone);
 
   const events = useMemo(
     () =>
@@ -263,6 +265,7 @@ export function CalendarPage() {
           eventMaxStack={POSTS_SHOWN_PER_DAY}
           moreLinkContent={(info) => t(info.isNarrow ? 'calendar.moreShort' : 'calendar.more', { count: info.num })}
           moreLinkHint={(count: number) => t('calendar.moreHint', { count })}
+          {...dayCountLabels}
           dayCellTopContent={(info) => {
             const count = perDay.get(info.date.toISOString().slice(0, 10)) ?? 0;
             // A full day says how many posts it holds, beside its number (a phone's narrow day has "+N" only).
