@@ -100,7 +100,7 @@ export function CalendarPage() {
     [posts, filter],
   );
   const perDay = useMemo(() => postsPerDay(shown, prefs.zone), [shown, prefs.zone]);
-  const dayCountLabels = useDayCountLabels(perDay, POSTS_SHOWN_PER_DAY, prefs.language, prefs.zone);
+  const dayCountLabels = useDayCountLabels(perDay, POSTS_SHOWN_PER_DAY, prefs.language);
 
   const events = useMemo(
     () =>
