@@ -1,5 +1,5 @@
 /** The web application: routes, the data cache, and the sign-in gate. */
-import { StrictMode, type ReactNode } from 'react';
+import { StrictMode, Suspense, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
@@ -7,18 +7,22 @@ import { ApiError } from './api.ts';
 import { useLiveUpdates, useSession } from './data.ts';
 import { Layout } from './components/Layout.tsx';
 import { ErrorNote, Loading } from './components/ui.tsx';
-import { SignIn, SignUp } from './pages/Auth.tsx';
-import { CalendarPage } from './pages/Calendar.tsx';
-import { Composer } from './pages/Composer.tsx';
-import { PostPage } from './pages/Post.tsx';
-import { ChannelsPage } from './pages/Channels.tsx';
-import { MediaPage } from './pages/Media.tsx';
-import { AttentionPage } from './pages/Attention.tsx';
-import { FeedsPage } from './pages/Feeds.tsx';
-import { ImportPage } from './pages/Import.tsx';
-import { SeriesListPage, SeriesPage } from './pages/Series.tsx';
-import { SettingsPage } from './pages/Settings.tsx';
-import { PreviewLinkPage } from './pages/PreviewLink.tsx';
+import {
+  AttentionPage,
+  CalendarPage,
+  ChannelsPage,
+  Composer,
+  FeedsPage,
+  ImportPage,
+  MediaPage,
+  PostPage,
+  PreviewLinkPage,
+  SeriesListPage,
+  SeriesPage,
+  SettingsPage,
+  SignIn,
+  SignUp,
+} from './pages/lazy.ts';
 import { usePageHeading } from './page-heading.ts';
 import { useLanguage } from './i18n.ts';
 import { browserLanguage, showLanguage } from './language.ts';
@@ -41,7 +45,12 @@ function SignedIn({ children }: { children: ReactNode }) {
   if (session.error instanceof ApiError && session.error.status === 401)
     return <Navigate to="/signin" replace state={{ from: location.pathname + location.search }} />;
   if (session.error) return <ErrorNote error={session.error} onRetry={() => session.refetch()} />;
-  return <Layout>{children}</Layout>;
+  // The menu stays while a page's code arrives.
+  return (
+    <Layout>
+      <Suspense fallback={<Loading />}>{children}</Suspense>
+    </Layout>
+  );
 }
 
 /** The pages; the server answers each of these paths with this application (src/api/web-app.ts). */
@@ -50,118 +59,120 @@ function App() {
   // A new language draws every page again, in place: no reload, focus kept.
   useLanguage();
   return (
-    <Routes>
-      <Route path="/signin" element={<SignIn />} />
-      <Route path="/signup" element={<SignUp />} />
-      {/* A preview link: for visitors without an account, so outside the sign-in gate. */}
-      <Route path="/p/:token" element={<PreviewLinkPage />} />
-      <Route
-        path="/"
-        element={
-          <SignedIn>
-            <CalendarPage />
-          </SignedIn>
-        }
-      />
-      <Route
-        path="/compose"
-        element={
-          <SignedIn>
-            <Composer />
-          </SignedIn>
-        }
-      />
-      <Route
-        path="/posts/:id"
-        element={
-          <SignedIn>
-            <PostPage />
-          </SignedIn>
-        }
-      />
-      <Route
-        path="/posts/:id/edit"
-        element={
-          <SignedIn>
-            <Composer />
-          </SignedIn>
-        }
-      />
-      <Route
-        path="/channels"
-        element={
-          <SignedIn>
-            <ChannelsPage />
-          </SignedIn>
-        }
-      />
-      <Route
-        path="/media"
-        element={
-          <SignedIn>
-            <MediaPage />
-          </SignedIn>
-        }
-      />
-      <Route
-        path="/series"
-        element={
-          <SignedIn>
-            <SeriesListPage />
-          </SignedIn>
-        }
-      />
-      <Route
-        path="/series/:id"
-        element={
-          <SignedIn>
-            <SeriesPage />
-          </SignedIn>
-        }
-      />
-      <Route
-        path="/series/:seriesId/edit"
-        element={
-          <SignedIn>
-            <Composer />
-          </SignedIn>
-        }
-      />
-      <Route
-        path="/feeds"
-        element={
-          <SignedIn>
-            <FeedsPage />
-          </SignedIn>
-        }
-      />
-      <Route
-        path="/import"
-        element={
-          <SignedIn>
-            <ImportPage />
-          </SignedIn>
-        }
-      />
-      <Route
-        path="/attention"
-        element={
-          <SignedIn>
-            <AttentionPage />
-          </SignedIn>
-        }
-      />
-      <Route path="/settings" element={<Navigate to="/settings/developers" replace />} />
-      <Route
-        path="/settings/:section"
-        element={
-          <SignedIn>
-            <SettingsPage />
-          </SignedIn>
-        }
-      />
-      <Route path="*" element={<Navigate to="/" replace />} />
-    </Routes>
+    <Suspense fallback={<Loading />}>
+      <Routes>
+        <Route path="/signin" element={<SignIn />} />
+        <Route path="/signup" element={<SignUp />} />
+        {/* A preview link: for visitors without an account, so outside the sign-in gate. */}
+        <Route path="/p/:token" element={<PreviewLinkPage />} />
+        <Route
+          path="/"
+          element={
+            <SignedIn>
+              <CalendarPage />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/compose"
+          element={
+            <SignedIn>
+              <Composer />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/posts/:id"
+          element={
+            <SignedIn>
+              <PostPage />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/posts/:id/edit"
+          element={
+            <SignedIn>
+              <Composer />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/channels"
+          element={
+            <SignedIn>
+              <ChannelsPage />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/media"
+          element={
+            <SignedIn>
+              <MediaPage />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/series"
+          element={
+            <SignedIn>
+              <SeriesListPage />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/series/:id"
+          element={
+            <SignedIn>
+              <SeriesPage />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/series/:seriesId/edit"
+          element={
+            <SignedIn>
+              <Composer />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/feeds"
+          element={
+            <SignedIn>
+              <FeedsPage />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/import"
+          element={
+            <SignedIn>
+              <ImportPage />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/attention"
+          element={
+            <SignedIn>
+              <AttentionPage />
+            </SignedIn>
+          }
+        />
+        <Route path="/settings" element={<Navigate to="/settings/developers" replace />} />
+        <Route
+          path="/settings/:section"
+          element={
+            <SignedIn>
+              <SettingsPage />
+            </SignedIn>
+          }
+        />
+        <Route path="*" element={<Navigate to="/" replace />} />
+      </Routes>
+    </Suspense>
   );
 }
 
