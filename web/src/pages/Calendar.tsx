@@ -25,7 +25,8 @@ import { ErrorNote, Notice, ZoneSelect } from '../components/ui.tsx';
 import { BulkActions } from '../components/BulkActions.tsx';
 import { Announcer, type Announcement } from '../components/Announcer.tsx';
 import { PostTile } from './calendar/PostTile.tsx';
-import { calendarPosts, postsPerDay, type CalendarPost, type TileChannel } from './calendar/tiles.ts';
+import { calendarPosts, eventTitle, monthPosts, postsByDay, type CalendarPost, type TileChannel } from './calendar/tiles.ts';
+import { MoreText } from './calendar/MoreText.tsx';
 import { useGridKeys } from './calendar/useGridKeys.ts';
 import { useDayCountLabels } from './calendar/useDayCountLabels.ts';
 
@@ -59,6 +60,9 @@ export function CalendarPage() {
   const [selecting, setSelecting] = useState(false);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const keyboard = useGridKeys();
+  const [view, setView] = useState(() => (window.matchMedia('(max-width: 600px)').matches ? 'listWeek' : 'dayGridMonth'));
+  // The month's day whose "+N more" list was opened: FullCalendar is given all its posts, so the list has them all.
+  const [openDay, setOpenDay] = useState<string>();
 
   // The tiles and the posts being sent come in one answer, so the calendar redraws once per change (a redraw in the middle of a drag would drop it).
   const tiles = useQuery({
@@ -99,16 +103,18 @@ export function CalendarPage() {
       ),
     [posts, filter],
   );
-  const perDay = useMemo(() => postsPerDay(shown, prefs.zone), [shown, prefs.zone]);
-  const dayCountLabels = useDayCountLabels(perDay, POSTS_SHOWN_PER_DAY, prefs.language);
+  const days = useMemo(() => postsByDay(shown, prefs.zone), [shown, prefs.zone]);
+  const month = view === 'dayGridMonth';
+  // A month draws a few posts a day: FullCalendar gets those (and the open day's), the week, day and list views every post.
+  const drawn = useMemo(() => (month ? monthPosts(days, POSTS_SHOWN_PER_DAY, openDay) : shown), [month, days, openDay, shown]);
+  const dayCountLabels = useDayCountLabels(days, POSTS_SHOWN_PER_DAY, prefs.language);
 
   const events = useMemo(
     () =>
-      shown.map((p) => ({
+      drawn.map((p) => ({
         id: p.id,
         start: p.publishDate,
-        // Never shown (PostTile is); FullCalendar orders posts at one time by it: by channel, then text.
-        title: `${p.channel.name} ${p.text}`,
+        title: eventTitle(p),
         url: `/posts/${p.id}`,
         // Every post can be picked up, so a drag that cannot move one says why (eventDrop) instead of doing nothing.
         editable: true,
@@ -116,7 +122,7 @@ export function CalendarPage() {
         className: `post-event post-${p.state.toLowerCase()}${chosen.has(p.id) ? ' chosen' : ''}`,
         extendedProps: { post: p },
       })),
-    [shown, chosen],
+    [drawn, chosen],
   );
 
   const noChannels = channels.data?.length === 0;
@@ -219,7 +225,7 @@ export function CalendarPage() {
         </p>
         <FullCalendar
           plugins={[classicTheme, dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin]}
-          initialView={window.matchMedia('(max-width: 600px)').matches ? 'listWeek' : 'dayGridMonth'}
+          initialView={view}
           headerToolbar={{ start: 'prev,next today', center: 'title', end: 'timeGridDay,timeGridWeek,dayGridMonth,listWeek' }}
           buttons={{
             today: { text: t('calendar.today'), hint: t('calendar.today') },
@@ -241,7 +247,10 @@ export function CalendarPage() {
           eventDurationEditable={false}
           height="auto"
           events={events}
-          datesSet={(info) => setRange({ start: info.start.toISOString(), end: info.end.toISOString() })}
+          datesSet={(info) => {
+            setRange({ start: info.start.toISOString(), end: info.end.toISOString() });
+            setView(info.view.type);
+          }}
           eventClick={(info) => {
             info.jsEvent.preventDefault();
             if (!selecting) return navigate(`/posts/${info.event.id}`);
@@ -263,11 +272,22 @@ export function CalendarPage() {
           )}
           dayMaxEvents={POSTS_SHOWN_PER_DAY}
           eventMaxStack={POSTS_SHOWN_PER_DAY}
-          moreLinkContent={(info) => t(info.isNarrow ? 'calendar.moreShort' : 'calendar.more', { count: info.num })}
+          moreLinkClick={(info) => {
+            if (month) setOpenDay((info.jsEvent.target as Element | null)?.closest<HTMLElement>('[data-date]')?.dataset.date);
+            return 'popover';
+          }}
+          moreLinkContent={(info) => (
+            <MoreText
+              narrow={info.isNarrow}
+              counted={info.num}
+              // FullCalendar counts the posts it was given; a month's day holds more (a week's stack of posts has them all).
+              hiddenOn={month ? (day) => Math.max(0, (days.get(day)?.length ?? 0) - POSTS_SHOWN_PER_DAY) : undefined}
+            />
+          )}
           moreLinkHint={(count: number) => t('calendar.moreHint', { count })}
           {...dayCountLabels}
           dayCellTopContent={(info) => {
-            const count = perDay.get(info.date.toISOString().slice(0, 10)) ?? 0;
+            const count = days.get(info.date.toISOString().slice(0, 10))?.length ?? 0;
             // A full day says how many posts it holds, beside its number (a phone's narrow day has "+N" only).
             return (
               <>

@@ -12,15 +12,18 @@ interface DayCellMount {
   date: Date;
 }
 
+/** Each day's posts, by its date (YYYY-MM-DD in the calendar's zone). */
+type Days = ReadonlyMap<string, readonly unknown[]>;
+
 interface Counts {
-  perDay: Map<string, number>;
+  days: Days;
   shownPerDay: number;
   language: string;
 }
 
 /** Names a full day's cell with its date and count; a day with room for its posts keeps the name FullCalendar gives it. */
-function labelDay(el: HTMLElement, date: Date, { perDay, shownPerDay, language }: Counts): void {
-  const count = perDay.get(date.toISOString().slice(0, 10)) ?? 0;
+function labelDay(el: HTMLElement, date: Date, { days, shownPerDay, language }: Counts): void {
+  const count = days.get(date.toISOString().slice(0, 10))?.length ?? 0;
   if (count <= shownPerDay) {
     el.removeAttribute('aria-label');
     return;
@@ -30,13 +33,13 @@ function labelDay(el: HTMLElement, date: Date, { perDay, shownPerDay, language }
   el.setAttribute('aria-label', `${day}, ${t('calendar.dayCount', { count })}`);
 }
 
-export function useDayCountLabels(perDay: Map<string, number>, shownPerDay: number, language: string) {
+export function useDayCountLabels(days: Days, shownPerDay: number, language: string) {
   const cells = useRef(new Map<HTMLElement, Date>());
-  const latest = useRef<Counts>({ perDay, shownPerDay, language });
-  latest.current = { perDay, shownPerDay, language };
+  const latest = useRef<Counts>({ days, shownPerDay, language });
+  latest.current = { days, shownPerDay, language };
   useEffect(() => {
-    for (const [el, date] of cells.current) labelDay(el, date, { perDay, shownPerDay, language });
-  }, [perDay, shownPerDay, language]);
+    for (const [el, date] of cells.current) labelDay(el, date, { days, shownPerDay, language });
+  }, [days, shownPerDay, language]);
   return {
     dayCellDidMount: ({ el, date }: DayCellMount) => {
       cells.current.set(el, date);

@@ -1,0 +1,18 @@
+/** The words of a day's "+N more" link in the calendar. */
+import { useLayoutEffect, useRef, useState } from 'react';
+import { t } from '../../i18n.ts';
+
+/**
+ * "+N more": N as FullCalendar counted (`counted`), or, where `hiddenOn` is
+ * given, as the page counts the day's posts (a month view gives FullCalendar
+ * only the posts it draws). FullCalendar does not tell the link its day; the
+ * day's cell does (data-date), read before the browser paints.
+ */
+export function MoreText({ narrow, counted, hiddenOn }: { narrow: boolean; counted: number; hiddenOn?: (day: string) => number }) {
+  const ref = useRef<HTMLSpanElement>(null);
+  const [day, setDay] = useState<string>();
+  // After every render: FullCalendar may keep a link and move it to another day.
+  useLayoutEffect(() => setDay(ref.current?.closest<HTMLElement>('[data-date]')?.dataset.date));
+  const count = (hiddenOn && day && hiddenOn(day)) || counted;
+  return <span ref={ref}>{t(narrow ? 'calendar.moreShort' : 'calendar.more', { count })}</span>;
+}
