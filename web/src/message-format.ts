@@ -12,13 +12,27 @@ const FORMS = new RegExp(String.raw`(=\d+|\w+)\s*\{(${FORM})\}`, 'g');
 
 export type MessageVars = Record<string, string | number>;
 
+/**
+ * One number format and one plural rule set per locale: making them is slow
+ * (a month view's "+N more" links and hints asked for hundreds, a tenth of its drawing).
+ */
+const numberFormats = new Map<string, Intl.NumberFormat>();
+const pluralRules = new Map<string, Intl.PluralRules>();
+
+function once<T>(cache: Map<string, T>, locale: string, make: () => T): T {
+  let made = cache.get(locale);
+  if (!made) cache.set(locale, (made = make()));
+  return made;
+}
+
 function written(value: string | number, locale: string): string {
-  return typeof value === 'number' ? new Intl.NumberFormat(locale).format(value) : value;
+  return typeof value === 'number' ? once(numberFormats, locale, () => new Intl.NumberFormat(locale)).format(value) : value;
 }
 
 function pluralForm(forms: string, count: number, locale: string): string {
   const byName = new Map([...forms.matchAll(FORMS)].map((m) => [m[1]!, m[2]!]));
-  const chosen = byName.get(`=${count}`) ?? byName.get(new Intl.PluralRules(locale).select(count)) ?? byName.get('other') ?? '';
+  const chosen =
+    byName.get(`=${count}`) ?? byName.get(once(pluralRules, locale, () => new Intl.PluralRules(locale)).select(count)) ?? byName.get('other') ?? '';
   return chosen.replace(/#/g, written(count, locale));
 }
 

@@ -2,18 +2,26 @@
 import type { Prefs } from './prefs.ts';
 import { locale } from './i18n.ts';
 
+/** One format per language, zone and clock: making one costs more than using it, and the calendar writes a date on every tile. */
+const whenFormats = new Map<string, Intl.DateTimeFormat>();
+
 export function formatWhen(iso: string | number, prefs: Prefs): string {
-  const when = new Intl.DateTimeFormat(locale, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: '2-digit',
-    timeZone: prefs.zone,
-    hour12: prefs.hour12,
-  }).format(new Date(iso));
+  const key = `${locale} ${prefs.zone} ${prefs.hour12}`;
+  let format = whenFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZone: prefs.zone,
+      hour12: prefs.hour12,
+    });
+    whenFormats.set(key, format);
+  }
   // Named by the zone itself: Intl's short name is often only an offset ("GMT+1"), which says neither where nor whether summer time applies.
-  return `${when} ${prefs.zone}`;
+  return `${format.format(new Date(iso))} ${prefs.zone}`;
 }
 
 /** The zone this browser runs in, as an IANA name (a new channel starts in its creator's zone). */
