@@ -35,6 +35,17 @@ describe("a month view's posts", () => {
     assert.deepEqual(ids(drawn), ids([early, byName[4]!, byName[1]!, byName[3]!]));
   });
 
+  it('picks the same four as sorting the whole day would, ties kept in the order given', () => {
+    const names = ['Jazz Nights', 'jazz nights', 'Book Fair', 'Éclat', 'Film Club', 'Box office'];
+    const hours = ['08', '09', '09', '10'];
+    // A fixed shuffle (no randomness): 200 posts on one day.
+    const busy = Array.from({ length: 200 }, (_, i) => post(`2030-01-09T${hours[(i * 7) % 4]}:00:00.000Z`, names[(i * 5) % 6]!, `Post ${(i * 13) % 3}`));
+    const sorted = [...busy].sort(
+      (a, b) => Date.parse(a.publishDate) - Date.parse(b.publishDate) || `${a.channel.name} ${a.text}`.localeCompare(`${b.channel.name} ${b.text}`),
+    );
+    assert.deepEqual(ids(monthPosts(postsByDay(busy, 'UTC'), 3)), ids(sorted.slice(0, 4)));
+  });
+
   it('gives a day with room for its posts all of them, and an open day all of its posts', () => {
     const quiet = [post('2030-01-06T10:00:00.000Z', 'A'), post('2030-01-06T11:00:00.000Z', 'B')];
     const busy = Array.from({ length: 50 }, (_, i) => post('2030-01-07T09:00:00.000Z', `Channel ${i}`));

@@ -61,18 +61,33 @@ export const eventTitle = (post: CalendarPost) => `${post.channel.name} ${post.t
 export function monthPosts(days: ReadonlyMap<string, readonly CalendarPost[]>, shown: number, openDay?: string): CalendarPost[] {
   // localeCompare without arguments: FullCalendar compares titles with it.
   const collator = new Intl.Collator();
+  const order = (a: Ordered, b: Ordered) => a.at - b.at || collator.compare(a.title, b.title);
   const drawn: CalendarPost[] = [];
   for (const [day, posts] of days) {
     if (day === openDay || posts.length <= shown + 1) {
       drawn.push(...posts);
       continue;
     }
-    const ordered = posts
-      .map((post) => ({ post, at: Date.parse(post.publishDate), title: eventTitle(post) }))
-      .sort((a, b) => a.at - b.at || collator.compare(a.title, b.title));
-    for (let i = 0; i <= shown; i++) drawn.push(ordered[i]!.post);
+    // The first shown + 1, kept in order as the day's posts go by: far fewer comparisons than sorting the whole day.
+    const first: Ordered[] = [];
+    for (const post of posts) {
+      const candidate = { post, at: Date.parse(post.publishDate), title: eventTitle(post) };
+      if (first.length > shown && order(candidate, first[shown]!) >= 0) continue;
+      // After any equal one: among equals FullCalendar keeps the order it was given.
+      let at = first.length;
+      while (at > 0 && order(candidate, first[at - 1]!) < 0) at--;
+      first.splice(at, 0, candidate);
+      if (first.length > shown + 1) first.pop();
+    }
+    for (const { post } of first) drawn.push(post);
   }
   return drawn;
+}
+
+interface Ordered {
+  post: CalendarPost;
+  at: number;
+  title: string;
 }
 
 /** Two letters that tell channels apart: the first of the first and of the last word ("Shop news 2": S2), or the first two of one word. */
