@@ -38,8 +38,12 @@ export function postsByDay<P extends { publishDate: string }>(posts: readonly P[
   // en-CA writes dates as YYYY-MM-DD.
   const format = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
   const days = new Map<string, P[]>();
+  // Posts share minutes (a batch, a slot): each minute is formatted once. Zones shift by whole minutes.
+  const dayOfMinute = new Map<number, string>();
   for (const post of posts) {
-    const day = format.format(Date.parse(post.publishDate));
+    const minute = Math.floor(Date.parse(post.publishDate) / 60_000);
+    let day = dayOfMinute.get(minute);
+    if (day === undefined) dayOfMinute.set(minute, (day = format.format(minute * 60_000)));
     const list = days.get(day);
     if (list) list.push(post);
     else days.set(day, [post]);
