@@ -29,7 +29,11 @@ function shift(day: string, days: number): string {
 export function keepOneTabStop(grid: HTMLElement, current: HTMLElement | null): HTMLElement | undefined {
   const items = itemsOf(grid);
   const stop = current && items.includes(current) ? current : items[0];
-  for (const item of items) item.tabIndex = item === stop ? 0 : -1;
+  // Only where it changes: FullCalendar redraws in several passes, and each pass brings this back.
+  for (const item of items) {
+    const tabIndex = item === stop ? 0 : -1;
+    if (item.tabIndex !== tabIndex) item.tabIndex = tabIndex;
+  }
   return stop;
 }
 
