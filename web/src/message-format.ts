@@ -18,10 +18,12 @@ export type MessageVars = Record<string, string | number>;
  */
 const numberFormats = new Map<string, Intl.NumberFormat>();
 const pluralRules = new Map<string, Intl.PluralRules>();
+/** A plural's forms by name, read once per message. */
+const formsOf = new Map<string, Map<string, string>>();
 
-function once<T>(cache: Map<string, T>, locale: string, make: () => T): T {
-  let made = cache.get(locale);
-  if (!made) cache.set(locale, (made = make()));
+function once<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let made = cache.get(key);
+  if (!made) cache.set(key, (made = make()));
   return made;
 }
 
@@ -30,7 +32,7 @@ function written(value: string | number, locale: string): string {
 }
 
 function pluralForm(forms: string, count: number, locale: string): string {
-  const byName = new Map([...forms.matchAll(FORMS)].map((m) => [m[1]!, m[2]!]));
+  const byName = once(formsOf, forms, () => new Map([...forms.matchAll(FORMS)].map((m) => [m[1]!, m[2]!])));
   const chosen =
     byName.get(`=${count}`) ?? byName.get(once(pluralRules, locale, () => new Intl.PluralRules(locale)).select(count)) ?? byName.get('other') ?? '';
   return chosen.replace(/#/g, written(count, locale));
