@@ -50,6 +50,10 @@ export function Layout({ children }: { children: ReactNode }) {
           id="main-nav"
           aria-label={t('nav.menu')}
           className={menuOpen ? 'open' : undefined}
+          // Picking a page closes the menu at once: the router shows the new page (and the new path) only once its code has arrived.
+          onClick={(e) => {
+            if ((e.target as Element).closest('a')) setMenuOpen(false);
+          }}
           onKeyDown={(e) => {
             // Escape closes the open menu and gives focus back to its button.
             if (e.key === 'Escape' && menuOpen) {
