@@ -4,7 +4,8 @@
  * measured in the same run:
  *
  * 1. What the browser downloads for the first page (scripts and styles, as the
- *    server sends them: brotli), against the 300 KB budget.
+ *    server sends them: brotli), against the 150 KB budget; beside it, what the
+ *    calendar adds when it is shown (its page's own chunk, FullCalendar in it).
  * 2. The month view with 1,000 posts, then with 5,000: from the moment the
  *    calendar's data has arrived to the first frame after the calendar has
  *    drawn them and the main thread is free again. Baseline: the same month
@@ -32,6 +33,8 @@ const PORT = 5391;
 const BASE = `http://127.0.0.1:${PORT}`;
 const RUNS = 7;
 const KEYS = 200;
+/** The first page's budget (issue 30), brotli. */
+const FIRST_PAGE_BUDGET = 150 * 1024;
 /** The month view's budgets (issue 30), by posts in the month. */
 const MONTH_BUDGET_MS = { 1000: 300, 5000: 600 } as const;
 
@@ -63,6 +66,7 @@ const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 spawnSync(process.execPath, [path.join(root, 'scripts', 'build-web.mjs')], { stdio: 'inherit' });
+const loadAtStart = os.loadavg()[0]!;
 
 // 1. Download size of the first page.
 const index = fs.readFileSync(path.join(root, 'dist', 'web', 'index.html'), 'utf8');
@@ -70,6 +74,19 @@ const files = [...index.matchAll(/(?:src|href)="\/assets\/([^"]+\.(?:js|css))"/g
 const raw = files.reduce((sum, f) => sum + fs.statSync(f).size, 0);
 const brotli = files.reduce((sum, f) => sum + fs.statSync(`${f}.br`).size, 0);
 const gzip = files.reduce((sum, f) => sum + zlib.gzipSync(fs.readFileSync(f), { level: 9 }).length, 0);
+// The calendar page's own files, which it fetches once it is shown (Vite's manifest names them), beyond those index.html loads.
+const manifest = JSON.parse(fs.readFileSync(path.join(root, 'dist', 'web', '.vite', 'manifest.json'), 'utf8'));
+const chunkFiles = (key: string, into = new Set<string>()): Set<string> => {
+  const chunk = manifest[key];
+  if (!chunk || into.has(chunk.file)) return into;
+  for (const file of [chunk.file, ...(chunk.css ?? [])]) into.add(file);
+  for (const imported of chunk.imports ?? []) chunkFiles(imported, into);
+  return into;
+};
+const firstLoaded = new Set(files.map((f) => path.relative(path.join(root, 'dist', 'web'), f)));
+const calendarBrotli = [...chunkFiles('src/pages/Calendar.tsx')]
+  .filter((file) => !firstLoaded.has(file))
+  .reduce((sum, file) => sum + fs.statSync(path.join(root, 'dist', 'web', `${file}.br`)).size, 0);
 
 // A Herald of its own, started as npm start starts it, with a receiver for its webhook channels.
 const receiver = http.createServer((_q, s) => s.end('{}')).listen(0, '127.0.0.1');
@@ -89,11 +106,15 @@ const herald = spawn(process.execPath, [path.join(root, 'bin', 'herald.js'), 'se
   },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
-for (let i = 0; ; i++) {
+// A minute: on a busy machine (other builds and tests on its two cores) starting takes ten seconds or more.
+for (const deadline = Date.now() + 60_000; ; ) {
   try {
     if ((await fetch(`${BASE}/api/health`)).ok) break;
   } catch {
-    if (i > 200) throw new Error('Herald did not start');
+    if (Date.now() > deadline) {
+      herald.kill();
+      throw new Error('Herald did not start');
+    }
   }
   await new Promise((r) => setTimeout(r, 50));
 }
@@ -190,11 +211,8 @@ try {
     await composer.reload();
     await composer.getByRole('heading', { name: 'New post' }).waitFor();
     for (let i = 0; i < selected; i++) await composer.getByRole('checkbox', { name: new RegExp(`^Channel ${i + 1} `) }).check();
-    for (let i = 0; i < selected; i++)
-      await composer
-        .getByText(/^How it looks on Webhook$/)
-        .nth(i)
-        .click();
+    // Every chosen channel's preview is shown beside the editor (no longer opened one by one).
+    await composer.getByRole('region', { name: `How it looks on Webhook (Channel ${selected})` }).waitFor();
     const text = composer.getByLabel('Post', { exact: true });
     await text.focus();
     const latencies = await typeAndTime(composer);
@@ -216,12 +234,15 @@ try {
   const chromiumVersion = browser.version();
   const results = [
     `Measured ${new Date().toISOString().slice(0, 16)}Z on ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ` +
-      `Node ${process.version}, Chromium ${chromiumVersion} (headless), SQLite store.`,
+      `Node ${process.version}, Chromium ${chromiumVersion} (headless), SQLite store; ` +
+      // The machine may be shared: its load says how far the empty baselines' pace is from an idle machine's.
+      `load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end (1 min).`,
     '',
     '| measure | Herald | baseline (same run) | ratio | target | verdict |',
     '|---|---|---|---|---|---|',
-    `| first page's scripts and styles as sent (brotli) | ${kb(brotli)} (gzip ${kb(gzip)}, raw ${kb(raw)}) | budget 300 KB | ` +
-      `${((brotli / (300 * 1024)) * 100).toFixed(0)} % of the budget | ≤ 300 KB | ${brotli <= 300 * 1024 ? 'met' : 'missed'} |`,
+    `| first page's scripts and styles as sent (brotli) | ${kb(brotli)} (gzip ${kb(gzip)}, raw ${kb(raw)}) | budget ${kb(FIRST_PAGE_BUDGET)} | ` +
+      `${((brotli / FIRST_PAGE_BUDGET) * 100).toFixed(0)} % of the budget | ≤ ${kb(FIRST_PAGE_BUDGET)} | ${brotli <= FIRST_PAGE_BUDGET ? 'met' : 'missed'} |`,
+    `| the calendar's own chunk, fetched when it is shown (brotli, FullCalendar in it) | ${kb(calendarBrotli)} | | | | |`,
     ...[...month].map(([size, runs]) => {
       const [drawn, empty, budget] = [median(runs.posts), median(runs.empty), MONTH_BUDGET_MS[size]];
       return (
