@@ -130,9 +130,9 @@ for (const store of BROWSER_STORES) {
       await openMonth();
       const first = dayOfMonth(1);
       assert.equal(await cell(first).locator('[data-testid^="event-"]').count(), 3, 'a full day shows three posts');
-      await cell(first)
-        .getByRole('button', { name: /47 more/ })
-        .waitFor();
+      const more = cell(first).getByRole('button', { name: /47 more/ });
+      await more.waitFor();
+      assert.equal(await more.getAttribute('title'), 'Show all posts of this day (47 more)', 'its hint counts the same posts');
       assert.equal((await cell(first).locator('.day-count').textContent())?.trim(), '50 posts', 'a full day says how many posts it holds');
       // FullCalendar hides the day's header (and the count in it) from screen readers: the day's cell is named with it.
       const counted = page.getByRole('cell', { name: /, 50 posts$/ });
