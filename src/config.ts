@@ -68,12 +68,23 @@ export interface Config {
   /** HERALD_METRICS_PORT: a listener of its own for GET /metrics (workers have no other), on HERALD_METRICS_HOST (127.0.0.1). */
   metricsPort?: number;
   metricsHost: string;
+  /** Outgoing e-mail (HERALD_SMTP_URL, HERALD_MAIL_FROM, HERALD_SMTP_CA); undefined: mail is off and links are offered to copy. */
+  mail?: MailConfig;
   /**
    * Every HERALD_* variable as given: networks read their app credentials and
    * base URLs from here by name (HERALD_X_API_KEY, HERALD_BLUESKY_SERVICE_URL...),
    * see src/providers/network-settings.ts.
    */
   networkEnv: Record<string, string>;
+}
+
+export interface MailConfig {
+  /** smtp://user:pass@host:587 (STARTTLS when the server offers it) or smtps://user:pass@host:465. Holds a password: never logged. */
+  smtpUrl: string;
+  /** The sender, e.g. "Herald <herald@example.com>". */
+  from: string;
+  /** HERALD_SMTP_CA: a PEM file of the certificate authority that signed the SMTP server's certificate (a private or self-signed one). */
+  ca?: string;
 }
 
 export interface S3Config {
@@ -214,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: metricsToken(env.HERALD_METRICS_TOKEN),
     metricsPort: env.HERALD_METRICS_PORT ? int(env, 'HERALD_METRICS_PORT', 0, 1) : undefined,
     metricsHost: env.HERALD_METRICS_HOST || '127.0.0.1',
+    mail: mailConfig(env),
     networkEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('HERALD_') && !!e[1])),
   };
 }
@@ -311,4 +323,30 @@ function s3Config(env: Env): { config: S3Config; publicUrl?: string } | undefine
     },
     publicUrl: env.HERALD_S3_PUBLIC_URL ? url(env, 'HERALD_S3_PUBLIC_URL', '') : undefined,
   };
+}
+
+/** Mail needs both the server and the sender; one without the other is a mistake said at start. */
+function mailConfig(env: Env): MailConfig | undefined {
+  const smtpUrl = env.HERALD_SMTP_URL || undefined;
+  const from = env.HERALD_MAIL_FROM || undefined;
+  if (!smtpUrl && !from) return undefined;
+  if (!smtpUrl || !from) throw new Error('HERALD_SMTP_URL and HERALD_MAIL_FROM go together: give both to send e-mail, or neither');
+  let parsed: URL;
+  try {
+    parsed = new URL(smtpUrl);
+  } catch {
+    throw new Error('HERALD_SMTP_URL must be a URL such as smtp://user:password@mail.example.com:587 or smtps://...:465');
+  }
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') throw new Error('HERALD_SMTP_URL must start with smtp:// or smtps://');
+  if (!/@|<[^>]+@[^>]+>$/.test(from)) throw new Error(`HERALD_MAIL_FROM must be an address such as "Herald <herald@example.com>", got "${from}"`);
+  const caFile = env.HERALD_SMTP_CA || undefined;
+  let ca: string | undefined;
+  if (caFile) {
+    try {
+      ca = fs.readFileSync(path.resolve(caFile), 'utf8');
+    } catch (err) {
+      throw new Error(`HERALD_SMTP_CA: cannot read ${caFile} (${(err as Error).message})`);
+    }
+  }
+  return { smtpUrl, from, ca };
 }

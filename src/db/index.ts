@@ -48,6 +48,7 @@ import * as reconnectReason from './migrations/023_reconnect_reason.ts';
 import * as personPreferences from './migrations/024_person_preferences.ts';
 import * as quietChangesInvitationLinks from './migrations/025_quiet_changes_invitation_links.ts';
 import * as accessExpiry from './migrations/026_access_expiry.ts';
+import * as mail from './migrations/027_mail.ts';
 import * as mcpClients from './migrations/029_mcp_clients.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -93,6 +94,7 @@ const migrations: Record<string, Migration> = {
   '024_person_preferences': personPreferences,
   '025_quiet_changes_invitation_links': quietChangesInvitationLinks,
   '026_access_expiry': accessExpiry,
+  '027_mail': mail,
   '029_mcp_clients': mcpClients,
 };
 

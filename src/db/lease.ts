@@ -1,6 +1,7 @@
 /**
  * The store's work queues, claimed one way: posts (scheduler/claim.ts), webhook
- * deliveries, series, feeds, follow-ups and channels' token renewal. Each queue
+ * deliveries, series, feeds, follow-ups, channels' token renewal, the mail
+ * outbox and mail digests. Each queue
  * says which of its rows are due and in which order; `claimRows` marks up to `limit`
  * of them as taken and returns them, in one UPDATE … WHERE key IN (SELECT …)
  * RETURNING *. On PostgreSQL the inner select locks the rows it picks and skips
@@ -20,9 +21,9 @@ import type { Dialect } from './index.ts';
 import type { Database } from './schema.ts';
 
 /** Tables whose rows carry a lease (lease_owner, lease_until). */
-export type LeasedTable = 'posts' | 'webhook_deliveries' | 'post_series' | 'feeds';
+export type LeasedTable = 'posts' | 'webhook_deliveries' | 'post_series' | 'feeds' | 'mail_outbox';
 /** Every table worked as a queue. */
-export type QueueTable = LeasedTable | 'post_follow_ups' | 'channels';
+export type QueueTable = LeasedTable | 'post_follow_ups' | 'channels' | 'mail_choices';
 
 /** Each queue's row key (a follow-up is keyed by its post). */
 const KEY: Record<QueueTable, string> = {
@@ -32,6 +33,8 @@ const KEY: Record<QueueTable, string> = {
   feeds: 'id',
   post_follow_ups: 'post_id',
   channels: 'id',
+  mail_outbox: 'id',
+  mail_choices: 'user_id',
 };
 
 /** How a claim is held: a lease naming the worker, or (tables without lease columns) a due time moved ahead. */

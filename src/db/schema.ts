@@ -539,6 +539,47 @@ export interface PostSeriesOccurrenceRow {
   created_at: number;
 }
 
+export type MailState = 'pending' | 'sent' | 'failed';
+
+/** A message waiting to be sent, sent, or given up (db/migrations/027_mail.ts). */
+export interface MailOutboxRow {
+  id: string;
+  /** What it is about: invitation, password_reset, post_failed, channel_reconnect, access_expiring, digest. */
+  kind: string;
+  user_id: string | null;
+  to_address: string;
+  subject: string;
+  /** Sealed JSON {text, html}; null once sent or given up. */
+  body_sealed: string | null;
+  state: MailState;
+  attempts: number;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+/** What a person gets by mail; no row: the defaults (mail/choices.ts). */
+export interface MailChoicesRow {
+  user_id: string;
+  post_failed: number;
+  channel_reconnect: number;
+  access_expiring: number;
+  digest: string;
+  digest_due_at: number | null;
+  updated_at: number;
+}
+
+export interface PasswordResetRow {
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export interface Database {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -577,4 +618,7 @@ export interface Database {
   post_series: PostSeriesRow;
   post_series_occurrences: PostSeriesOccurrenceRow;
   post_imports: PostImportRow;
+  mail_outbox: MailOutboxRow;
+  mail_choices: MailChoicesRow;
+  password_resets: PasswordResetRow;
 }
