@@ -9,6 +9,9 @@ import { Accounts } from './domain/accounts.ts';
 import { Customers } from './domain/customers.ts';
 import { Templates } from './domain/templates.ts';
 import { Preferences } from './domain/preferences.ts';
+import { PasswordResets } from './domain/password-resets.ts';
+import { Mail } from './mail/mail.ts';
+import { MailSender, type MailSenderOptions } from './scheduler/mail-sender.ts';
 import { heraldResources, OAuthServer } from './domain/oauth.ts';
 import { People } from './domain/people.ts';
 import { Channels } from './domain/channels.ts';
@@ -62,7 +65,8 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
   const accounts = new Accounts(store.db, box, store.changes);
   const network = (provider: Provider, signal: AbortSignal = AbortSignal.timeout(60_000)) => networkContext(config, outbound, provider, signal);
   const webhooks = new Webhooks(store.db, box, outbound, store.changes);
-  const events = new Events(webhooks);
+  const mail = new Mail(store.db, box, config.publicUrl, config.mail);
+  const events = new Events(webhooks, (tx, accountId, recorded) => mail.onEvents(tx, accountId, recorded));
   const channels = new Channels(store.db, box, network, store.changes, events);
   const media = new Media(store.db, storage, config);
   const notifications = new Notifications(store.db);
@@ -91,6 +95,8 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     customers: new Customers(store.db),
     templates: new Templates(store.db),
     preferences: new Preferences(store.db),
+    mail,
+    passwordResets: new PasswordResets(store.db),
     oauth: new OAuthServer(store.db, heraldResources(config.publicUrl)),
     channels,
     connections: new Connections(store.db, box, config, channels, network),
@@ -141,6 +147,8 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
         services.oauth.prune(),
         services.progress.prune(),
         services.reads.prune(),
+        services.mail.prune(),
+        services.passwordResets.prune(),
       ]),
     );
   }, HOUSEKEEPING_MS).unref();
@@ -151,25 +159,35 @@ const HOUSEKEEPING_MS = 10 * 60_000;
 /** Engines look at the queue at least this often anyway, so only work due sooner is announced. */
 const ANNOUNCE_HORIZON_MS = QUEUE_POLL_MS;
 
-/** The background workers of a process: the publishing engine, and the account webhook deliveries sent wherever posts are published. */
+/** The background workers of a process: the publishing engine, the account webhook deliveries and the mail outbox, sent wherever posts are published. */
 export interface Workers {
   engine?: Engine;
   dispatcher?: WebhookDispatcher;
+  /** Sends the mail outbox; none when mail is off. */
+  mailer?: MailSender;
   /** Stops both; publishes already sent get `graceMs` to finish. */
   stop(graceMs?: number): Promise<void>;
 }
 
 /** Starts the workers this process runs (`false` leaves one out); the one place that wires them. */
-export function startWorkers(services: Services, options: { engine?: EngineOptions | false; webhooks?: WebhookDispatcherOptions | false }): Workers {
+export function startWorkers(
+  services: Services,
+  options: { engine?: EngineOptions | false; webhooks?: WebhookDispatcherOptions | false; mail?: MailSenderOptions | false },
+): Workers {
   const engine = options.engine === false ? undefined : new Engine(services, options.engine);
   const dispatcher = options.webhooks === false ? undefined : new WebhookDispatcher(services, options.webhooks);
+  // Mail goes out wherever webhooks do, unless told otherwise.
+  const mailOptions = options.mail ?? (options.webhooks === false ? false : {});
+  const mailer = mailOptions === false || !services.config.mail ? undefined : new MailSender(services, services.config.mail, mailOptions);
   engine?.start();
   dispatcher?.start();
+  mailer?.start();
   return {
     engine,
     dispatcher,
+    mailer,
     async stop(graceMs) {
-      await Promise.all([engine?.stop(graceMs), dispatcher?.stop(graceMs)]);
+      await Promise.all([engine?.stop(graceMs), dispatcher?.stop(graceMs), mailer?.stop(graceMs)]);
     },
   };
 }

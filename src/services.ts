@@ -28,6 +28,8 @@ import type { RateLimiter } from './domain/rate-limit.ts';
 import type { Series } from './domain/series/series.ts';
 import type { Templates } from './domain/templates.ts';
 import type { Preferences } from './domain/preferences.ts';
+import type { PasswordResets } from './domain/password-resets.ts';
+import type { Mail } from './mail/mail.ts';
 import type { Webhooks } from './domain/webhooks.ts';
 import type { DiskWatch } from './lib/disk-space.ts';
 import type { Metrics } from './lib/metrics.ts';
@@ -46,6 +48,10 @@ export interface Services {
   templates: Templates;
   /** Each person's language, zone, week start and clock. */
   preferences: Preferences;
+  /** Outgoing e-mail: the outbox, each person's choices, the mails that follow events. */
+  mail: Mail;
+  /** Single-use password reset links. */
+  passwordResets: PasswordResets;
   /** The OAuth2 authorization server for applications. */
   oauth: OAuthServer;
   channels: Channels;

@@ -3,7 +3,8 @@
  * account's posts and channels. An event is part of the change it describes: it
  * is recorded (as deliveries to the account's webhooks, see webhooks.ts) in the
  * same transaction, so a change is never stored without its event nor an event
- * without its change, whenever a process dies. The dispatcher sends them.
+ * without its change, whenever a process dies. The dispatcher sends them. The
+ * mails that follow some events are queued in that transaction too.
  */
 import type { Kysely } from 'kysely';
 import type { ChannelRow, Database, PostRow } from '../db/schema.ts';
@@ -18,12 +19,19 @@ export interface AccountEvent {
   data: Record<string, unknown>;
 }
 
+/** What else follows an event, in its transaction (the mails of mail/mail.ts). */
+export type EventFollower = (tx: Kysely<Database>, accountId: string, events: AccountEvent[]) => Promise<void>;
+
 export class Events {
-  constructor(private readonly webhooks: Webhooks) {}
+  constructor(
+    private readonly webhooks: Webhooks,
+    private readonly follow: EventFollower = async () => {},
+  ) {}
 
   /** Records events inside the caller's transaction `tx`; call `announce` once it has committed. */
   async record(tx: Kysely<Database>, accountId: string, events: AccountEvent[]): Promise<void> {
     await this.webhooks.record(accountId, events, Date.now(), tx);
+    await this.follow(tx, accountId, events);
   }
 
   /** After a commit that recorded events: the dispatcher of this process looks at once (others within their poll). */

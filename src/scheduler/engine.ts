@@ -22,6 +22,7 @@ import { QUEUE_POLL_MS, WorkLoop } from './work-loop.ts';
 import { engineQueries, type EngineQueries } from './engine-queries.ts';
 import { TokenKeeper, ReconnectNeeded, channelNeedsReconnect, reconnectReason } from './tokens.ts';
 import { TokenRenewal } from './token-renewal.ts';
+import { MailDigest } from './mail-digest.ts';
 import { FOLLOW_FOR_MS, FollowUps } from './follow-ups.ts';
 import { TokenChecks } from './token-checks.ts';
 import { keptReleaseUrl } from './release-url.ts';
@@ -67,6 +68,8 @@ export interface EngineOptions {
   feedLookEveryMs?: number;
   /** How often series due a look are looked for (series-extender.ts). */
   seriesEveryMs?: number;
+  /** How often this engine looks for mail digests that are due. */
+  mailDigestEveryMs?: number;
   /** Renews the claim on an item being published (post-queue.ts); a test holds it back to stand for a worker that froze. */
   renewLease?: (item: PostRow, leaseMs: number) => Promise<void>;
 }
@@ -143,6 +146,8 @@ export class Engine {
   readonly feeds: FeedPoller;
   /** Creates repeating posts' occurrences ahead of time; `run(now)` extends the series due at `now`. */
   readonly series: SeriesExtender;
+  /** Writes the daily and weekly mail digests; `run(now)` writes those due at `now`. */
+  readonly mailDigest: MailDigest;
   private readonly successes: SuccessDigest;
   private readonly loop: WorkLoop<PostRow>;
   private readonly queries: EngineQueries;
@@ -174,6 +179,7 @@ export class Engine {
     this.tokenChecks = new TokenChecks(services, this.tokens, options.tokenCheckEveryMs);
     this.feeds = new FeedPoller(services, this.worker, options.feedLookEveryMs);
     this.series = new SeriesExtender(services, this.worker, options.seriesEveryMs);
+    this.mailDigest = new MailDigest(services, options.mailDigestEveryMs);
     this.successes = new SuccessDigest(services.notifications, options.successDigestMs ?? 10_000);
     this.loop = new WorkLoop({
       name: 'engine',
@@ -194,6 +200,7 @@ export class Engine {
     this.tokenChecks.start();
     this.feeds.start();
     this.series.start();
+    this.mailDigest.start();
     this.services.localEngine.attach({
       wake: (at) => this.wake(at),
       looked: () => ({ at: this.loop.lastLookAt, everyMs: this.pollMs }),
@@ -216,7 +223,7 @@ export class Engine {
     this.stopping = true;
     this.services.localEngine.detach();
     await this.unlisten?.();
-    await Promise.all([this.renewal.stop(), this.followUps.stop(), this.tokenChecks.stop(), this.feeds.stop(), this.series.stop()]);
+    await Promise.all([this.renewal.stop(), this.followUps.stop(), this.tokenChecks.stop(), this.feeds.stop(), this.series.stop(), this.mailDigest.stop()]);
     if (!(await this.loop.stop(graceMs))) {
       this.abandoned = true;
       log.warn({ running: this.loop.inHand, graceSeconds: graceMs / 1000 }, 'engine stopped with publishes still running; the next worker checks them');

@@ -14,6 +14,7 @@ import { buildServer } from '../../src/server.ts';
 import type { Engine, EngineOptions } from '../../src/scheduler/engine.ts';
 import type { WebhookDispatcher, WebhookDispatcherOptions } from '../../src/scheduler/webhook-dispatcher.ts';
 import type { Lookup } from '../../src/lib/outbound.ts';
+import type { MailSender, MailSenderOptions } from '../../src/scheduler/mail-sender.ts';
 import { pathOf, type AnswerOf, type RouteEntry, type RouteInput } from '../../src/contract/route.ts';
 import { createTestDatabase, type StoreKind } from './stores.ts';
 
@@ -28,6 +29,8 @@ export interface TestHerald {
   engine?: Engine;
   /** Sends account webhook deliveries, when started with `webhooks`. */
   dispatcher?: WebhookDispatcher;
+  /** Sends the mail outbox, when started with `mail` and HERALD_SMTP_URL. */
+  mailer?: MailSender;
   dataDir: string;
   /** Creates an account (or uses the owner) and returns a fresh API key for it. */
   newAccount(name?: string): Promise<TestAccount>;
@@ -104,6 +107,7 @@ export async function startHerald(
     env?: Record<string, string>;
     engine?: boolean | EngineOptions;
     webhooks?: boolean | WebhookDispatcherOptions;
+    mail?: boolean | MailSenderOptions;
     lookup?: Lookup;
     databaseUrl?: string;
     dataDir?: string;
@@ -130,9 +134,10 @@ export async function startHerald(
   const server = await buildServer(services, { logger: false, checkResponses: (problem) => offSchema.push(problem) });
   await server.listen({ port, host: '127.0.0.1' });
   // Tests look at the queues often, so what they wait for happens soon.
-  const { engine, dispatcher } = startWorkers(services, {
+  const { engine, dispatcher, mailer } = startWorkers(services, {
     engine: options.engine ? { pollMs: 200, ...(typeof options.engine === 'object' ? options.engine : {}) } : false,
     webhooks: options.webhooks ? { pollMs: 200, ...(typeof options.webhooks === 'object' ? options.webhooks : {}) } : false,
+    mail: options.mail ? { pollMs: 200, ...(typeof options.mail === 'object' ? options.mail : {}) } : false,
   });
   const url = `http://127.0.0.1:${port}`;
   const api = `${url}/api/public/v1`;
@@ -144,6 +149,7 @@ export async function startHerald(
     server,
     engine,
     dispatcher,
+    mailer,
     dataDir,
     async newAccount(name = 'Test account') {
       const id = await services.accounts.create(name);
@@ -154,6 +160,7 @@ export async function startHerald(
       await server.close();
       await engine?.stop();
       await dispatcher?.stop();
+      await mailer?.stop();
       await services.close();
       await database?.drop();
       if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
