@@ -17,6 +17,8 @@ const PAGES = [
   '/',
   '/signin',
   '/signup',
+  '/forgot-password',
+  '/reset-password',
   '/compose',
   '/posts/:id',
   '/posts/:id/edit',

@@ -17,7 +17,7 @@ import { ApiError, invalidField, notFound } from './errors.ts';
 import { DECOY_HASH, hashPassword, verifyPassword } from './passwords.ts';
 
 const SESSION_TTL_MS = 30 * 86_400_000;
-const INVITATION_TTL_MS = 7 * 86_400_000;
+export const INVITATION_TTL_MS = 7 * 86_400_000;
 
 export type Permission = 'manage_keys' | 'manage_apps' | 'invite' | 'manage_people' | 'review_posts';
 

@@ -17,8 +17,13 @@ import { registeredRoutes } from '../helpers/routes.ts';
 
 const PREFIX = '/api/app/';
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** They open a session, so there is none yet whose token they could ask for. */
-const OPEN_A_SESSION = ['POST /api/app/auth/login', 'POST /api/app/auth/signup'];
+/** They open a session (or, for a forgotten password, ask for the link that does), so there is none yet whose token they could ask for. */
+const OPEN_A_SESSION = [
+  'POST /api/app/auth/login',
+  'POST /api/app/auth/signup',
+  'POST /api/app/auth/password-reset',
+  'POST /api/app/auth/password-reset/complete',
+];
 const PASSWORD = 'correct horse battery';
 
 /**

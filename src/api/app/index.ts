@@ -9,6 +9,7 @@ import { authRoutes } from './auth.ts';
 import { customersRoutes } from './customers.ts';
 import { keysRoutes } from './keys.ts';
 import { linkCardRoutes } from './link-cards.ts';
+import { mailRoutes, passwordResetRoutes } from './mail.ts';
 import { liveRoutes } from './live.ts';
 import { oauthAppsRoutes } from './oauth-apps.ts';
 import { peopleRoutes } from './people.ts';
@@ -21,6 +22,7 @@ import { requireSession } from './session.ts';
 export function appRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     await app.register(authRoutes(services));
+    await app.register(passwordResetRoutes(services));
     await app.register(async (signedIn) => {
       signedIn.addHook('onRequest', requireSession(services.people));
       await signedIn.register(peopleRoutes(services));
@@ -31,6 +33,7 @@ export function appRoutes(services: Services): FastifyPluginAsync {
       await signedIn.register(templatesRoutes(services));
       await signedIn.register(linkCardRoutes(services));
       await signedIn.register(preferencesRoutes(services));
+      await signedIn.register(mailRoutes(services));
       await signedIn.register(liveRoutes(services.store.changes));
       await publicApiForSessions(signedIn, services);
     });

@@ -10,6 +10,7 @@ import { mediaObject, mediaTag } from '../media.ts';
 import { listPostsQuery, postSummary } from '../posts.ts';
 import { WEBHOOK_EVENTS } from '../webhooks.ts';
 import { personPreferences, preferencesChange } from '../preferences.ts';
+import { mailChoicesChange, mailSettings } from '../mail.ts';
 import { route, routeTable } from '../route.ts';
 import { integration } from '../channels.ts';
 
@@ -196,6 +197,24 @@ export const appRoutes = routeTable('/api/app', {
   authStatus: route({ method: 'GET', path: '/auth/status', responses: { 200: z.object({ signupOpen: z.boolean() }) } }),
   session: route({ method: 'GET', path: '/session', responses: { 200: session } }),
   logOut: route({ method: 'POST', path: '/auth/logout', responses: { 200: z.object({ signedOut: z.boolean() }) } }),
+  /** "Forgot password?": the same answer whether or not the address belongs to someone. */
+  forgotPassword: route({
+    method: 'POST',
+    path: '/auth/password-reset',
+    body: z.object({ email }),
+    responses: {
+      202: z.object({
+        mailEnabled: z.boolean().describe('false: this Herald sends no mail; the owner makes a link with "herald people reset-password"'),
+      }),
+    },
+  }),
+  /** The link's page: a new password, once; the person is signed in and their other sessions end. */
+  resetPassword: route({
+    method: 'POST',
+    path: '/auth/password-reset/complete',
+    body: z.object({ token: z.string().min(1).max(200), password }),
+    responses: { 200: session },
+  }),
 
   people: route({ method: 'GET', path: '/people', responses: { 200: z.array(user) } }),
   setRole: route({ method: 'PATCH', path: '/people/:id', params: idParam, body: z.object({ role: invitableRole }), responses: { 200: user } }),
@@ -205,7 +224,13 @@ export const appRoutes = routeTable('/api/app', {
     method: 'POST',
     path: '/invitations',
     body: z.object({ email, role: invitableRole.default('member') }),
-    responses: { 201: invitation.extend({ token: z.string(), signupUrl: z.string() }) },
+    responses: {
+      201: invitation.extend({
+        token: z.string(),
+        signupUrl: z.string(),
+        mailed: z.boolean().describe('the invitation is on its way by mail; false: mail is off, send the link yourself'),
+      }),
+    },
   }),
   withdrawInvitation: route({ method: 'DELETE', path: '/invitations/:id', params: idParam, responses: { 200: idAnd('withdrawn') } }),
 
@@ -351,6 +376,9 @@ export const appRoutes = routeTable('/api/app', {
 
   preferences: route({ method: 'GET', path: '/preferences', responses: { 200: personPreferences } }),
   setPreferences: route({ method: 'PUT', path: '/preferences', body: preferencesChange, responses: { 200: personPreferences } }),
+
+  mailSettings: route({ method: 'GET', path: '/mail', responses: { 200: mailSettings } }),
+  setMailChoices: route({ method: 'PUT', path: '/mail', body: mailChoicesChange, responses: { 200: mailSettings } }),
 
   /** Server-Sent Events: a stream, not a JSON answer. */
   events: route({ method: 'GET', path: '/events', responses: {} }),
