@@ -18,6 +18,8 @@ import { lockDataFolder } from './lib/data-lock.ts';
 import { secretFile } from './lib/secrets.ts';
 import { timerDelay } from './lib/timers.ts';
 import { runAuthServer } from './auth-server/main.ts';
+import { RESET_TTL_MS } from './domain/password-resets.ts';
+import { webLinks } from './mail/mail.ts';
 
 const KEYS_USAGE = `API keys of this Herald's account (which the first person to sign up owns):
   keys create [--name NAME]   create a key and print it
@@ -26,6 +28,10 @@ const KEYS_USAGE = `API keys of this Herald's account (which the first person to
   keys rotate <id>            replace a key's value; the old one stops working at once
   keys revoke <id>            revoke a key
   (--json prints JSON; the store used is the one "npm start" uses, named on stderr)`;
+
+const PEOPLE_USAGE = `People of this Herald, from its terminal (for a Herald that sends no mail):
+  people reset-password [EMAIL]   print a single-use link (valid 1 hour) that sets a new password;
+                                  without EMAIL, the owner's. Using it signs that person out everywhere else.`;
 
 const AUTH_SERVER_USAGE = `Device-flow auth server (port HERALD_AUTH_PORT, 3111; registers its own application on Herald's store, see README):
   auth-server                 run it`;
@@ -74,6 +80,7 @@ const COMMAND_HELP: Record<string, string> = {
   'move-store': MOVE_STORE_HELP,
   keys: KEYS_USAGE,
   apps: APPS_USAGE,
+  people: PEOPLE_USAGE,
   'auth-server': AUTH_SERVER_USAGE,
 };
 
@@ -89,6 +96,8 @@ Service:
   move-store --to URL   copy the embedded store into an empty PostgreSQL database
 
 ${KEYS_USAGE}
+
+${PEOPLE_USAGE}
 
 ${AUTH_SERVER_USAGE}
 
@@ -156,6 +165,9 @@ async function runService(config: Config, withServer: boolean, withEngine: boole
     lines.push(`  API docs:    ${config.publicUrl}/api/docs`);
     lines.push(`  API key:     npx herald keys create --name my-key`);
   }
+  lines.push(
+    `  mail:        ${config.mail ? `through ${new URL(config.mail.smtpUrl).host}${workers.mailer ? '' : ' (sent by "herald worker")'}` : 'off (no HERALD_SMTP_URL): links are shown to copy'}`,
+  );
   lines.push(`  publishing:  ${workers.engine ? 'this process publishes due posts' : 'off here (run "herald worker")'}`);
   if (metricsServer) lines.push(`  metrics:     http://${config.metricsHost}:${config.metricsPort}/metrics`);
   else if (server && config.metricsToken) lines.push(`  metrics:     ${config.publicUrl}/api/metrics   (Authorization: Bearer HERALD_METRICS_TOKEN)`);
@@ -228,6 +240,34 @@ async function keys(config: Config, args: string[]): Promise<void> {
   });
 }
 
+/**
+ * A reset link rather than a password typed here: nothing secret passes through
+ * the shell's history, the process list or the terminal's scrollback for longer
+ * than the hour the link lives, and the person chooses their password in the
+ * browser under the same rules as everywhere else.
+ */
+async function peopleCommand(config: Config, args: string[]): Promise<void> {
+  const [action, email] = args;
+  if (action !== 'reset-password') fail(PEOPLE_USAGE);
+  await withServices(config, async ({ store, passwordResets, accounts }) => {
+    const person = email
+      ? await passwordResets.person(email)
+      : await store.db
+          .selectFrom('users')
+          .selectAll()
+          .where('account_id', '=', await accounts.ownerAccount())
+          .where('role', '=', 'owner')
+          .executeTakeFirst();
+    if (!person)
+      fail(email ? `herald: nobody here has the address ${email}` : 'herald: nobody has signed up yet: open the web application to create the owner');
+    const token = await passwordResets.create(person.id);
+    console.log(
+      `A single-use link to set a new password for ${person.email} (${person.role}), valid ${RESET_TTL_MS / 60_000} minutes:\n\n  ${webLinks(config.publicUrl).reset(token)}\n\n` +
+        'Open it in a browser; other sessions of this person end once it is used. Keep it to yourself until then.',
+    );
+  });
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command && COMMAND_HELP[command] && rest.some((a) => a === '--help' || a === '-h')) {
@@ -291,6 +331,8 @@ async function main(argv: string[]): Promise<void> {
       return moveStoreCommand(config, rest);
     case 'keys':
       return keys(config, rest);
+    case 'people':
+      return peopleCommand(config, rest);
     case 'apps':
       return withServices(config, (services) => appsCommand(services, rest));
     case 'auth-server':
