@@ -13,10 +13,12 @@ import {
   ChannelsPage,
   Composer,
   FeedsPage,
+  ForgotPassword,
   ImportPage,
   MediaPage,
   PostPage,
   PreviewLinkPage,
+  ResetPassword,
   SeriesListPage,
   SeriesPage,
   SettingsPage,
@@ -63,6 +65,8 @@ function App() {
       <Routes>
         <Route path="/signin" element={<SignIn />} />
         <Route path="/signup" element={<SignUp />} />
+        <Route path="/forgot-password" element={<ForgotPassword />} />
+        <Route path="/reset-password" element={<ResetPassword />} />
         {/* A preview link: for visitors without an account, so outside the sign-in gate. */}
         <Route path="/p/:token" element={<PreviewLinkPage />} />
         <Route

@@ -95,6 +95,9 @@ export function SignIn() {
         fields={['email', 'password']}
         submit={(form) => api('POST', '/auth/login', { email: field(form, 'email'), password: field(form, 'password') })}
       />
+      <p className="auth-foot">
+        <Link to="/forgot-password">{t('auth.forgotPassword')}</Link>
+      </p>
       <p className="auth-foot">{t('auth.noAccount')}</p>
     </>
   );

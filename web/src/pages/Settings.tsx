@@ -1,7 +1,7 @@
 /**
  * Settings: Developers (Public API keys: create with scopes, Reveal, rotate,
  * revoke), OAuth applications, webhooks (events, secret shown once, delivery
- * log, redeliver, test), team, customers, notifications and preferences. Each
+ * log, redeliver, test), team, customers, notifications, preferences and mail. Each
  * section is a file of web/src/pages/settings/; this page shows the tabs and
  * the chosen one.
  */
@@ -12,6 +12,7 @@ import { Apps } from './settings/Apps.tsx';
 import { Customers } from './settings/Customers.tsx';
 import { Developers } from './settings/Developers.tsx';
 import { Notifications } from './settings/Notifications.tsx';
+import { Mail } from './settings/Mail.tsx';
 import { Preferences } from './settings/Preferences.tsx';
 import { Team } from './settings/Team.tsx';
 import { Templates } from './settings/Templates.tsx';
@@ -27,6 +28,7 @@ const SECTIONS: [id: string, label: MessageKey, body: () => ReactNode][] = [
   ['templates', 'settings.templates', Templates],
   ['notifications', 'settings.notifications', Notifications],
   ['preferences', 'settings.preferences', Preferences],
+  ['mail', 'settings.mail', Mail],
 ];
 
 export function SettingsPage() {

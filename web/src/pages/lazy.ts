@@ -12,6 +12,8 @@ function page<M, K extends keyof M>(load: () => Promise<M>, name: K) {
 
 export const SignIn = page(() => import('./Auth.tsx'), 'SignIn');
 export const SignUp = page(() => import('./Auth.tsx'), 'SignUp');
+export const ForgotPassword = page(() => import('./PasswordReset.tsx'), 'ForgotPassword');
+export const ResetPassword = page(() => import('./PasswordReset.tsx'), 'ResetPassword');
 export const CalendarPage = page(() => import('./Calendar.tsx'), 'CalendarPage');
 export const Composer = page(() => import('./Composer.tsx'), 'Composer');
 export const PostPage = page(() => import('./Post.tsx'), 'PostPage');

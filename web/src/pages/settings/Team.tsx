@@ -4,7 +4,7 @@ import { api, type AppBody } from '../../api.ts';
 import { useSession } from '../../data.ts';
 import { t } from '../../i18n.ts';
 import { ApprovalSetting } from '../../components/Approval.tsx';
-import { CopyButton, DeleteButton, ErrorNote, ListTable, Loading, Secret, TextField } from '../../components/ui.tsx';
+import { CopyButton, DeleteButton, ErrorNote, ListTable, Loading, Notice, Secret, TextField } from '../../components/ui.tsx';
 import { useSection } from './useSection.ts';
 
 /** The roles a person can be given (the owner's is not one). */
@@ -15,7 +15,7 @@ export function Team() {
   const people = useSection(['people'], '/people');
   const invitations = useSection(['invitations'], '/invitations');
   const [form, setForm] = useState<{ email: string; role: Role }>({ email: '', role: 'member' });
-  const [link, setLink] = useState<string>();
+  const [link, setLink] = useState<{ url: string; email: string; mailed: boolean }>();
   if (people.list.isPending) return <Loading />;
   const me = session.data?.user.id;
   return (
@@ -65,14 +65,20 @@ export function Team() {
               </li>
             ))}
           </ul>
-          {link && <Secret label={t('team.link')} value={link} />}
+          {link && (
+            <>
+              {/* Mailed, or (mail off) for the inviter to send: the link can be copied either way. */}
+              <Notice kind={link.mailed ? 'success' : 'warning'}>{t(link.mailed ? 'team.mailed' : 'team.mailOff', { email: link.email })}</Notice>
+              <Secret label={t('team.link')} value={link.url} />
+            </>
+          )}
           <form
             className="panel"
             onSubmit={async (e) => {
               e.preventDefault();
               const made = await invitations.act(() => api('POST', '/invitations', form));
               if (made) {
-                setLink(made.signupUrl);
+                setLink({ url: made.signupUrl, email: made.email, mailed: made.mailed });
                 setForm({ email: '', role: 'member' });
               }
             }}
