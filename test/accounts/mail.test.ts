@@ -17,6 +17,9 @@ import { startTestnet, type TestnetFake } from '../fakes/testnet.ts';
 import { startSmtpServer, type Received, type SmtpServer } from '../helpers/smtp.ts';
 import { teardown } from '../helpers/teardown.ts';
 import { WebClient } from './web-client.ts';
+import { loadConfig } from '../../src/config.ts';
+import { postFailedLetter } from '../../src/mail/compose.ts';
+import { MAIL_TEXTS } from '../../src/mail/catalogue.ts';
 
 const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a new password, chosen';
@@ -231,3 +234,40 @@ for (const store of await testStores()) {
     });
   });
 }
+
+describe('mail settings', () => {
+  it('go together, name the SMTP scheme, and a CA file that cannot be read is said at start', () => {
+    const base = { HERALD_DATA_DIR: '/tmp/unused' };
+    assert.equal(loadConfig(base).mail, undefined, 'no mail by default');
+    assert.throws(() => loadConfig({ ...base, HERALD_SMTP_URL: 'smtp://mail.example.com:587' }), /HERALD_SMTP_URL and HERALD_MAIL_FROM go together/);
+    assert.throws(() => loadConfig({ ...base, HERALD_SMTP_URL: 'http://mail.example.com', HERALD_MAIL_FROM: 'h@example.com' }), /smtp:\/\/ or smtps:\/\//);
+    assert.throws(
+      () => loadConfig({ ...base, HERALD_SMTP_URL: 'smtps://mail.example.com', HERALD_MAIL_FROM: 'h@example.com', HERALD_SMTP_CA: '/nonexistent/ca.pem' }),
+      /HERALD_SMTP_CA: cannot read/,
+    );
+    const mail = loadConfig({ ...base, HERALD_SMTP_URL: 'smtps://u:p@mail.example.com', HERALD_MAIL_FROM: 'Herald <h@example.com>' }).mail;
+    assert.deepEqual(mail, { smtpUrl: 'smtps://u:p@mail.example.com', from: 'Herald <h@example.com>', ca: undefined });
+  });
+
+  it('escape what comes from outside in the HTML, and every language has every text', () => {
+    const letter = postFailedLetter('ja', {
+      channel: 'Acme <b>',
+      excerpt: '<script>alert(1)</script>',
+      reason: 'x & y',
+      postUrl: 'http://h.example/posts/1',
+      choicesUrl: 'http://h.example/settings/mail',
+    });
+    assert.ok(!letter.html.includes('<script>'), letter.html);
+    assert.ok(letter.html.includes('&lt;script&gt;') && letter.html.includes('x &amp; y'));
+    assert.ok(letter.text.includes('<script>alert(1)</script>'), 'the plain text keeps the words as they are');
+    assert.match(letter.subject, /Acme <b> への投稿を公開できませんでした/);
+    const english = Object.keys(MAIL_TEXTS.en).sort();
+    for (const [language, texts] of Object.entries(MAIL_TEXTS)) {
+      assert.deepEqual(Object.keys(texts).sort(), english, language);
+      for (const [key, text] of Object.entries(texts)) {
+        const names = (t: string) => [...t.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+        assert.deepEqual(names(text), names(MAIL_TEXTS.en[key as keyof typeof MAIL_TEXTS.en]), `${language} ${key} names the same values`);
+      }
+    }
+  });
+});
