@@ -17,6 +17,7 @@ import { startTestnet, type TestnetFake } from '../fakes/testnet.ts';
 import { startSmtpServer, type Received, type SmtpServer } from '../helpers/smtp.ts';
 import { teardown } from '../helpers/teardown.ts';
 import { WebClient } from './web-client.ts';
+import { channelNeedsReconnect } from '../../src/scheduler/tokens.ts';
 import { loadConfig } from '../../src/config.ts';
 import { postFailedLetter } from '../../src/mail/compose.ts';
 import { MAIL_TEXTS } from '../../src/mail/catalogue.ts';
@@ -185,6 +186,14 @@ for (const store of await testStores()) {
       assert.match(digest.text, /A note that went out fine/);
       assert.match(digest.text, /A launch note/);
       assert.match(digest.html, /<li>/);
+    });
+
+    it('a channel that needs connecting again is mailed with the reason and a link to the channels', async () => {
+      const row = await herald.services.store.db.selectFrom('channels').selectAll().where('account_id', '=', account.id).executeTakeFirstOrThrow();
+      await channelNeedsReconnect(herald.services, row, 'the network revoked the token');
+      const mail = await smtp.waitFor((m) => m.to.includes('member@example.com') && m.text.includes('revoked the token'), 'the reconnect mail');
+      assert.ok(mail.subject.includes(row.name), mail.subject);
+      assert.ok(mail.text.includes(`${herald.url}/channels`), mail.text);
     });
   });
 
