@@ -142,7 +142,7 @@ export function digestLetter(
 ): Letter {
   const t = MAIL_TEXTS[language];
   const counts = { published: v.published.length, failed: v.failed.length };
-  const blocks: Block[] = [fill(t.digestIntro, v)];
+  const blocks: Block[] = [fill(t.digestIntro, { since: v.since })];
   if (v.published.length > 0)
     blocks.push({ heading: fill(t.digestPublished, { count: counts.published }), items: v.published.map((p) => `${p.channel}: ${p.excerpt}`) });
   if (v.failed.length > 0)
