@@ -14,6 +14,7 @@ import { Mail } from './mail/mail.ts';
 import { MailSender, type MailSenderOptions } from './scheduler/mail-sender.ts';
 import { heraldResources, OAuthServer } from './domain/oauth.ts';
 import { People } from './domain/people.ts';
+import { SingleSignOn } from './domain/sso.ts';
 import { Channels } from './domain/channels.ts';
 import { Connections } from './domain/connections.ts';
 import { Idempotency } from './domain/idempotency.ts';
@@ -92,6 +93,7 @@ export async function createServices(config: Config, options: { lookup?: Lookup 
     store,
     accounts,
     people: new People(store.db, accounts, box),
+    sso: new SingleSignOn(store.db, box),
     customers: new Customers(store.db),
     templates: new Templates(store.db),
     preferences: new Preferences(store.db),

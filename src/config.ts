@@ -70,6 +70,8 @@ export interface Config {
   metricsHost: string;
   /** Outgoing e-mail (HERALD_SMTP_URL, HERALD_MAIL_FROM, HERALD_SMTP_CA); undefined: mail is off and links are offered to copy. */
   mail?: MailConfig;
+  /** HERALD_OIDC_*: single sign-on with an OpenID Connect provider; undefined when not configured. */
+  oidc?: OidcConfig;
   /**
    * Every HERALD_* variable as given: networks read their app credentials and
    * base URLs from here by name (HERALD_X_API_KEY, HERALD_BLUESKY_SERVICE_URL...),
@@ -101,7 +103,37 @@ export interface S3Config {
   forcePathStyle: boolean;
 }
 
+/** The OpenID Connect provider people sign in with (Google Workspace, Entra, Okta, Keycloak, Authentik...). */
+export interface OidcConfig {
+  /** HERALD_OIDC_ISSUER: the issuer URL; its /.well-known/openid-configuration is read. */
+  issuer: string;
+  /** HERALD_OIDC_CLIENT_ID and HERALD_OIDC_CLIENT_SECRET: Herald's client at the provider. */
+  clientId: string;
+  clientSecret: string;
+  /** HERALD_OIDC_NAME: the sign-in button says "Sign in with <name>" ("single sign-on" when unset). */
+  name: string;
+}
+
 type Env = Record<string, string | undefined>;
+
+/** HERALD_OIDC_ISSUER, HERALD_OIDC_CLIENT_ID and HERALD_OIDC_CLIENT_SECRET go together; none of them: no single sign-on. */
+function oidcConfig(env: Env): OidcConfig | undefined {
+  const names = ['HERALD_OIDC_ISSUER', 'HERALD_OIDC_CLIENT_ID', 'HERALD_OIDC_CLIENT_SECRET'] as const;
+  const given = names.filter((n) => env[n]);
+  if (given.length === 0) return undefined;
+  if (given.length < names.length) {
+    throw new Error(`${names.join(', ')} go together: ${names.filter((n) => !env[n]).join(', ')} missing`);
+  }
+  // Kept exactly as given: discovery compares it with the provider's `issuer` character for character (Authentik's ends with a slash).
+  const issuer = env.HERALD_OIDC_ISSUER!.trim();
+  if (!/^https?:\/\/[^\s]+$/.test(issuer) || !URL.canParse(issuer)) throw new Error(`HERALD_OIDC_ISSUER must be an http(s) URL, got "${issuer}"`);
+  return {
+    issuer,
+    clientId: env.HERALD_OIDC_CLIENT_ID!,
+    clientSecret: env.HERALD_OIDC_CLIENT_SECRET!,
+    name: env.HERALD_OIDC_NAME?.trim() || 'single sign-on',
+  };
+}
 
 function int(env: Env, name: string, fallback: number, min = 0): number {
   const raw = env[name];
@@ -226,6 +258,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort: env.HERALD_METRICS_PORT ? int(env, 'HERALD_METRICS_PORT', 0, 1) : undefined,
     metricsHost: env.HERALD_METRICS_HOST || '127.0.0.1',
     mail: mailConfig(env),
+    oidc: oidcConfig(env),
     networkEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('HERALD_') && !!e[1])),
   };
 }

@@ -21,6 +21,7 @@ import type { NetworkReads } from './domain/network-reads.ts';
 import type { Notifications } from './domain/notifications.ts';
 import type { OAuthServer } from './domain/oauth.ts';
 import type { People } from './domain/people.ts';
+import type { SingleSignOn } from './domain/sso.ts';
 import type { Posts } from './domain/posts/posts.ts';
 import type { PreviewLinks } from './domain/approvals/preview-links.ts';
 import type { PublishProgress } from './domain/posts/publish-progress.ts';
@@ -44,6 +45,8 @@ export interface Services {
   accounts: Accounts;
   /** People, web sessions and invitations. */
   people: People;
+  /** Single sign-on: who a provider's person is here, and the owner's choices. */
+  sso: SingleSignOn;
   customers: Customers;
   templates: Templates;
   /** Each person's language, zone, week start and clock. */

@@ -49,6 +49,7 @@ import * as personPreferences from './migrations/024_person_preferences.ts';
 import * as quietChangesInvitationLinks from './migrations/025_quiet_changes_invitation_links.ts';
 import * as accessExpiry from './migrations/026_access_expiry.ts';
 import * as mail from './migrations/027_mail.ts';
+import * as oidc from './migrations/028_oidc.ts';
 import * as mcpClients from './migrations/029_mcp_clients.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -95,6 +96,7 @@ const migrations: Record<string, Migration> = {
   '025_quiet_changes_invitation_links': quietChangesInvitationLinks,
   '026_access_expiry': accessExpiry,
   '027_mail': mail,
+  '028_oidc': oidc,
   '029_mcp_clients': mcpClients,
 };
 

@@ -355,6 +355,35 @@ export interface InvitationRow {
   token_sealed?: string | null;
 }
 
+/** A provider's person (issuer + subject) linked to a person here (migration 028); user_id null once they were removed. */
+export interface SsoIdentityRow {
+  issuer: string;
+  subject: string;
+  account_id: string;
+  user_id: string | null;
+  email: string;
+  created_at: number;
+  removed_at: number | null;
+}
+
+/** An e-mail address removed from an account: single sign-on does not let it back in without a new invitation. */
+export interface RemovedPersonRow {
+  account_id: string;
+  email: string;
+  removed_at: number;
+}
+
+/** The owner's single sign-on choices for their account (migration 028). */
+export interface SsoSettingsRow {
+  account_id: string;
+  /** JSON array of lower-case domains. */
+  allowed_domains: string;
+  domain_role: UserRole;
+  /** 1: only the owner may still sign in with a password. */
+  passwords_off: number;
+  updated_at: number;
+}
+
 export interface OAuthAppRow {
   id: string;
   account_id: string;
@@ -603,6 +632,9 @@ export interface Database {
   person_preferences: PersonPreferencesRow;
   sessions: SessionRow;
   invitations: InvitationRow;
+  sso_identities: SsoIdentityRow;
+  removed_people: RemovedPersonRow;
+  sso_settings: SsoSettingsRow;
   oauth_apps: OAuthAppRow;
   oauth_codes: OAuthCodeRow;
   oauth_tokens: OAuthTokenRow;

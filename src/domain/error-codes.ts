@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   invalid_credentials: { status: 401, meaning: 'The email or the password is wrong.' },
   csrf_failed: { status: 403, meaning: 'A web application request without its session’s CSRF token.' },
   forbidden: { status: 403, meaning: 'Your role in the account does not allow this.' },
+  passwords_off: { status: 403, meaning: 'The account’s owner turned passwords off: sign in with single sign-on instead.' },
   signup_closed: { status: 403, meaning: 'This server takes new people by invitation only.' },
   invalid_scope: { status: 400, meaning: 'An unknown scope was asked for; the message lists the known ones.' },
   invalid_invitation: { status: 400, meaning: 'The invitation is unknown, expired, used or for another address.' },

@@ -277,6 +277,14 @@ export class People {
       // What they granted to applications goes with them.
       await trx.updateTable('oauth_tokens').set({ revoked_at: Date.now() }).where('user_id', '=', id).where('revoked_at', 'is', null).execute();
       await trx.deleteFrom('oauth_codes').where('user_id', '=', id).execute();
+      // Single sign-on remembers them as removed, so their provider account or their e-mail's domain does not let them back in.
+      const removedAt = Date.now();
+      await trx.updateTable('sso_identities').set({ user_id: null, removed_at: removedAt }).where('user_id', '=', id).execute();
+      await trx
+        .insertInto('removed_people')
+        .values({ account_id: target.account_id, email: target.email, removed_at: removedAt })
+        .onConflict((c) => c.columns(['account_id', 'email']).doUpdateSet({ removed_at: removedAt }))
+        .execute();
       await trx.deleteFrom('users').where('id', '=', id).execute();
     });
   }

@@ -60,6 +60,10 @@ export async function logIn(services: Services, emailAddress: string, secret: st
   await countLoginAttempt(services, emailAddress, clientAddress);
   const user = await services.people.checkPassword(emailAddress, secret);
   if (!user) throw new ApiError('invalid_credentials', 'The email or the password is wrong', [{ path: 'password', message: 'does not match this email' }]);
+  // Asked only once the password matched, so a stranger learns nothing about who the account's people are.
+  if (services.config.oidc && user.role !== 'owner' && (await services.sso.settings(user.account_id)).passwordsOff) {
+    throw new ApiError('passwords_off', `This account signs in with ${services.config.oidc.name}: use the "Sign in with ${services.config.oidc.name}" button`);
+  }
   return user;
 }
 

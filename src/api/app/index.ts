@@ -12,6 +12,7 @@ import { linkCardRoutes } from './link-cards.ts';
 import { mailRoutes, passwordResetRoutes } from './mail.ts';
 import { liveRoutes } from './live.ts';
 import { oauthAppsRoutes } from './oauth-apps.ts';
+import { oidcRoutes, ssoSettingsRoutes } from './oidc.ts';
 import { peopleRoutes } from './people.ts';
 import { plannerRoutes } from './planner.ts';
 import { preferencesRoutes } from './preferences.ts';
@@ -23,9 +24,11 @@ export function appRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     await app.register(authRoutes(services));
     await app.register(passwordResetRoutes(services));
+    await app.register(oidcRoutes(services));
     await app.register(async (signedIn) => {
       signedIn.addHook('onRequest', requireSession(services.people));
       await signedIn.register(peopleRoutes(services));
+      await signedIn.register(ssoSettingsRoutes(services));
       await signedIn.register(keysRoutes(services));
       await signedIn.register(customersRoutes(services));
       await signedIn.register(oauthAppsRoutes(services));

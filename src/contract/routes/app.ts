@@ -177,6 +177,20 @@ export const calendarTile = z.object({
   channel: z.string(),
 });
 
+/** An e-mail domain the owner lets join through single sign-on. */
+const emailDomain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253)
+  .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/, 'must be an e-mail domain such as example.com');
+
+export const ssoSettings = z.object({
+  allowedDomains: z.array(emailDomain).max(50).describe('people with a verified e-mail of these domains join on their first sign-in'),
+  domainRole: invitableRole.describe('the role they join with'),
+  passwordsOff: z.boolean().describe('only the owner may still sign in with a password'),
+});
+
 /** The answer of removing something: its id and a flag saying what happened (always true). */
 const approvalParams = z.object({ provider: z.string().min(1).max(50) });
 const idAnd = <const K extends string>(flag: K) => z.object({ id: z.string() }).extend({ [flag]: z.boolean() } as { [P in K]: z.ZodBoolean });
@@ -195,6 +209,20 @@ export const appRoutes = routeTable('/api/app', {
     responses: { 200: session },
   }),
   authStatus: route({ method: 'GET', path: '/auth/status', responses: { 200: z.object({ signupOpen: z.boolean() }) } }),
+  /** Which sign-in methods this server offers: the sign-in page shows a button for single sign-on when it is configured. */
+  signInMethods: route({
+    method: 'GET',
+    path: '/auth/methods',
+    responses: {
+      200: z.object({
+        password: z.boolean(),
+        sso: z.object({ name: z.string(), startUrl: z.string().describe('the address that sends the browser to the provider') }).nullable(),
+      }),
+    },
+  }),
+  /** Single sign-on: a redirect to the OpenID Connect provider, and its way back (a redirect into the web application). */
+  oidcStart: route({ method: 'GET', path: '/auth/oidc/start', responses: {} }),
+  oidcCallback: route({ method: 'GET', path: '/auth/oidc/callback', responses: {} }),
   session: route({ method: 'GET', path: '/session', responses: { 200: session } }),
   logOut: route({ method: 'POST', path: '/auth/logout', responses: { 200: z.object({ signedOut: z.boolean() }) } }),
   /** "Forgot password?": the same answer whether or not the address belongs to someone. */
@@ -219,6 +247,12 @@ export const appRoutes = routeTable('/api/app', {
   people: route({ method: 'GET', path: '/people', responses: { 200: z.array(user) } }),
   setRole: route({ method: 'PATCH', path: '/people/:id', params: idParam, body: z.object({ role: invitableRole }), responses: { 200: user } }),
   removePerson: route({ method: 'DELETE', path: '/people/:id', params: idParam, responses: { 200: idAnd('removed') } }),
+  ssoSettings: route({
+    method: 'GET',
+    path: '/sso',
+    responses: { 200: ssoSettings.extend({ configured: z.boolean(), providerName: z.string().nullable() }) },
+  }),
+  saveSsoSettings: route({ method: 'PUT', path: '/sso', body: ssoSettings, responses: { 200: ssoSettings } }),
   invitations: route({ method: 'GET', path: '/invitations', responses: { 200: z.array(invitation) } }),
   invite: route({
     method: 'POST',
