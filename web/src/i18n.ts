@@ -79,6 +79,26 @@ export const en = {
   'reset.save': 'Save the password and sign in',
   'reset.noToken': 'This page needs the link from the e-mail, whole. Open the link again, or ask for a new one.',
   'reset.askAgain': 'Ask for a new link',
+  'sso.title': 'Single sign-on',
+  'sso.signInWith': 'Sign in with {name}',
+  'sso.refused.unverifiedEmail':
+    'Your identity provider has not verified your e-mail address, so Herald cannot tell it is yours. Verify it there, then try again.',
+  'sso.refused.notInvited': 'This e-mail address has no invitation, and its domain may not join. Ask an owner or admin of this Herald to invite you.',
+  'sso.refused.removed': 'You were removed from this team. Ask its owner to invite you again.',
+  'sso.refused.expired': 'The sign-in took too long or was started in another browser. Try again.',
+  'sso.refused.failed':
+    'The identity provider’s answer did not pass Herald’s checks, so you were not signed in. Try again; if it happens again, tell whoever runs this Herald.',
+  'sso.refused.unavailable': 'The identity provider cannot be reached right now. Try again later.',
+  'sso.refused.denied': 'The sign-in was cancelled at the identity provider.',
+  'sso.configured': 'People sign in with {name}.',
+  'sso.notConfigured':
+    'Single sign-on is not set up on this server: whoever runs it sets HERALD_OIDC_ISSUER, HERALD_OIDC_CLIENT_ID and HERALD_OIDC_CLIENT_SECRET.',
+  'sso.domains': 'E-mail domains whose people may join',
+  'sso.domainsHelp': 'Separated by commas, e.g. example.com. Someone whose provider verified an address of these domains joins on their first sign-in.',
+  'sso.role': 'Role they join with',
+  'sso.passwordsOff': 'Turn passwords off for everyone but the owner',
+  'sso.passwordsOffHelp': 'Everyone else then signs in with single sign-on only.',
+  'sso.saved': 'Saved.',
 
   'state.QUEUE': 'Queued',
   'state.PUBLISHING': 'Publishing',

@@ -6,6 +6,7 @@ import { api, type Session } from '../api.ts';
 import { keys } from '../data.ts';
 import { t } from '../i18n.ts';
 import { ErrorNote, FieldError, Loading } from '../components/ui.tsx';
+import { SsoSignIn } from '../components/SingleSignOn.tsx';
 
 /** A field of the form as text (the form has every field it names). */
 const field = (form: FormData, name: string) => String(form.get(name) ?? '');
@@ -90,6 +91,7 @@ export function SignIn() {
   if (status.data?.signupOpen) return <Navigate to="/signup" replace />;
   return (
     <>
+      <SsoSignIn />
       <AuthForm
         title={t('auth.signIn')}
         fields={['email', 'password']}

@@ -4,6 +4,7 @@ import { api, type AppBody } from '../../api.ts';
 import { useSession } from '../../data.ts';
 import { t } from '../../i18n.ts';
 import { ApprovalSetting } from '../../components/Approval.tsx';
+import { SsoSettings } from '../../components/SingleSignOn.tsx';
 import { CopyButton, DeleteButton, ErrorNote, ListTable, Loading, Notice, Secret, TextField } from '../../components/ui.tsx';
 import { useSection } from './useSection.ts';
 
@@ -52,6 +53,7 @@ export function Team() {
         ))}
       </ListTable>
       <ApprovalSetting />
+      {session.data?.permissions.managePeople && <SsoSettings />}
       {session.data?.permissions.invite && (
         <>
           <h2>{t('team.invitations')}</h2>
