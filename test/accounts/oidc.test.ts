@@ -126,6 +126,16 @@ for (const store of await testStores()) {
       assert.equal(session.status, 401);
     });
 
+    it('takes Microsoft Entra’s xms_edov in place of a missing email_verified, and refuses it false', async () => {
+      await allowTeamDomain();
+      provider.people.set('ines', { email: 'ines@team.test', xms_edov: false });
+      assert.equal((await signIn('ines')).landed.searchParams.get('sso_error'), 'unverified_email');
+      provider.people.set('ines', { email: 'ines@team.test', xms_edov: true });
+      const { session } = await signIn('ines');
+      assert.equal(session.status, 200);
+      assert.equal(session.body.user.email, 'ines@team.test');
+    });
+
     it('refuses an e-mail with neither an invitation nor an allowed domain', async () => {
       provider.people.set('dave', { email: 'dave@elsewhere.test', email_verified: true });
       const { landed, session } = await signIn('dave');

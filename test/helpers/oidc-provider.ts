@@ -14,7 +14,9 @@ import { formOf, location, type WebAnswer, WebClient } from '../accounts/web-cli
 
 export interface ProviderPerson {
   email: string;
-  email_verified: boolean;
+  email_verified?: boolean;
+  /** Microsoft Entra's "email domain owner verified", sent in place of email_verified. */
+  xms_edov?: boolean;
   name?: string;
 }
 
@@ -71,7 +73,7 @@ export async function startOidcProvider(): Promise<TestProvider> {
         ],
         jwks: { keys: [jwk] },
         cookies: { keys: [crypto.randomBytes(16).toString('hex')] },
-        claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+        claims: { openid: ['sub'], email: ['email', 'email_verified', 'xms_edov'], profile: ['name'] },
         // Every client must send a PKCE challenge (S256), as Herald always does.
         pkce: { required: () => true },
         features: { devInteractions: { enabled: true } },

@@ -53,20 +53,30 @@ function flowCookie(value: string, maxAgeSeconds: number, secure: boolean): stri
   return [`${FLOW_COOKIE}=${value}`, `Path=${FLOW_PATH}`, `Max-Age=${maxAgeSeconds}`, 'SameSite=Lax', 'HttpOnly'].concat(secure ? ['Secure'] : []).join('; ');
 }
 
+/**
+ * Whether the provider vouches for the e-mail address. Some providers send the
+ * flag as a string. Microsoft Entra never sends email_verified for work
+ * accounts; its optional claim xms_edov says the same (the address's domain is
+ * one the tenant proved it owns), and counts only where email_verified is absent.
+ */
+function emailVerified(claims: Record<string, unknown>): boolean {
+  const flag = claims.email_verified ?? claims.xms_edov;
+  return flag === true || flag === 'true' || flag === 1 || flag === '1';
+}
+
 /** The claims of the ID token, completed from the UserInfo endpoint when the provider keeps the e-mail there. */
 async function personClaims(configuration: client.Configuration, tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>) {
   const idToken = tokens.claims();
   if (!idToken) throw new Error('the provider sent no ID token');
   let claims: Record<string, unknown> = idToken;
-  if (idToken.email === undefined || idToken.email_verified === undefined) {
+  if (idToken.email === undefined || (idToken.email_verified === undefined && idToken.xms_edov === undefined)) {
     claims = { ...(await client.fetchUserInfo(configuration, tokens.access_token, idToken.sub)), ...idToken };
   }
   return {
     issuer: idToken.iss,
     subject: idToken.sub,
     email: typeof claims.email === 'string' ? claims.email : undefined,
-    // Some providers send the flag as a string.
-    emailVerified: claims.email_verified === true || claims.email_verified === 'true',
+    emailVerified: emailVerified(claims),
     name: typeof claims.name === 'string' ? claims.name : undefined,
   };
 }
