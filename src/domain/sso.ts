@@ -15,7 +15,7 @@ import type { Kysely } from 'kysely';
 import type { Database, InvitationRow, UserRole, UserRow } from '../db/schema.ts';
 import { isUniqueViolation } from '../db/constraint.ts';
 import { newId } from '../lib/ids.ts';
-import { randomToken, type SecretBox } from '../lib/secrets.ts';
+import { randomToken, sha256, type SecretBox } from '../lib/secrets.ts';
 import { hashPassword } from './passwords.ts';
 import { requirePermission } from './people.ts';
 
@@ -84,6 +84,12 @@ export class SingleSignOn {
     const row = await this.db.selectFrom('sso_settings').selectAll().where('account_id', '=', accountId).executeTakeFirst();
     if (!row) return { ...DEFAULTS };
     return { allowedDomains: JSON.parse(row.allowed_domains), domainRole: row.domain_role as SsoSettings['domainRole'], passwordsOff: row.passwords_off === 1 };
+  }
+
+  /** Whether joining through this invitation with a password is closed (its account turned passwords off); false for an unknown token. */
+  async passwordsOffForInvitation(token: string): Promise<boolean> {
+    const invitation = await this.db.selectFrom('invitations').select('account_id').where('token_hash', '=', sha256(token)).executeTakeFirst();
+    return invitation !== undefined && (await this.settings(invitation.account_id)).passwordsOff;
   }
 
   /** The owner's choices for their account (domains are stored lower-case, each once). */

@@ -228,6 +228,18 @@ for (const store of await testStores()) {
       assert.equal((await new WebClient(herald.url).logIn('hana@example.com', 'not the password')).body.code, 'invalid_credentials');
       assert.equal((await new WebClient(herald.url).logIn('owner@example.com')).status, 200);
 
+      // Nor can an invitation be taken up with a password meanwhile: the invitee joins through the provider.
+      const later = await owner.app('POST', '/invitations', { email: 'ivan@example.com', role: 'member' });
+      const withPassword = await new WebClient(herald.url).app('POST', '/auth/signup', {
+        email: 'ivan@example.com',
+        password: PASSWORD,
+        invitation: later.body.token,
+      });
+      assert.equal(withPassword.status, 403);
+      assert.equal(withPassword.body.code, 'passwords_off');
+      provider.people.set('ivan', { email: 'ivan@example.com', email_verified: true });
+      assert.equal((await signIn('ivan')).session.body.user.role, 'member');
+
       provider.people.set('hana-at-idp', { email: 'hana@example.com', email_verified: true });
       const { session } = await signIn('hana-at-idp');
       assert.equal(session.status, 200);

@@ -61,10 +61,14 @@ export async function logIn(services: Services, emailAddress: string, secret: st
   const user = await services.people.checkPassword(emailAddress, secret);
   if (!user) throw new ApiError('invalid_credentials', 'The email or the password is wrong', [{ path: 'password', message: 'does not match this email' }]);
   // Asked only once the password matched, so a stranger learns nothing about who the account's people are.
-  if (services.config.oidc && user.role !== 'owner' && (await services.sso.settings(user.account_id)).passwordsOff) {
-    throw new ApiError('passwords_off', `This account signs in with ${services.config.oidc.name}: use the "Sign in with ${services.config.oidc.name}" button`);
-  }
+  if (services.config.oidc && user.role !== 'owner' && (await services.sso.settings(user.account_id)).passwordsOff) throw passwordsOff(services);
   return user;
+}
+
+/** The owner turned passwords off (which counts only while single sign-on is configured). */
+function passwordsOff(services: Services): ApiError {
+  const name = services.config.oidc?.name ?? 'single sign-on';
+  return new ApiError('passwords_off', `This account signs in with ${name}: use the "Sign in with ${name}" button`);
 }
 
 export function authRoutes(services: Services): FastifyPluginAsyncZod {
@@ -76,6 +80,9 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
     serve(app, routes.signUp, {
       hide,
       handler: async (request, reply) => {
+        // An invitation to an account without passwords is accepted through single sign-on, never with a password.
+        const { invitation } = request.body;
+        if (invitation && services.config.oidc && (await services.sso.passwordsOffForInvitation(invitation))) throw passwordsOff(services);
         const user = await people.signUp(request.body);
         const session = await people.startSession(user.id);
         setSessionCookies(reply, session.token, session.expiresAt, secure);
