@@ -58,6 +58,8 @@ export interface SignInUnderWay {
   nonce: string;
   codeVerifier: string;
   startedAt: number;
+  /** Where to go once signed in (a path of this server, checked again when followed). */
+  next?: string;
 }
 
 export class SingleSignOn {

@@ -97,6 +97,24 @@ for (const store of await testStores()) {
       assert.equal(invitations.body.find((i: { email: string }) => i.email === 'alice@example.com').accepted, true);
     });
 
+    it('the server-rendered sign-in page (before an application’s consent) offers it too, and comes back to the same place', async () => {
+      const next = '/oauth/authorize?client_id=some-app&response_type=code';
+      const page = await new WebClient(herald.url).request('GET', `/oauth/login?next=${encodeURIComponent(next)}`);
+      const link = /<a href="([^"]+)">Sign in with Test IdP<\/a>/.exec(page.text);
+      assert.ok(link, 'the page links to single sign-on');
+      const startPath = link[1]!.replaceAll('&amp;', '&');
+      assert.equal(new URL(startPath, herald.url).searchParams.get('next'), next);
+      const browser = new WebClient(herald.url);
+      const { callback } = await toProviderAndBack(browser, provider, 'alice', startPath);
+      const { landed, session } = await finish(herald, browser, callback);
+      assert.equal(landed.pathname + landed.search, next);
+      assert.equal(session.body.user.email, 'alice@example.com');
+      // Only paths of this server are followed.
+      const elsewhere = new WebClient(herald.url);
+      const away = await toProviderAndBack(elsewhere, provider, 'alice', `/api/app/auth/oidc/start?next=${encodeURIComponent('//evil.test/')}`);
+      assert.equal((await finish(herald, elsewhere, away.callback)).landed.href, `${herald.url}/`);
+    });
+
     it('finds the person by their provider identity after their e-mail changed at the provider', async () => {
       const first = await signIn('alice');
       provider.people.set('alice', { email: 'alice.renamed@example.com', email_verified: true });

@@ -106,9 +106,14 @@ export async function startOidcProvider(): Promise<TestProvider> {
  * at the provider as `login` (answering its sign-in and consent pages), and stops
  * at the provider's redirect back to Herald, whose address it returns unopened.
  */
-export async function toProviderAndBack(herald: WebClient, provider: TestProvider, login: string): Promise<{ start: URL; callback: URL }> {
+export async function toProviderAndBack(
+  herald: WebClient,
+  provider: TestProvider,
+  login: string,
+  startPath = '/api/app/auth/oidc/start',
+): Promise<{ start: URL; callback: URL }> {
   const at = new WebClient(provider.issuer);
-  const start = location(await herald.request('GET', '/api/app/auth/oidc/start'), herald.origin);
+  const start = location(await herald.request('GET', startPath), herald.origin);
   let answer: WebAnswer = await at.request('GET', start.href);
   for (let step = 0; step < 12; step++) {
     if (answer.status >= 300 && answer.status < 400) {

@@ -65,6 +65,13 @@ export async function logIn(services: Services, emailAddress: string, secret: st
   return user;
 }
 
+/** Signing up with a password (the first person, or an invitee). */
+export async function signUp(services: Services, input: Parameters<People['signUp']>[0]) {
+  // An invitation to an account without passwords is accepted through single sign-on, never with a password.
+  if (input.invitation && services.config.oidc && (await services.sso.passwordsOffForInvitation(input.invitation))) throw passwordsOff(services);
+  return services.people.signUp(input);
+}
+
 /** The owner turned passwords off (which counts only while single sign-on is configured). */
 function passwordsOff(services: Services): ApiError {
   const name = services.config.oidc?.name ?? 'single sign-on';
@@ -80,10 +87,7 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
     serve(app, routes.signUp, {
       hide,
       handler: async (request, reply) => {
-        // An invitation to an account without passwords is accepted through single sign-on, never with a password.
-        const { invitation } = request.body;
-        if (invitation && services.config.oidc && (await services.sso.passwordsOffForInvitation(invitation))) throw passwordsOff(services);
-        const user = await people.signUp(request.body);
+        const user = await signUp(services, request.body);
         const session = await people.startSession(user.id);
         setSessionCookies(reply, session.token, session.expiresAt, secure);
         return reply.code(201).send(await sessionView(services, user, session.token));

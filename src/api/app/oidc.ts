@@ -16,6 +16,7 @@ import { ApiError, invalidField } from '../../domain/errors.ts';
 import { requirePermission } from '../../domain/people.ts';
 import { SsoRefused, type Refusal, type SingleSignOn } from '../../domain/sso.ts';
 import type { Services } from '../../services.ts';
+import { safeNext } from '../oauth/login.ts';
 import { serve } from '../serve.ts';
 import { cookies, setSessionCookies } from './session.ts';
 
@@ -127,7 +128,13 @@ export function oidcRoutes(services: Services): FastifyPluginAsyncZod {
           refusal(err, request.log);
           return backToSignIn(reply, 'unavailable');
         }
-        const flow = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier(), startedAt: Date.now() };
+        const flow = {
+          state: client.randomState(),
+          nonce: client.randomNonce(),
+          codeVerifier: client.randomPKCECodeVerifier(),
+          startedAt: Date.now(),
+          next: request.query.next,
+        };
         const authorization = client.buildAuthorizationUrl(configuration, {
           redirect_uri: redirectUri,
           scope: 'openid email profile',
@@ -164,7 +171,7 @@ export function oidcRoutes(services: Services): FastifyPluginAsyncZod {
           const user = await sso.admit(await personClaims(configuration, tokens));
           const session = await people.startSession(user.id);
           setSessionCookies(reply, session.token, session.expiresAt, secure);
-          return reply.redirect('/', 303);
+          return reply.redirect(safeNext(flow.next), 303);
         } catch (err) {
           return backToSignIn(reply, refusal(err, request.log));
         }

@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../services.ts';
 import { ApiError } from '../../domain/errors.ts';
-import { email as emailSchema, logIn, password as passwordSchema } from '../app/auth.ts';
+import { email as emailSchema, logIn, password as passwordSchema, signUp } from '../app/auth.ts';
 import { cookies, sameToken, setSessionCookies } from '../app/session.ts';
 import { MAX_NEXT, oauthPages } from '../../contract/routes/visitors.ts';
 import { installFormParser } from '../form-body.ts';
@@ -55,6 +55,12 @@ export function loginPages(services: Services): FastifyPluginAsyncZod {
   const { people } = services;
   const secure = services.config.publicUrl.startsWith('https:');
 
+  /** Single sign-on, when configured, comes back to the same place as the form would. */
+  const ssoLink = (mode: Mode, next: string) =>
+    mode === 'login' && services.config.oidc
+      ? `<p><a href="/api/app/auth/oidc/start?next=${encodeURIComponent(next)}">Sign in with ${escapeHtml(services.config.oidc.name)}</a></p>`
+      : '';
+
   async function render(
     _request: FastifyRequest,
     reply: FastifyReply,
@@ -83,7 +89,8 @@ export function loginPages(services: Services): FastifyPluginAsyncZod {
         `<input type="email" id="email" name="email" required autocomplete="email" value="${escapeHtml(fields.email ?? '')}">\n` +
         `${nameField}<label for="password">Password${mode === 'signup' ? ' (at least 10 characters)' : ''}</label>` +
         `<input type="password" id="password" name="password" required autocomplete="${mode === 'signup' ? 'new-password' : 'current-password'}">\n` +
-        `<button type="submit">${mode === 'login' ? 'Sign in' : 'Create account'}</button></form>`,
+        `<button type="submit">${mode === 'login' ? 'Sign in' : 'Create account'}</button></form>` +
+        ssoLink(mode, fields.next),
     );
   }
 
@@ -110,7 +117,7 @@ export function loginPages(services: Services): FastifyPluginAsyncZod {
             if (!email.success) return again(400, 'Email: enter a valid email address.');
             const password = passwordSchema.safeParse(form.password ?? '');
             if (!password.success) return again(400, 'Password: use at least 10 characters.');
-            user = await people.signUp({
+            user = await signUp(services, {
               email: email.data,
               password: password.data,
               name: form.name?.slice(0, 200),
