@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { appRoutes } from '../../src/contract/routes/app.ts';
-import { startHerald, type TestHerald } from '../helpers/herald.ts';
+import { freePort, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { startOidcProvider, toProviderAndBack, type TestProvider } from '../helpers/oidc-provider.ts';
 import { storeSuite, testStores } from '../helpers/stores.ts';
 import { location, WebClient } from './web-client.ts';
@@ -296,5 +296,23 @@ describe('without single sign-on configured', () => {
     assert.equal(refused.status, 400);
     assert.equal(refused.body.errors[0].path, 'passwordsOff');
     assert.equal((await owner.request('GET', '/api/app/auth/oidc/start')).status, 404);
+  });
+});
+
+describe('with the provider unreachable', () => {
+  let herald: TestHerald;
+  before(async () => {
+    const closedPort = await freePort();
+    herald = await startHerald('sqlite', {
+      env: { HERALD_OIDC_ISSUER: `http://127.0.0.1:${closedPort}`, HERALD_OIDC_CLIENT_ID: 'herald', HERALD_OIDC_CLIENT_SECRET: 'not used' },
+    });
+  });
+  after(async () => herald?.close());
+
+  it('sends the browser back to the sign-in page, which says the provider cannot be reached', async () => {
+    const browser = new WebClient(herald.url);
+    const landed = location(await browser.request('GET', '/api/app/auth/oidc/start'), herald.url);
+    assert.equal(landed.pathname, '/signin');
+    assert.equal(landed.searchParams.get('sso_error'), 'unavailable');
   });
 });

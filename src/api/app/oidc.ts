@@ -7,7 +7,7 @@
  * password sign-in makes it. A refusal goes back to the sign-in page with its
  * reason, which the page explains.
  */
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import * as client from 'openid-client';
 import type { OidcConfig } from '../../config.ts';
@@ -86,12 +86,10 @@ function refusal(err: unknown, log: FastifyBaseLogger): SsoProblem {
   if (err instanceof SsoRefused) return err.reason;
   if (err instanceof client.AuthorizationResponseError) return 'denied';
   // What the provider or its token got wrong is for the operator's log (openid-client's messages carry no secrets).
-  log.warn(
-    { err: err instanceof Error ? { name: err.name, message: err.message, code: (err as { code?: unknown }).code } : String(err) },
-    'single sign-on failed',
-  );
-  const cause = (err as { cause?: unknown; code?: unknown }).code;
-  return cause === 'OAUTH_TIMEOUT' || err instanceof TypeError ? 'unavailable' : 'failed';
+  const code = (err as { code?: unknown }).code;
+  log.warn({ err: err instanceof Error ? { name: err.name, message: err.message, code } : String(err) }, 'single sign-on failed');
+  // fetch() fails with a TypeError when the provider cannot be reached; a timeout is an AbortSignal's TimeoutError.
+  return err instanceof TypeError || (err instanceof Error && err.name === 'TimeoutError') ? 'unavailable' : 'failed';
 }
 
 function notConfigured(): ApiError {
@@ -150,7 +148,7 @@ export function oidcRoutes(services: Services): FastifyPluginAsyncZod {
 
     serve(app, routes.oidcCallback, {
       hide,
-      handler: async (request: FastifyRequest, reply) => {
+      handler: async (request, reply) => {
         if (!metadata) throw notConfigured();
         // The sign-in under way is used once, whatever happens.
         reply.header('set-cookie', flowCookie('', 0, secure));
