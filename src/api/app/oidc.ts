@@ -12,6 +12,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import * as client from 'openid-client';
 import type { OidcConfig } from '../../config.ts';
 import { appRoutes } from '../../contract/routes/app.ts';
+import { MAX_NEXT } from '../../contract/routes/visitors.ts';
 import { ApiError, invalidField } from '../../domain/errors.ts';
 import { requirePermission } from '../../domain/people.ts';
 import { SsoRefused, type Refusal, type SingleSignOn } from '../../domain/sso.ts';
@@ -92,6 +93,12 @@ function refusal(err: unknown, log: FastifyBaseLogger): SsoProblem {
   return err instanceof TypeError || (err instanceof Error && err.name === 'TimeoutError') ? 'unavailable' : 'failed';
 }
 
+/** The `next` of the start's query, when it is one (safeNext checks it again when followed). */
+function nextPath(query: unknown): string | undefined {
+  const next = (query as { next?: unknown } | undefined)?.next;
+  return typeof next === 'string' && next.length <= MAX_NEXT ? next : undefined;
+}
+
 function notConfigured(): ApiError {
   return new ApiError('route_not_found', 'Single sign-on is not configured on this server (HERALD_OIDC_ISSUER and its client)');
 }
@@ -131,7 +138,7 @@ export function oidcRoutes(services: Services): FastifyPluginAsyncZod {
           nonce: client.randomNonce(),
           codeVerifier: client.randomPKCECodeVerifier(),
           startedAt: Date.now(),
-          next: request.query.next,
+          next: nextPath(request.query),
         };
         const authorization = client.buildAuthorizationUrl(configuration, {
           redirect_uri: redirectUri,
