@@ -58,8 +58,13 @@ type MostLiteral<R extends Routes, K extends keyof R, N extends unknown[] = []> 
     ? MostLiteral<R, K, [...N, unknown]>
     : Extract<K, { [J in K]: Parameters_<Segments<R[J]['path']>>['length'] extends N['length'] ? J : never }[K]>;
 
-/** The name of the entry a call reaches, per path when `P` is a union of paths; never when none does. */
-export type RouteNameFor<R extends Routes, M extends Method, P extends string> = P extends string ? MostLiteral<R, Reached<R, M, P>> : never;
+/**
+ * The name of the entry a call reaches; never when none does. Not distributed
+ * over `P`: a signature's generic body and answer are then bounded by the
+ * table's names, where distributing would match every path against every entry
+ * when the signature itself is checked (minutes of tsc for the whole table).
+ */
+export type RouteNameFor<R extends Routes, M extends Method, P extends string> = [P] extends [string] ? MostLiteral<R, Reached<R, M, P>> : never;
 
 /** The entry a call of `M` at `P` reaches. */
 export type RouteFor<R extends Routes, M extends Method, P extends string> = R[RouteNameFor<R, M, P>];
@@ -70,7 +75,7 @@ export type RouteFor<R extends Routes, M extends Method, P extends string> = R[R
  * segment by segment ('/posts/a/b' against '/posts/:id') asks for an
  * argument no call can give (a GET answers `never` instead).
  */
-export type BodyArgument<R extends Routes, M extends Method, P extends string> = M extends 'GET'
+export type BodyArgument<R extends Routes, M extends Method, P extends string> = [M] extends ['GET']
   ? []
   : [RouteNameFor<R, M, P>] extends [never]
     ? [noRouteAnswersThisPath: never]
