@@ -5,7 +5,7 @@
  * and the answer it gets. The web application's request helper and the tests'
  * caller take their types from here; nothing of it exists at run time.
  */
-import type { AnswerOf, BodyOf, Method, RouteEntry } from './route.ts';
+import type { AnswerOf, AnswersOf, BodyOf, Method, RouteEntry } from './route.ts';
 
 type Routes = Record<string, RouteEntry>;
 
@@ -85,6 +85,9 @@ export type BodyArgument<R extends Routes, M extends Method, P extends string> =
 
 /** What a call answers on success. */
 export type AnswerFor<R extends Routes, M extends Method, P extends string> = AnswerOf<RouteFor<R, M, P>>;
+
+/** Every answer a call may get, as `{ status, body }` per status the entry declares (errors too). */
+export type AnswersFor<R extends Routes, M extends Method, P extends string> = AnswersOf<RouteFor<R, M, P>>;
 
 /** The entries of a table as they are reached below another prefix (the public routes under /public/v1 for the web session). */
 export type Prefixed<R extends Routes, Prefix extends string> = {

@@ -48,9 +48,47 @@ export const routeTable = <const R extends Record<string, RouteEntry>>(prefix: s
 /** Statuses any public route may answer: bad input, no valid key, a key without the scope, over the key's rate, the store unavailable. */
 const EVERY_PUBLIC_ROUTE = [400, 401, 403, 429, 503] as const;
 
-/** The error answers of a public route: those of every route and the route's own (404, 409...). */
-export function routeErrors(...own: number[]): Record<number, typeof errorBody> {
-  return Object.fromEntries([...EVERY_PUBLIC_ROUTE, ...own].map((status) => [status, errorBody]));
+/**
+ * The error answers of a public route: those of every route and the route's
+ * own (404, 409...), by their literal statuses, so a client's type can tell a
+ * success answer from an error answer by its status.
+ */
+export function routeErrors<const S extends number[]>(...own: S): Record<(typeof EVERY_PUBLIC_ROUTE)[number] | S[number], typeof errorBody> {
+  return Object.fromEntries([...EVERY_PUBLIC_ROUTE, ...own].map((status) => [status, errorBody])) as Record<
+    (typeof EVERY_PUBLIC_ROUTE)[number] | S[number],
+    typeof errorBody
+  >;
+}
+
+/**
+ * Statuses any route of the web application's own API (/api/app) with a JSON
+ * answer may answer: bad input, no session, no CSRF token or not the role, no
+ * such thing, a conflict, over a limit, the store unavailable.
+ */
+const EVERY_APP_ROUTE = [400, 401, 403, 404, 409, 429, 503] as const;
+type AppRouteError = (typeof EVERY_APP_ROUTE)[number];
+
+/** The entries with the error answers of every /api/app route added to those they declare (not to a stream's, which declares none). */
+export type WithAppErrors<R extends Record<string, RouteEntry>> = {
+  [K in keyof R]: [keyof R[K]['responses']] extends [never]
+    ? R[K]
+    : Omit<R[K], 'responses'> & { responses: R[K]['responses'] & Record<AppRouteError, typeof errorBody> };
+};
+
+/**
+ * The web application's own table: its error answers declared on each entry
+ * as the public routes declare theirs, so the tests hold them to the
+ * contract's error body too and the clients' types include them.
+ */
+export function appRouteTable<const R extends Record<string, RouteEntry>>(prefix: string, routes: R): RouteTable<WithAppErrors<R>> {
+  const errors = Object.fromEntries(EVERY_APP_ROUTE.map((status) => [status, errorBody]));
+  const withErrors = Object.fromEntries(
+    Object.entries(routes).map(([name, entry]) => [
+      name,
+      Object.keys(entry.responses).length === 0 ? entry : { ...entry, responses: { ...errors, ...entry.responses } },
+    ]),
+  );
+  return { prefix, routes: withErrors as WithAppErrors<R> };
 }
 
 type Field<E, K extends string> = E extends { [P in K]: infer S extends z.ZodType } ? S : undefined;
@@ -66,6 +104,17 @@ export type ParamsOf<E> = Field<E, 'params'> extends z.ZodType ? z.input<Field<E
 /** The answer of a route for one status, or by default for its success statuses. */
 export type AnswerOf<E, S extends number = SuccessStatus> = E extends { responses: infer R }
   ? { [K in keyof R]: K extends S ? (R[K] extends z.ZodType ? z.output<R[K]> : never) : never }[keyof R]
+  : never;
+
+/**
+ * Every answer of a route, one per declared status, as `{ status, body }`: a
+ * client narrows on `status` to read the body. A route that declares no
+ * answer (a page, a stream) answers any status with a body of unknown shape.
+ */
+export type AnswersOf<E> = E extends { responses: infer R }
+  ? [keyof R] extends [never]
+    ? { status: number; body: unknown }
+    : { [K in keyof R]: { status: K; body: R[K] extends z.ZodType ? z.output<R[K]> : unknown } }[keyof R]
   : never;
 
 /** '/posts/:id/status' as the template of the paths that reach it: '/posts/${string}/status'. */

@@ -11,7 +11,7 @@ import { listPostsQuery, postSummary } from '../posts.ts';
 import { WEBHOOK_EVENTS } from '../webhooks.ts';
 import { personPreferences, preferencesChange } from '../preferences.ts';
 import { mailChoicesChange, mailSettings } from '../mail.ts';
-import { route, routeTable } from '../route.ts';
+import { appRouteTable, route } from '../route.ts';
 import { integration } from '../channels.ts';
 
 export const email = z.email().max(320);
@@ -195,7 +195,7 @@ export const ssoSettings = z.object({
 const approvalParams = z.object({ provider: z.string().min(1).max(50) });
 const idAnd = <const K extends string>(flag: K) => z.object({ id: z.string() }).extend({ [flag]: z.boolean() } as { [P in K]: z.ZodBoolean });
 
-export const appRoutes = routeTable('/api/app', {
+export const appRoutes = appRouteTable('/api/app', {
   signUp: route({
     method: 'POST',
     path: '/auth/signup',
