@@ -68,28 +68,17 @@ export function routeErrors<const S extends number[]>(...own: S): Record<(typeof
 const EVERY_APP_ROUTE = [400, 401, 403, 404, 409, 429, 503] as const;
 type AppRouteError = (typeof EVERY_APP_ROUTE)[number];
 
-/** The entries with the error answers of every /api/app route added to those they declare (not to a stream's, which declares none). */
-export type WithAppErrors<R extends Record<string, RouteEntry>> = {
-  [K in keyof R]: [keyof R[K]['responses']] extends [never]
-    ? R[K]
-    : Omit<R[K], 'responses'> & { responses: R[K]['responses'] & Record<AppRouteError, typeof errorBody> };
-};
-
 /**
- * The web application's own table: its error answers declared on each entry
- * as the public routes declare theirs, so the tests hold them to the
- * contract's error body too and the clients' types include them.
+ * An entry of the web application's own table: its error answers declared
+ * beside its own as the public routes declare theirs (routeErrors), so the
+ * tests hold them to the contract's error body too and clients' types include
+ * them. A stream, which declares no answer, is written with route().
  */
-export function appRouteTable<const R extends Record<string, RouteEntry>>(prefix: string, routes: R): RouteTable<WithAppErrors<R>> {
-  const errors = Object.fromEntries(EVERY_APP_ROUTE.map((status) => [status, errorBody]));
-  const withErrors = Object.fromEntries(
-    Object.entries(routes).map(([name, entry]) => [
-      name,
-      Object.keys(entry.responses).length === 0 ? entry : { ...entry, responses: { ...errors, ...entry.responses } },
-    ]),
-  );
-  return { prefix, routes: withErrors as WithAppErrors<R> };
-}
+export const appRoute = <const E extends RouteEntry>(entry: E): E & { responses: Record<AppRouteError, typeof errorBody> } =>
+  ({
+    ...entry,
+    responses: { ...Object.fromEntries(EVERY_APP_ROUTE.map((status) => [status, errorBody])), ...entry.responses },
+  }) as E & { responses: Record<AppRouteError, typeof errorBody> };
 
 type Field<E, K extends string> = E extends { [P in K]: infer S extends z.ZodType } ? S : undefined;
 type SuccessStatus = 200 | 201 | 202 | 204;

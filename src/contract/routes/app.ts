@@ -11,7 +11,7 @@ import { listPostsQuery, postSummary } from '../posts.ts';
 import { WEBHOOK_EVENTS } from '../webhooks.ts';
 import { personPreferences, preferencesChange } from '../preferences.ts';
 import { mailChoicesChange, mailSettings } from '../mail.ts';
-import { appRouteTable, route } from '../route.ts';
+import { appRoute, route, routeTable } from '../route.ts';
 import { integration } from '../channels.ts';
 
 export const email = z.email().max(320);
@@ -195,22 +195,22 @@ export const ssoSettings = z.object({
 const approvalParams = z.object({ provider: z.string().min(1).max(50) });
 const idAnd = <const K extends string>(flag: K) => z.object({ id: z.string() }).extend({ [flag]: z.boolean() } as { [P in K]: z.ZodBoolean });
 
-export const appRoutes = appRouteTable('/api/app', {
-  signUp: route({
+export const appRoutes = routeTable('/api/app', {
+  signUp: appRoute({
     method: 'POST',
     path: '/auth/signup',
     body: z.object({ email, password, name: z.string().trim().max(200).optional(), invitation: z.string().max(200).optional() }),
     responses: { 201: session },
   }),
-  logIn: route({
+  logIn: appRoute({
     method: 'POST',
     path: '/auth/login',
     body: z.object({ email: z.string().max(320), password: z.string().max(1024) }),
     responses: { 200: session },
   }),
-  authStatus: route({ method: 'GET', path: '/auth/status', responses: { 200: z.object({ signupOpen: z.boolean() }) } }),
+  authStatus: appRoute({ method: 'GET', path: '/auth/status', responses: { 200: z.object({ signupOpen: z.boolean() }) } }),
   /** Which sign-in methods this server offers: the sign-in page shows a button for single sign-on when it is configured. */
-  signInMethods: route({
+  signInMethods: appRoute({
     method: 'GET',
     path: '/auth/methods',
     responses: {
@@ -222,12 +222,12 @@ export const appRoutes = appRouteTable('/api/app', {
   }),
   /** Single sign-on: a redirect to the OpenID Connect provider, and its way back (a redirect into the web application). */
   /** Takes `next`, a path of this server to open once signed in (read by its handler: a query schema here makes the call types too deep). */
-  oidcStart: route({ method: 'GET', path: '/auth/oidc/start', responses: {} }),
-  oidcCallback: route({ method: 'GET', path: '/auth/oidc/callback', responses: {} }),
-  session: route({ method: 'GET', path: '/session', responses: { 200: session } }),
-  logOut: route({ method: 'POST', path: '/auth/logout', responses: { 200: z.object({ signedOut: z.boolean() }) } }),
+  oidcStart: appRoute({ method: 'GET', path: '/auth/oidc/start', responses: {} }),
+  oidcCallback: appRoute({ method: 'GET', path: '/auth/oidc/callback', responses: {} }),
+  session: appRoute({ method: 'GET', path: '/session', responses: { 200: session } }),
+  logOut: appRoute({ method: 'POST', path: '/auth/logout', responses: { 200: z.object({ signedOut: z.boolean() }) } }),
   /** "Forgot password?": the same answer whether or not the address belongs to someone. */
-  forgotPassword: route({
+  forgotPassword: appRoute({
     method: 'POST',
     path: '/auth/password-reset',
     body: z.object({ email }),
@@ -238,24 +238,24 @@ export const appRoutes = appRouteTable('/api/app', {
     },
   }),
   /** The link's page: a new password, once; the person is signed in and their other sessions end. */
-  resetPassword: route({
+  resetPassword: appRoute({
     method: 'POST',
     path: '/auth/password-reset/complete',
     body: z.object({ token: z.string().min(1).max(200), password }),
     responses: { 200: session },
   }),
 
-  people: route({ method: 'GET', path: '/people', responses: { 200: z.array(user) } }),
-  setRole: route({ method: 'PATCH', path: '/people/:id', params: idParam, body: z.object({ role: invitableRole }), responses: { 200: user } }),
-  removePerson: route({ method: 'DELETE', path: '/people/:id', params: idParam, responses: { 200: idAnd('removed') } }),
-  ssoSettings: route({
+  people: appRoute({ method: 'GET', path: '/people', responses: { 200: z.array(user) } }),
+  setRole: appRoute({ method: 'PATCH', path: '/people/:id', params: idParam, body: z.object({ role: invitableRole }), responses: { 200: user } }),
+  removePerson: appRoute({ method: 'DELETE', path: '/people/:id', params: idParam, responses: { 200: idAnd('removed') } }),
+  ssoSettings: appRoute({
     method: 'GET',
     path: '/sso',
     responses: { 200: ssoSettings.extend({ configured: z.boolean(), providerName: z.string().nullable() }) },
   }),
-  saveSsoSettings: route({ method: 'PUT', path: '/sso', body: ssoSettings, responses: { 200: ssoSettings } }),
-  invitations: route({ method: 'GET', path: '/invitations', responses: { 200: z.array(invitation) } }),
-  invite: route({
+  saveSsoSettings: appRoute({ method: 'PUT', path: '/sso', body: ssoSettings, responses: { 200: ssoSettings } }),
+  invitations: appRoute({ method: 'GET', path: '/invitations', responses: { 200: z.array(invitation) } }),
+  invite: appRoute({
     method: 'POST',
     path: '/invitations',
     body: z.object({ email, role: invitableRole.default('member') }),
@@ -267,25 +267,25 @@ export const appRoutes = appRouteTable('/api/app', {
       }),
     },
   }),
-  withdrawInvitation: route({ method: 'DELETE', path: '/invitations/:id', params: idParam, responses: { 200: idAnd('withdrawn') } }),
+  withdrawInvitation: appRoute({ method: 'DELETE', path: '/invitations/:id', params: idParam, responses: { 200: idAnd('withdrawn') } }),
 
-  keys: route({ method: 'GET', path: '/keys', responses: { 200: z.array(apiKey) } }),
-  scopes: route({ method: 'GET', path: '/scopes', responses: { 200: z.array(z.object({ name: z.string(), description: z.string() })) } }),
-  createKey: route({
+  keys: appRoute({ method: 'GET', path: '/keys', responses: { 200: z.array(apiKey) } }),
+  scopes: appRoute({ method: 'GET', path: '/scopes', responses: { 200: z.array(z.object({ name: z.string(), description: z.string() })) } }),
+  createKey: appRoute({
     method: 'POST',
     path: '/keys',
     body: z.object({ name, scopes: z.array(z.string().max(100)).max(50).nullable().optional() }),
     responses: { 201: revealedKey },
   }),
-  revealKey: route({ method: 'POST', path: '/keys/:id/reveal', params: idParam, responses: { 200: z.object({ id: z.string(), key: z.string() }) } }),
-  rotateKey: route({ method: 'POST', path: '/keys/:id/rotate', params: idParam, responses: { 200: revealedKey } }),
-  revokeKey: route({ method: 'DELETE', path: '/keys/:id', params: idParam, responses: { 200: idAnd('revoked') } }),
+  revealKey: appRoute({ method: 'POST', path: '/keys/:id/reveal', params: idParam, responses: { 200: z.object({ id: z.string(), key: z.string() }) } }),
+  rotateKey: appRoute({ method: 'POST', path: '/keys/:id/rotate', params: idParam, responses: { 200: revealedKey } }),
+  revokeKey: appRoute({ method: 'DELETE', path: '/keys/:id', params: idParam, responses: { 200: idAnd('revoked') } }),
 
-  customers: route({ method: 'GET', path: '/customers', responses: { 200: z.array(customerView) } }),
-  createCustomer: route({ method: 'POST', path: '/customers', body: z.object({ name }), responses: { 201: customerView } }),
-  renameCustomer: route({ method: 'PATCH', path: '/customers/:id', params: idParam, body: z.object({ name }), responses: { 200: customerView } }),
-  deleteCustomer: route({ method: 'DELETE', path: '/customers/:id', params: idParam, responses: { 200: z.object({ deleted: z.boolean(), id: z.string() }) } }),
-  assignChannels: route({
+  customers: appRoute({ method: 'GET', path: '/customers', responses: { 200: z.array(customerView) } }),
+  createCustomer: appRoute({ method: 'POST', path: '/customers', body: z.object({ name }), responses: { 201: customerView } }),
+  renameCustomer: appRoute({ method: 'PATCH', path: '/customers/:id', params: idParam, body: z.object({ name }), responses: { 200: customerView } }),
+  deleteCustomer: appRoute({ method: 'DELETE', path: '/customers/:id', params: idParam, responses: { 200: z.object({ deleted: z.boolean(), id: z.string() }) } }),
+  assignChannels: appRoute({
     method: 'PUT',
     path: '/customers/:id/channels',
     params: idParam,
@@ -293,14 +293,14 @@ export const appRoutes = appRouteTable('/api/app', {
     responses: { 200: customerView },
   }),
 
-  oauthApps: route({ method: 'GET', path: '/oauth/apps', responses: { 200: z.array(oauthApp) } }),
-  registerApp: route({
+  oauthApps: appRoute({ method: 'GET', path: '/oauth/apps', responses: { 200: z.array(oauthApp) } }),
+  registerApp: appRoute({
     method: 'POST',
     path: '/oauth/apps',
     body: z.object({ name, redirectUris: z.array(z.string().min(1).max(2048)).min(1).max(20), tokenLifetime: tokenLifetime().optional() }),
     responses: { 201: oauthAppWithSecret },
   }),
-  updateApp: route({
+  updateApp: appRoute({
     method: 'PATCH',
     path: '/oauth/apps/:id',
     params: idParam,
@@ -311,60 +311,60 @@ export const appRoutes = appRouteTable('/api/app', {
     }),
     responses: { 200: oauthApp },
   }),
-  rotateAppSecret: route({ method: 'POST', path: '/oauth/apps/:id/secret', params: idParam, responses: { 200: oauthAppWithSecret } }),
-  deleteApp: route({
+  rotateAppSecret: appRoute({ method: 'POST', path: '/oauth/apps/:id/secret', params: idParam, responses: { 200: oauthAppWithSecret } }),
+  deleteApp: appRoute({
     method: 'DELETE',
     path: '/oauth/apps/:id',
     params: idParam,
     responses: { 200: z.object({ deleted: z.boolean(), clientId: z.string() }) },
   }),
-  authorizations: route({ method: 'GET', path: '/oauth/authorizations', responses: { 200: z.array(oauthGrant) } }),
-  revokeAuthorization: route({
+  authorizations: appRoute({ method: 'GET', path: '/oauth/authorizations', responses: { 200: z.array(oauthGrant) } }),
+  revokeAuthorization: appRoute({
     method: 'DELETE',
     path: '/oauth/authorizations/:id',
     params: idParam,
     responses: { 200: z.object({ revoked: z.boolean(), id: z.string() }) },
   }),
 
-  connectedAgents: route({ method: 'GET', path: '/oauth/agents', responses: { 200: z.array(connectedAgent) } }),
+  connectedAgents: appRoute({ method: 'GET', path: '/oauth/agents', responses: { 200: z.array(connectedAgent) } }),
   /** Disconnects the agent: its registration is removed and its tokens stop working at once. */
-  disconnectAgent: route({
+  disconnectAgent: appRoute({
     method: 'DELETE',
     path: '/oauth/agents/:id',
     params: idParam,
     responses: { 200: z.object({ disconnected: z.boolean(), clientId: z.string() }) },
   }),
 
-  networks: route({ method: 'GET', path: '/networks', responses: { 200: z.array(network) } }),
+  networks: appRoute({ method: 'GET', path: '/networks', responses: { 200: z.array(network) } }),
   /** Connecting by approval: the network's request and where the person approves it, then asking until they did. */
-  startApproval: route({
+  startApproval: appRoute({
     method: 'POST',
     path: '/connect/:provider/approval',
     params: approvalParams,
     responses: { 201: z.object({ id: z.string(), approvalUrl: z.string() }) },
   }),
-  checkApproval: route({
+  checkApproval: appRoute({
     method: 'GET',
     path: '/connect/:provider/approval/:id',
     params: approvalParams.extend({ id: z.string().min(1).max(200) }),
     responses: { 200: z.object({ status: z.enum(['pending', 'approved']), channel: integration.nullable() }) },
   }),
   /** Channels whose access the network does not let Herald renew: they publish until then, and need connecting again. */
-  expiringAccess: route({
+  expiringAccess: appRoute({
     method: 'GET',
     path: '/channels/expiring',
     responses: { 200: z.array(z.object({ id: z.string(), accessExpiresAt: z.string() })) },
   }),
-  webhookEvents: route({ method: 'GET', path: '/webhook-events', responses: { 200: z.array(z.enum(WEBHOOK_EVENTS)).readonly() } }),
-  describeMedia: route({
+  webhookEvents: appRoute({ method: 'GET', path: '/webhook-events', responses: { 200: z.array(z.enum(WEBHOOK_EVENTS)).readonly() } }),
+  describeMedia: appRoute({
     method: 'PATCH',
     path: '/media/:id',
     params: idParam,
     body: z.object({ alt: z.string().max(1500).optional(), tags: z.array(mediaTag).max(20).optional() }),
     responses: { 200: mediaObject },
   }),
-  mediaUsage: route({ method: 'GET', path: '/media/:id/usage', params: idParam, responses: { 200: z.array(mediaUse) } }),
-  calendar: route({
+  mediaUsage: appRoute({ method: 'GET', path: '/media/:id/usage', params: idParam, responses: { 200: z.array(mediaUse) } }),
+  calendar: appRoute({
     method: 'GET',
     path: '/calendar',
     query: listPostsQuery.omit({ customer: true }),
@@ -376,9 +376,9 @@ export const appRoutes = appRouteTable('/api/app', {
       }),
     },
   }),
-  publishing: route({ method: 'GET', path: '/posts/publishing', responses: { 200: z.array(z.string()).describe('ids of the posts being published now') } }),
-  retrying: route({ method: 'GET', path: '/posts/retrying', responses: { 200: z.array(retryingPost) } }),
-  reschedule: route({
+  publishing: appRoute({ method: 'GET', path: '/posts/publishing', responses: { 200: z.array(z.string()).describe('ids of the posts being published now') } }),
+  retrying: appRoute({ method: 'GET', path: '/posts/retrying', responses: { 200: z.array(retryingPost) } }),
+  reschedule: appRoute({
     method: 'PUT',
     path: '/posts/:id/date',
     params: idParam,
@@ -386,34 +386,34 @@ export const appRoutes = appRouteTable('/api/app', {
     responses: { 200: z.object({ id: z.string(), publishDate: z.string() }) },
   }),
 
-  linkCard: route({
+  linkCard: appRoute({
     method: 'GET',
     path: '/link-card',
     query: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048) }),
     responses: { 200: z.object({ card: linkCard.nullable().describe('null: the page could not be read, so the post goes out without a card') }) },
   }),
 
-  templates: route({ method: 'GET', path: '/templates', responses: { 200: z.array(template) } }),
-  createTemplate: route({
+  templates: appRoute({ method: 'GET', path: '/templates', responses: { 200: z.array(template) } }),
+  createTemplate: appRoute({
     method: 'POST',
     path: '/templates',
     body: z.object({ kind: z.enum(TEMPLATE_KINDS), name, content: templateContent() }),
     responses: { 201: template },
   }),
-  updateTemplate: route({
+  updateTemplate: appRoute({
     method: 'PATCH',
     path: '/templates/:id',
     params: idParam,
     body: z.object({ name: name.optional(), content: templateContent().optional() }),
     responses: { 200: template },
   }),
-  deleteTemplate: route({ method: 'DELETE', path: '/templates/:id', params: idParam, responses: { 200: z.object({ deleted: z.boolean(), id: z.string() }) } }),
+  deleteTemplate: appRoute({ method: 'DELETE', path: '/templates/:id', params: idParam, responses: { 200: z.object({ deleted: z.boolean(), id: z.string() }) } }),
 
-  preferences: route({ method: 'GET', path: '/preferences', responses: { 200: personPreferences } }),
-  setPreferences: route({ method: 'PUT', path: '/preferences', body: preferencesChange, responses: { 200: personPreferences } }),
+  preferences: appRoute({ method: 'GET', path: '/preferences', responses: { 200: personPreferences } }),
+  setPreferences: appRoute({ method: 'PUT', path: '/preferences', body: preferencesChange, responses: { 200: personPreferences } }),
 
-  mailSettings: route({ method: 'GET', path: '/mail', responses: { 200: mailSettings } }),
-  setMailChoices: route({ method: 'PUT', path: '/mail', body: mailChoicesChange, responses: { 200: mailSettings } }),
+  mailSettings: appRoute({ method: 'GET', path: '/mail', responses: { 200: mailSettings } }),
+  setMailChoices: appRoute({ method: 'PUT', path: '/mail', body: mailChoicesChange, responses: { 200: mailSettings } }),
 
   /** Server-Sent Events: a stream, not a JSON answer. */
   events: route({ method: 'GET', path: '/events', responses: {} }),
