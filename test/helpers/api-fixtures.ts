@@ -8,7 +8,16 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
+import type { AnswerOf, BodyOf, Method } from '../../src/contract/route.ts';
+import type { publicRoutes } from '../../src/contract/routes/public.ts';
 import type { CallResult, TestAccount, TestHerald } from './herald.ts';
+
+/** What POST /posts takes, as a client sends it. */
+export type PostsBody = BodyOf<(typeof publicRoutes.routes)['createPosts']>;
+/** One posts[] entry of POST /posts. */
+export type PostEntry = PostsBody['posts'][number];
+/** One post of GET /posts. */
+export type ListedPost = AnswerOf<(typeof publicRoutes.routes)['posts']>['posts'][number];
 
 export interface Channel {
   id: string;
@@ -26,9 +35,10 @@ export interface Channel {
  */
 export async function addWebhookChannel(account: TestAccount, extra: Record<string, unknown> = {}, url?: string): Promise<Channel> {
   const target = url ?? `http://127.0.0.1:9/hook/${crypto.randomUUID()}`;
-  const added = await account.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: target }, ...extra });
+  // `extra` may carry any field of the body (a customer, a picture...): sent as it is.
+  const added = await account.callRaw('POST', '/integrations', { identifier: 'webhook', credentials: { url: target }, ...extra });
   assert.equal(added.status, 201, JSON.stringify(added.body));
-  return added.body;
+  return added.body as Channel;
 }
 
 export interface ItemInput {
@@ -39,7 +49,7 @@ export interface ItemInput {
 }
 
 /** One posts[] entry: a channel and its thread. */
-export function entry(channelId: string, items: (string | ItemInput)[], more: Record<string, unknown> = {}) {
+export function entry(channelId: string, items: (string | ItemInput)[], more: Partial<PostEntry> = {}): PostEntry {
   return {
     integration: { id: channelId },
     value: items.map((i) => (typeof i === 'string' ? { content: i, image: [] } : { image: [], ...i })),
@@ -48,7 +58,7 @@ export function entry(channelId: string, items: (string | ItemInput)[], more: Re
 }
 
 /** A POST /posts body in the shape the clients send (date, shortLink, tags and posts always present). */
-export function postBody(type: string, entries: unknown[], more: Record<string, unknown> = {}) {
+export function postBody(type: PostsBody['type'], entries: PostEntry[], more: Partial<PostsBody> = {}): PostsBody {
   return { type, date: FUTURE, shortLink: false, tags: [], posts: entries, ...more };
 }
 
@@ -56,7 +66,7 @@ export function postBody(type: string, entries: unknown[], more: Record<string, 
 export const FUTURE = '2031-03-04T10:00:00.000Z';
 
 /** A valid POST /posts body scheduling one thread (one item per text) a day ahead. */
-export function scheduledPost(channelId: string, texts: string | string[], more: Record<string, unknown> = {}) {
+export function scheduledPost(channelId: string, texts: string | string[], more: Partial<PostsBody> = {}): PostsBody {
   const date = new Date(Date.now() + 86_400_000).toISOString();
   return postBody('schedule', [entry(channelId, Array.isArray(texts) ? texts : [texts])], { date, ...more });
 }
@@ -70,7 +80,7 @@ export async function countRows(herald: TestHerald, table: 'posts' | 'media' | '
 }
 
 /** Creates posts and returns the answer, failing the test on anything but 201. */
-export async function createPosts(account: TestAccount, body: unknown): Promise<{ postId: string; integration: string }[]> {
+export async function createPosts(account: TestAccount, body: PostsBody): Promise<{ postId: string; integration: string }[]> {
   const created = await account.call('POST', '/posts', body);
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body;
@@ -84,7 +94,8 @@ export async function schedulePost(account: TestAccount, channelId: string, cont
 
 /** Asserts the contract's error body: {statusCode, error, message, msg, code, errors[{path, message}]}. */
 export function assertError(result: CallResult, status: number, expect: { code?: string; path?: string; message?: RegExp } = {}): void {
-  const body = result.body;
+  // Any answer may come here: its body is checked field by field below.
+  const body = result.body as { [field: string]: unknown } | null | undefined;
   const shown = JSON.stringify(body)?.slice(0, 400);
   assert.equal(result.status, status, shown);
   assert.match(result.headers.get('content-type') ?? '', /^application\/json/, shown);
@@ -95,21 +106,21 @@ export function assertError(result: CallResult, status: number, expect: { code?:
   assert.equal(body.msg, body.message, 'msg repeats message');
   assert.match(String(body.code), /^[a-z][a-z0-9_]*$/, `code is a snake_case name: ${shown}`);
   assert.ok(Array.isArray(body.errors), 'Array.isArray(body.errors)');
-  for (const e of body.errors) {
+  for (const e of body.errors as { [field: string]: unknown }[]) {
     assert.deepEqual(Object.keys(e).sort(), ['message', 'path']);
     assert.ok(typeof e.path === 'string' && typeof e.message === 'string' && e.message.length > 0, `each problem states its rule: ${shown}`);
   }
   if (expect.code) assert.equal(body.code, expect.code);
   if (expect.path)
     assert.ok(
-      body.errors.some((e: { path: string }) => e.path === expect.path),
+      (body.errors as { path: string }[]).some((e) => e.path === expect.path),
       `errors[] names ${expect.path}: ${JSON.stringify(body.errors)}`,
     );
   if (expect.message) assert.match(body.message, expect.message);
 }
 
 /** Every route that takes a channel, post or group id, with a body that is valid apart from the id. */
-export function idRoutes(ids: { channel: string; post: string; group: string }): [string, string, unknown?][] {
+export function idRoutes(ids: { channel: string; post: string; group: string }): [Method, string, unknown?][] {
   return [
     ['PATCH', `/integrations/${ids.channel}`, { name: 'renamed' }],
     ['GET', `/find-slot/${ids.channel}`],
@@ -130,7 +141,7 @@ export function idRoutes(ids: { channel: string; post: string; group: string }):
 }
 
 /** GET /posts over a range wide enough for every post a suite creates. */
-export async function listPosts(account: TestAccount, query = ''): Promise<any[]> {
+export async function listPosts(account: TestAccount, query = ''): Promise<ListedPost[]> {
   const listed = await account.call('GET', `/posts?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z${query}`);
   assert.equal(listed.status, 200, JSON.stringify(listed.body));
   return listed.body.posts;
