@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { caller, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { assertError, idRoutes, startFileServer, type FileServer } from '../helpers/api-fixtures.ts';
 import { teardown } from '../helpers/teardown.ts';
@@ -30,17 +30,17 @@ for (const store of await testStores()) {
     );
 
     it('GET /is-connected answers {connected: true} for a raw key, a Bearer key, and a GET sent with Content-Type: application/json', async () => {
-      const raw = await account.call('GET', '/is-connected');
+      const raw = await account.callUntyped('GET', '/is-connected');
       assert.deepEqual([raw.status, raw.body], [200, { connected: true }]);
-      const bearer = await caller(herald.api, `Bearer ${account.key}`)('GET', '/is-connected');
+      const bearer = await untypedCaller(herald.api, `Bearer ${account.key}`)('GET', '/is-connected');
       assert.deepEqual([bearer.status, bearer.body], [200, { connected: true }]);
-      const withType = await account.call('GET', '/is-connected', undefined, { 'content-type': 'application/json' });
+      const withType = await account.callUntyped('GET', '/is-connected', undefined, { 'content-type': 'application/json' });
       assert.deepEqual([withType.status, withType.body], [200, { connected: true }]);
     });
 
     it('401 with a JSON error body without Authorization, with an unknown key and with a revoked key, on every kind of route', async () => {
-      const anonymous = caller(herald.api);
-      const unknown = caller(herald.api, 'hk_this-key-does-not-exist');
+      const anonymous = untypedCaller(herald.api);
+      const unknown = untypedCaller(herald.api, 'hk_this-key-does-not-exist');
       const other = await herald.newAccount('Revoked');
       const keys = await herald.services.accounts.listKeys(other.id);
       await herald.services.accounts.revokeKey(other.id, keys[0].id);
@@ -55,7 +55,7 @@ for (const store of await testStores()) {
       for (const [method, route, body] of routes) {
         assertError(await anonymous(method, route, body), 401, { code: 'missing_api_key', path: 'headers.authorization' });
         assertError(await unknown(method, route, body), 401, { path: 'headers.authorization' });
-        assertError(await other.call(method, route, body), 401, { path: 'headers.authorization' });
+        assertError(await other.callUntyped(method, route, body), 401, { path: 'headers.authorization' });
       }
       const media = await herald.services.store.db.selectFrom('media').select('id').execute();
       assert.equal(media.length, 0, 'no refused request stored anything');
@@ -63,37 +63,37 @@ for (const store of await testStores()) {
 
     it('/public/v1/... without the /api prefix is a JSON 404 saying to add /api; duplicate slashes are merged', async () => {
       for (const route of ['/public/v1/is-connected', '//public/v1/posts?startDate=x', '/public/v1/integrations/']) {
-        const answer = await caller(herald.url, account.key)('GET', route);
+        const answer = await untypedCaller(herald.url, account.key)('GET', route);
         assertError(answer, 404, { message: /\/api/ });
       }
-      const merged = await caller(`${herald.url}/api/`, account.key)('GET', '/public/v1/is-connected');
+      const merged = await untypedCaller(`${herald.url}/api/`, account.key)('GET', '/public/v1/is-connected');
       assert.deepEqual([merged.status, merged.body], [200, { connected: true }]);
-      assertError(await account.call('GET', '/no-such-route'), 404);
+      assertError(await account.callUntyped('GET', '/no-such-route'), 404);
     });
 
     it('404 with a JSON error body for unknown ids on every :id route', async () => {
       for (const [method, route, body] of idRoutes({ channel: 'no-such-channel', post: 'no-such-post', group: 'no-such-group' })) {
-        const answer = await account.call(method, route, body);
+        const answer = await account.callUntyped(method, route, body);
         assert.equal(answer.status, 404, `${method} ${route}: ${JSON.stringify(answer.body)}`);
         assertError(answer, 404);
       }
     });
 
     it('groups: create customers and list them by name; a bad name is 400', async () => {
-      assert.deepEqual((await account.call('GET', '/groups')).body, []);
-      const beta = await account.call('POST', '/groups', { name: 'Beta' });
-      const alpha = await account.call('POST', '/groups', { name: 'Alpha' });
+      assert.deepEqual((await account.callUntyped('GET', '/groups')).body, []);
+      const beta = await account.callUntyped('POST', '/groups', { name: 'Beta' });
+      const alpha = await account.callUntyped('POST', '/groups', { name: 'Alpha' });
       assert.equal(beta.status, 201);
       assert.deepEqual(alpha.body.name, 'Alpha');
-      const list = await account.call('GET', '/groups');
+      const list = await account.callUntyped('GET', '/groups');
       assert.deepEqual(list.body, [alpha.body, beta.body]);
-      assertError(await account.call('POST', '/groups', {}), 400, { path: 'name' });
-      assertError(await account.call('POST', '/groups', { name: '   ' }), 400, { path: 'name' });
-      assert.equal((await account.call('GET', '/groups')).body.length, 2);
+      assertError(await account.callUntyped('POST', '/groups', {}), 400, { path: 'name' });
+      assertError(await account.callUntyped('POST', '/groups', { name: '   ' }), 400, { path: 'name' });
+      assert.equal((await account.callUntyped('GET', '/groups')).body.length, 2);
     });
 
     it('notifications are paged newest first, with total, page, limit and hasMore', async () => {
-      const empty = await account.call('GET', '/notifications');
+      const empty = await account.callUntyped('GET', '/notifications');
       assert.deepEqual(empty.body, { notifications: [], total: 0, page: 0, limit: empty.body.limit, hasMore: false });
       const { limit } = empty.body;
       for (let i = 0; i < limit; i++) await herald.services.notifications.add(account.id, `older ${i}`);
@@ -102,17 +102,17 @@ for (const store of await testStores()) {
       await herald.services.store.db.updateTable('notifications').set({ created_at: aMinuteAgo }).where('account_id', '=', account.id).execute();
       await herald.services.notifications.add(account.id, 'newest', '/api/public/v1/posts/x');
 
-      const first = await account.call('GET', '/notifications?page=0');
+      const first = await account.callUntyped('GET', '/notifications?page=0');
       assert.deepEqual([first.body.total, first.body.page, first.body.hasMore, first.body.notifications.length], [limit + 1, 0, true, limit]);
       assert.deepEqual(first.body.notifications[0].content, 'newest');
       assert.equal(first.body.notifications[0].link, '/api/public/v1/posts/x');
       assert.ok(!Number.isNaN(Date.parse(first.body.notifications[0].createdAt)), 'each notification says when it was made, as a date clients parse');
-      const second = await account.call('GET', '/notifications?page=1');
+      const second = await account.callUntyped('GET', '/notifications?page=1');
       assert.deepEqual([second.body.page, second.body.hasMore, second.body.notifications.length], [1, false, 1]);
       const ids = new Set([...first.body.notifications, ...second.body.notifications].map((n: any) => n.id));
       assert.equal(ids.size, limit + 1, 'the pages do not overlap');
-      assertError(await account.call('GET', '/notifications?page=abc'), 400, { path: 'page' });
-      assertError(await account.call('GET', '/notifications?page=-1'), 400, { path: 'page' });
+      assertError(await account.callUntyped('GET', '/notifications?page=abc'), 400, { path: 'page' });
+      assertError(await account.callUntyped('GET', '/notifications?page=-1'), 400, { path: 'page' });
     });
 
     it('POST /upload stores the file on the upload host and reads its type from the bytes', async () => {
@@ -136,16 +136,16 @@ for (const store of await testStores()) {
       const before = await herald.services.store.db.selectFrom('media').select('id').where('account_id', '=', account.id).execute();
       assertError(await upload(account, herald.api, Buffer.from('just some text, not an image'), 'fake.png'), 415, { path: 'file' });
       assertError(await upload(account, herald.api, Buffer.alloc(0), 'empty.png'), 400, { path: 'file' });
-      assertError(await account.call('POST', '/upload', { file: PNG_1x1.toString('base64') }), 415);
+      assertError(await account.callUntyped('POST', '/upload', { file: PNG_1x1.toString('base64') }), 415);
       const wrongField = new FormData();
       wrongField.append('image', new Blob([PNG_1x1]), 'photo.png');
-      assertError(await account.call('POST', '/upload', wrongField), 400, { path: 'image' });
+      assertError(await account.callUntyped('POST', '/upload', wrongField), 400, { path: 'image' });
       const after = await herald.services.store.db.selectFrom('media').select('id').where('account_id', '=', account.id).execute();
       assert.equal(after.length, before.length);
     });
 
     it('POST /upload-from-url fetches from an allowed local host and stores the bytes', async () => {
-      const fetched = await account.call('POST', '/upload-from-url', { url: `${files.url}/file.png?size=small` });
+      const fetched = await account.callUntyped('POST', '/upload-from-url', { url: `${files.url}/file.png?size=small` });
       assert.equal(fetched.status, 201, JSON.stringify(fetched.body));
       assert.equal(fetched.body.mimeType, 'image/png');
       assert.equal(fetched.body.originalName, 'file.png');
@@ -164,7 +164,7 @@ for (const store of await testStores()) {
         { url: 'http://10.0.0.1/file.png' },
         { url: 'http://user:pw@127.0.0.1/file.png' },
       ];
-      for (const body of cases) assertError(await account.call('POST', '/upload-from-url', body), 400, { path: 'url' });
+      for (const body of cases) assertError(await account.callUntyped('POST', '/upload-from-url', body), 400, { path: 'url' });
     });
   });
 
@@ -187,7 +187,7 @@ for (const store of await testStores()) {
       const account = await herald.newAccount();
       const port = new URL(files.url).port;
       for (const url of [`${files.url}/file.png`, `http://localhost:${port}/file.png`, `http://[::1]:${port}/file.png`]) {
-        assertError(await account.call('POST', '/upload-from-url', { url }), 400, { path: 'url', code: 'url_refused' });
+        assertError(await account.callUntyped('POST', '/upload-from-url', { url }), 400, { path: 'url', code: 'url_refused' });
       }
       assert.equal((await herald.services.store.db.selectFrom('media').select('id').execute()).length, 0);
     });

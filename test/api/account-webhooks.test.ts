@@ -19,7 +19,7 @@ function timestampIsFresh(delivery: Delivery): boolean {
 }
 
 async function deliveriesOf(account: TestAccount, webhookId: string): Promise<any[]> {
-  const listed = await account.call('GET', `/webhooks/${webhookId}/deliveries`);
+  const listed = await account.callUntyped('GET', `/webhooks/${webhookId}/deliveries`);
   assert.equal(listed.status, 200, JSON.stringify(listed.body));
   return listed.body.deliveries;
 }
@@ -44,7 +44,7 @@ for (const store of await testStores()) {
       a = await herald.newAccount('A');
       b = await herald.newAccount('B');
       channel = await addWebhookChannel(a);
-      const created = await a.call('POST', '/webhooks', {
+      const created = await a.callUntyped('POST', '/webhooks', {
         url: receiver.url,
         name: 'Audit log',
         events: ['post.created', 'post.updated', 'post.deleted'],
@@ -63,7 +63,7 @@ for (const store of await testStores()) {
       assert.match(hook.secret, /^whsec_[A-Za-z0-9+/=]+$/);
       assert.equal(hook.url, receiver.url);
       assert.deepEqual(hook.events, ['post.created', 'post.updated', 'post.deleted']);
-      const listed = await a.call('GET', '/webhooks');
+      const listed = await a.callUntyped('GET', '/webhooks');
       assert.equal(listed.status, 200);
       assert.deepEqual(
         listed.body.map((w: any) => ({ id: w.id, name: w.name, url: w.url, disabled: w.disabled })),
@@ -76,13 +76,13 @@ for (const store of await testStores()) {
 
     it('delivers post.created, post.updated and post.deleted, signed with the secret', async () => {
       const postId = await schedulePost(a, channel.id, 'first words');
-      const group = (await a.call('GET', `/posts/${postId}`)).body.group;
+      const group = (await a.callUntyped('GET', `/posts/${postId}`)).body.group;
       const created = await eventually(async () => ofType(receiver, 'post.created').find((d) => d.json.data.post.id === postId), 10_000, 'post.created');
 
       await createPosts(a, postBody('update', [entry(channel.id, ['second words'], { group })]));
       const updated = await eventually(async () => ofType(receiver, 'post.updated').find((d) => d.json.data.post.id === postId), 10_000, 'post.updated');
 
-      const deleted = await a.call('DELETE', `/posts/${postId}`);
+      const deleted = await a.callUntyped('DELETE', `/posts/${postId}`);
       assert.equal(deleted.status, 200);
       const gone = await eventually(async () => ofType(receiver, 'post.deleted').find((d) => d.json.data.post.id === postId), 10_000, 'post.deleted');
 
@@ -137,13 +137,13 @@ for (const store of await testStores()) {
         .set({ lease_owner: 'a worker', lease_until: Date.now() + 60_000 })
         .where('id', '=', first)
         .execute();
-      const busy = await a.call('DELETE', `/integrations/${doomed.id}`);
+      const busy = await a.callUntyped('DELETE', `/integrations/${doomed.id}`);
       assert.equal(busy.status, 409, JSON.stringify(busy.body));
       assert.equal(busy.body.code, 'publishing');
-      assert.equal((await a.call('GET', `/posts/${second}`)).status, 200, 'nothing was removed');
+      assert.equal((await a.callUntyped('GET', `/posts/${second}`)).status, 200, 'nothing was removed');
 
       await herald.services.store.db.updateTable('posts').set({ lease_owner: null, lease_until: null }).where('id', '=', first).execute();
-      assert.equal((await a.call('DELETE', `/integrations/${doomed.id}`)).status, 200);
+      assert.equal((await a.callUntyped('DELETE', `/integrations/${doomed.id}`)).status, 200);
       const told = await eventually(
         async () => {
           const ids = ofType(receiver, 'post.deleted').map((d) => d.json.data.post.id);
@@ -159,7 +159,7 @@ for (const store of await testStores()) {
       const flaky = await startWebhookReceiver();
       try {
         flaky.respond((_d, i) => (i < 2 ? { status: 500, body: { error: `down ${i}` } } : { status: 200 }));
-        const added = await a.call('POST', '/webhooks', { url: flaky.url, events: ['post.created'] });
+        const added = await a.callUntyped('POST', '/webhooks', { url: flaky.url, events: ['post.created'] });
         assert.equal(added.status, 201);
         const postId = await schedulePost(a, channel.id, 'try again');
         const [delivery] = await eventually(
@@ -184,7 +184,7 @@ for (const store of await testStores()) {
         assert.equal(new Set(flaky.deliveries.map((d) => d.body)).size, 1, 'and the same body');
         for (const d of flaky.deliveries) assert.ok(verifiesAsReceiver(added.body.secret, d), 'verifiesAsReceiver(added.body.secret, d)');
         assert.equal(flaky.deliveries[0].json.data.post.id, postId);
-        await a.call('DELETE', `/webhooks/${added.body.id}`);
+        await a.callUntyped('DELETE', `/webhooks/${added.body.id}`);
       } finally {
         await flaky.close();
       }
@@ -194,7 +194,7 @@ for (const store of await testStores()) {
       const broken = await startWebhookReceiver();
       try {
         broken.respond(() => ({ status: 503, body: { error: 'maintenance' } }));
-        const added = await a.call('POST', '/webhooks', { url: broken.url, events: ['post.created'] });
+        const added = await a.callUntyped('POST', '/webhooks', { url: broken.url, events: ['post.created'] });
         await schedulePost(a, channel.id, 'nobody listens');
         const [delivery] = await eventually(
           async () => {
@@ -210,7 +210,7 @@ for (const store of await testStores()) {
         assert.equal(delivery.lastStatus, 503);
         assert.match(delivery.lastError, /503.*gave up after 4 attempts/);
         assert.equal(delivery.nextAttemptAt, null);
-        await a.call('DELETE', `/webhooks/${added.body.id}`);
+        await a.callUntyped('DELETE', `/webhooks/${added.body.id}`);
       } finally {
         await broken.close();
       }
@@ -220,7 +220,7 @@ for (const store of await testStores()) {
       const closed = await startWebhookReceiver();
       const url = closed.url;
       await closed.close();
-      const added = await a.call('POST', '/webhooks', { url, events: ['post.created'] });
+      const added = await a.callUntyped('POST', '/webhooks', { url, events: ['post.created'] });
       await schedulePost(a, channel.id, 'into the void');
       const [delivery] = await eventually(
         async () => {
@@ -232,14 +232,14 @@ for (const store of await testStores()) {
       );
       assert.equal(delivery.lastStatus, null);
       assert.match(delivery.attemptLog[0].error, /could not be reached/);
-      await a.call('DELETE', `/webhooks/${added.body.id}`);
+      await a.callUntyped('DELETE', `/webhooks/${added.body.id}`);
     });
 
     it('redelivers a recorded event with the same webhook-id and body', async () => {
       const postId = await schedulePost(a, channel.id, 'once more');
       const first = await eventually(async () => ofType(receiver, 'post.created').find((d) => d.json.data.post.id === postId), 10_000, 'first delivery');
       const recorded = (await deliveriesOf(a, hook.id)).find((x) => x.event === 'post.created' && x.payload.data.post.id === postId);
-      const again = await a.call('POST', `/webhooks/${hook.id}/deliveries/${recorded.id}/redeliver`);
+      const again = await a.callUntyped('POST', `/webhooks/${hook.id}/deliveries/${recorded.id}/redeliver`);
       assert.equal(again.status, 202, JSON.stringify(again.body));
       assert.notEqual(again.body.id, recorded.id);
       assert.equal(again.body.messageId, recorded.messageId);
@@ -256,7 +256,7 @@ for (const store of await testStores()) {
     });
 
     it('sends a signed ping on request', async () => {
-      const sent = await a.call('POST', `/webhooks/${hook.id}/test`);
+      const sent = await a.callUntyped('POST', `/webhooks/${hook.id}/test`);
       assert.equal(sent.status, 202, JSON.stringify(sent.body));
       assert.equal(sent.body.event, 'ping');
       const ping = await eventually(async () => ofType(receiver, 'ping').find((d) => d.headers['webhook-id'] === sent.body.messageId), 10_000, 'the ping');
@@ -266,14 +266,14 @@ for (const store of await testStores()) {
 
     it('sends nothing to a disabled webhook, and changes take effect', async () => {
       const other = await startWebhookReceiver();
-      const added = await a.call('POST', '/webhooks', { url: other.url, events: ['post.created'] });
+      const added = await a.callUntyped('POST', '/webhooks', { url: other.url, events: ['post.created'] });
       try {
-        const disabled = await a.call('PATCH', `/webhooks/${added.body.id}`, { disabled: true, name: 'Paused' });
+        const disabled = await a.callUntyped('PATCH', `/webhooks/${added.body.id}`, { disabled: true, name: 'Paused' });
         assert.equal(disabled.status, 200);
         assert.equal(disabled.body.disabled, true);
         assert.equal(disabled.body.name, 'Paused');
         await schedulePost(a, channel.id, 'quiet');
-        const resumed = await a.call('PATCH', `/webhooks/${added.body.id}`, { disabled: false, events: ['post.created', 'post.deleted'] });
+        const resumed = await a.callUntyped('PATCH', `/webhooks/${added.body.id}`, { disabled: false, events: ['post.created', 'post.deleted'] });
         assert.deepEqual(resumed.body.events, ['post.created', 'post.deleted']);
         const postId = await schedulePost(a, channel.id, 'heard');
         const d = await eventually(async () => other.deliveries[0], 10_000, 'delivery after enabling');
@@ -284,7 +284,7 @@ for (const store of await testStores()) {
           'nothing was recorded while disabled',
         );
       } finally {
-        await a.call('DELETE', `/webhooks/${added.body.id}`);
+        await a.callUntyped('DELETE', `/webhooks/${added.body.id}`);
         await other.close();
       }
     });
@@ -297,18 +297,18 @@ for (const store of await testStores()) {
         'http://127.0.0.2/hook',
         'http://192.168.1.10/hook',
       ]) {
-        assertError(await a.call('POST', '/webhooks', { url, events: ['post.created'] }), 400, {
+        assertError(await a.callUntyped('POST', '/webhooks', { url, events: ['post.created'] }), 400, {
           code: 'url_refused',
           path: 'url',
           message: /private or reserved/,
         });
       }
-      assertError(await a.call('PATCH', `/webhooks/${hook.id}`, { url: 'http://10.1.2.3/' }), 400, { code: 'url_refused', path: 'url' });
-      assert.equal((await a.call('GET', '/webhooks')).body.find((w: any) => w.id === hook.id).url, receiver.url, 'a refused change changes nothing');
+      assertError(await a.callUntyped('PATCH', `/webhooks/${hook.id}`, { url: 'http://10.1.2.3/' }), 400, { code: 'url_refused', path: 'url' });
+      assert.equal((await a.callUntyped('GET', '/webhooks')).body.find((w: any) => w.id === hook.id).url, receiver.url, 'a refused change changes nothing');
     });
 
     it('keeps each account to its own webhooks', async () => {
-      assert.deepEqual((await b.call('GET', '/webhooks')).body, []);
+      assert.deepEqual((await b.callUntyped('GET', '/webhooks')).body, []);
       const recorded = (await deliveriesOf(a, hook.id))[0];
       for (const [method, path, body] of [
         ['GET', `/webhooks/${hook.id}/deliveries`],
@@ -317,18 +317,18 @@ for (const store of await testStores()) {
         ['POST', `/webhooks/${hook.id}/test`],
         ['POST', `/webhooks/${hook.id}/deliveries/${recorded.id}/redeliver`],
       ] as [string, string, unknown?][]) {
-        assertError(await b.call(method, path, body), 404, { code: 'not_found' });
+        assertError(await b.callUntyped(method, path, body), 404, { code: 'not_found' });
       }
       // B's own webhook cannot redeliver A's delivery either.
-      const bHook = await b.call('POST', '/webhooks', { url: receiver.url, events: ['post.created'] });
-      assertError(await b.call('POST', `/webhooks/${bHook.body.id}/deliveries/${recorded.id}/redeliver`), 404);
+      const bHook = await b.callUntyped('POST', '/webhooks', { url: receiver.url, events: ['post.created'] });
+      assertError(await b.callUntyped('POST', `/webhooks/${bHook.body.id}/deliveries/${recorded.id}/redeliver`), 404);
       // B's posts reach B's webhook only.
       const bChannel = await addWebhookChannel(b);
       const before = (await deliveriesOf(a, hook.id)).length;
       const bPost = await schedulePost(b, bChannel.id, 'from B');
       await eventually(async () => ofType(receiver, 'post.created').find((d) => d.json.data.post.id === bPost), 10_000, "B's event");
       assert.equal((await deliveriesOf(a, hook.id)).length, before);
-      assert.equal((await a.call('GET', '/webhooks')).body.find((w: any) => w.id === hook.id).name, 'Audit log');
+      assert.equal((await a.callUntyped('GET', '/webhooks')).body.find((w: any) => w.id === hook.id).name, 'Audit log');
     });
 
     it('answers bad input with 400 naming the field', async () => {
@@ -343,25 +343,25 @@ for (const store of await testStores()) {
         [{ url: receiver.url, events: ['post.created'], name: '' }, 'name'],
         [{ url: receiver.url, events: ['post.created'], name: 'x'.repeat(201) }, 'name'],
       ];
-      for (const [body, path] of cases) assertError(await a.call('POST', '/webhooks', body), 400, { path });
-      assertError(await a.call('PATCH', `/webhooks/${hook.id}`, { events: ['nope'] }), 400, { path: 'events.0' });
-      assertError(await a.call('PATCH', `/webhooks/${hook.id}`, { disabled: 'yes' }), 400, { path: 'disabled' });
-      assertError(await a.call('GET', `/webhooks/${hook.id}/deliveries?page=-1`), 400, { path: 'page' });
-      assertError(await a.call('POST', '/webhooks/unknown-id/test'), 404);
-      assertError(await a.call('POST', `/webhooks/${hook.id}/deliveries/unknown-id/redeliver`), 404);
+      for (const [body, path] of cases) assertError(await a.callUntyped('POST', '/webhooks', body), 400, { path });
+      assertError(await a.callUntyped('PATCH', `/webhooks/${hook.id}`, { events: ['nope'] }), 400, { path: 'events.0' });
+      assertError(await a.callUntyped('PATCH', `/webhooks/${hook.id}`, { disabled: 'yes' }), 400, { path: 'disabled' });
+      assertError(await a.callUntyped('GET', `/webhooks/${hook.id}/deliveries?page=-1`), 400, { path: 'page' });
+      assertError(await a.callUntyped('POST', '/webhooks/unknown-id/test'), 404);
+      assertError(await a.callUntyped('POST', `/webhooks/${hook.id}/deliveries/unknown-id/redeliver`), 404);
     });
 
     it('deletes a webhook: it is gone and receives nothing more', async () => {
       const temp = await startWebhookReceiver();
       try {
-        const added = await a.call('POST', '/webhooks', { url: temp.url, events: ['post.created'] });
-        const removed = await a.call('DELETE', `/webhooks/${added.body.id}`);
+        const added = await a.callUntyped('POST', '/webhooks', { url: temp.url, events: ['post.created'] });
+        const removed = await a.callUntyped('DELETE', `/webhooks/${added.body.id}`);
         assert.deepEqual(removed.body, { deleted: true, id: added.body.id });
         assert.equal(
-          (await a.call('GET', '/webhooks')).body.some((w: any) => w.id === added.body.id),
+          (await a.callUntyped('GET', '/webhooks')).body.some((w: any) => w.id === added.body.id),
           false,
         );
-        assertError(await a.call('DELETE', `/webhooks/${added.body.id}`), 404);
+        assertError(await a.callUntyped('DELETE', `/webhooks/${added.body.id}`), 404);
         const postId = await schedulePost(a, channel.id, 'after removal');
         // The still-registered webhook hears it, so the event was emitted; the removed one must not.
         await eventually(async () => ofType(receiver, 'post.created').find((d) => d.json.data.post.id === postId), 10_000, 'event to the live webhook');
@@ -397,7 +397,7 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
 
     it('sends each event once', async () => {
       const account = await first.newAccount();
-      const added = await account.call('POST', '/webhooks', { url: receiver.url, events: ['channel.needs_reconnect'] });
+      const added = await account.callUntyped('POST', '/webhooks', { url: receiver.url, events: ['channel.needs_reconnect'] });
       assert.equal(added.status, 201);
       const count = 30;
       const { events, store } = first.services;

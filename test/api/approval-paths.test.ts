@@ -14,7 +14,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { caller, eventually, startHerald, type CallResult, type Caller, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, startHerald, type UntypedResult, type UntypedCaller, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { entry, postBody } from '../helpers/api-fixtures.ts';
 import { mcpAgents, toolResult } from '../helpers/mcp-client.ts';
@@ -54,10 +54,10 @@ for (const store of await testStores()) {
     let ownerWeb: WebClient;
     let memberWeb: WebClient;
     /** The public API with the owner's and the member's web sessions, the member's OAuth token, and an API key. */
-    let owner: Caller;
-    let member: Caller;
-    let memberToken: Caller;
-    let key: Caller;
+    let owner: UntypedCaller;
+    let member: UntypedCaller;
+    let memberToken: UntypedCaller;
+    let key: UntypedCaller;
     let memberAgent: Client;
     let keyAgent: Client;
     let memberId: string;
@@ -72,20 +72,20 @@ for (const store of await testStores()) {
 
     /** The public API as the web application calls it: a person's session cookie and CSRF token. */
     const session =
-      (person: WebClient): Caller =>
+      (person: WebClient): UntypedCaller =>
       (method, route, body, headers = {}) => {
         const cookie = [...person.jar].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; ');
-        return caller(`${herald.url}/api/app/public/v1`)(method, route, body, { cookie, 'x-csrf-token': person.csrf ?? '', ...headers });
+        return untypedCaller(`${herald.url}/api/app/public/v1`)(method, route, body, { cookie, 'x-csrf-token': person.csrf ?? '', ...headers });
       };
 
     const row = (id: string) => herald.services.store.db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const sentToReceiver = (id: string, content: string) => receiver.deliveries.some((d) => d.json?.post?.id === id || d.json?.post?.content === content);
 
-    function ok(answer: CallResult, status = 200) {
+    function ok(answer: UntypedResult, status = 200) {
       assert.equal(answer.status, status, JSON.stringify(answer.body));
       return answer.body;
     }
-    const rootIds = (answer: CallResult) => ok(answer, 201).map((p: { postId: string }) => p.postId) as string[];
+    const rootIds = (answer: UntypedResult) => ok(answer, 201).map((p: { postId: string }) => p.postId) as string[];
 
     const nowBody = (content: string) => postBody('now', [entry(channel, [content])], { date: undefined });
     const atBody = (type: string, content: string, at: number) => postBody(type, [entry(channel, [content])], { date: iso(at) });
@@ -99,7 +99,7 @@ for (const store of await testStores()) {
     });
 
     /** A post scheduled a day ahead by `as`; its id. */
-    const scheduled = async (as: Caller, content: string) => rootIds(await as('POST', '/posts', atBody('schedule', content, Date.now() + DAY)))[0];
+    const scheduled = async (as: UntypedCaller, content: string) => rootIds(await as('POST', '/posts', atBody('schedule', content, Date.now() + DAY)))[0];
 
     /** A member's post, approved by the owner: queued a day ahead. */
     async function approved(content: string): Promise<string> {
@@ -140,7 +140,7 @@ for (const store of await testStores()) {
     }
 
     /** A series of the API key a day ahead (its occurrence made and queued), then written again by `as` to start shortly. */
-    async function editedSeries(as: Caller, content: string): Promise<string[]> {
+    async function editedSeries(as: UntypedCaller, content: string): Promise<string[]> {
       const first = text('Series of the key');
       const made = ok(await key('POST', '/series', seriesBody(first, Date.now() + DAY)), 201);
       await occurrences(made.id, first);
@@ -204,11 +204,11 @@ for (const store of await testStores()) {
       owner = session(ownerWeb);
       member = session(memberWeb);
       const keyValue = (await herald.services.accounts.createKey(joined.body.account.id, 'script')).key;
-      key = caller(herald.api, keyValue);
+      key = untypedCaller(herald.api, keyValue);
       channel = ok(await key('POST', '/integrations', { identifier: 'webhook', name: 'Receiver', credentials: { url: receiver.url } }), 201).id;
       ok(await owner('PUT', '/approval-settings', { membersNeedApproval: true }));
       const token = await oauthAccessToken(herald.url, ownerWeb, memberWeb, 'channels:read posts:read posts:write feeds:read feeds:write');
-      memberToken = caller(herald.api, `Bearer ${token}`);
+      memberToken = untypedCaller(herald.api, `Bearer ${token}`);
       memberAgent = await connect(`Bearer ${token}`);
       keyAgent = await connect(keyValue);
     });

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { caller, eventually, startHerald, type CallResult, type Caller, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, startHerald, type UntypedResult, type UntypedCaller, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { assertError, entry, postBody } from '../helpers/api-fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
@@ -21,7 +21,7 @@ import { teardown } from '../helpers/teardown.ts';
 const PASSWORD = 'correct horse battery';
 
 /** A visitor's JSON POST sent from `localAddress` (a loopback address of its own), which Herald sees as the visitor's address. */
-function postFrom(localAddress: string, url: string, body: unknown): Promise<CallResult> {
+function postFrom(localAddress: string, url: string, body: unknown): Promise<UntypedResult> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -51,7 +51,7 @@ for (const store of await testStores()) {
     let hooks: WebhookReceiver;
     let owner: WebClient;
     let member: WebClient;
-    let key: Caller;
+    let key: UntypedCaller;
     let keyValue: string;
     let accountId: string;
     let channel: string;
@@ -66,7 +66,7 @@ for (const store of await testStores()) {
     const events = (type: string, postId: string) => hooks.deliveries.filter((d) => d.json?.type === type && d.json.data.post.id === postId);
     const notices = async () => (await key('GET', '/notifications')).body.notifications.map((n: { content: string }) => n.content) as string[];
 
-    async function create(person: WebClient | Caller, body: unknown): Promise<string> {
+    async function create(person: WebClient | UntypedCaller, body: unknown): Promise<string> {
       const made = typeof person === 'function' ? await person('POST', '/posts', body) : await as(person)('POST', '/posts', body);
       assert.equal(made.status, 201, JSON.stringify(made.body));
       return made.body[0].postId;
@@ -84,7 +84,7 @@ for (const store of await testStores()) {
       memberId = joined.body.user.id;
       accountId = joined.body.account.id;
       keyValue = (await herald.services.accounts.createKey(accountId, 'script')).key;
-      key = caller(herald.api, keyValue);
+      key = untypedCaller(herald.api, keyValue);
       const added = await key('POST', '/integrations', { identifier: 'webhook', name: 'Receiver', credentials: { url: receiver.url } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channel = added.body.id;
@@ -269,7 +269,7 @@ for (const store of await testStores()) {
       assertError(await key('POST', `/posts/${returned}/comments`, { content: 'x'.repeat(5001) }), 400, { path: 'content' });
       assertError(await key('POST', '/posts/no-such-post/comments', { content: 'hello' }), 404, { code: 'not_found' });
       const other = await herald.newAccount('Other');
-      assertError(await other.call('GET', `/posts/${returned}/comments`), 404, { code: 'not_found' });
+      assertError(await other.callUntyped('GET', `/posts/${returned}/comments`), 404, { code: 'not_found' });
     });
 
     let link: { id: string; token: string; url: string };
@@ -297,7 +297,7 @@ for (const store of await testStores()) {
       assert.equal(page.status, 200);
       assert.match(await page.text(), /<div id="root">|web application is not built/);
       assert.equal(page.headers.get('referrer-policy'), 'no-referrer');
-      const visitor = caller(herald.url);
+      const visitor = untypedCaller(herald.url);
       const view = await visitor('GET', `/api/preview/${link.token}`);
       assert.equal(view.status, 200, JSON.stringify(view.body));
       assert.deepEqual(
@@ -309,7 +309,7 @@ for (const store of await testStores()) {
     });
 
     it('a visitor comments and approves or asks for changes: the team sees it, with a notification; bad input names the field', async () => {
-      const visitor = caller(herald.url);
+      const visitor = untypedCaller(herald.url);
       const said = await visitor('POST', `/api/preview/${link.token}/comments`, { name: 'Carla Client', content: 'Love the coffee angle' });
       assert.equal(said.status, 201, JSON.stringify(said.body));
       const approved = await visitor('POST', `/api/preview/${link.token}/decision`, { name: 'Carla Client', decision: 'approve' });
@@ -348,7 +348,7 @@ for (const store of await testStores()) {
     });
 
     it('a revoked, expired or unknown link never shows the post: a 410 or 404 page and answers', async () => {
-      const visitor = caller(herald.url);
+      const visitor = untypedCaller(herald.url);
       const gone = async (token: string, status: number, words: RegExp) => {
         const page = await fetch(`${herald.url}/p/${token}`);
         assert.equal(page.status, status);
@@ -402,7 +402,7 @@ for (const store of await testStores()) {
       // Addresses of their own (earlier tests commented from 127.0.0.1), all reaching Herald on 127.0.0.1.
       const addresses = ['127.0.0.3', '127.0.0.4', '127.0.0.5'];
       const windowNow = () => Math.floor(Date.now() / WRITE_WINDOW_MS);
-      let answers: CallResult[];
+      let answers: UntypedResult[];
       let address: string;
       let started: number;
       // The limit counts in fixed windows: a burst that straddles a window's end is counted in two, so it is sent again from a fresh address.

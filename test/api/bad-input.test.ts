@@ -868,7 +868,7 @@ function namedExpectation(named: Named): { field?: string | RegExp; message?: st
 }
 
 async function createOwned(herald: TestHerald, account: TestAccount, label: string): Promise<Owned> {
-  const channel = await account.call('POST', '/integrations', {
+  const channel = await account.callUntyped('POST', '/integrations', {
     identifier: 'webhook',
     name: `${label} hook`,
     credentials: { url: `http://127.0.0.1:9/${label}` },
@@ -876,9 +876,9 @@ async function createOwned(herald: TestHerald, account: TestAccount, label: stri
   assert.equal(channel.status, 201, JSON.stringify(channel.body));
   const media = await upload(account, herald.api, PNG_1x1, `${label}.png`);
   assert.equal(media.status, 201, JSON.stringify(media.body));
-  const webhook = await account.call('POST', '/webhooks', { url: `http://127.0.0.1:9/${label}-events`, events: ['post.created'] });
+  const webhook = await account.callUntyped('POST', '/webhooks', { url: `http://127.0.0.1:9/${label}-events`, events: ['post.created'] });
   assert.equal(webhook.status, 201, JSON.stringify(webhook.body));
-  const post = await account.call('POST', '/posts', {
+  const post = await account.callUntyped('POST', '/posts', {
     type: 'draft',
     date: FUTURE,
     tags: [],
@@ -891,20 +891,20 @@ async function createOwned(herald: TestHerald, account: TestAccount, label: stri
     ],
   });
   assert.equal(post.status, 201, JSON.stringify(post.body));
-  const detail = await account.call('GET', `/posts/${post.body[0].postId}`);
+  const detail = await account.callUntyped('GET', `/posts/${post.body[0].postId}`);
   const shortLink = /\/s\/([A-Za-z0-9_-]+)/.exec(detail.body.content)?.[1];
   assert.ok(shortLink, detail.body.content);
-  const customer = await account.call('POST', '/groups', { name: `${label} customer` });
+  const customer = await account.callUntyped('POST', '/groups', { name: `${label} customer` });
   assert.equal(customer.status, 201, JSON.stringify(customer.body));
-  const deliveries = await account.call('GET', `/webhooks/${webhook.body.id}/deliveries`);
+  const deliveries = await account.callUntyped('GET', `/webhooks/${webhook.body.id}/deliveries`);
   assert.equal(deliveries.body.deliveries.length, 1, JSON.stringify(deliveries.body));
-  const feed = await account.call('POST', '/feeds', { url: `http://127.0.0.1:9/${label}.xml`, channels: [channel.body.id] });
+  const feed = await account.callUntyped('POST', '/feeds', { url: `http://127.0.0.1:9/${label}.xml`, channels: [channel.body.id] });
   assert.equal(feed.status, 201, JSON.stringify(feed.body));
-  const comment = await account.call('POST', `/posts/${post.body[0].postId}/comments`, { content: `${label} comment` });
+  const comment = await account.callUntyped('POST', `/posts/${post.body[0].postId}/comments`, { content: `${label} comment` });
   assert.equal(comment.status, 201, JSON.stringify(comment.body));
-  const previewLink = await account.call('POST', `/posts/${post.body[0].postId}/preview-links`, {});
+  const previewLink = await account.callUntyped('POST', `/posts/${post.body[0].postId}/preview-links`, {});
   assert.equal(previewLink.status, 201, JSON.stringify(previewLink.body));
-  const series = await account.call('POST', '/series', {
+  const series = await account.callUntyped('POST', '/series', {
     repeat: { start: FUTURE, unit: 'day', count: 3 },
     posts: [{ integration: { id: channel.body.id }, value: [{ content: `${label} every day`, image: [] }] }],
   });
@@ -987,15 +987,15 @@ for (const store of await testStores()) {
       assertContractError(missing, 404, 'DELETE /posts/no-such-post');
       assert.equal(missing.body.code, 'not_found');
 
-      const created = await fx.account.call('POST', '/posts', postBody(fx));
+      const created = await fx.account.callUntyped('POST', '/posts', postBody(fx));
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const deleted = await send(herald.api, fx.account.key, { method: 'DELETE', path: `/posts/${created.body[0].postId}`, headers: json });
       assert.equal(deleted.status, 200, deleted.text);
       assert.equal(deleted.body.deleted, true);
-      const gone = await fx.account.call('GET', `/posts/${created.body[0].postId}`);
+      const gone = await fx.account.callUntyped('GET', `/posts/${created.body[0].postId}`);
       assert.equal(gone.status, 404);
 
-      const extra = await fx.account.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: 'http://127.0.0.1:9/extra' } });
+      const extra = await fx.account.callUntyped('POST', '/integrations', { identifier: 'webhook', credentials: { url: 'http://127.0.0.1:9/extra' } });
       assert.equal(extra.status, 201);
       const removed = await send(herald.api, fx.account.key, { method: 'DELETE', path: `/integrations/${extra.body.id}`, headers: json });
       assert.equal(removed.status, 200, removed.text);

@@ -12,7 +12,7 @@ import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { eventually, PNG_1x1, startHerald, type CallResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { eventually, PNG_1x1, startHerald, type UntypedResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import {
   addWebhookChannel,
   assertError,
@@ -43,7 +43,7 @@ for (const store of await testStores()) {
     let alpha: Channel;
     let beta: Channel;
 
-    const importCsv = (text: string, dryRun = false, who = account) => who.call('POST', `/posts/import${dryRun ? '?dryRun=true' : ''}`, text, asCsv);
+    const importCsv = (text: string, dryRun = false, who = account) => who.callUntyped('POST', `/posts/import${dryRun ? '?dryRun=true' : ''}`, text, asCsv);
     const importedKeys = async (accountId: string) =>
       Number(
         (
@@ -55,7 +55,7 @@ for (const store of await testStores()) {
         ).n,
       );
     /** Files in the account's media library (a removed file is only marked removed). */
-    const liveMedia = async (who: TestAccount): Promise<number> => (await who.call('GET', '/media?limit=1')).body.total;
+    const liveMedia = async (who: TestAccount): Promise<number> => (await who.callUntyped('GET', '/media?limit=1')).body.total;
     const exportCsv = async (who: TestAccount, from: string, to: string, timezone?: string) => {
       const zone = timezone ? `&timezone=${encodeURIComponent(timezone)}` : '';
       const response = await fetch(`${herald.api}/posts/export?startDate=${from}&endDate=${to}${zone}`, { headers: { authorization: who.key } });
@@ -69,7 +69,7 @@ for (const store of await testStores()) {
 
     /** POST /posts/import?dryRun=true of a body of `size` bytes, written until the server answers. */
     const sendChunked = (size: number, declared: boolean) =>
-      new Promise<CallResult>((resolve, reject) => {
+      new Promise<UntypedResult>((resolve, reject) => {
         const request = http.request(`${herald.api}/posts/import?dryRun=true`, {
           method: 'POST',
           headers: { authorization: account.key, ...asCsv, ...(declared ? { 'content-length': String(size) } : {}) },
@@ -210,7 +210,7 @@ for (const store of await testStores()) {
       assert.equal(await liveMedia(account), 2);
 
       const [onAlpha, onBeta, draft] = await Promise.all(
-        imported.body.created.slice(0, 3).map(async (c: { postId: string }) => (await account.call('GET', `/posts/${c.postId}`)).body),
+        imported.body.created.slice(0, 3).map(async (c: { postId: string }) => (await account.callUntyped('GET', `/posts/${c.postId}`)).body),
       );
       for (const [post, channel] of [
         [onAlpha, alpha],
@@ -246,7 +246,7 @@ for (const store of await testStores()) {
       // The posts for now go out at once, through the engine, as any other post.
       const delivered = await eventually(async () => {
         const states = await Promise.all(
-          imported.body.created.slice(3).map(async (c: { postId: string }) => (await account.call('GET', `/posts/${c.postId}`)).body),
+          imported.body.created.slice(3).map(async (c: { postId: string }) => (await account.callUntyped('GET', `/posts/${c.postId}`)).body),
         );
         return states.every((p) => p.state === 'PUBLISHED' || p.state === 'ERROR') ? states : undefined;
       }, 10_000);
@@ -274,7 +274,7 @@ for (const store of await testStores()) {
       ]);
       const first = await importCsv(twice);
       assert.equal(first.body.created.length, 2, JSON.stringify(first.body));
-      assert.equal((await account.call('DELETE', `/posts/${first.body.created[1].postId}`)).status, 200);
+      assert.equal((await account.callUntyped('DELETE', `/posts/${first.body.created[1].postId}`)).status, 200);
       const second = await importCsv(twice);
       assert.equal(second.status, 201, JSON.stringify(second.body));
       assert.equal(second.body.alreadyImported, 1);
@@ -305,7 +305,7 @@ for (const store of await testStores()) {
       assert.equal(imported.body.rows, 3000);
       assert.equal(imported.body.created.length, 1000);
       assert.equal(await countRows(herald, 'posts', account.id), before + 3000);
-      const sample = (await account.call('GET', `/posts/${imported.body.created[500].postId}`)).body;
+      const sample = (await account.callUntyped('GET', `/posts/${imported.body.created[500].postId}`)).body;
       assert.deepEqual(
         sample.thread.map((t: { content: string }) => t.content),
         ['Bulk 1500', 'Reply 1501', 'Reply 1502'],
@@ -384,8 +384,8 @@ for (const store of await testStores()) {
       assert.equal(imported.created.length, 3);
 
       const shape = async (who: TestAccount) => {
-        const listed = await who.call('GET', `/posts?startDate=${range[0]}&endDate=${range[1]}`);
-        const posts = await Promise.all(listed.body.posts.map(async (p: { id: string }) => (await who.call('GET', `/posts/${p.id}`)).body));
+        const listed = await who.callUntyped('GET', `/posts?startDate=${range[0]}&endDate=${range[1]}`);
+        const posts = await Promise.all(listed.body.posts.map(async (p: { id: string }) => (await who.callUntyped('GET', `/posts/${p.id}`)).body));
         return posts
           .map((p) => ({
             channel: p.integration.name,
@@ -448,7 +448,7 @@ for (const store of await testStores()) {
       const back = await importCsv(text, false, copy);
       assert.equal(back.status, 201, JSON.stringify(back.body));
       const dates = async (who: TestAccount) =>
-        ((await who.call('GET', `/posts?startDate=${range[0]}&endDate=${range[1]}`)).body.posts as { content: string; publishDate: string }[])
+        ((await who.callUntyped('GET', `/posts?startDate=${range[0]}&endDate=${range[1]}`)).body.posts as { content: string; publishDate: string }[])
           .map((p) => [p.content, p.publishDate])
           .sort((a, b) => a[0].localeCompare(b[0]));
       assert.deepEqual(await dates(copy), await dates(desk), 'every instant read back, the repeated hour too');
@@ -464,7 +464,7 @@ for (const store of await testStores()) {
         cases.map(([at]) => [at, '']),
       );
       for (const zone of ['Mars/Olympus', '', 'x'.repeat(101)]) {
-        assertError(await desk.call('GET', `/posts/export?startDate=${range[0]}&endDate=${range[1]}&timezone=${zone}`), 400, {
+        assertError(await desk.callUntyped('GET', `/posts/export?startDate=${range[0]}&endDate=${range[1]}&timezone=${zone}`), 400, {
           code: 'invalid_query',
           path: 'timezone',
         });
@@ -514,8 +514,8 @@ for (const store of await testStores()) {
 
       const back = await importCsv(text, false, copy);
       assert.equal(back.status, 201, JSON.stringify(back.body));
-      const [post] = (await copy.call('GET', `/posts?startDate=${range[0]}&endDate=${range[1]}`)).body.posts;
-      const detail = await copy.call('GET', `/posts/${post.id}`);
+      const [post] = (await copy.callUntyped('GET', `/posts?startDate=${range[0]}&endDate=${range[1]}`)).body.posts;
+      const detail = await copy.callUntyped('GET', `/posts/${post.id}`);
       assert.deepEqual(
         detail.body.thread.map((t: { content: string }) => t.content),
         cases.map(([original]) => original),
@@ -540,19 +540,21 @@ for (const store of await testStores()) {
 
     it('answers bad requests with 4xx naming the fault, and changes nothing', async () => {
       const before = await countRows(herald, 'posts', account.id);
-      assertError(await account.call('POST', '/posts/import?dryRun=maybe', 'content\nx', asCsv), 400, { code: 'invalid_query', path: 'dryRun' });
-      assertError(await account.call('POST', '/posts/import', { content: 'json' }), 415, { code: 'unsupported_content_type' });
+      assertError(await account.callUntyped('POST', '/posts/import?dryRun=maybe', 'content\nx', asCsv), 400, { code: 'invalid_query', path: 'dryRun' });
+      assertError(await account.callUntyped('POST', '/posts/import', { content: 'json' }), 415, { code: 'unsupported_content_type' });
       const form = new FormData();
       form.append('csv', new Blob(['channels,content\nAlpha,x']), 'posts.csv');
-      assertError(await account.call('POST', '/posts/import', form), 400, { code: 'invalid_multipart', path: 'csv' });
+      assertError(await account.callUntyped('POST', '/posts/import', form), 400, { code: 'invalid_multipart', path: 'csv' });
       const cut = '--b\r\ncontent-disposition: form-data; name="file"; filename="posts.csv"\r\n\r\nchannels,content\nAlpha,x\n';
-      assertError(await account.call('POST', '/posts/import', cut, { 'content-type': 'multipart/form-data; boundary=b' }), 400, { code: 'invalid_multipart' });
-      assertError(await account.call('GET', '/posts/export?startDate=yesterday&endDate=2031-01-01T00:00:00Z'), 400, {
+      assertError(await account.callUntyped('POST', '/posts/import', cut, { 'content-type': 'multipart/form-data; boundary=b' }), 400, {
+        code: 'invalid_multipart',
+      });
+      assertError(await account.callUntyped('GET', '/posts/export?startDate=yesterday&endDate=2031-01-01T00:00:00Z'), 400, {
         code: 'invalid_query',
         path: 'startDate',
       });
-      assertError(await account.call('GET', '/posts/export?startDate=2031-01-01T00:00:00Z'), 400, { code: 'invalid_query', path: 'endDate' });
-      assertError(await account.call('GET', '/posts/export?startDate=2031-02-01T00:00:00Z&endDate=2031-01-01T00:00:00Z'), 400, {
+      assertError(await account.callUntyped('GET', '/posts/export?startDate=2031-01-01T00:00:00Z'), 400, { code: 'invalid_query', path: 'endDate' });
+      assertError(await account.callUntyped('GET', '/posts/export?startDate=2031-02-01T00:00:00Z&endDate=2031-01-01T00:00:00Z'), 400, {
         code: 'invalid_query',
         path: 'endDate',
       });
@@ -592,7 +594,7 @@ for (const store of await testStores()) {
       assert.equal((await asReader('POST', '/posts/import?dryRun=true', 'channels,content\nAlpha,x')).status, 403);
       assert.equal((await asReader('GET', '/posts/export?startDate=2031-01-01T00:00:00Z&endDate=2031-12-31T00:00:00Z')).status, 200);
       const writer = { ...account, key: (await herald.services.accounts.createKey(account.id, 'posts only', ['posts:write'])).key };
-      writer.call = (method, route, body, headers) => account.call(method, route, body, { ...headers, authorization: writer.key });
+      writer.callUntyped = (method, route, body, headers) => account.callUntyped(method, route, body, { ...headers, authorization: writer.key });
       const noMedia = await importCsv(csv([['2031-06-01T09:00:00Z', '', '', 'Alpha', '', 'With a picture', `${files.url}/file.png`, '', '']]), true, writer);
       assert.deepEqual(noMedia.body.problems, [
         { line: 2, column: 'media', message: `${files.url}/file.png: is not in this account's media library, and adding it needs media:write` },

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { caller, PNG_1x1, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, PNG_1x1, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { addWebhookChannel, assertError } from '../helpers/api-fixtures.ts';
 import { startFeedServer, type FeedServer } from '../fakes/feed-server.ts';
@@ -59,12 +59,12 @@ for (const store of await testStores()) {
         .orderBy('created_at')
         .execute();
     const subscribe = async (body: Record<string, unknown>) => {
-      const created = await account.call('POST', '/feeds', body);
+      const created = await account.callUntyped('POST', '/feeds', body);
       assert.equal(created.status, 201, JSON.stringify(created.body));
       return created.body as { id: string; state: string; nextFetchAt: string };
     };
     const feed = async (id: string) => {
-      const got = await account.call('GET', `/feeds/${id}`);
+      const got = await account.callUntyped('GET', `/feeds/${id}`);
       assert.equal(got.status, 200, JSON.stringify(got.body));
       return got.body;
     };
@@ -87,21 +87,21 @@ for (const store of await testStores()) {
         ['attachImage as text', { url, channels: [channel], attachImage: 'yes' }, 'attachImage'],
       ];
       for (const [what, body, path, code] of cases) {
-        const refused = await account.call('POST', '/feeds', body);
+        const refused = await account.callUntyped('POST', '/feeds', body);
         assertError(refused, 400, { path, code });
         assert.ok(
           refused.body.errors.some((e: { path: string }) => e.path === path),
           `${what}: names ${path}: ${JSON.stringify(refused.body)}`,
         );
       }
-      assert.deepEqual((await account.call('GET', '/feeds')).body, []);
+      assert.deepEqual((await account.callUntyped('GET', '/feeds')).body, []);
 
       const made = await subscribe({ url, channels: [channel], paused: true });
-      assertError(await account.call('PATCH', `/feeds/${made.id}`, { mode: 'hourly' }), 400, { path: 'mode' });
-      assertError(await account.call('PATCH', `/feeds/${made.id}`, { channels: ['gone'] }), 400, { path: 'channels.0' });
-      assertError(await account.call('PATCH', '/feeds/no-such-feed', { paused: false }), 404, { code: 'not_found' });
+      assertError(await account.callUntyped('PATCH', `/feeds/${made.id}`, { mode: 'hourly' }), 400, { path: 'mode' });
+      assertError(await account.callUntyped('PATCH', `/feeds/${made.id}`, { channels: ['gone'] }), 400, { path: 'channels.0' });
+      assertError(await account.callUntyped('PATCH', '/feeds/no-such-feed', { paused: false }), 404, { code: 'not_found' });
       assert.equal((await feed(made.id)).mode, 'now', 'the refused changes changed nothing');
-      assert.equal((await account.call('DELETE', `/feeds/${made.id}`)).status, 200);
+      assert.equal((await account.callUntyped('DELETE', `/feeds/${made.id}`)).status, 200);
     });
 
     it('reads a feed first only to record what it has; each item published after that is posted once to every channel', async () => {
@@ -257,7 +257,7 @@ for (const store of await testStores()) {
       const url = site.publish('/refused.xml', {});
       const made = await subscribe({ url, channels: [channel] });
       await tick();
-      assert.equal((await account.call('PATCH', `/integrations/${channel}`, { disabled: true })).status, 200);
+      assert.equal((await account.callUntyped('PATCH', `/integrations/${channel}`, { disabled: true })).status, 200);
       site.add('/refused.xml', { guid: 'r1', title: 'While disabled', link: 'http://blog.example/r1' });
       await tick();
       const [post] = await rootPosts(channel);
@@ -275,7 +275,7 @@ for (const store of await testStores()) {
       const good = await subscribe({ url: healthy, channels: [channel] });
       const broken = await subscribe({ url: brokenUrl, channels: [channel], name: 'Broken blog' });
       const notices = async () =>
-        (await account.call('GET', '/notifications')).body.notifications.filter((n: { content: string }) => n.content.includes('Broken blog'));
+        (await account.callUntyped('GET', '/notifications')).body.notifications.filter((n: { content: string }) => n.content.includes('Broken blog'));
 
       await tick();
       let state = await feed(broken.id);
@@ -331,23 +331,23 @@ for (const store of await testStores()) {
       const channel = (await addWebhookChannel(account)).id;
       const url = site.publish('/now.xml', { items: [{ guid: 'n0', title: 'Old' }] });
       const made = await subscribe({ url, channels: [channel] });
-      const first = await account.call('POST', `/feeds/${made.id}/check`);
+      const first = await account.callUntyped('POST', `/feeds/${made.id}/check`);
       assert.equal(first.status, 200, JSON.stringify(first.body));
       assert.deepEqual([first.body.outcome, first.body.newItems], ['recorded', 0]);
       site.add('/now.xml', { guid: 'n1', title: 'Fresh', link: 'http://blog.example/fresh' });
-      const second = await account.call('POST', `/feeds/${made.id}/check`);
+      const second = await account.callUntyped('POST', `/feeds/${made.id}/check`);
       assert.deepEqual([second.body.outcome, second.body.newItems, second.body.posts.length], ['posted', 1, 1]);
-      const post = await account.call('GET', `/posts/${second.body.posts[0]}`);
+      const post = await account.callUntyped('GET', `/posts/${second.body.posts[0]}`);
       assert.equal(post.body.content, 'Fresh\n\nhttp://blog.example/fresh');
 
-      const paused = await account.call('PATCH', `/feeds/${made.id}`, { paused: true });
+      const paused = await account.callUntyped('PATCH', `/feeds/${made.id}`, { paused: true });
       assert.deepEqual([paused.body.state, paused.body.nextFetchAt], ['paused', null]);
-      assertError(await account.call('POST', `/feeds/${made.id}/check`), 409, { code: 'feed_paused' });
+      assertError(await account.callUntyped('POST', `/feeds/${made.id}/check`), 409, { code: 'feed_paused' });
       site.add('/now.xml', { guid: 'n2', title: 'While paused' });
       const hits = site.hits('/now.xml').length;
       await tick();
       assert.equal(site.hits('/now.xml').length, hits, 'a paused feed is not read');
-      const resumed = await account.call('PATCH', `/feeds/${made.id}`, { paused: false, template: '{title}' });
+      const resumed = await account.callUntyped('PATCH', `/feeds/${made.id}`, { paused: false, template: '{title}' });
       assert.equal(resumed.body.state, 'ok');
       assert.ok(Date.parse(resumed.body.nextFetchAt) <= Date.now(), 'read at the next look');
       await tick();
@@ -358,24 +358,24 @@ for (const store of await testStores()) {
 
       // Another address is another feed: it starts over, recording what it has.
       const other = site.publish('/other.xml', { items: [{ guid: 'o1', title: 'From the other blog' }] });
-      assert.equal((await account.call('PATCH', `/feeds/${made.id}`, { url: other })).body.state, 'waiting');
-      assert.equal((await account.call('POST', `/feeds/${made.id}/check`)).body.outcome, 'recorded');
+      assert.equal((await account.callUntyped('PATCH', `/feeds/${made.id}`, { url: other })).body.state, 'waiting');
+      assert.equal((await account.callUntyped('POST', `/feeds/${made.id}/check`)).body.outcome, 'recorded');
       assert.equal((await rootPosts(channel)).length, 2);
 
       const stranger = await herald.newAccount('Another');
-      assertError(await stranger.call('GET', `/feeds/${made.id}`), 404, { code: 'not_found' });
-      assertError(await stranger.call('DELETE', `/feeds/${made.id}`), 404, { code: 'not_found' });
-      assert.equal((await account.call('DELETE', `/feeds/${made.id}`)).status, 200);
-      assertError(await account.call('GET', `/feeds/${made.id}`), 404);
-      assert.ok(!(await account.call('GET', '/feeds')).body.some((f: { id: string }) => f.id === made.id), 'a deleted feed is no longer listed');
+      assertError(await stranger.callUntyped('GET', `/feeds/${made.id}`), 404, { code: 'not_found' });
+      assertError(await stranger.callUntyped('DELETE', `/feeds/${made.id}`), 404, { code: 'not_found' });
+      assert.equal((await account.callUntyped('DELETE', `/feeds/${made.id}`)).status, 200);
+      assertError(await account.callUntyped('GET', `/feeds/${made.id}`), 404);
+      assert.ok(!(await account.callUntyped('GET', '/feeds')).body.some((f: { id: string }) => f.id === made.id), 'a deleted feed is no longer listed');
       site.add('/now.xml', { guid: 'n3', title: 'After the end' });
       await tick();
       assert.equal((await rootPosts(channel)).length, 2, 'the posts it made stay, and nothing new comes');
     });
 
     it('needs feeds:read to list and feeds:write to change subscriptions', async () => {
-      const reader = caller(herald.api, (await herald.services.accounts.createKey(account.id, 'reader', ['feeds:read'])).key);
-      const posts = caller(herald.api, (await herald.services.accounts.createKey(account.id, 'posts only', ['posts:read', 'posts:write'])).key);
+      const reader = untypedCaller(herald.api, (await herald.services.accounts.createKey(account.id, 'reader', ['feeds:read'])).key);
+      const posts = untypedCaller(herald.api, (await herald.services.accounts.createKey(account.id, 'posts only', ['posts:read', 'posts:write'])).key);
       assert.equal((await reader('GET', '/feeds')).status, 200);
       const url = site.publish('/scoped.xml', {});
       const channel = (await addWebhookChannel(account)).id;

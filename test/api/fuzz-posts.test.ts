@@ -167,7 +167,7 @@ async function makeWorld(herald: TestHerald): Promise<World> {
   const account = await herald.newAccount('Fuzzed');
   const other = await herald.newAccount('Other');
   const addChannel = async (who: TestAccount, label: string) => {
-    const added = await who.call('POST', '/integrations', { identifier: 'webhook', name: label, credentials: { url: `http://127.0.0.1:9/${label}` } });
+    const added = await who.callUntyped('POST', '/integrations', { identifier: 'webhook', name: label, credentials: { url: `http://127.0.0.1:9/${label}` } });
     assert.equal(added.status, 201, JSON.stringify(added.body));
     return added.body.id as string;
   };
@@ -177,7 +177,7 @@ async function makeWorld(herald: TestHerald): Promise<World> {
     return { id: stored.body.id as string, path: stored.body.path as string };
   };
   const channel = await addChannel(account, 'fuzzed');
-  const draft = await account.call('POST', '/posts', {
+  const draft = await account.callUntyped('POST', '/posts', {
     type: 'draft',
     date: FUTURE,
     shortLink: false,
@@ -185,7 +185,7 @@ async function makeWorld(herald: TestHerald): Promise<World> {
     posts: [{ integration: { id: channel }, value: [{ content: 'draft to update' }] }],
   });
   assert.equal(draft.status, 201, JSON.stringify(draft.body));
-  const detail = await account.call('GET', `/posts/${draft.body[0].postId}`);
+  const detail = await account.callUntyped('GET', `/posts/${draft.body[0].postId}`);
   return {
     herald,
     account,

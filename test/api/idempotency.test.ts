@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PNG_1x1, startHerald, upload, type CallResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { PNG_1x1, startHerald, upload, type UntypedResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { startHeldFileServer, type HeldFileServer } from '../helpers/held-file-server.ts';
 import { addWebhookChannel, countRows, scheduledPost } from '../helpers/api-fixtures.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { teardown } from '../helpers/teardown.ts';
 
 const withKey = (key: string) => ({ 'idempotency-key': key });
-const replayed = (r: CallResult) => r.headers.get('idempotent-replayed');
+const replayed = (r: UntypedResult) => r.headers.get('idempotent-replayed');
 
 for (const store of await testStores()) {
   describe(`Idempotency-Key on creating requests (${store})`, storeSuite(store), () => {
@@ -33,24 +33,24 @@ for (const store of await testStores()) {
 
     it('POST /posts: the same key and body replays the stored answer and creates nothing', async () => {
       const body = scheduledPost(aliceChannel, 'once only');
-      const first = await alice.call('POST', '/posts', body, withKey('post-once'));
+      const first = await alice.callUntyped('POST', '/posts', body, withKey('post-once'));
       assert.equal(first.status, 201, JSON.stringify(first.body));
       assert.equal(replayed(first), null);
       const stored = await countRows(herald, 'posts', alice.id);
 
-      const again = await alice.call('POST', '/posts', body, withKey('post-once'));
+      const again = await alice.callUntyped('POST', '/posts', body, withKey('post-once'));
       assert.equal(again.status, 201);
       assert.equal(replayed(again), 'true');
       assert.deepEqual(again.body, first.body);
       assert.equal(await countRows(herald, 'posts', alice.id), stored);
-      assert.equal((await alice.call('GET', `/posts/${first.body[0].postId}`)).body.content, 'once only');
+      assert.equal((await alice.callUntyped('GET', `/posts/${first.body[0].postId}`)).body.content, 'once only');
     });
 
     it('POST /posts: the same key with another body is 422 and creates nothing', async () => {
-      const first = await alice.call('POST', '/posts', scheduledPost(aliceChannel, 'original'), withKey('post-mismatch'));
+      const first = await alice.callUntyped('POST', '/posts', scheduledPost(aliceChannel, 'original'), withKey('post-mismatch'));
       assert.equal(first.status, 201);
       const stored = await countRows(herald, 'posts', alice.id);
-      const other = await alice.call('POST', '/posts', scheduledPost(aliceChannel, 'something else'), withKey('post-mismatch'));
+      const other = await alice.callUntyped('POST', '/posts', scheduledPost(aliceChannel, 'something else'), withKey('post-mismatch'));
       assert.equal(other.status, 422);
       assert.equal(other.body.code, 'idempotency_key_mismatch');
       assert.equal(other.body.statusCode, 422);
@@ -61,26 +61,26 @@ for (const store of await testStores()) {
       const key = withKey('post-fix-and-retry');
       const good = scheduledPost(aliceChannel, 'fixed at last');
       const before = await countRows(herald, 'posts', alice.id);
-      const badShape = await alice.call('POST', '/posts', { ...good, type: 'later' }, key);
+      const badShape = await alice.callUntyped('POST', '/posts', { ...good, type: 'later' }, key);
       assert.equal(badShape.status, 400);
       const { date: _date, ...noDate } = good;
-      const badRule = await alice.call('POST', '/posts', noDate, key);
+      const badRule = await alice.callUntyped('POST', '/posts', noDate, key);
       assert.equal(badRule.status, 400, 'schedule without date is refused');
       assert.deepEqual(
         badRule.body.errors.map((e: any) => e.path),
         ['date'],
       );
 
-      const fixed = await alice.call('POST', '/posts', good, key);
+      const fixed = await alice.callUntyped('POST', '/posts', good, key);
       assert.equal(fixed.status, 201, JSON.stringify(fixed.body));
       assert.equal(replayed(fixed), null);
       assert.equal(await countRows(herald, 'posts', alice.id), before + 1);
-      assert.equal(replayed(await alice.call('POST', '/posts', good, key)), 'true');
+      assert.equal(replayed(await alice.callUntyped('POST', '/posts', good, key)), 'true');
     });
 
     it('POST /posts: an answer older than 24 hours is not replayed', async () => {
       const body = scheduledPost(aliceChannel, 'yesterday and today');
-      const first = await alice.call('POST', '/posts', body, withKey('post-old'));
+      const first = await alice.callUntyped('POST', '/posts', body, withKey('post-old'));
       assert.equal(first.status, 201);
       await herald.services.store.db
         .updateTable('idempotency_keys')
@@ -89,7 +89,7 @@ for (const store of await testStores()) {
         .where('key', '=', 'post-old')
         .execute();
       const stored = await countRows(herald, 'posts', alice.id);
-      const later = await alice.call('POST', '/posts', body, withKey('post-old'));
+      const later = await alice.callUntyped('POST', '/posts', body, withKey('post-old'));
       assert.equal(later.status, 201);
       assert.equal(replayed(later), null);
       assert.notEqual(later.body[0].postId, first.body[0].postId);
@@ -133,17 +133,17 @@ for (const store of await testStores()) {
 
     it('POST /upload-from-url: a repeat replays without fetching again; another URL is 422', async () => {
       const url = `${files.url}/replay.png`;
-      const first = await alice.call('POST', '/upload-from-url', { url }, withKey('fetch-1'));
+      const first = await alice.callUntyped('POST', '/upload-from-url', { url }, withKey('fetch-1'));
       assert.equal(first.status, 201, JSON.stringify(first.body));
       const stored = await countRows(herald, 'media', alice.id);
 
-      const again = await alice.call('POST', '/upload-from-url', { url }, withKey('fetch-1'));
+      const again = await alice.callUntyped('POST', '/upload-from-url', { url }, withKey('fetch-1'));
       assert.equal(again.status, 201);
       assert.equal(replayed(again), 'true');
       assert.deepEqual(again.body, first.body);
       assert.equal(files.hits.get('/replay.png'), 1, 'the replay did not fetch the file again');
 
-      const other = await alice.call('POST', '/upload-from-url', { url: `${files.url}/other.png` }, withKey('fetch-1'));
+      const other = await alice.callUntyped('POST', '/upload-from-url', { url: `${files.url}/other.png` }, withKey('fetch-1'));
       assert.equal(other.status, 422);
       assert.equal(files.hits.get('/other.png'), undefined);
       assert.equal(await countRows(herald, 'media', alice.id), stored);
@@ -153,17 +153,17 @@ for (const store of await testStores()) {
       const body = { url: `${files.url}/slow.png` };
       const stored = await countRows(herald, 'media', alice.id);
       const hold = files.holdNext();
-      const first = alice.call('POST', '/upload-from-url', body, withKey('fetch-slow'));
+      const first = alice.callUntyped('POST', '/upload-from-url', body, withKey('fetch-slow'));
       await hold.arrived;
 
-      const meanwhile = await alice.call('POST', '/upload-from-url', body, withKey('fetch-slow'));
+      const meanwhile = await alice.callUntyped('POST', '/upload-from-url', body, withKey('fetch-slow'));
       assert.equal(meanwhile.status, 409);
       assert.equal(meanwhile.body.code, 'idempotency_key_in_flight');
 
       hold.release();
       const done = await first;
       assert.equal(done.status, 201, JSON.stringify(done.body));
-      const after = await alice.call('POST', '/upload-from-url', body, withKey('fetch-slow'));
+      const after = await alice.callUntyped('POST', '/upload-from-url', body, withKey('fetch-slow'));
       assert.equal(replayed(after), 'true');
       assert.deepEqual(after.body, done.body);
       assert.equal(files.hits.get('/slow.png'), 1);
@@ -171,34 +171,34 @@ for (const store of await testStores()) {
     });
 
     it('POST /upload-from-url: a failed fetch frees the key for a retry', async () => {
-      const failed = await alice.call('POST', '/upload-from-url', { url: `${files.url}/missing.png` }, withKey('fetch-retry'));
+      const failed = await alice.callUntyped('POST', '/upload-from-url', { url: `${files.url}/missing.png` }, withKey('fetch-retry'));
       assert.equal(failed.status, 400);
       assert.equal(failed.body.errors[0].path, 'url');
-      const retry = await alice.call('POST', '/upload-from-url', { url: `${files.url}/found.png` }, withKey('fetch-retry'));
+      const retry = await alice.callUntyped('POST', '/upload-from-url', { url: `${files.url}/found.png` }, withKey('fetch-retry'));
       assert.equal(retry.status, 201, JSON.stringify(retry.body));
       assert.equal(replayed(retry), null);
     });
 
     it('keys belong to one account: two accounts use the same key and body independently', async () => {
       const body = { url: `${files.url}/shared.png` };
-      const forAlice = await alice.call('POST', '/upload-from-url', body, withKey('same-key'));
-      const forBob = await bob.call('POST', '/upload-from-url', body, withKey('same-key'));
+      const forAlice = await alice.callUntyped('POST', '/upload-from-url', body, withKey('same-key'));
+      const forBob = await bob.callUntyped('POST', '/upload-from-url', body, withKey('same-key'));
       assert.equal(forAlice.status, 201);
       assert.equal(forBob.status, 201);
       assert.equal(replayed(forBob), null, "Bob does not get Alice's answer");
       assert.notEqual(forBob.body.id, forAlice.body.id);
       assert.equal(await countRows(herald, 'media', bob.id), 1);
 
-      const bobAgain = await bob.call('POST', '/upload-from-url', body, withKey('same-key'));
+      const bobAgain = await bob.callUntyped('POST', '/upload-from-url', body, withKey('same-key'));
       assert.equal(replayed(bobAgain), 'true');
       assert.equal(bobAgain.body.id, forBob.body.id);
-      assert.equal((await alice.call('POST', '/upload-from-url', body, withKey('same-key'))).body.id, forAlice.body.id);
+      assert.equal((await alice.callUntyped('POST', '/upload-from-url', body, withKey('same-key'))).body.id, forAlice.body.id);
     });
 
     it('identical requests sent at once create exactly one post', async () => {
       const body = scheduledPost(aliceChannel, 'sent five times at once');
       const stored = await countRows(herald, 'posts', alice.id);
-      const answers = await Promise.all(Array.from({ length: 5 }, () => alice.call('POST', '/posts', body, withKey('post-burst'))));
+      const answers = await Promise.all(Array.from({ length: 5 }, () => alice.callUntyped('POST', '/posts', body, withKey('post-burst'))));
       for (const a of answers) assert.ok(a.status === 201 || a.status === 409, `201 (first or replay) or 409 (in flight), got ${a.status}`);
       const created = answers.filter((a) => a.status === 201);
       assert.ok(created.length >= 1, 'created.length >= 1');
@@ -207,16 +207,16 @@ for (const store of await testStores()) {
     });
 
     it('a key used on one route is refused on another', async () => {
-      const posted = await alice.call('POST', '/posts', scheduledPost(aliceChannel, 'route one'), withKey('one-route'));
+      const posted = await alice.callUntyped('POST', '/posts', scheduledPost(aliceChannel, 'route one'), withKey('one-route'));
       assert.equal(posted.status, 201);
-      const elsewhere = await alice.call('POST', '/upload-from-url', { url: `${files.url}/elsewhere.png` }, withKey('one-route'));
+      const elsewhere = await alice.callUntyped('POST', '/upload-from-url', { url: `${files.url}/elsewhere.png` }, withKey('one-route'));
       assert.equal(elsewhere.status, 422);
       assert.equal(files.hits.get('/elsewhere.png'), undefined);
     });
 
     it('refuses a malformed Idempotency-Key with 400 and creates nothing', async () => {
       const stored = await countRows(herald, 'posts', alice.id);
-      const tooLong = await alice.call('POST', '/posts', scheduledPost(aliceChannel, 'long key'), withKey('k'.repeat(256)));
+      const tooLong = await alice.callUntyped('POST', '/posts', scheduledPost(aliceChannel, 'long key'), withKey('k'.repeat(256)));
       assert.equal(tooLong.status, 400);
       assert.equal(tooLong.body.errors[0].path, 'headers.idempotency-key');
       assert.equal(await countRows(herald, 'posts', alice.id), stored);

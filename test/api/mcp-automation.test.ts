@@ -104,7 +104,7 @@ for (const store of await testStores()) {
       const post = await toolResult(agent, 'get_post', { id: second.posts[0] });
       assert.equal(post.thread[0].content, 'New: Fresh post http://blog.example/fresh-1');
 
-      const listed = await account.call('GET', '/feeds');
+      const listed = await account.callUntyped('GET', '/feeds');
       assert.equal(listed.status, 200);
       assert.deepEqual(
         listed.body.map((f: any) => [f.id, f.url, f.name, f.title, f.state, f.channels, f.template]),
@@ -120,11 +120,11 @@ for (const store of await testStores()) {
       assert.equal(refused.data.error.code, 'feed_paused');
       assert.match(refused.text, /update_feed \("paused": false\)/);
       assert.equal((await toolResult(agent, 'update_feed', { id: made.id, paused: false, mode: 'draft' })).state, 'ok');
-      assert.equal((await account.call('GET', `/feeds/${made.id}`)).body.mode, 'draft');
+      assert.equal((await account.callUntyped('GET', `/feeds/${made.id}`)).body.mode, 'draft');
 
       assert.deepEqual(await toolResult(agent, 'delete_feed', { id: made.id }), { deleted: true, id: made.id });
-      assert.deepEqual((await account.call('GET', '/feeds')).body, []);
-      assert.equal((await account.call('GET', `/posts/${second.posts[0]}`)).status, 200, 'the posts it made stay');
+      assert.deepEqual((await account.callUntyped('GET', '/feeds')).body, []);
+      assert.equal((await account.callUntyped('GET', `/posts/${second.posts[0]}`)).status, 200, 'the posts it made stay');
       const gone = await callTool(agent, 'check_feed_now', { id: made.id });
       assert.equal(gone.data.error.code, 'not_found');
       assert.match(gone.text, /list_feeds the feed ids/);
@@ -173,7 +173,7 @@ for (const store of await testStores()) {
         occurrences.map((p) => [p.publishDate, p.content, p.state]),
         times.slice(0, 2).map((t) => [t, 'Tip of the week', 'QUEUE']),
       );
-      const detail = (await account.call('GET', `/series/${created.id}`)).body;
+      const detail = (await account.callUntyped('GET', `/series/${created.id}`)).body;
       assert.deepEqual(
         detail.occurrences.map((o: any) => o.posts[0].id),
         occurrences.map((p) => p.id),
@@ -194,14 +194,14 @@ for (const store of await testStores()) {
         remade.map((p) => [p.publishDate, p.content]),
         times.slice(0, 2).map((t) => [t, 'Tip of the week, revised']),
       );
-      assert.equal((await account.call('GET', `/posts/${occurrences[0].id}`)).status, 404, 'the old occurrences were replaced');
+      assert.equal((await account.callUntyped('GET', `/posts/${occurrences[0].id}`)).status, 404, 'the old occurrences were replaced');
 
       const stopped = await toolResult(agent, 'delete_series', { id: created.id });
       assert.equal(stopped.deleted, true);
       assert.deepEqual([...stopped.removedPosts].sort(), remade.map((p) => p.id).sort());
       assert.match(stopped.kept, /Published occurrences stay/);
       assert.deepEqual(await occurrencePosts(created.id), []);
-      assert.equal((await account.call('GET', `/series/${created.id}`)).status, 404);
+      assert.equal((await account.callUntyped('GET', `/series/${created.id}`)).status, 404);
     });
 
     it('refuses a bad rule naming the field, and an idempotency_key makes create_series safe to repeat', async () => {
@@ -232,12 +232,12 @@ for (const store of await testStores()) {
       for (let i = 0; i < POSTS_PER_HOUR - 1; i++) await toolResult(busyAgent, 'create_series', args);
       // A call refused for its arguments is not counted, as on the public API.
       assert.equal((await callTool(busyAgent, 'create_series', { ...args, posts: [entry('no-such-channel', ['x'])] })).isError, true);
-      assert.equal((await busy.call('POST', '/posts', scheduledPost(hook, 'via HTTP'))).status, 201);
+      assert.equal((await busy.callUntyped('POST', '/posts', scheduledPost(hook, 'via HTTP'))).status, 201);
       const refused = await callTool(busyAgent, 'create_series', args);
       assert.equal(refused.isError, true);
       assert.equal(refused.data.error.code, 'rate_limited');
       assert.match(refused.text, new RegExp(`at most ${POSTS_PER_HOUR} requests per 1 hour\\(s\\)`));
-      assert.equal((await busy.call('POST', '/series', { shortLink: false, tags: [], ...args })).status, 429);
+      assert.equal((await busy.callUntyped('POST', '/series', { shortLink: false, tags: [], ...args })).status, 429);
       assert.equal((await toolResult(busyAgent, 'list_series')).series.length, POSTS_PER_HOUR - 1, 'the refused call made no series');
     });
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { stringify } from 'csv-stringify/sync';
-import { caller, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, startHerald, type TestAccount, type TestHerald, testAccount } from '../helpers/herald.ts';
 import { addWebhookChannel, countRows } from '../helpers/api-fixtures.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { callTool as call, toolResult as ok, mcpAgents } from '../helpers/mcp-client.ts';
@@ -48,7 +48,7 @@ for (const store of await testStores()) {
       const on = await owner.app('PUT', '/public/v1/approval-settings', { membersNeedApproval: true });
       assert.equal(on.status, 200, JSON.stringify(on.body));
       const { key } = await herald.services.accounts.createKey(accountId, 'script');
-      account = { id: accountId, key, call: caller(herald.api, key) };
+      account = testAccount(herald.api, accountId, key);
       channel = (await addWebhookChannel(account, { name: 'Newsroom' })).id;
       const scopes = 'channels:read posts:read posts:write';
       ownerAgent = await connect(`Bearer ${await oauthAccessToken(herald.url, owner, owner, scopes)}`);
@@ -131,7 +131,7 @@ for (const store of await testStores()) {
       assert.equal(Date.parse(link.expiresAt) - Date.parse(link.createdAt), 48 * HOUR);
       const page = await fetch(link.url);
       assert.equal(page.status, 200);
-      const view = await caller(herald.url)('GET', `/api/preview/${link.url.split('/p/')[1]}`);
+      const view = await untypedCaller(herald.url)('GET', `/api/preview/${link.url.split('/p/')[1]}`);
       assert.equal(view.status, 200, JSON.stringify(view.body));
       assert.deepEqual(
         view.body.post.items.map((i: any) => i.content),

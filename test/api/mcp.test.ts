@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { caller, eventually, PNG_1x1, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, PNG_1x1, startHerald, type TestAccount, type TestHerald, testAccount } from '../helpers/herald.ts';
 import { countRows, entry, postBody, scheduledPost, startFileServer, type FileServer } from '../helpers/api-fixtures.ts';
 import { createPostsBody } from '../../src/contract/index.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
@@ -68,8 +68,8 @@ for (const store of await testStores()) {
       owner = new WebClient(herald.url);
       const accountId = (await owner.signUp('owner@example.com')).body.account.id;
       const { key } = await herald.services.accounts.createKey(accountId, 'agent');
-      account = { id: accountId, key, call: caller(herald.api, key) };
-      const added = await account.call('POST', '/integrations', { identifier: 'webhook', name: 'Agent hook', credentials: { url: receiver.url } });
+      account = testAccount(herald.api, accountId, key);
+      const added = await account.callUntyped('POST', '/integrations', { identifier: 'webhook', name: 'Agent hook', credentials: { url: receiver.url } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channel = added.body.id;
       agent = await connect(key);
@@ -272,18 +272,18 @@ for (const store of await testStores()) {
 
     it('create_post counts against the hourly posting allowance POST /posts counts against', async () => {
       const busy = await herald.newAccount('Busy account');
-      const hook = await busy.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: `${receiver.url}/busy` } });
+      const hook = await busy.callUntyped('POST', '/integrations', { identifier: 'webhook', credentials: { url: `${receiver.url}/busy` } });
       const busyAgent = await connect(busy.key);
       const draft = { when: 'draft', posts: [{ integration: { id: hook.body.id }, value: [{ content: 'Counted' }] }] };
       for (let i = 0; i < POSTS_PER_HOUR - 1; i++) await ok(busyAgent, 'create_post', draft);
       // A call refused for its arguments is not counted, as on the public API.
       assert.equal((await call(busyAgent, 'create_post', { ...draft, when: 'at' })).isError, true);
-      assert.equal((await busy.call('POST', '/posts', scheduledPost(hook.body.id, 'via HTTP'))).status, 201);
+      assert.equal((await busy.callUntyped('POST', '/posts', scheduledPost(hook.body.id, 'via HTTP'))).status, 201);
       const refused = await call(busyAgent, 'create_post', draft);
       assert.equal(refused.isError, true);
       assert.match(refused.text, new RegExp(`at most ${POSTS_PER_HOUR} requests per 1 hour\\(s\\); try again in \\d+ s`));
       assert.match(refused.text, /code: rate_limited/);
-      assert.equal((await busy.call('POST', '/posts', scheduledPost(hook.body.id, 'via HTTP'))).status, 429);
+      assert.equal((await busy.callUntyped('POST', '/posts', scheduledPost(hook.body.id, 'via HTTP'))).status, 429);
     });
 
     it('a read-only key sees only the read tools, and is refused a write tool with the scope it lacks: nothing is created or deleted', async () => {
@@ -310,7 +310,7 @@ for (const store of await testStores()) {
     });
 
     it('channel and post analytics are read from the network, or refused saying why', async () => {
-      const site = await account.call('POST', '/integrations', {
+      const site = await account.callUntyped('POST', '/integrations', {
         identifier: 'wordpress',
         credentials: { url: wordpress.url, username: AUTHOR.login, password: AUTHOR.password },
       });
@@ -330,7 +330,7 @@ for (const store of await testStores()) {
     });
 
     it('"next_slot" schedules each channel at its own next free slot, errors naming the entry as it was sent', async () => {
-      const early = await account.call('POST', '/integrations', {
+      const early = await account.callUntyped('POST', '/integrations', {
         identifier: 'webhook',
         credentials: { url: `${receiver.url}/early` },
         postingTimes: ['03:00'],

@@ -54,7 +54,7 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: true, webhooks: { pollMs: 100 }, env: { HERALD_METRICS_TOKEN: TOKEN } });
       receiver = await startWebhookReceiver();
       account = await herald.newAccount();
-      const added = await account.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: `${receiver.url}/channel` } });
+      const added = await account.callUntyped('POST', '/integrations', { identifier: 'webhook', credentials: { url: `${receiver.url}/channel` } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channelId = added.body.id;
     });
@@ -80,7 +80,7 @@ for (const store of await testStores()) {
     });
 
     it('count a published post, a refused one and the webhook delivery they caused', async () => {
-      const hook = await account.call('POST', '/webhooks', { url: `${receiver.url}/events`, events: ['post.published'] });
+      const hook = await account.callUntyped('POST', '/webhooks', { url: `${receiver.url}/events`, events: ['post.published'] });
       assert.equal(hook.status, 201, JSON.stringify(hook.body));
       receiver.respond((delivery) => (delivery.json?.post?.content === 'refuse me' ? { status: 400, body: { error: 'no' } } : undefined));
       const before = await metricsText(herald);
@@ -118,7 +118,7 @@ for (const store of await testStores()) {
     after(() => herald.close());
 
     it('show how many items are due and how long the oldest has waited', async () => {
-      const added = await account.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: 'http://127.0.0.1:9/hook' } });
+      const added = await account.callUntyped('POST', '/integrations', { identifier: 'webhook', credentials: { url: 'http://127.0.0.1:9/hook' } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       const empty = await metricsText(herald);
       assert.equal(sample(empty, 'herald_posts_due_unclaimed'), 0);
@@ -162,7 +162,7 @@ describe('metrics of a worker, on HERALD_METRICS_PORT', () => {
       assert.match(worker.output(), new RegExp(`metrics: +http://127\\.0\\.0\\.1:${port}/metrics`));
       assert.equal((await fetch(`http://127.0.0.1:${port}/`)).status, 404);
       const account = await herald.newAccount();
-      const added = await account.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: receiver.url } });
+      const added = await account.callUntyped('POST', '/integrations', { identifier: 'webhook', credentials: { url: receiver.url } });
       const post = await settled(account, await publishNow(account, added.body.id, ['from the worker']));
       assert.equal(post.state, 'PUBLISHED');
       const response = await fetch(`http://127.0.0.1:${port}/metrics`);

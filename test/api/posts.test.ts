@@ -18,7 +18,7 @@ for (const store of await testStores()) {
     let media: { id: string; path: string };
 
     const detail = async (id: string) => {
-      const answer = await account.call('GET', `/posts/${id}`);
+      const answer = await account.callUntyped('GET', `/posts/${id}`);
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       return answer.body;
     };
@@ -115,7 +115,7 @@ for (const store of await testStores()) {
         { value: 'promo', label: 'Promo' },
         { value: 'bare', label: 'bare' },
       ]);
-      assertError(await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['x'])], { tags: [42] })), 400, { path: 'tags.0' });
+      assertError(await account.callUntyped('POST', '/posts', postBody('schedule', [entry(channel.id, ['x'])], { tags: [42] })), 400, { path: 'tags.0' });
     });
 
     it('accepts the extra fields clients send (value[].id "", posts[].group "", creationMethod)', async () => {
@@ -175,7 +175,11 @@ for (const store of await testStores()) {
       );
       assert.deepEqual((await detail(given.postId)).settings, { __type: 'webhook', topic: 'sales' });
       assertError(
-        await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['x'], { settings: { __type: 'x', who_can_reply_post: 'everyone' } })])),
+        await account.callUntyped(
+          'POST',
+          '/posts',
+          postBody('schedule', [entry(channel.id, ['x'], { settings: { __type: 'x', who_can_reply_post: 'everyone' } })]),
+        ),
         400,
         {
           path: 'posts.0.settings.__type',
@@ -195,25 +199,33 @@ for (const store of await testStores()) {
         `${herald.url}/uploads/2020/01/never-uploaded.png`,
       ];
       for (const path of bad) {
-        assertError(await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['ok', { content: 'reply', image: [{ path }] }])])), 400, {
-          path: 'posts.0.value.1.image.0.path',
-        });
+        assertError(
+          await account.callUntyped('POST', '/posts', postBody('schedule', [entry(channel.id, ['ok', { content: 'reply', image: [{ path }] }])])),
+          400,
+          {
+            path: 'posts.0.value.1.image.0.path',
+          },
+        );
       }
-      assertError(await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, [{ content: 'raw', image: 'file.png' as never }])])), 400, {
-        path: 'posts.0.value.0.image',
-      });
+      assertError(
+        await account.callUntyped('POST', '/posts', postBody('schedule', [entry(channel.id, [{ content: 'raw', image: 'file.png' as never }])])),
+        400,
+        {
+          path: 'posts.0.value.0.image',
+        },
+      );
     });
 
     it('content rules: text or media is needed, and a channel takes a limited number of media', async () => {
-      assertError(await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['  '])])), 400, { path: 'posts.0.value.0.content' });
+      assertError(await account.callUntyped('POST', '/posts', postBody('schedule', [entry(channel.id, ['  '])])), 400, { path: 'posts.0.value.0.content' });
       await createPosts(account, postBody('schedule', [entry(channel.id, [{ content: '', image: [{ path: media.path }] }])]));
-      const settings = await account.call('GET', `/integration-settings/${channel.id}`);
+      const settings = await account.callUntyped('GET', `/integration-settings/${channel.id}`);
       const maxMedia = Number(/up to (\d+) media/.exec(settings.body.output.rules)?.[1]);
       assert.ok(maxMedia > 0, settings.body.output.rules);
       const images = (n: number) => Array.from({ length: n }, () => ({ path: media.path }));
       await createPosts(account, postBody('schedule', [entry(channel.id, [{ content: 'full', image: images(maxMedia) }])]));
       assertError(
-        await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, [{ content: 'too many', image: images(maxMedia + 1) }])])),
+        await account.callUntyped('POST', '/posts', postBody('schedule', [entry(channel.id, [{ content: 'too many', image: images(maxMedia + 1) }])])),
         400,
         { path: 'posts.0.value.0.image' },
       );
@@ -221,7 +233,7 @@ for (const store of await testStores()) {
 
     it('every problem of a body is reported at once, with its path, and nothing is stored', async () => {
       const before = await listPosts(account);
-      const answer = await account.call(
+      const answer = await account.callUntyped(
         'POST',
         '/posts',
         postBody('schedule', [entry(channel.id, ['']), entry(channel.id, ['fine', { content: 'x', image: [{ path: 'https://elsewhere.example/a.png' }] }])]),
@@ -229,7 +241,7 @@ for (const store of await testStores()) {
       assertError(answer, 400, { path: 'posts.0.value.0.content' });
       assertError(answer, 400, { path: 'posts.1.value.1.image.0.path' });
       const cases: [unknown, string, number?][] = [
-        [{ ...postBody('publish', [entry(channel.id, ['x'])]) }, 'type'],
+        [{ ...postBody('now', [entry(channel.id, ['x'])]), type: 'publish' }, 'type'],
         [{ ...postBody('schedule', [entry(channel.id, ['x'])]), date: 'tomorrow' }, 'date'],
         [{ ...postBody('schedule', [entry(channel.id, ['x'])]), date: undefined }, 'date'],
         [{ ...postBody('schedule', []) }, 'posts'],
@@ -239,8 +251,8 @@ for (const store of await testStores()) {
         [postBody('schedule', [entry(channel.id, [{ content: 'x', delay: -1 }])]), 'posts.0.value.0.delay'],
         [postBody('schedule', [entry('no-such-channel', ['x'])]), 'posts.0.integration.id', 404],
       ];
-      for (const [body, path, status = 400] of cases) assertError(await account.call('POST', '/posts', body), status, { path });
-      assertError(await account.call('POST', '/posts', '{"type": "draft",'), 400, { code: 'invalid_json' });
+      for (const [body, path, status = 400] of cases) assertError(await account.callUntyped('POST', '/posts', body), status, { path });
+      assertError(await account.callUntyped('POST', '/posts', '{"type": "draft",'), 400, { code: 'invalid_json' });
       assert.deepEqual(await listPosts(account), before);
     });
 
@@ -286,25 +298,25 @@ for (const store of await testStores()) {
         [[entry(channel.id, ['x'], { group: before.group })], 'posts.0.group'],
         [[entry(channel.id, [{ id: postId, content: 'x' }])], 'posts.0.value.0.id'],
       ];
-      for (const [entries, path] of cases) assertError(await account.call('POST', '/posts', postBody('update', entries)), 400, { path });
+      for (const [entries, path] of cases) assertError(await account.callUntyped('POST', '/posts', postBody('update', entries)), 400, { path });
       assert.deepEqual(await detail(postId), before);
     });
 
     it('GET /posts: required dates, range, customer filter and the contract fields', async () => {
-      const customer = (await account.call('POST', '/groups', { name: 'Listed customer' })).body;
+      const customer = (await account.callUntyped('POST', '/groups', { name: 'Listed customer' })).body;
       const customerChannel = await addWebhookChannel(account, { customer: customer.id, name: 'Customer hook' });
       const inRange = await schedulePost(account, customerChannel.id, 'in range', '2033-02-10T10:00:00.000Z');
       const outOfRange = await schedulePost(account, customerChannel.id, 'out of range', '2033-04-10T10:00:00.000Z');
       const otherChannel = await schedulePost(account, channel.id, 'same range, no customer', '2033-02-11T10:00:00.000Z');
 
-      const range = await account.call('GET', '/posts?startDate=2033-02-01T00:00:00.000Z&endDate=2033-02-28T23:59:59.999Z');
+      const range = await account.callUntyped('GET', '/posts?startDate=2033-02-01T00:00:00.000Z&endDate=2033-02-28T23:59:59.999Z');
       assert.equal(range.status, 200);
       assert.deepEqual(
         range.body.posts.map((p: any) => p.id),
         [inRange, otherChannel],
       );
       assert.ok(!range.body.posts.some((p: any) => p.id === outOfRange), '!range.body.posts.some((p: any) => p.id === outOfRange)');
-      const byCustomer = await account.call('GET', `/posts?startDate=2033-01-01T00:00:00Z&endDate=2033-12-31T00:00:00Z&customer=${customer.id}`);
+      const byCustomer = await account.callUntyped('GET', `/posts?startDate=2033-01-01T00:00:00Z&endDate=2033-12-31T00:00:00Z&customer=${customer.id}`);
       assert.deepEqual(
         byCustomer.body.posts.map((p: any) => p.id),
         [inRange, outOfRange],
@@ -325,71 +337,71 @@ for (const store of await testStores()) {
         ],
       );
 
-      assertError(await account.call('GET', '/posts?endDate=2033-02-28T00:00:00Z'), 400, { path: 'startDate' });
-      assertError(await account.call('GET', '/posts?startDate=2033-02-01T00:00:00Z'), 400, { path: 'endDate' });
-      assertError(await account.call('GET', '/posts?startDate=yesterday&endDate=2033-02-28T00:00:00Z'), 400, { path: 'startDate' });
-      assertError(await account.call('GET', '/posts?startDate=2033-03-01T00:00:00Z&endDate=2033-02-01T00:00:00Z'), 400, { path: 'endDate' });
+      assertError(await account.callUntyped('GET', '/posts?endDate=2033-02-28T00:00:00Z'), 400, { path: 'startDate' });
+      assertError(await account.callUntyped('GET', '/posts?startDate=2033-02-01T00:00:00Z'), 400, { path: 'endDate' });
+      assertError(await account.callUntyped('GET', '/posts?startDate=yesterday&endDate=2033-02-28T00:00:00Z'), 400, { path: 'startDate' });
+      assertError(await account.callUntyped('GET', '/posts?startDate=2033-03-01T00:00:00Z&endDate=2033-02-01T00:00:00Z'), 400, { path: 'endDate' });
     });
 
     it('DELETE /posts/:id answers 200 JSON and deletes the whole group, also when named by a reply', async () => {
       const [created] = await createPosts(account, postBody('schedule', [entry(channel.id, ['to delete', { content: 'its reply', delay: 1 }])]));
       const post = await detail(created.postId);
-      const deleted = await account.call('DELETE', `/posts/${post.thread[1].id}`, undefined, { 'content-type': 'application/json' });
+      const deleted = await account.callUntyped('DELETE', `/posts/${post.thread[1].id}`, undefined, { 'content-type': 'application/json' });
       assert.equal(deleted.status, 200);
       assert.deepEqual(deleted.body, { deleted: true, id: created.postId, group: post.group });
-      for (const id of [created.postId, post.thread[1].id]) assertError(await account.call('GET', `/posts/${id}`), 404);
+      for (const id of [created.postId, post.thread[1].id]) assertError(await account.callUntyped('GET', `/posts/${id}`), 404);
       assert.ok(!(await listPosts(account)).some((p) => p.id === created.postId), '!(await listPosts(account)).some((p) => p.id === created.postId)');
-      assertError(await account.call('DELETE', `/posts/${created.postId}`), 404);
+      assertError(await account.callUntyped('DELETE', `/posts/${created.postId}`), 404);
     });
 
     it('DELETE /posts/group/:group deletes every item of the group', async () => {
       const [created] = await createPosts(account, postBody('schedule', [entry(channel.id, ['group root', { content: 'group reply', delay: 1 }])]));
       const post = await detail(created.postId);
-      const deleted = await account.call('DELETE', `/posts/group/${post.group}`);
+      const deleted = await account.callUntyped('DELETE', `/posts/group/${post.group}`);
       assert.equal(deleted.status, 200);
       assert.equal(deleted.body.deleted, true);
       assert.deepEqual([...deleted.body.ids].sort(), post.thread.map((t: any) => t.id).sort());
-      assertError(await account.call('GET', `/posts/${created.postId}`), 404);
-      assertError(await account.call('DELETE', `/posts/group/${post.group}`), 404);
+      assertError(await account.callUntyped('GET', `/posts/${created.postId}`), 404);
+      assertError(await account.callUntyped('DELETE', `/posts/group/${post.group}`), 404);
     });
 
     it('PUT /posts/:id/status moves a post between DRAFT and QUEUE, applying the content rules when queueing', async () => {
       const postId = await schedulePost(account, channel.id, 'moving');
-      const toDraft = await account.call('PUT', `/posts/${postId}/status`, { status: 'draft' });
+      const toDraft = await account.callUntyped('PUT', `/posts/${postId}/status`, { status: 'draft' });
       assert.deepEqual([toDraft.status, toDraft.body], [200, { id: postId, state: 'DRAFT' }]);
       assert.equal((await detail(postId)).state, 'DRAFT');
-      assert.equal((await account.call('PUT', `/posts/${postId}/status`, { status: 'schedule' })).body.state, 'QUEUE');
+      assert.equal((await account.callUntyped('PUT', `/posts/${postId}/status`, { status: 'schedule' })).body.state, 'QUEUE');
       assert.equal((await detail(postId)).thread[0].state, 'QUEUE');
-      assertError(await account.call('PUT', `/posts/${postId}/status`, { status: 'published' }), 400, { path: 'status' });
+      assertError(await account.callUntyped('PUT', `/posts/${postId}/status`, { status: 'published' }), 400, { path: 'status' });
 
       const [empty] = await createPosts(account, postBody('draft', [entry(channel.id, ['fine', ''])]));
-      assertError(await account.call('PUT', `/posts/${empty.postId}/status`, { status: 'schedule' }), 400, { path: 'thread.1.content' });
+      assertError(await account.callUntyped('PUT', `/posts/${empty.postId}/status`, { status: 'schedule' }), 400, { path: 'thread.1.content' });
       assert.equal((await detail(empty.postId)).state, 'DRAFT');
     });
 
     it('PUT /posts/:id/settings merges settings and checks them', async () => {
       const postId = await schedulePost(account, channel.id, 'settings');
-      const first = await account.call('PUT', `/posts/${postId}/settings`, { settings: { topic: 'a' } });
+      const first = await account.callUntyped('PUT', `/posts/${postId}/settings`, { settings: { topic: 'a' } });
       assert.equal(first.status, 200, JSON.stringify(first.body));
-      await account.call('PUT', `/posts/${postId}/settings`, { settings: { audience: 'b' } });
+      await account.callUntyped('PUT', `/posts/${postId}/settings`, { settings: { audience: 'b' } });
       assert.deepEqual((await detail(postId)).settings, { __type: 'webhook', topic: 'a', audience: 'b' });
-      assertError(await account.call('PUT', `/posts/${postId}/settings`, { settings: { __type: 'linkedin' } }), 400, { path: 'settings.__type' });
-      assertError(await account.call('PUT', `/posts/${postId}/settings`, {}), 400, { path: 'settings' });
+      assertError(await account.callUntyped('PUT', `/posts/${postId}/settings`, { settings: { __type: 'linkedin' } }), 400, { path: 'settings.__type' });
+      assertError(await account.callUntyped('PUT', `/posts/${postId}/settings`, {}), 400, { path: 'settings' });
       assert.deepEqual((await detail(postId)).settings, { __type: 'webhook', topic: 'a', audience: 'b' });
     });
 
     it('PUT /posts/:id/release-id marks a post published by hand; it can then no longer be changed (409)', async () => {
       const postId = await schedulePost(account, channel.id, 'posted by hand');
-      assertError(await account.call('PUT', `/posts/${postId}/release-id`, { releaseId: '' }), 400, { path: 'releaseId' });
-      const attached = await account.call('PUT', `/posts/${postId}/release-id`, { releaseId: 'net-42' });
+      assertError(await account.callUntyped('PUT', `/posts/${postId}/release-id`, { releaseId: '' }), 400, { path: 'releaseId' });
+      const attached = await account.callUntyped('PUT', `/posts/${postId}/release-id`, { releaseId: 'net-42' });
       assert.deepEqual([attached.status, attached.body], [200, { id: postId, releaseId: 'net-42', state: 'PUBLISHED' }]);
       const post = await detail(postId);
       assert.deepEqual([post.state, post.releaseId], ['PUBLISHED', 'net-42']);
 
-      assertError(await account.call('PUT', `/posts/${postId}/status`, { status: 'draft' }), 409);
-      assertError(await account.call('PUT', `/posts/${postId}/settings`, { settings: { topic: 'late' } }), 409);
-      assertError(await account.call('POST', `/posts/${postId}/retry`), 409);
-      assertError(await account.call('POST', '/posts', postBody('update', [entry(channel.id, ['rewrite'], { group: post.group })])), 400, {
+      assertError(await account.callUntyped('PUT', `/posts/${postId}/status`, { status: 'draft' }), 409);
+      assertError(await account.callUntyped('PUT', `/posts/${postId}/settings`, { settings: { topic: 'late' } }), 409);
+      assertError(await account.callUntyped('POST', `/posts/${postId}/retry`), 409);
+      assertError(await account.callUntyped('POST', '/posts', postBody('update', [entry(channel.id, ['rewrite'], { group: post.group })])), 400, {
         path: 'posts.0.group',
       });
       assert.deepEqual(await detail(postId), post);
@@ -397,16 +409,16 @@ for (const store of await testStores()) {
 
     it('GET /posts/:id/missing answers [] on a channel whose network does not list its posts (a webhook), 404 for a post not of the account', async () => {
       const postId = await schedulePost(account, channel.id, 'missing?');
-      const missing = await account.call('GET', `/posts/${postId}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${postId}/missing`);
       assert.equal(missing.status, 200);
       assert.deepEqual(missing.body, [], 'a webhook has no posts of its own to pick from');
-      assertError(await account.call('GET', '/posts/no-such-post/missing'), 404);
+      assertError(await account.callUntyped('GET', '/posts/no-such-post/missing'), 404);
     });
 
     it('POST /posts/:id/retry is 409 for posts that did not fail', async () => {
       const queued = await schedulePost(account, channel.id, 'queued');
       const [draft] = await createPosts(account, postBody('draft', [entry(channel.id, ['draft'])]));
-      for (const id of [queued, draft.postId]) assertError(await account.call('POST', `/posts/${id}/retry`), 409);
+      for (const id of [queued, draft.postId]) assertError(await account.callUntyped('POST', `/posts/${id}/retry`), 409);
       assert.equal((await detail(queued)).state, 'QUEUE');
       assert.equal((await detail(draft.postId)).state, 'DRAFT');
     });
@@ -420,7 +432,7 @@ for (const store of await testStores()) {
     const settled = (id: string, done: (post: any) => boolean, what: string) =>
       eventually(
         async () => {
-          const r = await account.call('GET', `/posts/${id}`);
+          const r = await account.callUntyped('GET', `/posts/${id}`);
           return done(r.body) ? r.body : undefined;
         },
         10_000,
@@ -464,13 +476,14 @@ for (const store of await testStores()) {
       );
       assert.ok(failed.thread[1].error, 'the reply says why it was not published');
       assert.equal(
-        (await account.call('GET', '/posts?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z')).body.posts.find((p: any) => p.id === created.postId)
-          .state,
+        (await account.callUntyped('GET', '/posts?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z')).body.posts.find(
+          (p: any) => p.id === created.postId,
+        ).state,
         'ERROR',
       );
 
       receiver.respond((d) => ({ body: { id: `ok-${d.json.post.threadIndex}` } }));
-      const retried = await account.call('POST', `/posts/${created.postId}/retry`);
+      const retried = await account.callUntyped('POST', `/posts/${created.postId}/retry`);
       assert.equal(retried.status, 200, JSON.stringify(retried.body));
       assert.equal(retried.body.id, created.postId);
       assert.ok(
@@ -486,7 +499,7 @@ for (const store of await testStores()) {
         published.thread.map((t: any) => t.releaseId),
         ['ok-0', 'ok-1'],
       );
-      assertError(await account.call('POST', `/posts/${created.postId}/retry`), 409);
+      assertError(await account.callUntyped('POST', `/posts/${created.postId}/retry`), 409);
     });
   });
 }

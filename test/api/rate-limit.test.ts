@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { caller, startHerald, type CallResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, startHerald, type UntypedResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { addWebhookChannel, countRows, entry, scheduledPost } from '../helpers/api-fixtures.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 
 const HOUR = 3_600_000;
 
 /** Both spellings of the rate-limit headers, which must agree. */
-function limitHeaders(r: CallResult): { limit: number; remaining: number; reset: number } {
+function limitHeaders(r: UntypedResult): { limit: number; remaining: number; reset: number } {
   const read = (name: string) => {
     const standard = r.headers.get(`ratelimit-${name}`);
     assert.ok(standard !== null, `RateLimit-${name} header present (status ${r.status})`);
@@ -17,7 +17,7 @@ function limitHeaders(r: CallResult): { limit: number; remaining: number; reset:
   return { limit: read('limit'), remaining: read('remaining'), reset: read('reset') };
 }
 
-function assertLimited(r: CallResult, limit: number, windowSeconds: number): void {
+function assertLimited(r: UntypedResult, limit: number, windowSeconds: number): void {
   assert.equal(r.status, 429, JSON.stringify(r.body));
   assert.equal(r.body.statusCode, 429);
   assert.equal(r.body.code, 'rate_limited');
@@ -61,11 +61,11 @@ for (const store of await testStores()) {
       const good = scheduledPost(aliceChannel, 'valid');
       const { date: _date, ...noDate } = good;
       for (const bad of [{ ...good, type: 'sometime' }, noDate, scheduledPost(aliceChannel, '   ')]) {
-        const refused = await alice.call('POST', '/posts', bad);
+        const refused = await alice.callUntyped('POST', '/posts', bad);
         assert.equal(refused.status, 400, JSON.stringify(refused.body));
       }
       // Nothing was used up: the first valid request still has the whole allowance minus itself.
-      const first = await alice.call('POST', '/posts', good);
+      const first = await alice.callUntyped('POST', '/posts', good);
       assert.equal(first.status, 201);
       const headers = limitHeaders(first);
       assert.equal(headers.limit, POSTS_PER_HOUR);
@@ -77,24 +77,24 @@ for (const store of await testStores()) {
       const lastKey = { 'idempotency-key': 'the-last-allowed-post' };
       const lastBody = scheduledPost(aliceChannel, 'the last allowed post');
       for (let remaining = POSTS_PER_HOUR - 2; remaining >= 1; remaining--) {
-        const created = await alice.call('POST', '/posts', scheduledPost(aliceChannel, `post, ${remaining} left`));
+        const created = await alice.callUntyped('POST', '/posts', scheduledPost(aliceChannel, `post, ${remaining} left`));
         assert.equal(created.status, 201);
         assert.equal(limitHeaders(created).remaining, remaining);
       }
-      const last = await alice.call('POST', '/posts', lastBody, lastKey);
+      const last = await alice.callUntyped('POST', '/posts', lastBody, lastKey);
       assert.equal(last.status, 201);
       assert.equal(limitHeaders(last).remaining, 0);
       const posts = await countRows(herald, 'posts', alice.id);
-      const over = await alice.call('POST', '/posts', scheduledPost(aliceChannel, 'one too many'));
+      const over = await alice.callUntyped('POST', '/posts', scheduledPost(aliceChannel, 'one too many'));
       assertLimited(over, POSTS_PER_HOUR, POSTS_WINDOW_SECONDS);
       assert.equal(await countRows(herald, 'posts', alice.id), posts);
 
       // A client that lost the answer of its last allowed post still gets it back.
-      const retried = await alice.call('POST', '/posts', lastBody, lastKey);
+      const retried = await alice.callUntyped('POST', '/posts', lastBody, lastKey);
       assert.equal(retried.status, 201);
       assert.equal(retried.headers.get('idempotent-replayed'), 'true');
       assert.equal(await countRows(herald, 'posts', alice.id), posts);
-      assert.equal((await alice.call('GET', '/integrations')).status, 200, 'other endpoints are not limited by the posts allowance');
+      assert.equal((await alice.callUntyped('GET', '/integrations')).status, 200, 'other endpoints are not limited by the posts allowance');
     });
 
     it('a new series counts as one POST /posts: past the allowance it is refused with the same 429, and nothing is stored', async () => {
@@ -107,29 +107,29 @@ for (const store of await testStores()) {
         tags: [],
         posts: [entry(channel, [content])],
       });
-      const refused = await dora.call('POST', '/series', series('a bad rule', 'month'));
+      const refused = await dora.callUntyped('POST', '/series', series('a bad rule', 'month'));
       assert.equal(refused.status, 400, 'a series refused by its checks counts nothing');
-      const first = await dora.call('POST', '/series', series('Weekly tip'));
+      const first = await dora.callUntyped('POST', '/series', series('Weekly tip'));
       assert.equal(first.status, 201, JSON.stringify(first.body));
       assert.equal(limitHeaders(first).remaining, POSTS_PER_HOUR - 1, 'counted once, as one POST /posts');
-      for (let i = 1; i < POSTS_PER_HOUR; i++) assert.equal((await dora.call('POST', '/posts', scheduledPost(channel, `post ${i}`))).status, 201);
+      for (let i = 1; i < POSTS_PER_HOUR; i++) assert.equal((await dora.callUntyped('POST', '/posts', scheduledPost(channel, `post ${i}`))).status, 201);
 
-      const overSeries = await dora.call('POST', '/series', series('one series too many'));
-      const overPost = await dora.call('POST', '/posts', scheduledPost(channel, 'one post too many'));
+      const overSeries = await dora.callUntyped('POST', '/series', series('one series too many'));
+      const overPost = await dora.callUntyped('POST', '/posts', scheduledPost(channel, 'one post too many'));
       assertLimited(overSeries, POSTS_PER_HOUR, POSTS_WINDOW_SECONDS);
       assertLimited(overPost, POSTS_PER_HOUR, POSTS_WINDOW_SECONDS);
       const shape = ({ message: _message, msg: _msg, ...rest }: Record<string, unknown>) => rest;
       assert.deepEqual(shape(overSeries.body), shape(overPost.body), 'the same error body as POST /posts');
       for (const over of [overSeries, overPost]) assert.match(over.body.message, /^POST \/posts: at most 3 requests per 1 hour\(s\); try again in \d+ s$/);
       assert.deepEqual(
-        (await dora.call('GET', '/series')).body.map((s: { posts: { value: { content: string }[] }[] }) => s.posts[0].value[0].content),
+        (await dora.callUntyped('GET', '/series')).body.map((s: { posts: { value: { content: string }[] }[] }) => s.posts[0].value[0].content),
         ['Weekly tip'],
         'the refused series was not stored',
       );
     });
 
     it('limits each account on its own', async () => {
-      const created = await bob.call('POST', '/posts', scheduledPost(bobChannel, 'Bob still may'));
+      const created = await bob.callUntyped('POST', '/posts', scheduledPost(bobChannel, 'Bob still may'));
       assert.equal(created.status, 201);
       assert.equal(limitHeaders(created).remaining, POSTS_PER_HOUR - 1);
     });
@@ -140,24 +140,24 @@ for (const store of await testStores()) {
         const second = await startHerald(store, { env, databaseUrl: herald.services.config.databaseUrl });
         try {
           // Same accounts and keys: they live in the database.
-          const [aliceThere, bobThere] = [alice, bob].map((a) => caller(second.api, a.key));
+          const [aliceThere, bobThere] = [alice, bob].map((a) => untypedCaller(second.api, a.key));
           const aliceOver = await aliceThere('POST', '/posts', scheduledPost(aliceChannel, 'try the other server'));
           assertLimited(aliceOver, POSTS_PER_HOUR, POSTS_WINDOW_SECONDS);
 
           const bobOnSecond = await bobThere('POST', '/posts', scheduledPost(bobChannel, 'Bob on the second server'));
           assert.equal(bobOnSecond.status, 201);
           assert.equal(limitHeaders(bobOnSecond).remaining, POSTS_PER_HOUR - 2, 'counts the post Bob made on the first server');
-          const bobOnFirst = await bob.call('POST', '/posts', scheduledPost(bobChannel, 'Bob back on the first'));
+          const bobOnFirst = await bob.callUntyped('POST', '/posts', scheduledPost(bobChannel, 'Bob back on the first'));
           assert.equal(limitHeaders(bobOnFirst).remaining, 0, 'counts the post Bob made on the second server');
           assertLimited(await bobThere('POST', '/posts', scheduledPost(bobChannel, 'Bob over')), POSTS_PER_HOUR, POSTS_WINDOW_SECONDS);
 
           // A burst spread over both servers at once gets exactly the allowance, no more.
           const carol = await herald.newAccount('Carol');
           const carolChannel = (await addWebhookChannel(carol)).id;
-          const carolThere = caller(second.api, carol.key);
+          const carolThere = untypedCaller(second.api, carol.key);
           const burst = await Promise.all(
             Array.from({ length: POSTS_PER_HOUR * 2 }, (_, i) =>
-              (i % 2 ? carolThere : carol.call)('POST', '/posts', scheduledPost(carolChannel, `burst ${i}`)),
+              (i % 2 ? carolThere : carol.callUntyped)('POST', '/posts', scheduledPost(carolChannel, `burst ${i}`)),
             ),
           );
           assert.deepEqual(burst.map((r) => r.status).sort(), [...Array(POSTS_PER_HOUR).fill(201), ...Array(POSTS_PER_HOUR).fill(429)]);
@@ -183,25 +183,25 @@ for (const store of await testStores()) {
     it('answers 429 with headers once a key made its allowance of requests, on any endpoint', async () => {
       const start = new Date().toISOString();
       const allowed = [
-        await alice.call('GET', '/integrations'),
-        await alice.call('GET', '/is-connected'),
-        await alice.call('GET', `/posts?startDate=${start}&endDate=${start}`),
-        await alice.call('GET', '/posts/no-such-post'),
-        await alice.call('POST', '/posts', { type: 'draft' }),
+        await alice.callUntyped('GET', '/integrations'),
+        await alice.callUntyped('GET', '/is-connected'),
+        await alice.callUntyped('GET', `/posts?startDate=${start}&endDate=${start}`),
+        await alice.callUntyped('GET', '/posts/no-such-post'),
+        await alice.callUntyped('POST', '/posts', { type: 'draft' }),
       ];
       assert.deepEqual(
         allowed.map((r) => r.status),
         [200, 200, 200, 404, 400],
       );
-      assertLimited(await alice.call('GET', '/integrations'), PER_MINUTE, KEY_WINDOW_SECONDS);
-      assertLimited(await alice.call('GET', '/is-connected'), PER_MINUTE, KEY_WINDOW_SECONDS);
-      assertLimited(await alice.call('POST', '/upload-from-url', { url: 'http://127.0.0.1:9/x.png' }), PER_MINUTE, KEY_WINDOW_SECONDS);
+      assertLimited(await alice.callUntyped('GET', '/integrations'), PER_MINUTE, KEY_WINDOW_SECONDS);
+      assertLimited(await alice.callUntyped('GET', '/is-connected'), PER_MINUTE, KEY_WINDOW_SECONDS);
+      assertLimited(await alice.callUntyped('POST', '/upload-from-url', { url: 'http://127.0.0.1:9/x.png' }), PER_MINUTE, KEY_WINDOW_SECONDS);
 
       const secondKey = await herald.services.accounts.createKey(alice.id, 'second');
       const other = await fetch(`${herald.api}/is-connected`, { headers: { authorization: secondKey.key } });
       assert.equal(other.status, 200, 'another key of the same account has its own allowance');
       const stranger = await herald.newAccount('Stranger');
-      assert.equal((await stranger.call('GET', '/integrations')).status, 200);
+      assert.equal((await stranger.callUntyped('GET', '/integrations')).status, 200);
     });
   });
 }

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { caller, eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { CHANGES_CHANNEL, tables, WATCHED_TABLES } from '../../src/db/changes.ts';
 import { entry, FUTURE, postBody } from '../helpers/api-fixtures.ts';
@@ -52,7 +52,7 @@ for (const store of await testStores()) {
 
     it('a key revoked through one server is refused by the other', async () => {
       const { key, summary } = await first.services.accounts.createKey(accountId, 'revoked soon');
-      const onSecond = caller(second.api, key);
+      const onSecond = untypedCaller(second.api, key);
       // Twice, so the second answer comes from memory.
       assert.equal((await onSecond('GET', '/integrations')).status, 200);
       assert.equal((await onSecond('GET', '/integrations')).status, 200);
@@ -68,20 +68,20 @@ for (const store of await testStores()) {
 
     it('a rotated key: the old value is refused and the new one accepted by the other server', async () => {
       const { key, summary } = await first.services.accounts.createKey(accountId, 'rotated');
-      assert.equal((await caller(second.api, key)('GET', '/is-connected')).status, 200);
+      assert.equal((await untypedCaller(second.api, key)('GET', '/is-connected')).status, 200);
       const rotated = await first.services.accounts.rotateKey(accountId, summary.id);
       await seenOnSecond(
-        () => caller(second.api, key)('GET', '/is-connected'),
+        () => untypedCaller(second.api, key)('GET', '/is-connected'),
         (r) => r.status === 401,
         'the old value refused',
       );
-      assert.equal((await caller(second.api, rotated.key)('GET', '/is-connected')).status, 200);
+      assert.equal((await untypedCaller(second.api, rotated.key)('GET', '/is-connected')).status, 200);
     });
 
     it('channels added, renamed, disabled and removed through one server show in the other', async () => {
       const { key } = await first.services.accounts.createKey(accountId, 'channels');
-      const onFirst = caller(first.api, key);
-      const onSecond = caller(second.api, key);
+      const onFirst = untypedCaller(first.api, key);
+      const onSecond = untypedCaller(second.api, key);
       const names = async () =>
         ((await onSecond('GET', '/integrations')).body as { name: string; disabled: boolean }[]).map((c) => `${c.name}${c.disabled ? ' (off)' : ''}`);
       assert.deepEqual(await names(), []);
@@ -99,8 +99,8 @@ for (const store of await testStores()) {
 
     it('post lists follow posts created, changed by the publisher, updated and deleted, and channel renames, through the other server', async () => {
       const { key } = await first.services.accounts.createKey(accountId, 'posts');
-      const onFirst = caller(first.api, key);
-      const onSecond = caller(second.api, key);
+      const onFirst = untypedCaller(first.api, key);
+      const onSecond = untypedCaller(second.api, key);
       const channel = await onFirst('POST', '/integrations', {
         identifier: 'webhook',
         name: 'Posts hook',
@@ -153,8 +153,8 @@ for (const store of await testStores()) {
     if (store === 'postgres')
       it('a change made with SQL outside Herald shows too', async () => {
         const { key } = await first.services.accounts.createKey(accountId, 'outside');
-        const onSecond = caller(second.api, key);
-        const added = await caller(first.api, key)('POST', '/integrations', {
+        const onSecond = untypedCaller(second.api, key);
+        const added = await untypedCaller(first.api, key)('POST', '/integrations', {
           identifier: 'webhook',
           name: 'Before',
           credentials: { url: 'https://hooks.example.com/b' },
@@ -180,7 +180,7 @@ for (const store of await testStores()) {
 
     it('the writing server itself answers its own change at once', async () => {
       const { key } = await first.services.accounts.createKey(accountId, 'own');
-      const call = caller(second.api, key);
+      const call = untypedCaller(second.api, key);
       const before = (await call('GET', '/integrations')).body.length;
       for (let i = 0; i < 5; i++) {
         assert.equal(
@@ -282,12 +282,12 @@ describe('in-memory reads on PostgreSQL while changes cannot be heard', async ()
       try {
         const accountId = await first.services.accounts.create('Unheard');
         const { key } = await first.services.accounts.createKey(accountId, 'k');
-        const added = await caller(first.api, key)('POST', '/integrations', {
+        const added = await untypedCaller(first.api, key)('POST', '/integrations', {
           identifier: 'webhook',
           name: 'One',
           credentials: { url: 'https://hooks.example.com/one' },
         });
-        const names = async () => (await caller(second.api, key)('GET', '/integrations')).body.map((c: { name: string }) => c.name).join();
+        const names = async () => (await untypedCaller(second.api, key)('GET', '/integrations')).body.map((c: { name: string }) => c.name).join();
         const listening = () => second.services.store.changes.generation(tables('channels')) !== undefined;
         // The second server may have listened before the channel was added, and that insert's NOTIFY can reach it
         // late (through the hop, on a busy machine), so that it drops what it read afterwards. Notifications arrive

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { caller, eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { addWebhookChannel, assertError, entry, listPosts } from '../helpers/api-fixtures.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { SeriesExtender } from '../../src/scheduler/series-extender.ts';
@@ -50,7 +50,7 @@ for (const store of await testStores()) {
     );
 
     async function create(b: unknown) {
-      const created = await account.call('POST', '/series', b);
+      const created = await account.callUntyped('POST', '/series', b);
       assert.equal(created.status, 201, JSON.stringify(created.body));
       return created.body;
     }
@@ -100,10 +100,10 @@ for (const store of await testStores()) {
         assert.equal(p.integration.id, channel);
       }
       assert.equal(new Set(posts.map((p) => p.group)).size, 4, 'each occurrence is a group of its own');
-      const detail = await account.call('GET', `/posts/${posts[2].id}`);
+      const detail = await account.callUntyped('GET', `/posts/${posts[2].id}`);
       assert.equal(detail.body.seriesId, series.id, 'a post says which series it belongs to');
 
-      const shown = (await account.call('GET', `/series/${series.id}`)).body;
+      const shown = (await account.callUntyped('GET', `/series/${series.id}`)).body;
       assert.deepEqual(
         shown.occurrences.map((o: any) => [o.index, o.at, o.detached, o.posts.map((p: any) => p.id)]),
         posts.map((p, i) => [i, p.publishDate, false, [p.id]]),
@@ -113,7 +113,7 @@ for (const store of await testStores()) {
       assert.equal((await postsOf(series.id)).length, 6);
       await workerA.run(at('2031-04-12T00:00:00Z'));
       assert.equal((await postsOf(series.id)).length, 10);
-      const ended = (await account.call('GET', `/series/${series.id}`)).body;
+      const ended = (await account.callUntyped('GET', `/series/${series.id}`)).body;
       assert.equal(ended.occurrences.length, 10);
       const row = await herald.services.store.db.selectFrom('post_series').selectAll().where('id', '=', series.id).executeTakeFirstOrThrow();
       assert.equal(row.next_check_at, null, 'a series with nothing left to create is not looked at again');
@@ -128,7 +128,7 @@ for (const store of await testStores()) {
         (await postsOf(series.id)).map((p) => p.publishDate),
         series.upcoming,
       );
-      const listed = (await account.call('GET', '/series')).body;
+      const listed = (await account.callUntyped('GET', '/series')).body;
       assert.ok(
         listed.some((s: any) => s.id === series.id),
         'GET /series lists the series',
@@ -166,7 +166,7 @@ for (const store of await testStores()) {
 
       // One occurrence changed on its own, as any post is changed.
       const edited = before[2];
-      const update = await account.call('POST', '/posts', {
+      const update = await account.callUntyped('POST', '/posts', {
         type: 'update',
         shortLink: false,
         tags: [],
@@ -175,7 +175,7 @@ for (const store of await testStores()) {
       assert.equal(update.status, 201, JSON.stringify(update.body));
 
       // Every 2 days from now on, with a new text.
-      const put = await account.call(
+      const put = await account.callUntyped(
         'PUT',
         `/series/${series.id}`,
         body(channel, { start: new Date(start).toISOString(), unit: 'day', every: 2 }, 'Version two'),
@@ -199,17 +199,17 @@ for (const store of await testStores()) {
       );
       assert.equal(after[1].id, edited.id, 'the detached occurrence is the same post');
       const removed = before.filter((p) => p.id !== edited.id);
-      for (const p of removed.slice(0, 3)) assertError(await account.call('GET', `/posts/${p.id}`), 404, { code: 'not_found' });
+      for (const p of removed.slice(0, 3)) assertError(await account.callUntyped('GET', `/posts/${p.id}`), 404, { code: 'not_found' });
 
       // Edited again: the occurrences the first edit made are made again too; the detached one still stays.
-      const again = await account.call(
+      const again = await account.callUntyped(
         'PUT',
         `/series/${series.id}`,
         body(channel, { start: new Date(start).toISOString(), unit: 'day', every: 2 }, 'Version three'),
       );
       assert.equal(again.status, 200, JSON.stringify(again.body));
       await workerA.run(Date.now());
-      const third = (await account.call('GET', `/series/${series.id}`)).body;
+      const third = (await account.callUntyped('GET', `/series/${series.id}`)).body;
       assert.deepEqual(
         third.occurrences.map((o: any) => o.detached),
         [false, true, false, false, false, false, false],
@@ -223,18 +223,18 @@ for (const store of await testStores()) {
     it('an occurrence that cannot be created is reported on the series and in the notifications; it is tried again later', async () => {
       const own = (await addWebhookChannel(account)).id;
       const series = await create(body(own, { start: '2031-09-01T10:00:00Z', unit: 'week' }, 'Weekly'));
-      assert.equal((await account.call('PATCH', `/integrations/${own}`, { disabled: true })).status, 200);
+      assert.equal((await account.callUntyped('PATCH', `/integrations/${own}`, { disabled: true })).status, 200);
       const now = at('2031-08-30T10:00:00Z');
       await workerA.run(now);
       assert.deepEqual(await postsOf(series.id), []);
-      const failing = (await account.call('GET', `/series/${series.id}`)).body;
+      const failing = (await account.callUntyped('GET', `/series/${series.id}`)).body;
       assert.match(failing.lastError, /disabled/);
-      const notes = (await account.call('GET', '/notifications')).body.notifications;
+      const notes = (await account.callUntyped('GET', '/notifications')).body.notifications;
       assert.ok(
         notes.some((n: any) => n.link === `/api/public/v1/series/${series.id}` && /disabled/.test(n.content)),
         JSON.stringify(notes),
       );
-      assert.equal((await account.call('PATCH', `/integrations/${own}`, { disabled: false })).status, 200);
+      assert.equal((await account.callUntyped('PATCH', `/integrations/${own}`, { disabled: false })).status, 200);
       await workerA.run(now + 30 * 60_000);
       assert.deepEqual(await postsOf(series.id), [], 'not tried again before the hour is up');
       await workerA.run(now + 61 * 60_000);
@@ -242,11 +242,11 @@ for (const store of await testStores()) {
         (await postsOf(series.id)).map((p) => p.publishDate),
         ['2031-09-01T10:00:00.000Z', '2031-09-08T10:00:00.000Z'],
       );
-      assert.equal((await account.call('GET', `/series/${series.id}`)).body.lastError, null);
+      assert.equal((await account.callUntyped('GET', `/series/${series.id}`)).body.lastError, null);
     });
 
     it('bad rules and posts are answered 400 naming the field, and store nothing', async () => {
-      const count = (await account.call('GET', '/series')).body.length;
+      const count = (await account.callUntyped('GET', '/series')).body.length;
       const start = '2031-01-05T09:00:00Z';
       const cases: [Record<string, unknown>, string][] = [
         [{ start, unit: 'day', timezone: 'Mars/Olympus' }, 'repeat.timezone'],
@@ -261,31 +261,31 @@ for (const store of await testStores()) {
         [{ start: '2020-01-01T09:00:00Z', unit: 'day', count: 2 }, 'repeat'],
       ];
       for (const [repeat, path] of cases) {
-        assertError(await account.call('POST', '/series', body(channel, repeat)), 400, { code: 'invalid_body', path });
+        assertError(await account.callUntyped('POST', '/series', body(channel, repeat)), 400, { code: 'invalid_body', path });
       }
-      assertError(await account.call('POST', '/series', { ...body(channel, { start, unit: 'day' }), repeat: undefined }), 400, { path: 'repeat' });
-      assertError(await account.call('POST', '/series', body(channel, { start, unit: 'day' }, '')), 400, { path: 'posts.0.value.0.content' });
-      assertError(await account.call('POST', '/series', body('no-such-channel', { start, unit: 'day' })), 404, { path: 'posts.0.integration.id' });
-      const some = (await account.call('GET', '/series')).body[0].id;
-      assertError(await account.call('PUT', `/series/${some}`, body(channel, { start, unit: 'day', every: 400 })), 400, { path: 'repeat.every' });
-      assertError(await account.call('GET', '/series/no-such-series'), 404, { code: 'not_found' });
-      assertError(await account.call('DELETE', '/series/no-such-series'), 404, { code: 'not_found' });
-      assert.equal((await account.call('GET', '/series')).body.length, count, 'nothing was stored');
+      assertError(await account.callUntyped('POST', '/series', { ...body(channel, { start, unit: 'day' }), repeat: undefined }), 400, { path: 'repeat' });
+      assertError(await account.callUntyped('POST', '/series', body(channel, { start, unit: 'day' }, '')), 400, { path: 'posts.0.value.0.content' });
+      assertError(await account.callUntyped('POST', '/series', body('no-such-channel', { start, unit: 'day' })), 404, { path: 'posts.0.integration.id' });
+      const some = (await account.callUntyped('GET', '/series')).body[0].id;
+      assertError(await account.callUntyped('PUT', `/series/${some}`, body(channel, { start, unit: 'day', every: 400 })), 400, { path: 'repeat.every' });
+      assertError(await account.callUntyped('GET', '/series/no-such-series'), 404, { code: 'not_found' });
+      assertError(await account.callUntyped('DELETE', '/series/no-such-series'), 404, { code: 'not_found' });
+      assert.equal((await account.callUntyped('GET', '/series')).body.length, count, 'nothing was stored');
     });
 
     it('needs posts:write to change and posts:read to read; another account sees nothing; an Idempotency-Key repeat creates nothing', async () => {
       const { key } = await herald.services.accounts.createKey(account.id, 'reader', ['posts:read']);
-      const reader = caller(herald.api, key);
+      const reader = untypedCaller(herald.api, key);
       assert.equal((await reader('GET', '/series')).status, 200);
       assertError(await reader('POST', '/series', body(channel, { start: '2031-02-01T09:00:00Z', unit: 'day' })), 403, { code: 'insufficient_scope' });
-      const some = (await account.call('GET', '/series')).body[0].id;
+      const some = (await account.callUntyped('GET', '/series')).body[0].id;
       const other = await herald.newAccount('Other');
-      assertError(await other.call('GET', `/series/${some}`), 404, { code: 'not_found' });
-      assert.deepEqual((await other.call('GET', '/series')).body, []);
+      assertError(await other.callUntyped('GET', `/series/${some}`), 404, { code: 'not_found' });
+      assert.deepEqual((await other.callUntyped('GET', '/series')).body, []);
 
       const b = body(channel, { start: '2031-02-01T09:00:00Z', unit: 'day', count: 2 }, 'Once only');
-      const first = await account.call('POST', '/series', b, { 'idempotency-key': 'series-once' });
-      const again = await account.call('POST', '/series', b, { 'idempotency-key': 'series-once' });
+      const first = await account.callUntyped('POST', '/series', b, { 'idempotency-key': 'series-once' });
+      const again = await account.callUntyped('POST', '/series', b, { 'idempotency-key': 'series-once' });
       assert.equal(again.status, 201);
       assert.equal(again.headers.get('idempotent-replayed'), 'true');
       assert.equal(again.body.id, first.body.id);
@@ -316,7 +316,7 @@ for (const store of await testStores()) {
       const engine = startWorkers(herald.services, { engine: { pollMs: 100 }, webhooks: false });
       try {
         await eventually(
-          async () => ((await account.call('GET', `/posts/${first.id}`)).body.state === 'PUBLISHED' ? true : undefined),
+          async () => ((await account.callUntyped('GET', `/posts/${first.id}`)).body.state === 'PUBLISHED' ? true : undefined),
           10_000,
           'the first occurrence',
         );
@@ -324,7 +324,7 @@ for (const store of await testStores()) {
         await engine.stop();
       }
       // One changed on its own (moved a day later) goes too: stopping the series leaves nothing of it to come.
-      const moved = await account.call('POST', '/posts', {
+      const moved = await account.callUntyped('POST', '/posts', {
         type: 'update',
         date: new Date(Date.parse(rest[0].publishDate) + DAY).toISOString(),
         shortLink: false,
@@ -332,7 +332,7 @@ for (const store of await testStores()) {
         posts: [entry(channel, [{ content: 'Moved', id: rest[0].id }])],
       });
       assert.equal(moved.status, 201, JSON.stringify(moved.body));
-      const removed = await account.call('DELETE', `/series/${series.id}`);
+      const removed = await account.callUntyped('DELETE', `/series/${series.id}`);
       assert.equal(removed.status, 200, JSON.stringify(removed.body));
       assert.deepEqual(removed.body.removedPosts.sort(), rest.map((p) => p.id).sort());
       assert.deepEqual(
@@ -340,7 +340,7 @@ for (const store of await testStores()) {
         [[first.id, 'PUBLISHED']],
       );
       assert.equal(receiver.deliveries.filter((d) => d.json?.post?.content === 'Goes out').length, 1, 'it went out once');
-      assertError(await account.call('GET', `/series/${series.id}`), 404, { code: 'not_found' });
+      assertError(await account.callUntyped('GET', `/series/${series.id}`), 404, { code: 'not_found' });
       await workerA.run(Date.now() + 3 * DAY);
       assert.equal((await postsOf(series.id)).length, 1, 'a deleted series creates nothing more');
     });

@@ -17,7 +17,7 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: true });
       receiver = await startWebhookReceiver();
       account = await herald.newAccount();
-      const added = await account.call('POST', '/integrations', { identifier: 'webhook', name: 'My hook', credentials: { url: receiver.url } });
+      const added = await account.callUntyped('POST', '/integrations', { identifier: 'webhook', name: 'My hook', credentials: { url: receiver.url } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channel = added.body;
     });
@@ -29,7 +29,7 @@ for (const store of await testStores()) {
     );
 
     it('shows the channel in GET /integrations with the contract fields', async () => {
-      const list = await account.call('GET', '/integrations');
+      const list = await account.callUntyped('GET', '/integrations');
       assert.equal(list.status, 200);
       assert.deepEqual(
         list.body.map((c: any) => ({ id: c.id, name: c.name, identifier: c.identifier, disabled: c.disabled })),
@@ -43,7 +43,7 @@ for (const store of await testStores()) {
       receiver.respond((_d, i) => ({ body: { id: `release-${i}`, url: `https://example.net/p/${i}` } }));
       const media = await upload(account, herald.api, PNG_1x1, 'photo.png');
       assert.equal(media.status, 201);
-      const created = await account.call('POST', '/posts', {
+      const created = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -62,7 +62,7 @@ for (const store of await testStores()) {
       const postId = created.body[0].postId;
       const detail = await eventually(
         async () => {
-          const r = await account.call('GET', `/posts/${postId}`);
+          const r = await account.callUntyped('GET', `/posts/${postId}`);
           return r.body.thread.every((t: any) => t.state === 'PUBLISHED') ? r.body : undefined;
         },
         10_000,
@@ -93,7 +93,7 @@ for (const store of await testStores()) {
 
     it("ends in ERROR with the receiver's own message when it refuses the post", async () => {
       receiver.respond(() => ({ status: 422, body: { error: 'content not allowed here' } }));
-      const created = await account.call('POST', '/posts', {
+      const created = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -103,7 +103,7 @@ for (const store of await testStores()) {
       assert.equal(created.status, 201);
       const detail = await eventually(
         async () => {
-          const r = await account.call('GET', `/posts/${created.body[0].postId}`);
+          const r = await account.callUntyped('GET', `/posts/${created.body[0].postId}`);
           return r.body.state === 'ERROR' ? r.body : undefined;
         },
         10_000,
@@ -111,7 +111,7 @@ for (const store of await testStores()) {
       );
       assert.match(detail.error, /422/);
       assert.match(detail.error, /content not allowed here/);
-      const notes = await account.call('GET', '/notifications');
+      const notes = await account.callUntyped('GET', '/notifications');
       assert.ok(
         notes.body.notifications.some((n: any) => /content not allowed here/.test(n.content)),
         'notes.body.notifications.some((n: any) => /content not allowed here/.test(n.content))',
@@ -127,7 +127,7 @@ for (const store of await testStores()) {
       receiver.respond((d, i) => ({ body: { id: `url-${i}`, url: answers[d.json.post.content] } }));
       const ids: Record<string, string> = {};
       for (const content of Object.keys(answers)) {
-        const created = await account.call('POST', '/posts', {
+        const created = await account.callUntyped('POST', '/posts', {
           type: 'now',
           date: new Date().toISOString(),
           shortLink: false,
@@ -141,7 +141,7 @@ for (const store of await testStores()) {
       for (const [content, id] of Object.entries(ids)) {
         served[content] = await eventually(
           async () => {
-            const r = await account.call('GET', `/posts/${id}`);
+            const r = await account.callUntyped('GET', `/posts/${id}`);
             return r.body.state === 'PUBLISHED' ? r.body : undefined;
           },
           10_000,
@@ -154,7 +154,7 @@ for (const store of await testStores()) {
       assert.match(served['answers javascript'].releaseId, /^url-\d+$/, 'published all the same, with its id');
       const hour = 3_600_000;
       const range = `startDate=${new Date(Date.now() - hour).toISOString()}&endDate=${new Date(Date.now() + hour).toISOString()}`;
-      const listed = await account.call('GET', `/posts?${range}`);
+      const listed = await account.callUntyped('GET', `/posts?${range}`);
       assert.ok(
         listed.body.posts.some((p: { id: string }) => p.id === ids['answers javascript']),
         'the list holds the post',
@@ -174,12 +174,12 @@ describe('a webhook channel on a private address', () => {
     herald = await startHerald('sqlite', { env: { HERALD_ALLOW_PRIVATE_HOSTS: '' } });
     const account = await herald.newAccount();
     // "localhost" is a name: only resolving it shows that it is this machine.
-    const added = await account.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: 'http://localhost:9/hook' } });
+    const added = await account.callUntyped('POST', '/integrations', { identifier: 'webhook', credentials: { url: 'http://localhost:9/hook' } });
     assert.equal(added.status, 400, JSON.stringify(added.body));
     assert.match(added.body.message, /localhost resolves to a private or reserved address.*HERALD_ALLOW_PRIVATE_HOSTS/);
-    const literal = await account.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: 'http://10.0.0.5/hook' } });
+    const literal = await account.callUntyped('POST', '/integrations', { identifier: 'webhook', credentials: { url: 'http://10.0.0.5/hook' } });
     assert.equal(literal.status, 400);
     assert.match(literal.body.message, /HERALD_ALLOW_PRIVATE_HOSTS/);
-    assert.deepEqual((await account.call('GET', '/integrations')).body, [], 'nothing was added');
+    assert.deepEqual((await account.callUntyped('GET', '/integrations')).body, [], 'nothing was added');
   });
 });
