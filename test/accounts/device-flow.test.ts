@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadAuthServerConfig } from '../../src/config.ts';
 import { startAuthServer, type AuthServer } from '../../src/auth-server/server.ts';
 import { addWebhookChannel } from '../helpers/api-fixtures.ts';
-import { caller, eventually, freePort, startHerald, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, freePort, startHerald, type TestHerald, testAccount } from '../helpers/herald.ts';
 import { POSTIZ_CLI, printedJson, describeRun, type CliResult } from '../helpers/postiz-cli.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { formOf, location, WebClient } from './web-client.ts';
@@ -107,7 +107,7 @@ for (const store of await testStores()) {
       owner = new WebClient(herald.url);
       accountId = (await owner.signUp('owner@example.com')).body.account.id;
       const key = (await owner.app('POST', '/keys', { name: 'setup' })).body.key;
-      channelId = (await addWebhookChannel({ id: accountId, key, call: caller(herald.api, key) }, { name: 'My hook' })).id;
+      channelId = (await addWebhookChannel(testAccount(herald.api, accountId, key), { name: 'My hook' })).id;
       const port = await freePort();
       const authUrl = `http://127.0.0.1:${port}`;
       const registered = await owner.app('POST', '/oauth/apps', {
@@ -221,7 +221,7 @@ for (const store of await testStores()) {
       assert.equal(first.body.api_url, `${herald.url}/api`);
       assert.equal(first.body.organization_id, accountId);
       assert.equal(first.body.expires_in, 90 * 86_400);
-      assert.equal((await caller(herald.api, first.body.access_token)('GET', '/integrations')).status, 200);
+      assert.equal((await untypedCaller(herald.api, first.body.access_token)('GET', '/integrations')).status, 200);
       const second = await post('/device/token', { device_code: started.body.device_code });
       assert.equal(second.status, 400);
       assert.equal(second.body.error, 'invalid_grant');

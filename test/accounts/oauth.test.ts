@@ -12,7 +12,7 @@ import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { addWebhookChannel, scheduledPost } from '../helpers/api-fixtures.ts';
-import { caller, startHerald, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, startHerald, type TestHerald, testAccount } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { formOf, location, WebClient } from './web-client.ts';
 
@@ -65,7 +65,7 @@ for (const store of await testStores()) {
       app = registered.body;
       // A channel, so the tokens have something to read.
       const key = (await owner.app('POST', '/keys', { name: 'setup' })).body.key;
-      await addWebhookChannel({ id: accountId, key, call: caller(herald.api, key) });
+      await addWebhookChannel(testAccount(herald.api, accountId, key));
     });
     after(async () => herald?.close());
 
@@ -150,11 +150,11 @@ for (const store of await testStores()) {
       assert.equal(answer.body.id, accountId);
       assert.equal(answer.body.expires_in, 3600);
       assert.ok(answer.body.refresh_token, 'answer.body.refresh_token');
-      const api = caller(herald.api, answer.body.access_token);
+      const api = untypedCaller(herald.api, answer.body.access_token);
       const channels = await api('GET', '/integrations');
       assert.equal(channels.status, 200);
       assert.equal(channels.body.length, 1);
-      assert.equal((await caller(herald.api, `Bearer ${answer.body.access_token}`)('GET', '/is-connected')).status, 200);
+      assert.equal((await untypedCaller(herald.api, `Bearer ${answer.body.access_token}`)('GET', '/is-connected')).status, 200);
       // Stored hashed: the database does not hold the token.
       const rows = await herald.services.store.db.selectFrom('oauth_tokens').selectAll().execute();
       assert.ok(!JSON.stringify(rows).includes(answer.body.access_token), '!JSON.stringify(rows).includes(answer.body.access_token)');
@@ -182,7 +182,7 @@ for (const store of await testStores()) {
         { json: true },
       );
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      assert.equal((await caller(herald.api, answer.body.access_token)('GET', '/integrations')).status, 200);
+      assert.equal((await untypedCaller(herald.api, answer.body.access_token)('GET', '/integrations')).status, 200);
     });
 
     it('with PKCE: a wrong or missing verifier is invalid_grant', async () => {
@@ -229,7 +229,7 @@ for (const store of await testStores()) {
       const fields = { grant_type: 'authorization_code', code: c, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT };
       const first = await token(fields);
       assert.equal(first.status, 200);
-      const api = caller(herald.api, first.body.access_token);
+      const api = untypedCaller(herald.api, first.body.access_token);
       assert.equal((await api('GET', '/integrations')).status, 200);
       const second = await token(fields);
       assert.equal(second.status, 400);
@@ -318,8 +318,8 @@ for (const store of await testStores()) {
       assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
       assert.equal(refreshed.body.scope, 'channels:read');
       assert.notEqual(refreshed.body.access_token, first.body.access_token);
-      assert.equal((await caller(herald.api, first.body.access_token)('GET', '/integrations')).status, 401);
-      const fresh = caller(herald.api, refreshed.body.access_token);
+      assert.equal((await untypedCaller(herald.api, first.body.access_token)('GET', '/integrations')).status, 401);
+      const fresh = untypedCaller(herald.api, refreshed.body.access_token);
       assert.equal((await fresh('GET', '/integrations')).status, 200);
       const start = new Date().toISOString();
       assert.equal((await fresh('GET', `/posts?startDate=${start}&endDate=${start}`)).status, 403);
@@ -348,7 +348,7 @@ for (const store of await testStores()) {
         client_secret: app.clientSecret,
         redirect_uri: REDIRECT,
       });
-      const api = caller(herald.api, answer.body.access_token);
+      const api = untypedCaller(herald.api, answer.body.access_token);
       assert.equal((await api('GET', '/integrations')).status, 200);
       // An hour passes.
       await herald.services.store.db
@@ -364,7 +364,7 @@ for (const store of await testStores()) {
         client_id: app.clientId,
         client_secret: app.clientSecret,
       });
-      assert.equal((await caller(herald.api, refreshed.body.access_token)('GET', '/integrations')).status, 200);
+      assert.equal((await untypedCaller(herald.api, refreshed.body.access_token)('GET', '/integrations')).status, 200);
     });
 
     it("a token revoked from the account's settings is refused at once, and so is its refresh token", async () => {
@@ -375,7 +375,7 @@ for (const store of await testStores()) {
         client_secret: app.clientSecret,
         redirect_uri: REDIRECT,
       });
-      const api = caller(herald.api, answer.body.access_token);
+      const api = untypedCaller(herald.api, answer.body.access_token);
       assert.equal((await api('GET', '/integrations')).status, 200);
       const grants = await owner.app('GET', '/oauth/authorizations');
       assert.ok(
@@ -412,7 +412,7 @@ for (const store of await testStores()) {
         body: new URLSearchParams({ token: answer.body.access_token, client_id: app.clientId, client_secret: app.clientSecret }),
       });
       assert.equal(revoked.status, 200);
-      assert.equal((await caller(herald.api, answer.body.access_token)('GET', '/integrations')).status, 401);
+      assert.equal((await untypedCaller(herald.api, answer.body.access_token)('GET', '/integrations')).status, 401);
     });
 
     it('a token carries the scopes the person approved: posts:read cannot create posts', async () => {
@@ -423,11 +423,11 @@ for (const store of await testStores()) {
         client_secret: app.clientSecret,
         redirect_uri: REDIRECT,
       });
-      const api = caller(herald.api, answer.body.access_token);
+      const api = untypedCaller(herald.api, answer.body.access_token);
       const start = new Date().toISOString();
       const end = new Date(Date.now() + 86_400_000 * 7).toISOString();
       assert.equal((await api('GET', `/posts?startDate=${start}&endDate=${end}`)).status, 200);
-      const channelId = (await caller(herald.api, (await owner.app('POST', '/keys', { name: 'k' })).body.key)('GET', '/integrations')).body[0].id;
+      const channelId = (await untypedCaller(herald.api, (await owner.app('POST', '/keys', { name: 'k' })).body.key)('GET', '/integrations')).body[0].id;
       const created = await api('POST', '/posts', scheduledPost(channelId, 'nope'));
       assert.equal(created.status, 403);
       assert.equal(created.body.code, 'insufficient_scope');
@@ -552,7 +552,7 @@ for (const store of await testStores()) {
       // The one registered redirect URI was implied, so the token request may leave it out.
       const answer = await token({ grant_type: 'authorization_code', code: c, client_id: other.body.clientId, client_secret: other.body.clientSecret });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      const api = caller(herald.api, answer.body.access_token);
+      const api = untypedCaller(herald.api, answer.body.access_token);
       assert.equal((await api('GET', '/integrations')).status, 200);
       assert.equal((await owner.app('DELETE', `/oauth/apps/${other.body.clientId}`)).status, 200);
       assert.equal((await api('GET', '/integrations')).status, 401);

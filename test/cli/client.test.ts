@@ -81,11 +81,11 @@ for (const store of ['sqlite'] as const) {
         assert.ok(run.stdout.includes(channel.id) && run.stdout.includes('Main hook') && run.stdout.includes('Second hook'), run.stdout);
         assert.ok(!run.stdout.includes(ESC), 'no colour codes when stdout is not a terminal');
         const listed = printed(await cli(['channels', 'list', '--json']));
-        assert.deepEqual(listed, (await account.call('GET', '/integrations')).body);
+        assert.deepEqual(listed, (await account.callUntyped('GET', '/integrations')).body);
       });
 
       it('channels slot: the next free posting time, in the local time zone', async () => {
-        const expected = (await account.call('GET', `/find-slot/${channel.id}`)).body.date as string;
+        const expected = (await account.callUntyped('GET', `/find-slot/${channel.id}`)).body.date as string;
         assert.deepEqual(printed(await cli(['channels', 'slot', channel.id, '--json'])), { date: expected });
         const run = await cli(['channels', 'slot', channel.id], { TZ: 'Asia/Tokyo' });
         assert.equal(run.code, 0, describeRun(run));
@@ -148,7 +148,7 @@ for (const store of ['sqlite'] as const) {
         );
         const created = printed(run);
         assert.deepEqual(created.map((p: any) => p.integration).sort(), [channel.id, second.id].sort());
-        const post = (await account.call('GET', `/posts/${created[0].postId}`)).body;
+        const post = (await account.callUntyped('GET', `/posts/${created[0].postId}`)).body;
         assert.equal(post.state, 'QUEUE');
         assert.equal(post.publishDate, '2031-03-04T10:00:00.000Z', '19:00 in Tokyo is 10:00 UTC');
         assert.deepEqual(
@@ -169,20 +169,20 @@ for (const store of ['sqlite'] as const) {
         assert.equal(draft.code, 0, describeRun(draft));
         assert.match(draft.stdout, /^Saved as draft: 1 post\nPOST\s+CHANNEL\s+DATE\n\S+\s+\S+/);
         const draftId = draft.stdout.split('\n')[2].split(/\s+/)[0];
-        const stored = (await account.call('GET', `/posts/${draftId}`)).body;
+        const stored = (await account.callUntyped('GET', `/posts/${draftId}`)).body;
         assert.equal(stored.state, 'DRAFT');
         assert.equal(stored.settings.note, 'json');
 
-        const slot = (await account.call('GET', `/find-slot/${channel.id}`)).body.date;
+        const slot = (await account.callUntyped('GET', `/find-slot/${channel.id}`)).body.date;
         const [slotted] = printed(await cli(['posts', 'create', '-i', channel.id, '-c', 'At the next slot', '--next-slot', '--json']));
-        assert.equal((await account.call('GET', `/posts/${slotted.postId}`)).body.publishDate, slot);
+        assert.equal((await account.callUntyped('GET', `/posts/${slotted.postId}`)).body.publishDate, slot);
       });
 
       it('posts list: a range in local dates, a table, and --json equal to the API', async () => {
         const [made] = printed(await cli(['posts', 'create', '-i', second.id, '-c', 'Listed in range', '--at', '2031-06-01T12:00:00Z', '--json']));
         const range = ['--from', '2031-06-01', '--to', '2031-06-02'];
         const listed = printed(await cli(['posts', 'list', ...range, '--json']));
-        const api = (await account.call('GET', '/posts?startDate=2031-06-01T00:00:00Z&endDate=2031-06-02T00:00:00Z')).body;
+        const api = (await account.callUntyped('GET', '/posts?startDate=2031-06-01T00:00:00Z&endDate=2031-06-02T00:00:00Z')).body;
         assert.deepEqual(listed, api);
         assert.deepEqual(
           listed.posts.map((p: any) => p.id),
@@ -197,7 +197,7 @@ for (const store of ['sqlite'] as const) {
         const [made] = printed(
           await cli(['posts', 'create', '-i', channel.id, '-c', 'Head of thread', '-c', 'tail of thread', '--delay', '2', '--draft', '--json']),
         );
-        assert.deepEqual(printed(await cli(['posts', 'get', made.postId, '--json'])), (await account.call('GET', `/posts/${made.postId}`)).body);
+        assert.deepEqual(printed(await cli(['posts', 'get', made.postId, '--json'])), (await account.callUntyped('GET', `/posts/${made.postId}`)).body);
         const run = await cli(['posts', 'get', made.postId]);
         assert.equal(run.code, 0, describeRun(run));
         assert.match(run.stdout, /1\. DRAFT .*\n {3}Head of thread\n2\. DRAFT {2}\+2 min .*\n {3}tail of thread/);
@@ -208,7 +208,7 @@ for (const store of ['sqlite'] as const) {
         const run = await cli(['posts', 'delete', made.postId]);
         assert.equal(run.code, 0, describeRun(run));
         assert.match(run.stdout, new RegExp(`Deleted post ${made.postId}`));
-        assert.equal((await account.call('GET', `/posts/${made.postId}`)).status, 404);
+        assert.equal((await account.callUntyped('GET', `/posts/${made.postId}`)).status, 404);
       });
 
       it('posts retry puts a failed post back in the queue, and it publishes', async () => {
@@ -217,7 +217,7 @@ for (const store of ['sqlite'] as const) {
         const flaky = await addWebhookChannel(account, { name: 'Flaky' }, receiver.url);
         const [made] = printed(await cli(['posts', 'create', '-i', flaky.id, '-c', 'Try again', '--now', '--json']));
         await eventually(
-          async () => ((await account.call('GET', `/posts/${made.postId}`)).body.state === 'ERROR' ? true : undefined),
+          async () => ((await account.callUntyped('GET', `/posts/${made.postId}`)).body.state === 'ERROR' ? true : undefined),
           30_000,
           'the post to fail',
         );
@@ -226,7 +226,7 @@ for (const store of ['sqlite'] as const) {
         assert.notEqual(retried.state, 'ERROR');
         const published = await eventually(
           async () => {
-            const post = (await account.call('GET', `/posts/${made.postId}`)).body;
+            const post = (await account.callUntyped('GET', `/posts/${made.postId}`)).body;
             return post.state === 'PUBLISHED' ? post : undefined;
           },
           30_000,
@@ -236,7 +236,7 @@ for (const store of ['sqlite'] as const) {
       });
 
       it('groups list shows the customers', async () => {
-        const created = await account.call('POST', '/groups', { name: 'Acme' });
+        const created = await account.callUntyped('POST', '/groups', { name: 'Acme' });
         const run = await cli(['groups', 'list']);
         assert.equal(run.code, 0, describeRun(run));
         assert.match(run.stdout, new RegExp(`${created.body.id}\\s+Acme`));
@@ -257,8 +257,8 @@ for (const store of ['sqlite'] as const) {
         const removed = await cli(['webhooks', 'delete', hook.id]);
         assert.equal(removed.code, 0, describeRun(removed));
         assert.ok(
-          !(await account.call('GET', '/webhooks')).body.some((h: any) => h.id === hook.id),
-          "!(await account.call('GET', '/webhooks')).body.some((h: any) => h.id === hook.id)",
+          !(await account.callUntyped('GET', '/webhooks')).body.some((h: any) => h.id === hook.id),
+          "!(await account.callUntyped('GET', '/webhooks')).body.some((h: any) => h.id === hook.id)",
         );
       });
 
@@ -279,7 +279,7 @@ for (const store of ['sqlite'] as const) {
 
     describe('on failure', () => {
       it('a 4xx: exit 1, nothing on stdout, the server message on stderr (also with --json)', async () => {
-        const api = (await account.call('GET', '/posts/no-such-post')).body;
+        const api = (await account.callUntyped('GET', '/posts/no-such-post')).body;
         for (const args of [
           ['posts', 'get', 'no-such-post'],
           ['posts', 'get', 'no-such-post', '--json'],

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
-import { caller, freePort, startHerald } from '../helpers/herald.ts';
+import { untypedCaller, freePort, startHerald } from '../helpers/herald.ts';
 import { createTestDatabase, testStores, storeSuite } from '../helpers/stores.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -184,13 +184,13 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
   });
 
   it('the keys work on the running server and reach the same account', async () => {
-    const added = await caller(served.api, ci.key)('POST', '/integrations', {
+    const added = await untypedCaller(served.api, ci.key)('POST', '/integrations', {
       identifier: 'webhook',
       name: 'From ci',
       credentials: { url: 'https://hooks.example.com/herald' },
     });
     assert.equal(added.status, 201, JSON.stringify(added.body));
-    const seen = await caller(served.api, `Bearer ${deploy.key}`)('GET', '/integrations');
+    const seen = await untypedCaller(served.api, `Bearer ${deploy.key}`)('GET', '/integrations');
     assert.equal(seen.status, 200);
     assert.deepEqual(
       seen.body.map((c: { name: string }) => c.name),
@@ -232,23 +232,23 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
     assert.equal(rotated.id, ci.id);
     assert.notEqual(rotated.key, ci.key);
     everyKey.push(rotated.key);
-    const old = await caller(served.api, ci.key)('GET', '/integrations');
+    const old = await untypedCaller(served.api, ci.key)('GET', '/integrations');
     assert.equal(old.status, 401);
     assert.equal(old.body.code, 'invalid_api_key');
-    assert.equal((await caller(served.api, rotated.key)('GET', '/integrations')).status, 200);
-    assert.equal((await caller(served.api, deploy.key)('GET', '/integrations')).status, 200, 'other keys keep working');
+    assert.equal((await untypedCaller(served.api, rotated.key)('GET', '/integrations')).status, 200);
+    assert.equal((await untypedCaller(served.api, deploy.key)('GET', '/integrations')).status, 200, 'other keys keep working');
     assert.equal((await heraldJson(['keys', 'reveal', ci.id], env)).key, rotated.key);
     ci = { id: ci.id, key: rotated.key };
   });
 
   it('keys revoke: the running server refuses the key at once', async () => {
-    assert.equal((await caller(served.api, deploy.key)('GET', '/is-connected')).status, 200);
+    assert.equal((await untypedCaller(served.api, deploy.key)('GET', '/is-connected')).status, 200);
     const revoked = await heraldJson(['keys', 'revoke', deploy.id], env);
     assert.deepEqual(revoked, { id: deploy.id, revoked: true });
-    const refused = await caller(served.api, deploy.key)('GET', '/is-connected');
+    const refused = await untypedCaller(served.api, deploy.key)('GET', '/is-connected');
     assert.equal(refused.status, 401);
     assert.equal(refused.body.statusCode, 401);
-    assert.equal((await caller(served.api, ci.key)('GET', '/is-connected')).status, 200);
+    assert.equal((await untypedCaller(served.api, ci.key)('GET', '/is-connected')).status, 200);
 
     const reveal = await herald(['keys', 'reveal', deploy.id], env);
     assert.notEqual(reveal.code, 0, 'a revoked key cannot be revealed');
@@ -257,12 +257,12 @@ describe('herald keys with a running server on the same data folder (sqlite)', (
   });
 
   it("the server's log never contains a key value", async () => {
-    const call = caller(served.api, ci.key);
+    const call = untypedCaller(served.api, ci.key);
     await call('GET', `/integrations?api_key=${encodeURIComponent(ci.key)}`);
     await call('POST', '/posts', `{"broken": "${ci.key}`, { 'idempotency-key': ci.key });
     await call('POST', '/posts', { type: 'draft', posts: [{ integration: { id: ci.key }, value: [{ content: 'x' }] }] });
-    await caller(served.api, `Bearer ${ci.key}`)('GET', '/posts/unknown');
-    await caller(served.api, deploy.key)('GET', '/integrations');
+    await untypedCaller(served.api, `Bearer ${ci.key}`)('GET', '/posts/unknown');
+    await untypedCaller(served.api, deploy.key)('GET', '/integrations');
     await served.stop();
     const log = served.output();
     assert.match(log, /"msg":"request"/, 'the request log was captured');
@@ -327,7 +327,7 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
       const created = await heraldJson(['keys', 'create', '--name', 'pg'], env);
       const server = await startHerald('postgres', { databaseUrl: database.url });
       try {
-        const call = caller(server.api, created.key);
+        const call = untypedCaller(server.api, created.key);
         assert.equal((await call('GET', '/is-connected')).status, 200);
         await heraldJson(['keys', 'revoke', created.id], env);
         assert.equal((await call('GET', '/is-connected')).status, 401);

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadAuthServerConfig } from '../../src/config.ts';
 import { startAuthServer, type AuthServer } from '../../src/auth-server/server.ts';
 import { addWebhookChannel } from '../helpers/api-fixtures.ts';
-import { caller, eventually, freePort, startHerald, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, freePort, startHerald, type TestHerald, testAccount } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { formOf, location, WebClient } from '../accounts/web-client.ts';
 import { BIN, describeRun, emptyHome, printed, runHerald, type Run } from './run-herald.ts';
@@ -88,7 +88,7 @@ for (const store of await testStores()) {
       owner = new WebClient(herald.url);
       accountId = (await owner.signUp('cli-owner@example.com')).body.account.id;
       const key = (await owner.app('POST', '/keys', { name: 'setup' })).body.key;
-      channelId = (await addWebhookChannel({ id: accountId, key, call: caller(herald.api, key) }, { name: 'Owner hook' })).id;
+      channelId = (await addWebhookChannel(testAccount(herald.api, accountId, key), { name: 'Owner hook' })).id;
       const other = await herald.newAccount('Someone else');
       await addWebhookChannel(other, { name: 'Other hook' });
       otherKey = other.key;

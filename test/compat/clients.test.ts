@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { caller, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { addWebhookChannel, assertError, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
 import { rawRequest } from '../helpers/raw-request.ts';
@@ -27,9 +27,9 @@ for (const store of await testStores()) {
 
     /** Creates posts from `body` and returns the stored root post (GET /posts/{id}). */
     async function createAndRead(account: TestAccount, body: unknown) {
-      const created = await account.call('POST', '/posts', body);
+      const created = await account.callUntyped('POST', '/posts', body);
       assert.equal(created.status, 201, JSON.stringify(created.body));
-      const detail = await account.call('GET', `/posts/${created.body[0].postId}`);
+      const detail = await account.callUntyped('GET', `/posts/${created.body[0].postId}`);
       assert.equal(detail.status, 200);
       return detail.body;
     }
@@ -78,17 +78,20 @@ for (const store of await testStores()) {
       });
 
       it('401: missing or unknown key', async () => {
-        assertError(await caller(herald.api)('GET', '/integrations'), 401);
-        assertError(await caller(herald.api, 'wrong-key')('GET', '/integrations'), 401);
+        assertError(await untypedCaller(herald.api)('GET', '/integrations'), 401);
+        assertError(await untypedCaller(herald.api, 'wrong-key')('GET', '/integrations'), 401);
       });
 
       it('404: unknown post and unknown route', async () => {
-        assertError(await account.call('GET', '/posts/no-such-post'), 404);
-        assertError(await account.call('GET', '/no-such-route'), 404);
+        assertError(await account.callUntyped('GET', '/posts/no-such-post'), 404);
+        assertError(await account.callUntyped('GET', '/no-such-route'), 404);
       });
 
       it('400: a body that breaks the rules', async () => {
-        assertError(await account.call('POST', '/posts', { type: 'sometime', date: '2030-01-01T00:00:00Z', shortLink: false, tags: [], posts: [] }), 400);
+        assertError(
+          await account.callUntyped('POST', '/posts', { type: 'sometime', date: '2030-01-01T00:00:00Z', shortLink: false, tags: [], posts: [] }),
+          400,
+        );
       });
 
       it('413: a file over the size cap', async () => {
@@ -101,15 +104,15 @@ for (const store of await testStores()) {
       });
 
       it('431: headers larger than the server accepts (answered before routing)', async () => {
-        assertError(await account.call('GET', '/integrations', undefined, { 'x-padding': 'x'.repeat(20_000) }), 431);
+        assertError(await account.callUntyped('GET', '/integrations', undefined, { 'x-padding': 'x'.repeat(20_000) }), 431);
       });
 
       it('429: POST /posts over the hourly allowance, with Retry-After and rate-limit headers', async () => {
         const { account: poster, channelId } = await accountWithChannel();
         const body = postBody('draft', [entry(channelId, ['within the allowance'])]);
-        const first = await poster.call('POST', '/posts', body);
+        const first = await poster.callUntyped('POST', '/posts', body);
         assert.equal(first.status, 201, JSON.stringify(first.body));
-        const second = await poster.call('POST', '/posts', { ...body, posts: [entry(channelId, ['one too many'])] });
+        const second = await poster.callUntyped('POST', '/posts', { ...body, posts: [entry(channelId, ['one too many'])] });
         assertError(second, 429);
         assert.ok(Number(second.headers.get('retry-after')) > 0, "Number(second.headers.get('retry-after')) > 0");
         assert.equal(second.headers.get('x-ratelimit-limit'), '1');
@@ -178,13 +181,13 @@ for (const store of await testStores()) {
       });
 
       it('GET /is-connected answers {connected: true}', async () => {
-        const answer = await account.call('GET', '/is-connected');
+        const answer = await account.callUntyped('GET', '/is-connected');
         assert.equal(answer.status, 200);
         assert.deepEqual(answer.body, { connected: true });
       });
 
       it('accepts "Authorization: Bearer <key>"', async () => {
-        const answer = await caller(herald.api, `Bearer ${account.key}`)('GET', '/integrations');
+        const answer = await untypedCaller(herald.api, `Bearer ${account.key}`)('GET', '/integrations');
         assert.equal(answer.status, 200);
         assert.deepEqual(
           answer.body.map((c: any) => c.id),
@@ -193,7 +196,7 @@ for (const store of await testStores()) {
       });
 
       it('merges duplicate slashes (/api//public/v1/integrations)', async () => {
-        const answer = await caller(`${herald.url}/api//public/v1`, account.key)('GET', '/integrations');
+        const answer = await untypedCaller(`${herald.url}/api//public/v1`, account.key)('GET', '/integrations');
         assert.equal(answer.status, 200);
         assert.deepEqual(
           answer.body.map((c: any) => c.id),
@@ -217,7 +220,7 @@ for (const store of await testStores()) {
           const deleted = await rawRequest(`${herald.api}/posts/${created[i].postId}`, 'DELETE', { ...headers, ...extra });
           assert.equal(deleted.status, 200, deleted.text);
           assert.equal(JSON.parse(deleted.text).deleted, true);
-          assert.equal((await account.call('GET', `/posts/${created[i].postId}`)).status, 404);
+          assert.equal((await account.callUntyped('GET', `/posts/${created[i].postId}`)).status, 404);
         }
       });
     });

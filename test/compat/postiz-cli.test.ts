@@ -82,7 +82,7 @@ for (const store of await testStores()) {
         assert.equal(created.length, 2);
         assert.deepEqual(created.map((c) => c.integration).sort(), [...channelIds].sort());
         for (const { postId } of created) {
-          const detail = await account.call('GET', `/posts/${postId}`);
+          const detail = await account.callUntyped('GET', `/posts/${postId}`);
           assert.equal(detail.status, 200);
           assert.equal(detail.body.state, 'QUEUE');
           assert.equal(detail.body.content, text);
@@ -111,10 +111,13 @@ for (const store of await testStores()) {
         const result = await postz(['posts:delete', postId]);
         assert.equal(result.code, 0, describeRun(result));
         assert.match(result.stdout, /deleted successfully/);
-        const gone = await account.call('GET', `/posts/${postId}`);
+        const gone = await account.callUntyped('GET', `/posts/${postId}`);
         assert.equal(gone.status, 404);
         const at = Date.parse(publishAt);
-        const listed = await account.call('GET', `/posts?startDate=${new Date(at - DAY_MS).toISOString()}&endDate=${new Date(at + DAY_MS).toISOString()}`);
+        const listed = await account.callUntyped(
+          'GET',
+          `/posts?startDate=${new Date(at - DAY_MS).toISOString()}&endDate=${new Date(at + DAY_MS).toISOString()}`,
+        );
         assert.equal(listed.status, 200);
         assert.ok(!listed.body.posts.some((p: any) => p.id === postId), '!listed.body.posts.some((p: any) => p.id === postId)');
       });
@@ -126,7 +129,7 @@ for (const store of await testStores()) {
       assert.equal(result.code, 0, describeRun(result));
       const [entry] = printedJson(result);
       assert.equal(entry.integration, channelIds[0]);
-      const detail = await account.call('GET', `/posts/${entry.postId}`);
+      const detail = await account.callUntyped('GET', `/posts/${entry.postId}`);
       assert.equal(detail.body.state, 'DRAFT');
       assert.equal(detail.body.content, 'Draft from the CLI');
     });
@@ -190,7 +193,7 @@ for (const store of await testStores()) {
       const [entry] = printedJson(created);
       const deleted = await postz(['posts:delete', entry.postId], { apiUrl: withSlash });
       assert.equal(deleted.code, 0, describeRun(deleted));
-      assert.equal((await account.call('GET', `/posts/${entry.postId}`)).status, 404);
+      assert.equal((await account.callUntyped('GET', `/posts/${entry.postId}`)).status, 404);
     });
   });
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectOAuth } from '../helpers/connect.ts';
-import { caller, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, startHerald, type TestAccount, type TestHerald, testAccount } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { WebClient } from '../accounts/web-client.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
@@ -45,8 +45,8 @@ for (const store of await testStores()) {
       await web.signUp('owner@example.com');
       const user = await herald.services.store.db.selectFrom('users').select('account_id').where('email', '=', 'owner@example.com').executeTakeFirstOrThrow();
       const { key } = await herald.services.accounts.createKey(user.account_id, 'test');
-      account = { id: user.account_id, key, call: caller(herald.api, key) };
-      const hook = await account.call('POST', '/webhooks', { url: receiver.url, events: ['channel.needs_reconnect'] });
+      account = testAccount(herald.api, user.account_id, key);
+      const hook = await account.callUntyped('POST', '/webhooks', { url: receiver.url, events: ['channel.needs_reconnect'] });
       assert.equal(hook.status, 201, JSON.stringify(hook.body));
       hookId = hook.body.id;
     });
@@ -63,7 +63,7 @@ for (const store of await testStores()) {
       return herald.services.channels.publishView(row).config.expiresAt as number;
     };
     const notes = async (channelName: string) => {
-      const page = await account.call('GET', '/notifications');
+      const page = await account.callUntyped('GET', '/notifications');
       return (page.body.notifications as { content: string }[]).filter((n) => n.content.includes(channelName));
     };
     const events = async (channelId: string) => {

@@ -42,7 +42,7 @@ for (const store of await testStores()) {
     /** A testnet channel; each gets its own network account so channels do not share tokens. */
     async function channel(credentials: Record<string, unknown> = {}) {
       const name = `acct-${Math.random().toString(36).slice(2, 8)}`;
-      const added = await account.call('POST', '/integrations', {
+      const added = await account.callUntyped('POST', '/integrations', {
         identifier: 'testnet',
         credentials: { accessToken: net.validToken, refreshToken: [...net.refreshTokens][0], account: name, ...credentials },
       });
@@ -50,7 +50,7 @@ for (const store of await testStores()) {
       return added.body as { id: string; name: string };
     }
 
-    const detail = async (id: string) => (await account.call('GET', `/posts/${id}`)).body;
+    const detail = async (id: string) => (await account.callUntyped('GET', `/posts/${id}`)).body;
     const settled = (id: string, what = 'the post to settle') =>
       eventually(
         async () => {
@@ -143,7 +143,7 @@ for (const store of await testStores()) {
       assert.equal(post.state, 'ERROR');
       assert.match(post.error, /Testnet answered 400: Duplicate content is not allowed/);
       assert.equal(requestsFor('refused one').length, 1);
-      const notes = (await account.call('GET', '/notifications')).body;
+      const notes = (await account.callUntyped('GET', '/notifications')).body;
       assert.ok(JSON.stringify(notes).includes('Duplicate content is not allowed'), 'the failure is a notification');
     });
 
@@ -221,9 +221,9 @@ for (const store of await testStores()) {
       }
       assert.equal((await detail(later[0].postId)).state, 'QUEUE', 'posts not yet due wait for the reconnect');
       assert.equal(requestsFor('due one').length + requestsFor('due two').length, 0, 'nothing was sent');
-      const listed = (await account.call('GET', '/integrations')).body.find((i: any) => i.id === c.id);
+      const listed = (await account.callUntyped('GET', '/integrations')).body.find((i: any) => i.id === c.id);
       assert.equal(listed.needsReconnect, true);
-      const notes = JSON.stringify((await account.call('GET', '/notifications')).body);
+      const notes = JSON.stringify((await account.callUntyped('GET', '/notifications')).body);
       assert.match(notes, /must be reconnected/);
       // A post due after the channel was marked fails with the network's reason too.
       const [after] = await createPosts(account, postBody('now', [entry(c.id, ['after the refusal'])]));
@@ -275,9 +275,13 @@ for (const store of await testStores()) {
         const [created] = await createPosts(account, postBody('now', [entry(c.id, ['in flight'])]));
         await eventually(async () => (requestsFor('in flight').length > 0 ? true : undefined), 10_000, 'the publish request');
         const group = (await detail(created.postId)).group;
-        const edit = await account.call('POST', '/posts', postBody('update', [entry(c.id, [{ content: 'edited too late', id: created.postId }])], { group }));
+        const edit = await account.callUntyped(
+          'POST',
+          '/posts',
+          postBody('update', [entry(c.id, [{ content: 'edited too late', id: created.postId }])], { group }),
+        );
         assertError(edit, 409);
-        assertError(await account.call('DELETE', `/posts/${created.postId}`), 409);
+        assertError(await account.callUntyped('DELETE', `/posts/${created.postId}`), 409);
         const post = await settled(created.postId);
         assert.equal(post.state, 'PUBLISHED');
         assert.equal(post.content ?? post.thread[0].content, 'in flight');
@@ -294,7 +298,7 @@ for (const store of await testStores()) {
       for (const { postId } of created) await settled(postId);
       const notes = await eventually(
         async () => {
-          const list = (await account.call('GET', '/notifications')).body;
+          const list = (await account.callUntyped('GET', '/notifications')).body;
           const text = JSON.stringify(list);
           return /posts were published/.test(text) ? text : undefined;
         },
@@ -333,7 +337,7 @@ for (const store of await testStores()) {
         const [created] = await createPosts(account, postBody('now', [entry(c.id, ['maybe published'])]));
         const post = await eventually(
           async () => {
-            const p = (await account.call('GET', `/posts/${created.postId}`)).body;
+            const p = (await account.callUntyped('GET', `/posts/${created.postId}`)).body;
             return p.state === 'ERROR' ? p : undefined;
           },
           30_000,
@@ -356,7 +360,7 @@ for (const store of await testStores()) {
       const [created] = await createPosts(account, postBody('now', [entry(c.id, ['never up'])]));
       const post = await eventually(
         async () => {
-          const p = (await account.call('GET', `/posts/${created.postId}`)).body;
+          const p = (await account.callUntyped('GET', `/posts/${created.postId}`)).body;
           return p.state === 'ERROR' ? p : undefined;
         },
         20_000,

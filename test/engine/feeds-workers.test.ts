@@ -44,12 +44,16 @@ describe('three workers reading one feed (postgres)', storeSuite('postgres'), ()
   it('reads the feed once per interval, and posts and delivers each new item exactly once', async () => {
     const channel = await addWebhookChannel(account, {}, `${receiver.url}?feed`);
     const url = site.publish('/shared.xml', { items: [{ guid: 'before', title: 'Before the workers' }] });
-    const created = await account.call('POST', '/feeds', { url, channels: [channel.id], template: '{title}' });
+    const created = await account.callUntyped('POST', '/feeds', { url, channels: [channel.id], template: '{title}' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const env = { HERALD_FEED_POLL_SECONDS: String(INTERVAL_MS / 1000) };
     workers.push(...(await Promise.all([1, 2, 3].map(() => startHeraldProcess(herald.services.config, 'worker', env)))));
     await Promise.all(workers.map((w) => w.running));
-    await eventually(async () => ((await account.call('GET', `/feeds/${created.body.id}`)).body.state === 'ok' ? true : undefined), 20_000, 'the first read');
+    await eventually(
+      async () => ((await account.callUntyped('GET', `/feeds/${created.body.id}`)).body.state === 'ok' ? true : undefined),
+      20_000,
+      'the first read',
+    );
 
     const reads = () => site.hits('/shared.xml').length;
     const titles: string[] = [];

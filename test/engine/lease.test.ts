@@ -85,7 +85,7 @@ for (const store of await testStores()) {
 
       const post = await eventually(
         async () => {
-          const p = (await account.call('GET', `/posts/${created.postId}`)).body;
+          const p = (await account.callUntyped('GET', `/posts/${created.postId}`)).body;
           return p.state === 'PUBLISHED' || p.state === 'ERROR' ? p : undefined;
         },
         WAIT_MS,
@@ -102,7 +102,7 @@ for (const store of await testStores()) {
 
     it('renewals that stall lose the claim: the worker taking the post over finds the attempt that may have gone out, and repeats it only as the same delivery', async () => {
       const { answer, release } = hold();
-      const hook = await account.call('POST', '/webhooks', { url: `${receiver.url}/events`, events: ['post.published'] });
+      const hook = await account.callUntyped('POST', '/webhooks', { url: `${receiver.url}/events`, events: ['post.published'] });
       assert.equal(hook.status, 201, JSON.stringify(hook.body));
       // The first delivery waits for the test; the takeover's is answered at once.
       receiver.respond((d) => (d.path.endsWith('?stall') && deliveries('?stall').length === 1 ? { until: answer } : undefined));

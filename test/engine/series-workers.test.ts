@@ -42,7 +42,7 @@ for (const store of stores) {
       const base = Date.now() + DAY;
       return Promise.all(
         Array.from({ length: n }, async (_, i) => {
-          const created = await account.call('POST', '/series', {
+          const created = await account.callUntyped('POST', '/series', {
             repeat: { start: new Date(base + i * 60_000).toISOString(), unit: 'day', count: COUNT },
             posts: [entry(channel, [`${label} ${i}`])],
           });
@@ -100,8 +100,8 @@ for (const store of stores) {
       const edited = second.slice(0, 10);
       await Promise.all(
         edited.map(async (id, i) => {
-          const shown = (await account.call('GET', `/series/${id}`)).body;
-          const put = await account.call('PUT', `/series/${id}`, { repeat: shown.repeat, posts: [entry(channel, [`Edited ${i}`])] });
+          const shown = (await account.callUntyped('GET', `/series/${id}`)).body;
+          const put = await account.callUntyped('PUT', `/series/${id}`, { repeat: shown.repeat, posts: [entry(channel, [`Edited ${i}`])] });
           assert.equal(put.status, 200, JSON.stringify(put.body));
         }),
       );

@@ -116,7 +116,7 @@ for (const store of await testStores()) {
       ),
     );
 
-    const fetchUrl = (url: string) => account.call('POST', '/upload-from-url', { url });
+    const fetchUrl = (url: string) => account.callUntyped('POST', '/upload-from-url', { url });
 
     /** Checks the refusal, and that it stored nothing. */
     async function refused(url: string, status: number, code: string, message?: RegExp) {

@@ -76,7 +76,7 @@ for (const store of await testStores()) {
     });
 
     it('connects with a handle and an app password on the given PDS (createSession), never showing the password', async () => {
-      const added = await account.call('POST', '/integrations', {
+      const added = await account.callUntyped('POST', '/integrations', {
         identifier: 'bluesky',
         credentials: { identifier: HANDLE, password: APP_PASSWORD, service: fake.url },
       });
@@ -90,20 +90,20 @@ for (const store of await testStores()) {
       const listed = await listedChannel(account, channelId);
       assert.equal(listed.profile, HANDLE);
       assert.equal(listed.picture, 'https://cdn.bsky.example/avatar.jpg');
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), new RegExp(APP_PASSWORD));
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), new RegExp(APP_PASSWORD));
     });
 
     it("refuses wrong credentials with Bluesky's message, and bad fields by name", async () => {
-      const wrong = await account.call('POST', '/integrations', {
+      const wrong = await account.callUntyped('POST', '/integrations', {
         identifier: 'bluesky',
         credentials: { identifier: HANDLE, password: 'nope-nope-nope-nope', service: fake.url },
       });
       assert.equal(wrong.status, 400);
       assert.match(wrong.body.message, /Invalid identifier or password/);
-      const empty = await account.call('POST', '/integrations', { identifier: 'bluesky', credentials: { service: 'ftp://x' } });
+      const empty = await account.callUntyped('POST', '/integrations', { identifier: 'bluesky', credentials: { service: 'ftp://x' } });
       assert.equal(empty.status, 400);
       assert.deepEqual(empty.body.errors.map((e: any) => e.path).sort(), ['credentials.identifier', 'credentials.password', 'credentials.service']);
-      const privateService = await account.call('POST', '/integrations', {
+      const privateService = await account.callUntyped('POST', '/integrations', {
         identifier: 'bluesky',
         credentials: { identifier: HANDLE, password: APP_PASSWORD, service: 'http://10.9.8.7' },
       });
@@ -198,13 +198,13 @@ for (const store of await testStores()) {
         tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content, image: [] }], settings }],
       });
-      const long = await account.call('POST', '/posts', body(text));
+      const long = await account.callUntyped('POST', '/posts', body(text));
       assert.equal(long.status, 400, JSON.stringify(long.body));
       assert.ok(
         long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /3000/.test(e.message)),
         JSON.stringify(long.body.errors),
       );
-      const langs = await account.call('POST', '/posts', body('hello', { __type: 'bluesky', langs: ['en', 'de', 'fr', 'it'] }));
+      const langs = await account.callUntyped('POST', '/posts', body('hello', { __type: 'bluesky', langs: ['en', 'de', 'fr', 'it'] }));
       assert.equal(langs.status, 400);
       assert.ok(
         langs.body.errors.some((e: any) => String(e.path).startsWith('posts.0.settings.langs')),
@@ -242,7 +242,7 @@ for (const store of await testStores()) {
 
     it("reports the profile's and a post's counts, and lists recent posts for one published by hand", async () => {
       fake.followers = 321;
-      const channel = await account.call('GET', `/analytics/${channelId}?date=30`);
+      const channel = await account.callUntyped('GET', `/analytics/${channelId}?date=30`);
       assert.equal(channel.status, 200, JSON.stringify(channel.body));
       assert.deepEqual(
         channel.body.map((s: any) => [s.label, s.data[0].total]),
@@ -255,7 +255,7 @@ for (const store of await testStores()) {
 
       const post = await settled(account, await publishNow(account, channelId, ['Counted on Bluesky']));
       fake.counts.set(post.releaseId, { likeCount: 9, repostCount: 3, replyCount: 2, quoteCount: 1 });
-      const figures = await account.call('GET', `/analytics/post/${post.id}`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data[0].total]),
@@ -268,7 +268,7 @@ for (const store of await testStores()) {
       );
 
       const draft = await saveDraft(account, channelId, 'by hand', { __type: 'bluesky' });
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       assert.equal(missing.body[0].id, post.releaseId);
       assert.equal(missing.body[0].url, post.releaseURL);

@@ -45,7 +45,7 @@ for (const store of await testStores()) {
       fetch(`${herald.url}/connect/linkedin/callback?${new URLSearchParams(query)}`, { headers: { accept: 'application/json' } });
 
     it('GET /networks lists every network with its auth type and whether this server is configured for it', async () => {
-      const listed = await account.call('GET', '/networks');
+      const listed = await account.callUntyped('GET', '/networks');
       assert.equal(listed.status, 200);
       const byId = new Map(listed.body.map((n: any) => [n.identifier, n]));
       for (const id of [
@@ -76,12 +76,12 @@ for (const store of await testStores()) {
     });
 
     it('a network without app credentials: 400 naming the variables to set', async () => {
-      assertError(await account.call('GET', '/social/pinterest'), 400, {
+      assertError(await account.callUntyped('GET', '/social/pinterest'), 400, {
         code: 'provider_not_configured',
         message: /HERALD_PINTEREST_CLIENT_ID and HERALD_PINTEREST_CLIENT_SECRET/,
       });
-      assertError(await account.call('GET', '/social/bluesky'), 400, { code: 'not_oauth', path: 'provider' });
-      assertError(await account.call('GET', '/social/no-such-network'), 404);
+      assertError(await account.callUntyped('GET', '/social/bluesky'), 400, { code: 'not_oauth', path: 'provider' });
+      assertError(await account.callUntyped('GET', '/social/no-such-network'), 404);
     });
 
     it('the user denies access at the network: nothing is stored, the page says why, the link cannot be used again', async () => {
@@ -92,7 +92,7 @@ for (const store of await testStores()) {
       const body = await denied.json();
       assert.equal(body.code, 'connect_denied');
       assert.match(body.message, /The member declined/);
-      assert.equal((await account.call('GET', '/integrations')).body.length, 0);
+      assert.equal((await account.callUntyped('GET', '/integrations')).body.length, 0);
       // The HTML page a browser sees says the same, escaped.
       const again = await startConnect(account, 'linkedin');
       const page = await fetch(
@@ -123,7 +123,7 @@ for (const store of await testStores()) {
       const expired = await callback({ state: old.searchParams.get('state')!, code: 'code-123' });
       assert.equal(expired.status, 400);
       assert.equal((await expired.json()).code, 'expired_state');
-      assert.equal((await account.call('GET', '/integrations')).body.length, 1, 'only the one good connection');
+      assert.equal((await account.callUntyped('GET', '/integrations')).body.length, 1, 'only the one good connection');
     });
 
     it('a state belongs to the network it was made for', async () => {

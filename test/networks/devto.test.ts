@@ -31,7 +31,7 @@ for (const store of await testStores()) {
     );
 
     it('connects with an API key, checked with GET /users/me in API v1', async () => {
-      const added = await account.call('POST', '/integrations', { identifier: 'devto', credentials: { apiKey: fake.users[0].apiKey } });
+      const added = await account.callUntyped('POST', '/integrations', { identifier: 'devto', credentials: { apiKey: fake.users[0].apiKey } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channelId = added.body.id;
       assert.equal(added.body.name, 'Herald Writer');
@@ -39,11 +39,11 @@ for (const store of await testStores()) {
       assert.equal(me.headers['api-key'], fake.users[0].apiKey);
       assert.equal(me.headers.accept, ACCEPT_V1);
       assert.equal(me.headers.authorization, undefined);
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), /devkey-0123/);
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), /devkey-0123/);
     });
 
     it('refuses a wrong API key naming the field', async () => {
-      const wrong = await account.call('POST', '/integrations', { identifier: 'devto', credentials: { apiKey: 'devkey-not-a-real-one' } });
+      const wrong = await account.callUntyped('POST', '/integrations', { identifier: 'devto', credentials: { apiKey: 'devkey-not-a-real-one' } });
       assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
       assert.equal(wrong.body.errors[0].path, 'credentials.apiKey');
       assert.match(wrong.body.message, /401: unauthorized/);
@@ -104,7 +104,7 @@ for (const store of await testStores()) {
     });
 
     it('has no threads: only the first item becomes the article, with a warning', async () => {
-      const created = await account.call('POST', '/posts', {
+      const created = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -137,22 +137,26 @@ for (const store of await testStores()) {
         tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content: 'x', image: [] }], settings }],
       });
-      const noTitle = await account.call('POST', '/posts', body({ __type: 'devto' }));
+      const noTitle = await account.callUntyped('POST', '/posts', body({ __type: 'devto' }));
       assert.equal(noTitle.status, 400);
       assert.ok(
         noTitle.body.errors.some((e: any) => e.path === 'posts.0.settings.title'),
         JSON.stringify(noTitle.body),
       );
-      const long = await account.call('POST', '/posts', body(settingsOf('t'.repeat(129))));
+      const long = await account.callUntyped('POST', '/posts', body(settingsOf('t'.repeat(129))));
       assert.equal(long.status, 400);
       assert.ok(
         long.body.errors.some((e: any) => e.path === 'posts.0.settings.title'),
         'a too-long title is refused at the title setting',
       );
-      const five = await account.call('POST', '/posts', body(settingsOf('Tags', { tags: ['a', 'b', 'c', 'd', 'e'].map((t) => ({ value: t, label: t })) })));
+      const five = await account.callUntyped(
+        'POST',
+        '/posts',
+        body(settingsOf('Tags', { tags: ['a', 'b', 'c', 'd', 'e'].map((t) => ({ value: t, label: t })) })),
+      );
       assert.equal(five.status, 400);
       assert.match(JSON.stringify(five.body.errors), /at most 4 tags/);
-      const hyphen = await account.call('POST', '/posts', body(settingsOf('Tags', { tags: [{ value: 'web-dev', label: 'web-dev' }] })));
+      const hyphen = await account.callUntyped('POST', '/posts', body(settingsOf('Tags', { tags: [{ value: 'web-dev', label: 'web-dev' }] })));
       assert.equal(hyphen.status, 400);
       assert.match(JSON.stringify(hyphen.body.errors), /letters and digits only/);
       assert.equal(fake.calls('POST /api/articles').length, before, 'nothing sent');
@@ -239,7 +243,7 @@ for (const store of await testStores()) {
 
     it('lists recent articles, reports figures, and offers organizations and tags', async () => {
       const draft = await saveDraft(account, channelId, 'by hand', settingsOf('By hand'));
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const newest = fake.articles.at(-1)!;
       assert.equal(missing.body[0].id, String(newest.id));
@@ -249,7 +253,7 @@ for (const store of await testStores()) {
       first.page_views_count = 120;
       first.public_reactions_count = 9;
       first.comments_count = 2;
-      const figures = await account.call('GET', `/analytics/post/${firstPostId}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${firstPostId}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data[0].total]),
@@ -259,15 +263,15 @@ for (const store of await testStores()) {
           ['Comments', 2],
         ],
       );
-      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      const channel = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
       assert.equal(channel.status, 200, JSON.stringify(channel.body));
       assert.deepEqual(channel.body[0].label, 'Articles');
       assert.equal(channel.body[0].data[0].total, fake.articles.filter((a) => a.published).length);
 
-      const orgs = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'organizations', data: {} });
+      const orgs = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'organizations', data: {} });
       assert.equal(orgs.status, 200, JSON.stringify(orgs.body));
       assert.deepEqual(orgs.body.output, [{ id: 77, name: 'Herald Org', username: 'heraldorg' }]);
-      const tags = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'tags', data: {} });
+      const tags = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'tags', data: {} });
       assert.deepEqual(tags.body.output[0], { value: 'javascript', label: 'javascript' });
     });
 

@@ -78,20 +78,20 @@ for (const store of await testStores()) {
       assert.equal(guild.path, `/api/v10/guilds/${GUILD}`);
       assert.equal(guild.headers.authorization, `Bot ${fake.app.botToken}`);
       assert.match(guild.headers['user-agent'] ?? '', /^DiscordBot \(/);
-      const list = await account.call('GET', '/integrations');
+      const list = await account.callUntyped('GET', '/integrations');
       assert.equal(list.body[0].picture, `https://cdn.discordapp.com/icons/${GUILD}/a1b2c3.png`);
     });
 
     it("lists the server's text channels with the channels tool and requires the channel setting", async () => {
-      const listed = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'channels' });
+      const listed = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'channels' });
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
       assert.deepEqual(listed.body.output, [
         { id: GENERAL, name: 'general' },
         { id: '900000000000000012', name: 'announcements' },
       ]);
-      const settings = await account.call('GET', `/integration-settings/${channelId}`);
+      const settings = await account.callUntyped('GET', `/integration-settings/${channelId}`);
       assert.deepEqual(settings.body.output.settings.required, ['channel']);
-      const missing = await account.call('POST', '/posts', postBody('now', [entry(channelId, ['no channel'])], { date: new Date().toISOString() }));
+      const missing = await account.callUntyped('POST', '/posts', postBody('now', [entry(channelId, ['no channel'])], { date: new Date().toISOString() }));
       assert.equal(missing.status, 400);
       assert.equal(missing.body.errors[0].path, 'posts.0.settings.channel');
     });

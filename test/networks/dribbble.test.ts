@@ -83,7 +83,7 @@ for (const store of await testStores()) {
       assert.equal(listed.profile, 'adapixel');
       assert.equal(listed.picture, 'https://cdn.dribbble.example/ada.png');
 
-      const teams = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'teams' });
+      const teams = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'teams' });
       assert.equal(teams.status, 200, JSON.stringify(teams.body));
       assert.deepEqual(teams.body.output, [{ id: '77', name: 'Studio North', login: 'studionorth' }]);
     });
@@ -110,7 +110,7 @@ for (const store of await testStores()) {
       // Once processed, the follow-up stores Dribbble's own (slugged) link.
       shot.readyAt = Date.now();
       assert.equal(await herald.engine!.followUps.run(Date.now() + 60_000), 1);
-      const linked = (await account.call('GET', `/posts/${done.id}`)).body;
+      const linked = (await account.callUntyped('GET', `/posts/${done.id}`)).body;
       assert.equal(linked.state, 'PUBLISHED');
       assert.equal(linked.releaseId, String(shot.id));
       assert.equal(linked.releaseURL, shot.html_url);
@@ -135,7 +135,7 @@ for (const store of await testStores()) {
     it('refuses before acceptance: no image, two images, a video, no title', async () => {
       const video = await uploadMp4(account, herald, 2000);
       const attempt = (items: { content: string; image?: { id: string; path: string }[] }[], settings: Record<string, unknown>) =>
-        account.call('POST', '/posts', postBody('now', [entry(channelId, items, { settings })], { date: new Date().toISOString() }));
+        account.callUntyped('POST', '/posts', postBody('now', [entry(channelId, items, { settings })], { date: new Date().toISOString() }));
       const problems = (answer: { status: number; body: any }) => {
         assert.equal(answer.status, 400, JSON.stringify(answer.body));
         return answer.body.errors.map((e: any) => `${e.path}: ${e.message}`).join('\n');
@@ -148,7 +148,7 @@ for (const store of await testStores()) {
 
     it('has no threads: only the first item becomes a shot, with a warning', async () => {
       const before = fake.shots.length;
-      const answer = await account.call(
+      const answer = await account.callUntyped(
         'POST',
         '/posts',
         postBody('now', [entry(channelId, [{ content: 'one', image: [shot400] }, 'two'], { settings: { title: 'Only one' } })], {
@@ -166,7 +166,7 @@ for (const store of await testStores()) {
     it('refuses an image of the wrong size when the post is accepted, naming the field; larger 4:3 multiples go through', async () => {
       const before = fake.calls('POST /v2/shots').length;
       const odd = await uploadImage(await png(500, 300), 'odd.png');
-      const refused = await account.call(
+      const refused = await account.callUntyped(
         'POST',
         '/posts',
         postBody('now', [entry(channelId, [{ content: '', image: [odd] }], { settings: { title: 'Wrong size' } })], { date: new Date().toISOString() }),
@@ -251,7 +251,7 @@ for (const store of await testStores()) {
 
     it('lists the latest shots for a post published by hand (GET /posts/{id}/missing)', async () => {
       const draft = await saveDraft(account, channelId, 'by hand', { __type: 'dribbble', title: 'x' });
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const newest = fake.shots.at(-1)!;
       assert.deepEqual(missing.body[0], { id: String(newest.id), url: newest.html_url, text: newest.title, at: newest.published_at });

@@ -184,7 +184,7 @@ for (const store of await testStores()) {
     });
 
     it('refuses before queueing what Facebook would refuse', async () => {
-      const story = await account.call('POST', '/posts', {
+      const story = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -196,7 +196,7 @@ for (const store of await testStores()) {
         story.body.errors.some((e: any) => e.path === 'posts.0.value.0.image' && /story needs at least one/.test(e.message)),
         JSON.stringify(story.body),
       );
-      const long = await account.call('POST', '/posts', {
+      const long = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -266,7 +266,7 @@ for (const store of await testStores()) {
     }));
 
     it('lists the Pages of the login through the pages tool', async () => {
-      const result = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'pages' });
+      const result = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'pages' });
       assert.equal(result.status, 200, JSON.stringify(result.body));
       assert.deepEqual(
         result.body.output.pages.map((p: any) => [p.id, p.connected]),
@@ -284,7 +284,7 @@ for (const store of await testStores()) {
       setDaily(fake, GARAGE.id, 'page_media_view', { [lastDays(8)[0]]: 500 });
       fake.followers.set(GARAGE.id, 321);
 
-      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      const channel = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
       assert.equal(channel.status, 200, JSON.stringify(channel.body));
       const series = (values: number[]) => days.map((date, i) => ({ date, total: values[i] }));
       assert.deepEqual(channel.body, [
@@ -302,7 +302,7 @@ for (const store of await testStores()) {
       assert.equal(Number(insights.query.since), Date.parse(`${days[0]}T00:00:00Z`) / 1000, 'from the start of the first day');
 
       // More than the 90 days Page Insights allow at once are read in several ranges.
-      const year = await account.call('GET', `/analytics/${channelId}?date=200`);
+      const year = await account.callUntyped('GET', `/analytics/${channelId}?date=200`);
       assert.equal(year.status, 200, JSON.stringify(year.body));
       assert.equal(year.body[0].data.length, 200);
       assert.equal(year.body[0].data.at(-1).total, 70);
@@ -318,7 +318,7 @@ for (const store of await testStores()) {
       assert.equal(post.state, 'PUBLISHED', post.error);
       setLifetime(fake, post.releaseId, { post_media_view: 120, post_total_media_view_unique: 80, post_reactions_by_type_total: { like: 5, love: 2 } });
       fake.shares.set(post.releaseId, 3);
-      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data]),
@@ -335,7 +335,7 @@ for (const store of await testStores()) {
       const video = await settled(account, await publishNow(account, channelId, [{ content: 'Watch this', media: [clip] }]));
       assert.equal(video.state, 'PUBLISHED', video.error);
       setLifetime(fake, video.releaseId, { total_video_views: 40, total_video_views_unique: 30 });
-      const watched = await account.call('GET', `/analytics/post/${video.id}?date=7`);
+      const watched = await account.callUntyped('GET', `/analytics/post/${video.id}?date=7`);
       assert.equal(watched.status, 200, JSON.stringify(watched.body));
       assert.deepEqual(
         watched.body.map((s: any) => [s.label, s.data[0].total]),
@@ -351,22 +351,22 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, ['Not counted yet']));
       declined(fake).add('read_insights');
       try {
-        assertError(await account.call('GET', `/analytics/${channelId}?date=14`), 400, {
+        assertError(await account.callUntyped('GET', `/analytics/${channelId}?date=14`), 400, {
           code: 'network_refused',
           message: /Requires extended permission: read_insights.*code 200/,
         });
-        assertError(await account.call('GET', `/analytics/post/${post.id}?date=14`), 400, { code: 'network_refused', message: /read_insights/ });
+        assertError(await account.callUntyped('GET', `/analytics/post/${post.id}?date=14`), 400, { code: 'network_refused', message: /read_insights/ });
       } finally {
         declined(fake).delete('read_insights');
       }
-      const again = await account.call('GET', `/analytics/${channelId}?date=14`);
+      const again = await account.callUntyped('GET', `/analytics/${channelId}?date=14`);
       assert.equal(again.status, 200, 'a refusal is not kept');
       assert.equal(again.body[0].data.length, 14);
     });
 
     it("lists the Page's latest posts for a post published by hand (GET /posts/{id}/missing)", async () => {
       const draft = await saveDraft(account, channelId, 'by hand', { __type: 'facebook' });
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const feed = fake.posts.filter((p) => p.page === GARAGE.id && p.kind === 'feed').reverse();
       assert.ok(feed.length > 3, 'several posts were published');
@@ -409,7 +409,7 @@ for (const store of await testStores()) {
       assert.equal(stored.page, florist.id);
       assert.equal(stored.token, florist.token);
 
-      const tool = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'pages' });
+      const tool = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'pages' });
       assert.deepEqual(
         tool.body.output.pages.map((p: any) => p.id),
         [...FB_PAGES.map((p) => p.id), cafe.id, florist.id],

@@ -127,7 +127,7 @@ for (const store of await testStores()) {
       assert.equal(listed.profile, '9 Mill Rd, Shelbyville');
       assert.equal(listed.needsReconnect, false);
 
-      const tool = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'listLocations' });
+      const tool = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'listLocations' });
       assert.equal(tool.status, 200, JSON.stringify(tool.body));
       assert.deepEqual(
         tool.body.output.map((l: { id: string }) => l.id),
@@ -194,7 +194,7 @@ for (const store of await testStores()) {
       const done = await post(['Bonjour'], { languageCode: 'fr' });
       assert.equal(done.state, 'PUBLISHED', done.error ?? '');
       assert.equal(fake.calls('POST /v4/accounts/:account/locations/:location/localPosts').at(-1)!.json.languageCode, 'fr');
-      const refused = await account.call(
+      const refused = await account.callUntyped(
         'POST',
         '/posts',
         postBody('now', [entry(channelId, ['Hallo'], { settings: { __type: 'gmb', languageCode: 'German!' } })], { date: new Date().toISOString() }),
@@ -228,7 +228,7 @@ for (const store of await testStores()) {
     it('has no threads: only the first item is posted, with a warning', async () => {
       const before = created().length;
       const body = postBody('now', [entry(channelId, ['first', 'second'])], { date: new Date().toISOString() });
-      const answer = await account.call('POST', '/posts', body);
+      const answer = await account.callUntyped('POST', '/posts', body);
       assert.equal(answer.status, 201, JSON.stringify(answer.body));
       const done = await settled(account, answer.body[0].postId);
       assert.equal(done.state, 'PUBLISHED', done.error ?? '');
@@ -241,7 +241,7 @@ for (const store of await testStores()) {
       const photo = await uploadPng(account, herald);
       const video = await uploadMp4(account, herald, 2000);
       const attempt = async (items: { content: string; image?: { id: string; path: string }[] }[], settings: Record<string, unknown> = {}) =>
-        account.call('POST', '/posts', postBody('now', [entry(channelId, items, { settings })], { date: new Date().toISOString() }));
+        account.callUntyped('POST', '/posts', postBody('now', [entry(channelId, items, { settings })], { date: new Date().toISOString() }));
       const problems = (answer: { status: number; body: any }) => {
         assert.equal(answer.status, 400, JSON.stringify(answer.body));
         return answer.body.errors.map((e: any) => `${e.path}: ${e.message}`).join('\n');
@@ -355,7 +355,7 @@ for (const store of await testStores()) {
 
     it("lists the location's latest posts for a post published by hand (GET /posts/{id}/missing)", async () => {
       const draft = await saveDraft(account, channelId, 'by hand', { __type: 'gmb' });
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const newest = created().at(-1)!;
       assert.deepEqual(missing.body[0], { id: newest.name, url: newest.searchUrl, text: newest.summary, at: newest.createTime });

@@ -44,25 +44,25 @@ for (const store of await testStores()) {
     });
 
     it('connects with a Personal Access Token, checked with the me query', async () => {
-      const added = await account.call('POST', '/integrations', { identifier: 'hashnode', credentials: { apiKey: fake.user.token } });
+      const added = await account.callUntyped('POST', '/integrations', { identifier: 'hashnode', credentials: { apiKey: fake.user.token } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channelId = added.body.id;
       assert.equal(added.body.name, 'Herald Writer');
       const [me] = fake.calls('POST /');
       assert.equal(me.headers.authorization, `Bearer ${fake.user.token}`);
       assert.match(me.json.query, /\bme\s*\{/);
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), /hn-pat-/);
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), /hn-pat-/);
     });
 
     it('refuses a wrong token naming the field', async () => {
-      const wrong = await account.call('POST', '/integrations', { identifier: 'hashnode', credentials: { apiKey: 'hn-pat-wrong-wrong' } });
+      const wrong = await account.callUntyped('POST', '/integrations', { identifier: 'hashnode', credentials: { apiKey: 'hn-pat-wrong-wrong' } });
       assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
       assert.equal(wrong.body.errors[0].path, 'credentials.apiKey');
       assert.match(wrong.body.message, /UNAUTHENTICATED/);
     });
 
     it('lists publications through a tool', async () => {
-      const listed = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'publications', data: {} });
+      const listed = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'publications', data: {} });
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
       assert.deepEqual(
         listed.body.output.map((p: any) => p.id),
@@ -109,7 +109,7 @@ for (const store of await testStores()) {
     });
 
     it('has no threads: only the first item is published, with a warning', async () => {
-      const created = await account.call('POST', '/posts', {
+      const created = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -142,11 +142,11 @@ for (const store of await testStores()) {
         tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content: 'x', image: [] }], settings }],
       });
-      const bad = await account.call('POST', '/posts', body({ __type: 'hashnode', title: 'Short', tags: [] }));
+      const bad = await account.callUntyped('POST', '/posts', body({ __type: 'hashnode', title: 'Short', tags: [] }));
       assert.equal(bad.status, 400);
       const paths = bad.body.errors.map((e: any) => e.path).sort();
       assert.deepEqual(paths, ['posts.0.settings.publication', 'posts.0.settings.tags', 'posts.0.settings.title']);
-      const many = await account.call(
+      const many = await account.callUntyped(
         'POST',
         '/posts',
         body(settingsOf('Many tags', { tags: Array.from({ length: 16 }, (_, i) => ({ value: `t${i}`, label: `T${i}` })) })),
@@ -209,13 +209,13 @@ for (const store of await testStores()) {
 
     it('lists recent posts of Pro publications and reports a post’s figures', async () => {
       const draft = await saveDraft(account, channelId, 'by hand', settingsOf('By hand post'));
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const newest = fake.posts.at(-1)!;
       assert.deepEqual(missing.body[0], { id: newest.id, url: newest.url, text: newest.title, at: newest.publishedAt });
       const first = fake.posts[0];
       Object.assign(first, { views: 321, reactionCount: 12, responseCount: 4 });
-      const figures = await account.call('GET', `/analytics/post/${firstPostId}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${firstPostId}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data[0].total]),

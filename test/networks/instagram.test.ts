@@ -77,13 +77,13 @@ for (const store of await testStores()) {
         tags: [],
         posts: [{ integration: { id: channelId }, value, settings }],
       });
-      const textOnly = await account.call('POST', '/posts', body([{ content: 'just words', image: [] }]));
+      const textOnly = await account.callUntyped('POST', '/posts', body([{ content: 'just words', image: [] }]));
       assert.equal(textOnly.status, 400);
       assert.ok(
         textOnly.body.errors.some((e: any) => e.path === 'posts.0.value.0.image' && /at least one image or video/.test(e.message)),
         JSON.stringify(textOnly.body),
       );
-      const comment = await account.call(
+      const comment = await account.callUntyped(
         'POST',
         '/posts',
         body([
@@ -96,7 +96,7 @@ for (const store of await testStores()) {
         comment.body.errors.some((e: any) => e.path === 'posts.0.value.1.image' && /text only/.test(e.message)),
         'a comment with media is refused: comments are text only',
       );
-      const noType = await account.call('POST', '/posts', body([{ content: 'pic', image: [png] }], { __type: 'instagram' }));
+      const noType = await account.callUntyped('POST', '/posts', body([{ content: 'pic', image: [png] }], { __type: 'instagram' }));
       assert.equal(noType.status, 400);
       assert.ok(
         noType.body.errors.some((e: any) => e.path === 'posts.0.settings.post_type'),
@@ -290,7 +290,7 @@ for (const store of await testStores()) {
     }));
 
     it('lists the linked Instagram accounts through the accounts tool', async () => {
-      const result = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'accounts' });
+      const result = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'accounts' });
       assert.equal(result.status, 200, JSON.stringify(result.body));
       assert.deepEqual(
         result.body.output.accounts.map((a: any) => [a.id, a.username, a.connected]),
@@ -310,7 +310,7 @@ for (const store of await testStores()) {
       const posts = fake.media.filter((m) => m.owner === IG_STUDIO.id && m.type !== 'STORIES').length;
 
       const from = fake.requests.length;
-      const week = await account.call('GET', `/analytics/${channelId}?date=7`);
+      const week = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
       assert.equal(week.status, 200, JSON.stringify(week.body));
       const today = days[6];
       assert.deepEqual(week.body, [
@@ -333,7 +333,7 @@ for (const store of await testStores()) {
       assert.equal(totals.query.metric_type, 'total_value');
 
       // 45 days are two ranges (Instagram allows 30 at once); totals add up across them.
-      const longer = await account.call('GET', `/analytics/${channelId}?date=45`);
+      const longer = await account.callUntyped('GET', `/analytics/${channelId}?date=45`);
       assert.equal(longer.status, 200, JSON.stringify(longer.body));
       assert.equal(longer.body[0].data.length, 45);
       assert.equal(longer.body.find((s: any) => s.label === 'Likes').data[0].total, 13);
@@ -344,7 +344,7 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Counted', media: [png] }, 'Nice one'], POST));
       assert.equal(post.state, 'PUBLISHED', post.error);
       setLifetime(fake, post.releaseId, { views: 300, reach: 200, likes: 25, saved: 4, shares: 2, total_interactions: 32 });
-      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data[0].total]),
@@ -362,7 +362,7 @@ for (const store of await testStores()) {
       const story = await settled(account, await publishNow(account, channelId, [{ content: '', media: [png] }], { ...POST, post_type: 'story' }));
       assert.equal(story.state, 'PUBLISHED', story.error);
       setLifetime(fake, story.releaseId, { views: 50, reach: 40, replies: 3, shares: 1, total_interactions: 4 });
-      const storyFigures = await account.call('GET', `/analytics/post/${story.id}?date=7`);
+      const storyFigures = await account.callUntyped('GET', `/analytics/post/${story.id}?date=7`);
       assert.equal(storyFigures.status, 200, JSON.stringify(storyFigures.body));
       assert.deepEqual(
         storyFigures.body.map((s: any) => [s.label, s.data[0].total]),
@@ -384,20 +384,23 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Not counted yet', media: [png] }], POST));
       declined(fake).add('instagram_manage_insights');
       try {
-        assertError(await account.call('GET', `/analytics/${channelId}?date=14`), 400, {
+        assertError(await account.callUntyped('GET', `/analytics/${channelId}?date=14`), 400, {
           code: 'network_refused',
           message: /Application does not have permission for this action.*code 10/,
         });
-        assertError(await account.call('GET', `/analytics/post/${post.id}?date=14`), 400, { code: 'network_refused', message: /does not have permission/ });
+        assertError(await account.callUntyped('GET', `/analytics/post/${post.id}?date=14`), 400, {
+          code: 'network_refused',
+          message: /does not have permission/,
+        });
       } finally {
         declined(fake).delete('instagram_manage_insights');
       }
-      assert.equal((await account.call('GET', `/analytics/${channelId}?date=14`)).status, 200, 'a refusal is not kept');
+      assert.equal((await account.callUntyped('GET', `/analytics/${channelId}?date=14`)).status, 200, 'a refusal is not kept');
     });
 
     it("lists the account's latest posts and reels for a post published by hand (GET /posts/{id}/missing)", async () => {
       const draft = await saveDraft(account, channelId, 'by hand', POST);
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const listed = fake.media.filter((m) => m.owner === IG_STUDIO.id && m.type !== 'STORIES').reverse();
       assert.ok(listed.length > 3, 'several posts were published');

@@ -32,7 +32,7 @@ for (const store of await testStores()) {
     );
 
     it('connects with the instance, username and password: logs in for a JWT and reads the account', async () => {
-      const added = await account.call('POST', '/integrations', {
+      const added = await account.callUntyped('POST', '/integrations', {
         identifier: 'lemmy',
         credentials: { service: fake.url, identifier: 'herald', password: 'correct horse battery' },
       });
@@ -43,11 +43,11 @@ for (const store of await testStores()) {
       assert.deepEqual(loginCall.json, { username_or_email: 'herald', password: 'correct horse battery' });
       const [site] = fake.calls('GET /api/v3/site');
       assert.match(String(site.headers.authorization), /^Bearer eyJ/);
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), /correct horse|eyJ/);
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), /correct horse|eyJ/);
     });
 
     it('refuses a wrong password naming the field, and an account with two-factor login', async () => {
-      const wrong = await account.call('POST', '/integrations', {
+      const wrong = await account.callUntyped('POST', '/integrations', {
         identifier: 'lemmy',
         credentials: { service: fake.url, identifier: 'herald', password: 'nope' },
       });
@@ -55,19 +55,19 @@ for (const store of await testStores()) {
       assert.equal(wrong.body.errors[0].path, 'credentials.password');
       assert.match(wrong.body.message, /incorrect_login/);
       fake.people.push({ id: 32, name: 'secure', display_name: 'Secure', password: 'pw', totp: true });
-      const totp = await account.call('POST', '/integrations', {
+      const totp = await account.callUntyped('POST', '/integrations', {
         identifier: 'lemmy',
         credentials: { service: fake.url, identifier: 'secure', password: 'pw' },
       });
       assert.equal(totp.status, 400, JSON.stringify(totp.body));
       assert.equal(totp.body.errors[0].path, 'credentials.identifier');
       assert.match(totp.body.message, /2FA/);
-      const missing = await account.call('POST', '/integrations', { identifier: 'lemmy', credentials: { service: fake.url } });
+      const missing = await account.callUntyped('POST', '/integrations', { identifier: 'lemmy', credentials: { service: fake.url } });
       assert.deepEqual(missing.body.errors.map((e: any) => e.path).sort(), ['credentials.identifier', 'credentials.password']);
     });
 
     it('searches communities through a tool', async () => {
-      const found = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'communities', data: { word: 'tech' } });
+      const found = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'communities', data: { word: 'tech' } });
       assert.equal(found.status, 200, JSON.stringify(found.body));
       assert.deepEqual(found.body.output, [{ id: 5, name: 'technology', title: 'Technology', actorId: `${fake.url}/c/technology` }]);
     });
@@ -143,15 +143,19 @@ for (const store of await testStores()) {
         tags: [],
         posts: [{ integration: { id: channelId }, value: values, settings }],
       });
-      const bad = await account.call('POST', '/posts', body([{ content: 'x', image: [] }], settingsOf(to('technology', 'two\nlines'), to('technology', 'ab'))));
+      const bad = await account.callUntyped(
+        'POST',
+        '/posts',
+        body([{ content: 'x', image: [] }], settingsOf(to('technology', 'two\nlines'), to('technology', 'ab'))),
+      );
       assert.equal(bad.status, 400);
       const paths = bad.body.errors.map((e: any) => e.path);
       assert.ok(paths.includes('posts.0.settings.subreddit.0.value.title'), JSON.stringify(bad.body.errors));
       assert.ok(paths.includes('posts.0.settings.subreddit.1.value.title'), 'the error points at the community entry missing its title');
-      const none = await account.call('POST', '/posts', body([{ content: 'x', image: [] }], { __type: 'lemmy', subreddit: [] }));
+      const none = await account.callUntyped('POST', '/posts', body([{ content: 'x', image: [] }], { __type: 'lemmy', subreddit: [] }));
       assert.equal(none.status, 400);
       // 5,001 emoji are 10,002 UTF-16 units.
-      const long = await account.call(
+      const long = await account.callUntyped(
         'POST',
         '/posts',
         body(
@@ -240,14 +244,14 @@ for (const store of await testStores()) {
 
     it('lists recent posts and reports figures', async () => {
       const draft = await saveDraft(account, channelId, 'by hand', settingsOf(to('technology', 'By hand', { id: 5 })));
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const newest = fake.posts.at(-1)!;
       assert.deepEqual(missing.body[0], { id: String(newest.id), url: `${fake.url}/post/${newest.id}`, text: newest.name, at: newest.published });
 
       const first = fake.posts.find((p) => p.name === 'A post for tech')!;
       first.counts = { score: 12, upvotes: 14, downvotes: 2, comments: 3 };
-      const figures = await account.call('GET', `/analytics/post/${firstPostId}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${firstPostId}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data[0].total]),
@@ -258,7 +262,7 @@ for (const store of await testStores()) {
           ['Comments', 3],
         ],
       );
-      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      const channel = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
       assert.deepEqual(
         channel.body.map((s: any) => [s.label, s.data[0].total]),
         [

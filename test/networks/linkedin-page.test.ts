@@ -59,7 +59,7 @@ for (const store of await testStores()) {
     });
 
     it('the pages tool lists the pages the member may post for', async () => {
-      const listed = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'pages' });
+      const listed = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'pages' });
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
       assert.deepEqual(
         listed.body.output.map((p: { name: string }) => p.name),
@@ -157,7 +157,7 @@ for (const store of await testStores()) {
         // Another page's figures stay out.
         fake.dailyShareStatistics.set(`urn:li:organization:${page.id} ${dayOf(midnight - DAY)}`, { impressionCount: 7 });
 
-        const answer = await account.call('GET', `/analytics/${adminChannel}?date=7`);
+        const answer = await account.callUntyped('GET', `/analytics/${adminChannel}?date=7`);
         assert.equal(answer.status, 200, JSON.stringify(answer.body));
         const days = Array.from({ length: 7 }, (_, i) => dayOf(midnight - (7 - i) * DAY));
         const series = (values: Record<number, number>) => days.map((date, i) => ({ date, total: values[i] ?? 0 }));
@@ -190,7 +190,7 @@ for (const store of await testStores()) {
           shareCount: 2,
           engagement: 0.08,
         });
-        const figures = await account.call('GET', `/analytics/post/${post.id}?date=30`);
+        const figures = await account.callUntyped('GET', `/analytics/post/${post.id}?date=30`);
         assert.equal(figures.status, 200, JSON.stringify(figures.body));
         const today = new Date().toISOString().slice(0, 10);
         assert.deepEqual(
@@ -212,8 +212,8 @@ for (const store of await testStores()) {
         fake.posts.push({ urn: ugcPost, body: { author: adminUrn, commentary: 'a video' }, activity: 'urn:li:activity:7100000000000000002' });
         fake.postStatistics.set(ugcPost, { impressionCount: 40, likeCount: 1 });
         const draft = await saveDraft(account, adminChannel, 'a video', settings);
-        assert.equal((await account.call('PUT', `/posts/${draft}/release-id`, { releaseId: ugcPost })).status, 200);
-        const video = await account.call('GET', `/analytics/post/${draft}`);
+        assert.equal((await account.callUntyped('PUT', `/posts/${draft}/release-id`, { releaseId: ugcPost })).status, 200);
+        const video = await account.callUntyped('GET', `/analytics/post/${draft}`);
         assert.equal(video.status, 200, JSON.stringify(video.body));
         assert.deepEqual(
           video.body.map((s: any) => [s.label, s.data[0].total]),
@@ -230,13 +230,13 @@ for (const store of await testStores()) {
       });
 
       it("answers LinkedIn's refusal when the member is not the page's ADMINISTRATOR", async () => {
-        const answer = await account.call('GET', `/analytics/${channelId}?date=7`);
+        const answer = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
         assert.equal(answer.status, 400, JSON.stringify(answer.body));
         assert.equal(answer.body.code, 'network_refused');
         assert.match(answer.body.message, /403/);
         assert.match(answer.body.message, /Not enough permissions to access: organizationalEntityShareStatistics/);
         const post = await settled(account, await publishNow(account, channelId, ['Not for the analyst'], settings));
-        const figures = await account.call('GET', `/analytics/post/${post.id}`);
+        const figures = await account.callUntyped('GET', `/analytics/post/${post.id}`);
         assert.equal(figures.status, 400, JSON.stringify(figures.body));
         assert.equal(figures.body.code, 'network_refused');
       });

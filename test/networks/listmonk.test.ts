@@ -34,7 +34,7 @@ for (const store of await testStores()) {
     );
 
     it('connects with the instance URL, API user and token, checked with GET /api/profile over Basic auth', async () => {
-      const added = await account.call('POST', '/integrations', {
+      const added = await account.callUntyped('POST', '/integrations', {
         identifier: 'listmonk',
         credentials: { url: `${fake.url}/`, username: fake.user.username, token: fake.user.token },
       });
@@ -45,31 +45,34 @@ for (const store of await testStores()) {
       const [profile] = fake.calls('GET /api/profile');
       assert.equal(profile.headers.authorization, `Basic ${Buffer.from(`${fake.user.username}:${fake.user.token}`).toString('base64')}`);
       assert.equal(profile.headers.cookie, undefined, 'no cookie: it would make listmonk ignore the token');
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), /lm-token/);
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), /lm-token/);
     });
 
     it('refuses a wrong token with 400 naming the credentials, and a malformed URL naming the field', async () => {
-      const wrong = await account.call('POST', '/integrations', {
+      const wrong = await account.callUntyped('POST', '/integrations', {
         identifier: 'listmonk',
         credentials: { url: fake.url, username: fake.user.username, token: 'not-the-token' },
       });
       assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
       assert.equal(wrong.body.errors[0].path, 'credentials');
       assert.match(wrong.body.message, /listmonk answered 403: invalid API credentials/);
-      const malformed = await account.call('POST', '/integrations', { identifier: 'listmonk', credentials: { url: 'not a url', username: 'x', token: '' } });
+      const malformed = await account.callUntyped('POST', '/integrations', {
+        identifier: 'listmonk',
+        credentials: { url: 'not a url', username: 'x', token: '' },
+      });
       assert.equal(malformed.status, 400);
       assert.deepEqual(malformed.body.errors.map((e: { path: string }) => e.path).sort(), ['credentials.token', 'credentials.url']);
     });
 
     it('lists mailing lists and campaign templates for the settings', async () => {
-      const lists = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'lists' });
+      const lists = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'lists' });
       assert.equal(lists.status, 200, JSON.stringify(lists.body));
       assert.deepEqual(lists.body.output, [
         { id: '3', name: 'Newsletter', type: 'public', subscribers: 120 },
         { id: '5', name: 'Empty list', type: 'private', subscribers: 0 },
       ]);
       assert.equal(fake.calls('GET /api/lists').at(-1)!.query.per_page, 'all');
-      const templates = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'templates' });
+      const templates = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'templates' });
       assert.deepEqual(
         templates.body.output.map((t: { id: string }) => t.id),
         ['1', '2'],
@@ -139,11 +142,11 @@ for (const store of await testStores()) {
     });
 
     it('refuses before acceptance: missing subject or list, a video, and says threads are not published', async () => {
-      const missing = await account.call('POST', '/posts', postBody('now', [entry(channelId, ['no settings'])], { date: new Date().toISOString() }));
+      const missing = await account.callUntyped('POST', '/posts', postBody('now', [entry(channelId, ['no settings'])], { date: new Date().toISOString() }));
       assert.equal(missing.status, 400);
       assert.deepEqual(missing.body.errors.map((e: { path: string }) => e.path).sort(), ['posts.0.settings.list', 'posts.0.settings.subject']);
       const clip = await uploadMp4(account, herald, 2048);
-      const video = await account.call(
+      const video = await account.callUntyped(
         'POST',
         '/posts',
         postBody('now', [entry(channelId, [{ content: 'clip', image: [{ id: clip.id, path: clip.path }] }], { settings: NEWSLETTER })], {
@@ -156,7 +159,7 @@ for (const store of await testStores()) {
         JSON.stringify(video.body.errors),
       );
 
-      const created = await account.call(
+      const created = await account.callUntyped(
         'POST',
         '/posts',
         postBody('now', [entry(channelId, ['only this', 'not this'], { settings: NEWSLETTER })], { date: new Date().toISOString() }),
@@ -240,7 +243,7 @@ for (const store of await testStores()) {
     }));
 
     it("reports the lists' subscribers and a campaign's counters, and lists recent campaigns", async () => {
-      const channel = await account.call('GET', `/analytics/${channelId}?date=30`);
+      const channel = await account.callUntyped('GET', `/analytics/${channelId}?date=30`);
       assert.equal(channel.status, 200, JSON.stringify(channel.body));
       assert.deepEqual(
         channel.body.map((s: any) => [s.label, s.data[0].total]),
@@ -248,7 +251,7 @@ for (const store of await testStores()) {
       );
       const post = await settled(account, await publishNow(account, channelId, ['counted'], NEWSLETTER));
       Object.assign(campaignsOf(post.id)[0], { sent: 118, views: 40, clicks: 7, bounces: 2 });
-      const figures = await account.call('GET', `/analytics/post/${post.id}`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data[0].total]),
@@ -261,7 +264,7 @@ for (const store of await testStores()) {
         ],
       );
       const draft = await saveDraft(account, channelId, 'by hand', { __type: 'listmonk' });
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       assert.equal(missing.body[0].id, post.releaseId);
       assert.equal(missing.body[0].url, post.releaseURL);

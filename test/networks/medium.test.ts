@@ -38,7 +38,7 @@ for (const store of await testStores()) {
     });
 
     it('connects with an integration token, checked with GET /v1/me', async () => {
-      const added = await account.call('POST', '/integrations', { identifier: 'medium', credentials: { apiKey: fake.user.token } });
+      const added = await account.callUntyped('POST', '/integrations', { identifier: 'medium', credentials: { apiKey: fake.user.token } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channelId = added.body.id;
       assert.equal(added.body.name, 'Herald Writer');
@@ -46,11 +46,11 @@ for (const store of await testStores()) {
       assert.equal(me.headers.authorization, `Bearer ${fake.user.token}`);
       assert.equal(me.headers.accept, 'application/json');
       assert.equal(me.headers['accept-charset'], 'utf-8');
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), new RegExp(fake.user.token));
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), new RegExp(fake.user.token));
     });
 
     it('refuses a wrong token naming the field', async () => {
-      const wrong = await account.call('POST', '/integrations', { identifier: 'medium', credentials: { apiKey: '0000000000000000000' } });
+      const wrong = await account.callUntyped('POST', '/integrations', { identifier: 'medium', credentials: { apiKey: '0000000000000000000' } });
       assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
       assert.equal(wrong.body.errors[0].path, 'credentials.apiKey');
       assert.match(wrong.body.message, /Token was invalid\. \(code 6003\)/);
@@ -106,7 +106,7 @@ for (const store of await testStores()) {
         tags: [],
         posts: [{ integration: { id: channelId }, value: values, settings }],
       });
-      const created = await account.call(
+      const created = await account.callUntyped(
         'POST',
         '/posts',
         body(
@@ -124,7 +124,7 @@ for (const store of await testStores()) {
       assert.match(fake.posts.at(-1)!.content, /\n\none$/);
 
       const before = fake.posts.length;
-      const bad = await account.call(
+      const bad = await account.callUntyped(
         'POST',
         '/posts',
         body([{ content: 'x', image: [] }], { __type: 'medium', title: 'Only a title', tags: [{ value: 'x'.repeat(26) }] }),
@@ -189,13 +189,13 @@ for (const store of await testStores()) {
 
     it('lists recent public posts from the feed and offers publications', async () => {
       const draft = await saveDraft(account, channelId, 'by hand', settingsOf('By hand'));
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const newest = fake.posts.filter((p) => p.publishStatus === 'public' && !p.publicationId).at(-1)!;
       assert.equal(missing.body[0].id, newest.id);
       assert.equal(missing.body[0].url, newest.url);
       assert.equal(missing.body[0].text, newest.title);
-      const publications = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'publications', data: {} });
+      const publications = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'publications', data: {} });
       assert.equal(publications.status, 200, JSON.stringify(publications.body));
       assert.deepEqual(
         publications.body.output.map((p: any) => p.id),

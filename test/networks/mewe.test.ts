@@ -42,7 +42,7 @@ for (const store of await testStores()) {
       const finished = await followToCallback(herald, await startConnect(account, 'mewe'));
       assert.equal(finished.status, 400, JSON.stringify(finished.body));
       assert.match(finished.body.message, /has not confirmed the sign-in yet/);
-      assert.equal((await account.call('GET', '/integrations')).body.length, 0);
+      assert.equal((await account.callUntyped('GET', '/integrations')).body.length, 0);
     });
 
     it('connects through the MeWe sign-in: loginRequestToken for an API token, with the app id and key', async () => {
@@ -61,7 +61,7 @@ for (const store of await testStores()) {
       assert.equal(me.headers['x-app-id'], MEWE_APP.appId);
       const listed = await channelView(account, channelId);
       assert.equal(listed.profile, MEWE_USER.handle);
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), /mewe-token|mewe-api-key/);
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), /mewe-token|mewe-api-key/);
     });
 
     it('posts to the timeline (MeWe answers 204 without an id); a second thread item is left out', async () => {
@@ -79,7 +79,7 @@ for (const store of await testStores()) {
     });
 
     it('uploads photos (field file) and posts them to a group; lists the groups across pages', async () => {
-      const tool = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'listGroups' });
+      const tool = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'listGroups' });
       assert.equal(tool.status, 200, JSON.stringify(tool.body));
       assert.deepEqual(
         tool.body.output.map((g: { id: string }) => g.id),
@@ -111,14 +111,18 @@ for (const store of await testStores()) {
         tags: [],
         posts: [{ integration: { id: channelId }, value, settings }],
       });
-      const noGroup = await account.call('POST', '/posts', body([{ content: 'where?', image: [] }], { __type: 'mewe', postType: 'group' }));
+      const noGroup = await account.callUntyped('POST', '/posts', body([{ content: 'where?', image: [] }], { __type: 'mewe', postType: 'group' }));
       assert.equal(noGroup.status, 400, JSON.stringify(noGroup.body));
       assert.match(JSON.stringify(noGroup.body.errors), /group post needs the group setting/);
-      const wrongType = await account.call('POST', '/posts', body([{ content: 'x', image: [] }], { __type: 'mewe', postType: 'page' }));
+      const wrongType = await account.callUntyped('POST', '/posts', body([{ content: 'x', image: [] }], { __type: 'mewe', postType: 'page' }));
       assert.equal(wrongType.status, 400);
       assert.equal(wrongType.body.errors[0].path, 'posts.0.settings.postType');
       const video = await uploadMp4(account, herald, 2000);
-      const withVideo = await account.call('POST', '/posts', body([{ content: 'clip', image: [{ id: video.id, path: video.path }] }], { __type: 'mewe' }));
+      const withVideo = await account.callUntyped(
+        'POST',
+        '/posts',
+        body([{ content: 'clip', image: [{ id: video.id, path: video.path }] }], { __type: 'mewe' }),
+      );
       assert.equal(withVideo.status, 400, JSON.stringify(withVideo.body));
       assert.equal(withVideo.body.errors[0].path, 'posts.0.value.0.image.0');
       assert.equal(fake.requests.filter((r) => r.path.endsWith('/post')).length, sentBefore, 'nothing was sent to MeWe');

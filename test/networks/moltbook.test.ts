@@ -43,7 +43,7 @@ for (const store of await testStores()) {
     });
 
     it('connects with a claimed agent key, checked with /agents/me and /agents/status', async () => {
-      const added = await account.call('POST', '/integrations', { identifier: 'moltbook', credentials: { apiKey: KEY } });
+      const added = await account.callUntyped('POST', '/integrations', { identifier: 'moltbook', credentials: { apiKey: KEY } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channelId = added.body.id;
       assert.equal(added.body.name, 'Herald Bot');
@@ -52,18 +52,18 @@ for (const store of await testStores()) {
       assert.equal(`${me.method} ${me.path}`, 'GET /api/v1/agents/me');
       assert.equal(`${status.method} ${status.path}`, 'GET /api/v1/agents/status');
       assert.equal(me.headers.authorization, `Bearer ${KEY}`);
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), /moltbook_sk/);
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), /moltbook_sk/);
     });
 
     it('refuses a wrong key, an unclaimed agent and a malformed key, naming the field', async () => {
-      const wrong = await account.call('POST', '/integrations', { identifier: 'moltbook', credentials: { apiKey: 'moltbook_sk_wrongwrongwrong' } });
+      const wrong = await account.callUntyped('POST', '/integrations', { identifier: 'moltbook', credentials: { apiKey: 'moltbook_sk_wrongwrongwrong' } });
       assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
       assert.equal(wrong.body.errors[0].path, 'credentials');
       assert.match(wrong.body.message, /Moltbook answered 401: Invalid API key/);
-      const unclaimed = await account.call('POST', '/integrations', { identifier: 'moltbook', credentials: { apiKey: UNCLAIMED } });
+      const unclaimed = await account.callUntyped('POST', '/integrations', { identifier: 'moltbook', credentials: { apiKey: UNCLAIMED } });
       assert.equal(unclaimed.status, 400);
       assert.match(unclaimed.body.message, /new_bot is not claimed yet/);
-      const malformed = await account.call('POST', '/integrations', { identifier: 'moltbook', credentials: { apiKey: 'no spaces allowed' } });
+      const malformed = await account.callUntyped('POST', '/integrations', { identifier: 'moltbook', credentials: { apiKey: 'no spaces allowed' } });
       assert.equal(malformed.status, 400);
       assert.equal(malformed.body.errors[0].path, 'credentials.apiKey');
     });
@@ -84,14 +84,14 @@ for (const store of await testStores()) {
 
     it('refuses before acceptance: over 300 characters, and media', async () => {
       const now = { date: new Date().toISOString() };
-      const long = await account.call('POST', '/posts', postBody('now', [entry(channelId, ['x'.repeat(301)])], now));
+      const long = await account.callUntyped('POST', '/posts', postBody('now', [entry(channelId, ['x'.repeat(301)])], now));
       assert.equal(long.status, 400, JSON.stringify(long.body));
       assert.ok(
         long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /300/.test(e.message)),
         'a too-long title is refused at the content, naming the 300-character limit',
       );
       const png = await uploadPng(account, herald.api);
-      const media = await account.call(
+      const media = await account.callUntyped(
         'POST',
         '/posts',
         postBody('now', [entry(channelId, [{ content: 'pic', image: [{ id: png.id, path: png.path }] }])], now),
@@ -180,7 +180,7 @@ for (const store of await testStores()) {
       try {
         const postId = await publishNow(account, channelId, ['Too soon']);
         const view = await eventually(async () => {
-          const r = await account.call('GET', `/posts/${postId}`);
+          const r = await account.callUntyped('GET', `/posts/${postId}`);
           return r.body.thread[0].attempts.length > 0 && r.body.thread[0].attempts[0].outcome !== 'sending' ? r.body : undefined;
         });
         assert.notEqual(view.state, 'ERROR');
@@ -200,14 +200,14 @@ for (const store of await testStores()) {
           'the post handed back for the minutes Moltbook named',
         );
         assert.equal(postsTitled('Too soon').length, 1, 'not sent again before the minutes Moltbook named');
-        await account.call('DELETE', `/posts/${postId}`);
+        await account.callUntyped('DELETE', `/posts/${postId}`);
       } finally {
         fake.limits.postGapMs = 0;
       }
     });
 
     it("reports the agent's karma and followers, and a post's votes and comments", async () => {
-      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      const channel = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
       assert.equal(channel.status, 200, JSON.stringify(channel.body));
       assert.deepEqual(
         channel.body.map((s: any) => [s.label, s.data[0].total]),
@@ -218,7 +218,7 @@ for (const store of await testStores()) {
       );
       const post = await settled(account, await publishNow(account, channelId, ['Vote for me']));
       Object.assign(fake.items.find((i) => i.id === post.releaseId)!, { upvotes: 7, downvotes: 1 });
-      const figures = await account.call('GET', `/analytics/post/${post.id}`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data[0].total]),

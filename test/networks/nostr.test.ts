@@ -52,7 +52,7 @@ for (const store of await testStores()) {
     );
 
     it('connects with an nsec key and relays, reading the profile (kind 0) from the relays', async () => {
-      const added = await account.call('POST', '/integrations', {
+      const added = await account.callUntyped('POST', '/integrations', {
         identifier: 'nostr',
         credentials: { privateKey: nsecEncode(secret), relays: [relayA.url, relayB.url] },
       });
@@ -61,27 +61,27 @@ for (const store of await testStores()) {
       assert.equal(added.body.name, 'Herald Notes');
       const req = relayA.received.find((m) => m[0] === 'REQ')!;
       assert.deepEqual(req[2], { kinds: [0], authors: [pubkey], limit: 1 });
-      const [listed] = (await account.call('GET', '/integrations')).body;
+      const [listed] = (await account.callUntyped('GET', '/integrations')).body;
       assert.equal(listed.picture, 'https://example.com/me.png');
       assert.deepEqual(decode(listed.profile), { type: 'npub', data: pubkey });
       // The same key in hex is the same account: the channel is updated, not duplicated.
-      const again = await account.call('POST', '/integrations', {
+      const again = await account.callUntyped('POST', '/integrations', {
         identifier: 'nostr',
         credentials: { privateKey: bytesToHex(secret), relays: [relayA.url, relayB.url] },
       });
       assert.equal(again.status, 201, JSON.stringify(again.body));
       assert.equal(again.body.id, channelId);
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), new RegExp(bytesToHex(secret)));
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), new RegExp(bytesToHex(secret)));
     });
 
     it('refuses a key that is not a Nostr private key and relays that are not WebSocket addresses', async () => {
-      const bad = await account.call('POST', '/integrations', {
+      const bad = await account.callUntyped('POST', '/integrations', {
         identifier: 'nostr',
         credentials: { privateKey: 'nsec1notakey', relays: ['https://relay.example.com'] },
       });
       assert.equal(bad.status, 400);
       assert.deepEqual(bad.body.errors.map((e: { path: string }) => e.path).sort(), ['credentials.privateKey', 'credentials.relays.0']);
-      const unreachable = await account.call('POST', '/integrations', {
+      const unreachable = await account.callUntyped('POST', '/integrations', {
         identifier: 'nostr',
         credentials: { privateKey: bytesToHex(generateSecretKey()), relays: [deadRelayUrl] },
       });
@@ -145,7 +145,7 @@ for (const store of await testStores()) {
 
     it('is published when one relay accepts although another refuses or is down', async () => {
       relayB.failNext({ ok: false, message: 'blocked: not on the allow list' });
-      const added = await account.call('POST', '/integrations', {
+      const added = await account.callUntyped('POST', '/integrations', {
         identifier: 'nostr',
         credentials: { privateKey: bytesToHex(secret), relays: [relayA.url, relayB.url, deadRelayUrl] },
       });
@@ -157,7 +157,7 @@ for (const store of await testStores()) {
     });
 
     it("fails with the relays' own messages when every relay refuses the note", async () => {
-      const restored = await account.call('POST', '/integrations', {
+      const restored = await account.callUntyped('POST', '/integrations', {
         identifier: 'nostr',
         credentials: { privateKey: bytesToHex(secret), relays: [relayA.url, relayB.url] },
       });
@@ -219,7 +219,7 @@ for (const store of await testStores()) {
 
     it("publishes through the server's relays for a key connected without relays", async () => {
       const other = generateSecretKey();
-      const added = await account.call('POST', '/integrations', { identifier: 'nostr', credentials: { privateKey: nsecEncode(other) } });
+      const added = await account.callUntyped('POST', '/integrations', { identifier: 'nostr', credentials: { privateKey: nsecEncode(other) } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       const post = await settled(account, await publishNow(account, added.body.id, ['via the server relays']));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');

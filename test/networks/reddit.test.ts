@@ -53,13 +53,13 @@ for (const store of await testStores()) {
     });
 
     it("searches subreddits and reads a subreddit's rules through helper tools", async () => {
-      const search = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'subreddits', data: { word: 'her' } });
+      const search = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'subreddits', data: { word: 'her' } });
       assert.equal(search.status, 200, JSON.stringify(search.body));
       assert.deepEqual(
         search.body.output.map((s: any) => s.name),
         ['herald'],
       );
-      const rules = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'restrictions', data: { subreddit: 'r/herald' } });
+      const rules = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'restrictions', data: { subreddit: 'r/herald' } });
       assert.deepEqual(rules.body.output, {
         submissionType: 'any',
         allowImages: true,
@@ -67,13 +67,13 @@ for (const store of await testStores()) {
         isFlairRequired: true,
         flairs: [{ id: 'f1a2', name: 'News' }],
       });
-      const bad = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'subreddits', data: {} });
+      const bad = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'subreddits', data: {} });
       assert.equal(bad.status, 400);
       assert.match(bad.body.message, /data\.word/);
     });
 
     it('validates the subreddit settings before the post is queued', async () => {
-      const created = await account.call('POST', '/posts', {
+      const created = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -253,12 +253,12 @@ for (const store of await testStores()) {
     }));
 
     it('has no analytics (Reddit gives ordinary apps none): a clear 400', async () => {
-      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      const channel = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
       assert.equal(channel.status, 400, JSON.stringify(channel.body));
       assert.equal(channel.body.code, 'analytics_unavailable');
       const post = await settled(account, await publishNow(account, channelId, ['no figures'], { __type: 'reddit', subreddit: [to('herald', 'Figures')] }));
       assert.equal(post.state, 'PUBLISHED', post.error);
-      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 400, JSON.stringify(figures.body));
       assert.equal(figures.body.code, 'analytics_unavailable');
       assert.match(figures.body.message, /Reddit does not report analytics/);
@@ -267,7 +267,7 @@ for (const store of await testStores()) {
     describe('recent posts (GET /posts/{id}/missing)', () => {
       let draftId: string;
       before(async () => {
-        const draft = await account.call('POST', '/posts', {
+        const draft = await account.callUntyped('POST', '/posts', {
           type: 'draft',
           date: new Date().toISOString(),
           shortLink: false,
@@ -292,7 +292,7 @@ for (const store of await testStores()) {
             scopes.filter((s) => s !== 'history'),
           );
         try {
-          const missing = await account.call('GET', `/posts/${draftId}/missing`);
+          const missing = await account.callUntyped('GET', `/posts/${draftId}/missing`);
           assert.equal(missing.status, 400, JSON.stringify(missing.body));
           assert.equal(missing.body.code, 'network_refused');
           assert.match(missing.body.message, /Reddit answered 403: insufficient_scope: .*connect it again/);
@@ -302,7 +302,7 @@ for (const store of await testStores()) {
       });
 
       it("lists the user's latest submissions, newest first, with permalinks and the ids publishing returns", async () => {
-        const missing = await account.call('GET', `/posts/${draftId}/missing`);
+        const missing = await account.callUntyped('GET', `/posts/${draftId}/missing`);
         assert.equal(missing.status, 200, JSON.stringify(missing.body));
         const newest = [...fake.submissions].reverse().slice(0, 25);
         assert.deepEqual(
@@ -318,7 +318,7 @@ for (const store of await testStores()) {
         assert.equal(sent.path, `/user/${REDDIT_USER.name}/submitted`);
         assert.deepEqual(sent.query, { sort: 'new', limit: '25', raw_json: '1' });
         // The id is what a published post keeps as its release id.
-        const published = (await account.call('GET', '/posts?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z')).body.posts.find(
+        const published = (await account.callUntyped('GET', '/posts?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z')).body.posts.find(
           (p: any) => p.releaseId === missing.body[0].id,
         );
         assert.ok(published, 'the newest submission is a post Herald published');

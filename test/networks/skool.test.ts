@@ -53,7 +53,7 @@ for (const store of await testStores()) {
     });
 
     it('refuses cookies Skool does not accept, naming the field, and malformed ones before asking', async () => {
-      const wrong = await account.call('POST', '/integrations', {
+      const wrong = await account.callUntyped('POST', '/integrations', {
         identifier: 'skool',
         credentials: { authToken: 'eyJhbGciOiJIUzI1NiJ9.expired.token-value', clientId: SKOOL_SESSION.clientId },
       });
@@ -62,14 +62,14 @@ for (const store of await testStores()) {
       assert.match(wrong.body.message, /Skool did not accept these cookies/);
       assert.doesNotMatch(JSON.stringify(wrong.body), /expired\.token-value/);
       const calls = fake.calls('GET /self').length;
-      const malformed = await account.call('POST', '/integrations', { identifier: 'skool', credentials: { authToken: 'short', clientId: '' } });
+      const malformed = await account.callUntyped('POST', '/integrations', { identifier: 'skool', credentials: { authToken: 'short', clientId: '' } });
       assert.equal(malformed.status, 400);
       assert.deepEqual(malformed.body.errors.map((e: { path: string }) => e.path).sort(), ['credentials.authToken', 'credentials.clientId']);
       assert.equal(fake.calls('GET /self').length, calls, 'nothing sent for malformed cookies');
     });
 
     it('connects with the session cookies, checked with GET /self', async () => {
-      const added = await account.call('POST', '/integrations', {
+      const added = await account.callUntyped('POST', '/integrations', {
         identifier: 'skool',
         credentials: { authToken: SKOOL_SESSION.authToken, clientId: SKOOL_SESSION.clientId },
       });
@@ -78,11 +78,11 @@ for (const store of await testStores()) {
       assert.equal(added.body.name, 'Hera Writer');
       const me = fake.calls('GET /self').at(-1)!;
       assert.equal(me.headers.cookie, `auth_token=${SKOOL_SESSION.authToken}; client_id=${SKOOL_SESSION.clientId}`);
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), new RegExp(SKOOL_SESSION.clientId));
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), new RegExp(SKOOL_SESSION.clientId));
     });
 
     it('lists groups with their categories for the group and label settings', async () => {
-      const listed = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'groups' });
+      const listed = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'groups' });
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
       assert.deepEqual(listed.body.output, [
         {
@@ -177,16 +177,16 @@ for (const store of await testStores()) {
         posts: [{ integration: { id: channelId }, value, settings }],
       });
       const before = fake.calls('POST /posts').length;
-      const noTitle = await account.call('POST', '/posts', body([{ content: 'hi', image: [] }], { __type: 'skool', group: GROUP.id, label: 'none' }));
+      const noTitle = await account.callUntyped('POST', '/posts', body([{ content: 'hi', image: [] }], { __type: 'skool', group: GROUP.id, label: 'none' }));
       assert.equal(noTitle.status, 400);
       assert.equal(noTitle.body.errors[0].path, 'posts.0.settings.title');
-      const badGroup = await account.call('POST', '/posts', body([{ content: 'hi', image: [] }], { ...inWins, group: 'herald-builders' }));
+      const badGroup = await account.callUntyped('POST', '/posts', body([{ content: 'hi', image: [] }], { ...inWins, group: 'herald-builders' }));
       assert.equal(badGroup.status, 400);
       assert.equal(badGroup.body.errors[0].path, 'posts.0.settings.group');
-      const video = await account.call('POST', '/posts', body([{ content: 'clip', image: [{ id: clip.id, path: clip.path }] }], inWins));
+      const video = await account.callUntyped('POST', '/posts', body([{ content: 'clip', image: [{ id: clip.id, path: clip.path }] }], inWins));
       assert.equal(video.status, 400);
       assert.equal(video.body.errors[0].path, 'posts.0.value.0.image.0');
-      const long = await account.call('POST', '/posts', body([{ content: 'x'.repeat(5001), image: [] }], inWins));
+      const long = await account.callUntyped('POST', '/posts', body([{ content: 'x'.repeat(5001), image: [] }], inWins));
       assert.equal(long.status, 400);
       assert.match(long.body.errors[0].message, /5001 characters.*at most 5000/);
       assert.equal(fake.calls('POST /posts').length, before);
@@ -246,7 +246,7 @@ for (const store of await testStores()) {
     }));
 
     it('sends the firewall cookie when given, and asks to reconnect when the session ends (WAF token expired)', async () => {
-      const again = await account.call('POST', '/integrations', {
+      const again = await account.callUntyped('POST', '/integrations', {
         identifier: 'skool',
         credentials: { authToken: SKOOL_SESSION.authToken, clientId: SKOOL_SESSION.clientId, wafToken: SKOOL_SESSION.wafToken },
       });

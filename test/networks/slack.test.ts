@@ -70,7 +70,7 @@ for (const store of await testStores()) {
     });
 
     it('lists the channels the app can post to with the channels tool, across pages', async () => {
-      const listed = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'channels' });
+      const listed = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'channels' });
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
       assert.deepEqual(listed.body.output, [
         { id: GENERAL, name: 'general' },
@@ -131,7 +131,7 @@ for (const store of await testStores()) {
       );
       const post = await eventually(
         async () => {
-          const r = await account.call('GET', `/posts/${postId}`);
+          const r = await account.callUntyped('GET', `/posts/${postId}`);
           return r.body.thread.every((t: { state: string; releaseId?: string }) => t.state === 'PUBLISHED' && !String(t.releaseId).startsWith('file:'))
             ? r.body
             : undefined;

@@ -172,13 +172,13 @@ for (const store of await testStores()) {
         tags: [],
         posts: [{ integration: { id: channelId }, value: [{ content, image: [] }] }],
       });
-      const long = await account.call('POST', '/posts', body(`${'a'.repeat(497)}😀`));
+      const long = await account.callUntyped('POST', '/posts', body(`${'a'.repeat(497)}😀`));
       assert.equal(long.status, 400);
       assert.ok(
         long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /501/.test(e.message)),
         JSON.stringify(long.body),
       );
-      const links = await account.call('POST', '/posts', body([1, 2, 3, 4, 5, 6].map((n) => `https://l${n}.example`).join(' ')));
+      const links = await account.callUntyped('POST', '/posts', body([1, 2, 3, 4, 5, 6].map((n) => `https://l${n}.example`).join(' ')));
       assert.equal(links.status, 400);
       assert.ok(
         links.body.errors.some((e: any) => /6 different links/.test(e.message)),
@@ -222,7 +222,7 @@ for (const store of await testStores()) {
       setDaily(fake, TH_USER.id, 'replies', { [days[6]]: 2 });
       setDaily(fake, TH_USER.id, 'quotes', { [days[3]]: 1 });
       setLifetime(fake, TH_USER.id, { followers_count: 77 });
-      const week = await account.call('GET', `/analytics/${channelId}?date=7`);
+      const week = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
       assert.equal(week.status, 200, JSON.stringify(week.body));
       const today = days[6];
       assert.deepEqual(week.body, [
@@ -244,7 +244,7 @@ for (const store of await testStores()) {
       assert.equal(Number(read.query.since), Date.parse(`${days[0]}T00:00:00Z`) / 1000);
 
       // Threads keeps no user insights from before 2024-04-13: a longer period starts there.
-      const year = await account.call('GET', `/analytics/${channelId}?date=365`);
+      const year = await account.callUntyped('GET', `/analytics/${channelId}?date=365`);
       assert.equal(year.status, 200, JSON.stringify(year.body));
       assert.ok(
         Number(fake.calls('GET /:version/:user/threads_insights').at(-1)!.query.since) >= 1712991600,
@@ -256,7 +256,7 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, ['Counted', 'a reply', 'and one more']));
       assert.equal(post.state, 'PUBLISHED', post.error);
       setLifetime(fake, post.releaseId, { views: 500, likes: 40, reposts: 3, quotes: 2, shares: 1 });
-      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data[0].total]),
@@ -278,20 +278,23 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, ['Not counted yet']));
       declined(fake).add('threads_manage_insights');
       try {
-        assertError(await account.call('GET', `/analytics/${channelId}?date=14`), 400, {
+        assertError(await account.callUntyped('GET', `/analytics/${channelId}?date=14`), 400, {
           code: 'network_refused',
           message: /Application does not have permission for this action.*code 10/,
         });
-        assertError(await account.call('GET', `/analytics/post/${post.id}?date=14`), 400, { code: 'network_refused', message: /does not have permission/ });
+        assertError(await account.callUntyped('GET', `/analytics/post/${post.id}?date=14`), 400, {
+          code: 'network_refused',
+          message: /does not have permission/,
+        });
       } finally {
         declined(fake).delete('threads_manage_insights');
       }
-      assert.equal((await account.call('GET', `/analytics/${channelId}?date=14`)).status, 200, 'a refusal is not kept');
+      assert.equal((await account.callUntyped('GET', `/analytics/${channelId}?date=14`)).status, 200, 'a refusal is not kept');
     });
 
     it("lists the profile's latest posts, not its replies, for a post published by hand (GET /posts/{id}/missing)", async () => {
       const draft = await saveDraft(account, channelId, 'by hand');
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const roots = fake.posts.filter((p) => !p.replyTo).reverse();
       assert.ok(roots.length > 3 && roots.length < fake.posts.length, 'several posts and replies were published');

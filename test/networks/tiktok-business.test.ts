@@ -80,7 +80,7 @@ for (const store of await testStores()) {
       assert.deepEqual(JSON.parse(profile.query.fields), ['username', 'display_name', 'profile_image']);
       const listed = await listedChannel(account, channelId);
       assert.equal(listed.identifier, 'tiktok-business');
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), new RegExp(fake.accessToken()));
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), new RegExp(fake.accessToken()));
     });
 
     it('publishes a video pulled from Herald’s URL and follows the status until TikTok names the post', async () => {
@@ -174,7 +174,7 @@ for (const store of await testStores()) {
       assert.equal(post.releaseId, publish.shareId, 'the share id stands for the post meanwhile');
       fake.postIdLagMs = 0;
       assert.equal(await herald.engine!.followUps.run(Date.now() + 120_000), 1);
-      const after = (await account.call('GET', `/posts/${post.id}`)).body;
+      const after = (await account.callUntyped('GET', `/posts/${post.id}`)).body;
       assert.equal(after.releaseId, publish.postId);
       assert.equal(after.releaseURL, `https://www.tiktok.com/@${TTB_PROFILE.username}/video/${publish.postId}`);
     });
@@ -200,7 +200,7 @@ for (const store of await testStores()) {
       // TikTok fails it once it has processed the video.
       await eventually(async () => (publish.status === 'FAILED' ? true : undefined), 5000, 'TikTok to fail the publish');
       assert.equal(await herald.engine!.followUps.run(Date.now() + 120_000), 1);
-      const after = (await account.call('GET', `/posts/${post.id}`)).body;
+      const after = (await account.callUntyped('GET', `/posts/${post.id}`)).body;
       assert.equal(after.state, 'ERROR');
       assert.match(after.error, /spam_risk_too_many_posts/);
     });
@@ -231,20 +231,20 @@ for (const store of await testStores()) {
       });
       const ref = (m: { id: string; path: string }) => ({ id: m.id, path: m.path });
       const before = fake.requests.length;
-      const none = await account.call('POST', '/posts', body([{ content: 'text only', image: [] }]));
+      const none = await account.callUntyped('POST', '/posts', body([{ content: 'text only', image: [] }]));
       assert.equal(none.status, 400);
       assert.equal(none.body.errors[0].path, 'posts.0.value.0.image');
-      const mixed = await account.call('POST', '/posts', body([{ content: 'both', image: [ref(video), ref(png)] }]));
+      const mixed = await account.callUntyped('POST', '/posts', body([{ content: 'both', image: [ref(video), ref(png)] }]));
       assert.equal(mixed.status, 400);
       assert.match(mixed.body.errors[0].message, /one video or photos only/);
-      const long = await account.call('POST', '/posts', body([{ content: 'x'.repeat(2201), image: [ref(video)] }]));
+      const long = await account.callUntyped('POST', '/posts', body([{ content: 'x'.repeat(2201), image: [ref(video)] }]));
       assert.equal(long.status, 400);
       assert.equal(long.body.errors[0].path, 'posts.0.value.0.content');
       assert.match(long.body.errors[0].message, /2201 characters, but a video's caption takes at most 2200/);
-      const photoCaption = await account.call('POST', '/posts', body([{ content: 'x'.repeat(2201), image: [ref(png)] }]));
+      const photoCaption = await account.callUntyped('POST', '/posts', body([{ content: 'x'.repeat(2201), image: [ref(png)] }]));
       assert.equal(photoCaption.status, 201, 'a photo caption may be longer');
       await settled(account, photoCaption.body[0].postId);
-      const title = await account.call('POST', '/posts', body([{ content: 'photo', image: [ref(png)] }], { ...SETTINGS, title: 't'.repeat(91) }));
+      const title = await account.callUntyped('POST', '/posts', body([{ content: 'photo', image: [ref(png)] }], { ...SETTINGS, title: 't'.repeat(91) }));
       assert.equal(title.status, 400);
       assert.equal(title.body.errors[0].path, 'posts.0.settings.title');
       const sent = fake.requests.slice(before).filter((r) => r.path.endsWith('/publish/'));
@@ -292,7 +292,7 @@ for (const store of await testStores()) {
 
     it('lists recent videos for GET /posts/{id}/missing and reports a video’s figures', async () => {
       const draft = await saveDraft(account, channelId, 'by hand', { ...SETTINGS });
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       const newest = fake.publishes.filter((p) => p.kind === 'video' && p.postId && !p.draft).at(-1)!;
       assert.deepEqual(missing.body[0], {
@@ -305,7 +305,7 @@ for (const store of await testStores()) {
       const video = await uploadMp4(account, herald, 2100);
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Counted', media: [video] }], SETTINGS));
       fake.videoStats.set(post.releaseId, { video_views: 1500, likes: 120, comments: 8, shares: 5, reach: 900 });
-      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       const today = new Date().toISOString().slice(0, 10);
       assert.deepEqual(

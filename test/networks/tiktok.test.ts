@@ -87,7 +87,7 @@ for (const store of await testStores()) {
     });
 
     it('refuses a post without media, or without the required settings, naming the field', async () => {
-      const text = await account.call('POST', '/posts', {
+      const text = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -100,7 +100,7 @@ for (const store of await testStores()) {
         JSON.stringify(text.body.errors),
       );
       const video = await uploadMp4(account, herald, 1000);
-      const bare = await account.call('POST', '/posts', {
+      const bare = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -168,7 +168,7 @@ for (const store of await testStores()) {
       const ready = fake.uploads.get(publishId)!.readyAt!;
       await eventually(async () => (Date.now() >= ready ? true : undefined), 10_000, 'TikTok to finish processing the video');
       assert.equal(await herald.engine!.followUps.run(Date.now() + 60_000), 1);
-      const after = (await account.call('GET', `/posts/${post.id}`)).body;
+      const after = (await account.callUntyped('GET', `/posts/${post.id}`)).body;
       const published = fake.published.find((p) => p.publishId === publishId)!;
       assert.equal(after.state, 'PUBLISHED');
       assert.equal(after.releaseId, published.postId);
@@ -186,10 +186,10 @@ for (const store of await testStores()) {
       const ready = fake.uploads.get(post.releaseId)!.readyAt!;
       await eventually(async () => (Date.now() >= ready ? true : undefined), 10_000, 'TikTok to finish processing the video');
       assert.equal(await herald.engine!.followUps.run(Date.now() + 60_000), 1);
-      const after = (await account.call('GET', `/posts/${post.id}`)).body;
+      const after = (await account.callUntyped('GET', `/posts/${post.id}`)).body;
       assert.equal(after.state, 'ERROR');
       assert.match(after.error, /TikTok took the post but then failed it: frame_rate_check_failed/);
-      const notes = await account.call('GET', '/notifications');
+      const notes = await account.callUntyped('GET', '/notifications');
       assert.ok(JSON.stringify(notes.body).includes('frame_rate_check_failed'), JSON.stringify(notes.body));
     });
 
@@ -211,7 +211,7 @@ for (const store of await testStores()) {
     it('posts photos pulled from their public URLs; a second thread item is left out', async () => {
       const photo = await upload(account, herald.api, JPEG_1x1, 'photo.jpg');
       assert.equal(photo.status, 201);
-      const created = await account.call('POST', '/posts', {
+      const created = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -329,7 +329,7 @@ for (const store of await testStores()) {
     it("reports the account's counts (user.info.stats) and a video's (video.list) as TikTok gives them", async () => {
       Object.assign(fake.userStats, { follower_count: 5100, following_count: 12, likes_count: 98000, video_count: 37 });
       const today = new Date().toISOString().slice(0, 10);
-      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      const channel = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
       assert.equal(channel.status, 200, JSON.stringify(channel.body));
       assert.deepEqual(channel.body, [
         { label: 'Followers', data: [{ total: 5100, date: today }], percentageChange: 0 },
@@ -344,7 +344,7 @@ for (const store of await testStores()) {
       const post = await settled(account, await publishNow(account, channelId, [{ content: 'Counted on TikTok', media: [video] }], SETTINGS));
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       fake.videoStats.set(post.releaseId, { view_count: 1500, like_count: 120, comment_count: 8, share_count: 5 });
-      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data.map((d: any) => [d.total, d.date])]),
@@ -370,7 +370,7 @@ for (const store of await testStores()) {
       assert.equal(post.state, 'PUBLISHED', post.error ?? '');
       assert.match(post.releaseId, /^v_pub_/);
       const queries = fake.calls('POST /v2/video/query/').length;
-      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 400, JSON.stringify(figures.body));
       assert.equal(figures.body.code, 'network_refused');
       assert.match(figures.body.message, /has not given this post its public id yet/);
@@ -385,7 +385,7 @@ for (const store of await testStores()) {
         assert.equal(again.id, channelId);
         fake.untickedScopes.clear();
 
-        const channel = await account.call('GET', `/analytics/${channelId}?date=30`);
+        const channel = await account.callUntyped('GET', `/analytics/${channelId}?date=30`);
         assert.equal(channel.status, 409, JSON.stringify(channel.body));
         assert.equal(channel.body.code, 'reconnect_needed');
         assert.match(
@@ -396,12 +396,12 @@ for (const store of await testStores()) {
         const video = await uploadMp4(account, herald, 2500);
         const counted = await settled(account, await publishNow(account, channelId, [{ content: 'Posting still works', media: [video] }], SETTINGS));
         assert.equal(counted.state, 'PUBLISHED', counted.error ?? '');
-        const figures = await account.call('GET', `/analytics/post/${counted.id}?date=30`);
+        const figures = await account.callUntyped('GET', `/analytics/post/${counted.id}?date=30`);
         assert.equal(figures.status, 409, JSON.stringify(figures.body));
         assert.match(figures.body.message, /scope_not_authorized: The user did not authorize the scope required/);
 
         await connectOAuth(herald, account, 'tiktok');
-        const restored = await account.call('GET', `/analytics/post/${counted.id}?date=30`);
+        const restored = await account.callUntyped('GET', `/analytics/post/${counted.id}?date=30`);
         assert.equal(restored.status, 200, JSON.stringify(restored.body));
         assert.equal((await listedChannel(account, channelId)).needsReconnect, false, 'a read does not mark the channel');
       },

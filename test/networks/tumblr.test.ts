@@ -157,7 +157,7 @@ for (const store of await testStores()) {
         tags: [],
         posts: [{ integration: { id: channelId }, value, settings: { __type: 'tumblr' } }],
       });
-      const two = await account.call(
+      const two = await account.callUntyped(
         'POST',
         '/posts',
         body([
@@ -173,7 +173,7 @@ for (const store of await testStores()) {
       assert.equal(two.status, 400, JSON.stringify(two.body));
       assert.equal(two.body.errors[0].path, 'posts.0.value.0.image');
       assert.match(two.body.errors[0].message, /at most 1 uploaded video/);
-      const long = await account.call('POST', '/posts', body([{ content: 'x'.repeat(4097), image: [] }]));
+      const long = await account.callUntyped('POST', '/posts', body([{ content: 'x'.repeat(4097), image: [] }]));
       assert.equal(long.status, 400);
       assert.equal(long.body.errors[0].path, 'posts.0.value.0.content');
       assert.equal(fake.calls('POST /v2/blog/:blog/posts').length, before);
@@ -270,7 +270,7 @@ for (const store of await testStores()) {
       const made = fake.posts.at(-1)!;
       made.notes = { total_notes: 9, total_likes: 6, total_reblogs: 3 };
       fake.blogs[0].followers = 88;
-      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data[0].total]),
@@ -281,7 +281,7 @@ for (const store of await testStores()) {
         ],
       );
       assert.equal(fake.calls('GET /v2/blog/:blog/notes').at(-1)!.query.id, made.id);
-      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      const channel = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
       assert.deepEqual(
         channel.body.map((s: any) => [s.label, s.data[0].total]),
         [
@@ -290,7 +290,7 @@ for (const store of await testStores()) {
         ],
       );
       const draft = await saveDraft(account, channelId, 'by hand', { __type: 'tumblr' });
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       assert.deepEqual(missing.body[0], {
         id: made.id,

@@ -46,7 +46,7 @@ for (const store of await testStores()) {
       } finally {
         fake.grantOnly = undefined;
       }
-      assert.equal((await account.call('GET', '/integrations')).body.length, 0);
+      assert.equal((await account.callUntyped('GET', '/integrations')).body.length, 0);
     });
 
     it('connects through OAuth 2 (client secret, no PKCE) and reads the user from Helix with Client-Id', async () => {
@@ -68,7 +68,7 @@ for (const store of await testStores()) {
       assert.equal(me.headers['client-id'], TWITCH_APP.clientId);
       const listed = await channelView(account, channelId);
       assert.equal(listed.identifier, 'twitch');
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), new RegExp(fake.accessToken()));
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), new RegExp(fake.accessToken()));
     });
 
     it('sends a chat message as the user into their own chat', async () => {
@@ -124,17 +124,17 @@ for (const store of await testStores()) {
         posts: [{ integration: { id: channelId }, value, settings }],
       });
       const before = fake.calls('POST /helix/chat/messages').length;
-      const long = await account.call('POST', '/posts', body([{ content: 'x'.repeat(501), image: [] }]));
+      const long = await account.callUntyped('POST', '/posts', body([{ content: 'x'.repeat(501), image: [] }]));
       assert.equal(long.status, 400, JSON.stringify(long.body));
       assert.deepEqual(
         long.body.errors.map((e: { path: string }) => e.path),
         ['posts.0.value.0.content'],
       );
       assert.match(long.body.errors[0].message, /501 characters.*at most 500/);
-      const withMedia = await account.call('POST', '/posts', body([{ content: 'look', image: [{ id: png.id, path: png.path }] }]));
+      const withMedia = await account.callUntyped('POST', '/posts', body([{ content: 'look', image: [{ id: png.id, path: png.path }] }]));
       assert.equal(withMedia.status, 400);
       assert.equal(withMedia.body.errors[0].path, 'posts.0.value.0.image');
-      const colour = await account.call('POST', '/posts', body([{ content: 'hi', image: [] }], { ...ANNOUNCE, announcementColor: 'red' }));
+      const colour = await account.callUntyped('POST', '/posts', body([{ content: 'hi', image: [] }], { ...ANNOUNCE, announcementColor: 'red' }));
       assert.equal(colour.status, 400);
       assert.equal(colour.body.errors[0].path, 'posts.0.settings.announcementColor');
       assert.equal(fake.calls('POST /helix/chat/messages').length, before);

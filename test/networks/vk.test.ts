@@ -48,7 +48,7 @@ for (const store of await testStores()) {
       } finally {
         fake.grantedScopes = undefined;
       }
-      assert.equal((await account.call('GET', '/integrations')).body.length, 0);
+      assert.equal((await account.callUntyped('GET', '/integrations')).body.length, 0);
     });
 
     it('connects through VK ID with PKCE, keeping the device_id the callback brought for the exchange', async () => {
@@ -74,7 +74,7 @@ for (const store of await testStores()) {
       const listed = await channelView(account, channelId);
       assert.equal(listed.profile, `id${VK_USER_ID}`);
       assert.equal(listed.picture, 'https://sun.userapi.example/ivan.jpg');
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), /vk1\./);
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), /vk1\./);
     });
 
     it('posts text on the wall with a guid, the API version and the token in the form', async () => {
@@ -148,11 +148,15 @@ for (const store of await testStores()) {
         tags: [],
         posts: [{ integration: { id: channelId }, value, settings: { __type: 'vk' } }],
       });
-      const long = await account.call('POST', '/posts', body([{ content: 'я'.repeat(2049), image: [] }]));
+      const long = await account.callUntyped('POST', '/posts', body([{ content: 'я'.repeat(2049), image: [] }]));
       assert.equal(long.status, 400, JSON.stringify(long.body));
       assert.equal(long.body.errors[0].path, 'posts.0.value.0.content');
       assert.match(long.body.errors[0].message, /2049 characters.*at most 2048/);
-      const many = await account.call('POST', '/posts', body([{ content: 'many', image: Array.from({ length: 11 }, () => ({ id: png.id, path: png.path })) }]));
+      const many = await account.callUntyped(
+        'POST',
+        '/posts',
+        body([{ content: 'many', image: Array.from({ length: 11 }, () => ({ id: png.id, path: png.path })) }]),
+      );
       assert.equal(many.status, 400, JSON.stringify(many.body));
       assert.equal(many.body.errors[0].path, 'posts.0.value.0.image');
       assert.equal(fake.calls('POST /method/wall.post').length, before);
@@ -252,7 +256,7 @@ for (const store of await testStores()) {
       Object.assign(made, { views: 310, likes: 21, reposts: 3 });
       fake.followers = 1200;
       const today = new Date().toISOString().slice(0, 10);
-      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data[0].total, s.data[0].date]),
@@ -264,7 +268,7 @@ for (const store of await testStores()) {
         ],
       );
       assert.equal(fake.calls('POST /method/wall.getById').at(-1)!.form?.posts, `${VK_USER_ID}_${made.id}`);
-      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      const channel = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
       assert.equal(channel.status, 200, JSON.stringify(channel.body));
       assert.deepEqual(
         channel.body.map((s: any) => [s.label, s.data[0].total]),
@@ -274,7 +278,7 @@ for (const store of await testStores()) {
         ],
       );
       const draft = await saveDraft(account, channelId, 'by hand', { __type: 'vk' });
-      const missing = await account.call('GET', `/posts/${draft}/missing`);
+      const missing = await account.callUntyped('GET', `/posts/${draft}/missing`);
       assert.equal(missing.status, 200, JSON.stringify(missing.body));
       assert.deepEqual(missing.body[0], {
         id: `${VK_USER_ID}_${made.id}`,

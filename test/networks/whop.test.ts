@@ -65,10 +65,10 @@ for (const store of await testStores()) {
     });
 
     it('lists companies and their forums with its tools', async () => {
-      const companies = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'companies' });
+      const companies = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'companies' });
       assert.equal(companies.status, 200, JSON.stringify(companies.body));
       assert.deepEqual(companies.body.output, [{ id: 'biz_Studio', name: 'Studio Club' }]);
-      const forums = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'forums', data: { company: 'biz_Studio' } });
+      const forums = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'forums', data: { company: 'biz_Studio' } });
       assert.equal(forums.status, 200, JSON.stringify(forums.body));
       assert.deepEqual(forums.body.output, [
         { id: 'exp_General', name: 'General' },
@@ -78,11 +78,15 @@ for (const store of await testStores()) {
     });
 
     it('refuses before acceptance a post without company and forum, or over 50,000 characters', async () => {
-      const missing = await account.call('POST', '/posts', postBody('now', [entry(channelId, ['hi'], { settings: {} })], { date: new Date().toISOString() }));
+      const missing = await account.callUntyped(
+        'POST',
+        '/posts',
+        postBody('now', [entry(channelId, ['hi'], { settings: {} })], { date: new Date().toISOString() }),
+      );
       assert.equal(missing.status, 400, JSON.stringify(missing.body));
       const paths = missing.body.errors.map((e: any) => e.path);
       assert.ok(paths.includes('posts.0.settings.company') && paths.includes('posts.0.settings.experience'), JSON.stringify(paths));
-      const long = await account.call(
+      const long = await account.callUntyped(
         'POST',
         '/posts',
         postBody('now', [entry(channelId, ['x'.repeat(50_001)], { settings: FORUM })], { date: new Date().toISOString() }),

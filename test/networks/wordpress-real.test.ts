@@ -43,7 +43,7 @@ for (const store of await testStores()) {
       herald = await startHerald(store, { engine: { pollMs: 50, publishTimeoutMs: 8_000 } });
       account = await herald.newAccount();
       const s = site!;
-      const added = await account.call('POST', '/integrations', {
+      const added = await account.callUntyped('POST', '/integrations', {
         identifier: 'wordpress',
         credentials: { url: `${s.url}/`, username: s.author.login, password: s.author.appPassword },
       });
@@ -51,12 +51,12 @@ for (const store of await testStores()) {
       authorChannel = added.body.id;
       assert.equal(added.body.name, 'Herald Test Site');
       assert.equal(added.body.profile, s.author.login);
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), new RegExp(s.author.appPassword.split(' ')[0]));
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), new RegExp(s.author.appPassword.split(' ')[0]));
     });
 
     it('refuses a wrong application password at connect, naming the password', async () => {
       const s = site!;
-      const wrong = await account.call('POST', '/integrations', {
+      const wrong = await account.callUntyped('POST', '/integrations', {
         identifier: 'wordpress',
         credentials: { url: s.url, username: s.author.login, password: 'abcd efgh ijkl mnop qrst uvwx' },
       });
@@ -88,7 +88,7 @@ for (const store of await testStores()) {
       for (const approved of [1, 1, 0]) {
         s.php(`wp_insert_comment(['comment_post_ID' => ${post.releaseId}, 'comment_content' => 'A reader says hi', 'comment_approved' => ${approved}]);`);
       }
-      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((f: { label: string; data: { total: number }[] }) => [f.label, f.data[0].total]),
@@ -97,7 +97,7 @@ for (const store of await testStores()) {
 
       // A post by another user of the site is not the channel's.
       s.php(`wp_insert_post(['post_title' => 'By the editor on ${store}', 'post_status' => 'publish', 'post_author' => 1]);`);
-      const channel = await account.call('GET', `/analytics/${authorChannel}?date=7`);
+      const channel = await account.callUntyped('GET', `/analytics/${authorChannel}?date=7`);
       assert.equal(channel.status, 200, JSON.stringify(channel.body));
       const published = Number(s.php(`echo count_user_posts(${s.author.id}, 'post', true);`));
       assert.ok(published >= 2, `the author has published posts (${published})`);
@@ -150,15 +150,15 @@ for (const store of await testStores()) {
 
     it('lists categories and tags through the tools', async () => {
       const s = site!;
-      const categories = await account.call('POST', `/integration-trigger/${authorChannel}`, { methodName: 'categories' });
+      const categories = await account.callUntyped('POST', `/integration-trigger/${authorChannel}`, { methodName: 'categories' });
       assert.equal(categories.status, 200, JSON.stringify(categories.body));
       assert.ok(
         categories.body.output.some((c: { id: number; name: string }) => c.id === s.category.id && c.name === s.category.name),
         'the site’s category is offered by id and name',
       );
-      const tags = await account.call('POST', `/integration-trigger/${authorChannel}`, { methodName: 'tags' });
+      const tags = await account.callUntyped('POST', `/integration-trigger/${authorChannel}`, { methodName: 'tags' });
       assert.deepEqual(tags.body.output, [{ id: s.tag.id, name: s.tag.name }]);
-      const types = await account.call('POST', `/integration-trigger/${authorChannel}`, { methodName: 'types' });
+      const types = await account.callUntyped('POST', `/integration-trigger/${authorChannel}`, { methodName: 'types' });
       // An Author may write posts, not pages: the types it can publish to.
       assert.deepEqual(
         types.body.output.map((t: { rest_base: string }) => t.rest_base),
@@ -168,7 +168,7 @@ for (const store of await testStores()) {
 
     it("fails a Contributor's publish with WordPress's own 403 message, once, and sends a pending post for review", async () => {
       const s = site!;
-      const added = await account.call('POST', '/integrations', {
+      const added = await account.callUntyped('POST', '/integrations', {
         identifier: 'wordpress',
         credentials: { url: s.url, username: s.contributor.login, password: s.contributor.appPassword },
       });
@@ -204,7 +204,7 @@ for (const store of await testStores()) {
         ),
       );
       const other = await herald.newAccount('Revoking');
-      const added = await other.call('POST', '/integrations', {
+      const added = await other.callUntyped('POST', '/integrations', {
         identifier: 'wordpress',
         credentials: { url: s.url, username: s.author.login, password: extra.password },
       });

@@ -42,7 +42,7 @@ for (const store of await testStores()) {
     );
 
     it('connects with an approved signer: looked up with the API key, the profile from user/bulk', async () => {
-      const added = await account.call('POST', '/integrations', { identifier: 'wrapcast', credentials: { signerUuid: SIGNER } });
+      const added = await account.callUntyped('POST', '/integrations', { identifier: 'wrapcast', credentials: { signerUuid: SIGNER } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       channelId = added.body.id;
       assert.equal(added.body.name, 'Dan');
@@ -53,24 +53,24 @@ for (const store of await testStores()) {
       assert.deepEqual(signer.query, { signer_uuid: SIGNER });
       assert.equal(signer.headers['x-api-key'], fake.apiKey);
       assert.deepEqual(bulk.query, { fids: '3' });
-      assert.doesNotMatch(JSON.stringify((await account.call('GET', '/integrations')).body), new RegExp(SIGNER));
+      assert.doesNotMatch(JSON.stringify((await account.callUntyped('GET', '/integrations')).body), new RegExp(SIGNER));
     });
 
     it('refuses a signer not yet approved, one of another API key, and a malformed one, naming the field', async () => {
-      const pending = await account.call('POST', '/integrations', { identifier: 'wrapcast', credentials: { signerUuid: PENDING } });
+      const pending = await account.callUntyped('POST', '/integrations', { identifier: 'wrapcast', credentials: { signerUuid: PENDING } });
       assert.equal(pending.status, 400, JSON.stringify(pending.body));
       assert.equal(pending.body.errors[0].path, 'credentials');
       assert.match(pending.body.message, /pending_approval: approve it in the Farcaster app/);
-      const foreign = await account.call('POST', '/integrations', { identifier: 'wrapcast', credentials: { signerUuid: OTHER_KEY } });
+      const foreign = await account.callUntyped('POST', '/integrations', { identifier: 'wrapcast', credentials: { signerUuid: OTHER_KEY } });
       assert.equal(foreign.status, 400);
       assert.match(foreign.body.message, /Farcaster answered 404: Signer not found/);
-      const malformed = await account.call('POST', '/integrations', { identifier: 'wrapcast', credentials: { signerUuid: 'nope' } });
+      const malformed = await account.callUntyped('POST', '/integrations', { identifier: 'wrapcast', credentials: { signerUuid: 'nope' } });
       assert.equal(malformed.status, 400);
       assert.equal(malformed.body.errors[0].path, 'credentials.signerUuid');
     });
 
     it('finds channels by name for the setting', async () => {
-      const found = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'channels', data: { q: 'dev' } });
+      const found = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'channels', data: { q: 'dev' } });
       assert.equal(found.status, 200, JSON.stringify(found.body));
       assert.deepEqual(found.body.output, [{ id: 'dev', name: 'Developers' }]);
       assert.deepEqual(fake.calls('GET /v2/farcaster/channel/search').at(-1)!.query, { q: 'dev', limit: '10' });
@@ -119,19 +119,19 @@ for (const store of await testStores()) {
     it('refuses before acceptance: over 1024 bytes of UTF-8, three images, two channels', async () => {
       const now = { date: new Date().toISOString() };
       // 400 characters, 1,200 bytes.
-      const long = await account.call('POST', '/posts', postBody('now', [entry(channelId, ['€'.repeat(400)])], now));
+      const long = await account.callUntyped('POST', '/posts', postBody('now', [entry(channelId, ['€'.repeat(400)])], now));
       assert.equal(long.status, 400, JSON.stringify(long.body));
       assert.ok(
         long.body.errors.some((e: any) => e.path === 'posts.0.value.0.content' && /1024/.test(e.message)),
         JSON.stringify(long.body.errors),
       );
-      const fits = await account.call('POST', '/posts', postBody('draft', [entry(channelId, ['€'.repeat(341)])], now));
+      const fits = await account.callUntyped('POST', '/posts', postBody('draft', [entry(channelId, ['€'.repeat(341)])], now));
       assert.equal(fits.status, 201, '1,023 bytes fit');
       const png = await uploadPng(account, herald.api);
       const three = Array.from({ length: 3 }, () => ({ id: png.id, path: png.path }));
-      const many = await account.call('POST', '/posts', postBody('now', [entry(channelId, [{ content: 'three', image: three }])], now));
+      const many = await account.callUntyped('POST', '/posts', postBody('now', [entry(channelId, [{ content: 'three', image: three }])], now));
       assert.equal(many.status, 400, JSON.stringify(many.body));
-      const channels = await account.call(
+      const channels = await account.callUntyped(
         'POST',
         '/posts',
         postBody(
@@ -224,7 +224,7 @@ for (const store of await testStores()) {
     }));
 
     it("reports the account's followers", async () => {
-      const figures = await account.call('GET', `/analytics/${channelId}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, s.data[0].total]),

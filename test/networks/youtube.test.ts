@@ -80,7 +80,7 @@ for (const store of await testStores()) {
       assert.equal(listed.profile, '@brand');
 
       // The helper tool lists the account's channels.
-      const tool = await account.call('POST', `/integration-trigger/${channelId}`, { methodName: 'listChannels' });
+      const tool = await account.callUntyped('POST', `/integration-trigger/${channelId}`, { methodName: 'listChannels' });
       assert.equal(tool.status, 200, JSON.stringify(tool.body));
       assert.deepEqual(
         tool.body.output.map((c: { id: string }) => c.id),
@@ -89,7 +89,7 @@ for (const store of await testStores()) {
     });
 
     it('refuses a post without a video, or without title and privacy, naming the field', async () => {
-      const text = await account.call('POST', '/posts', {
+      const text = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -103,7 +103,7 @@ for (const store of await testStores()) {
       );
 
       const png = await uploadPng(account, herald);
-      const noTitle = await account.call('POST', '/posts', {
+      const noTitle = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -147,7 +147,7 @@ for (const store of await testStores()) {
     it('has no threads: only the first item becomes a video, with a warning', async () => {
       const before = fake.videos.length;
       const video = await uploadMp4(account, herald, 3000);
-      const created = await account.call('POST', '/posts', {
+      const created = await account.callUntyped('POST', '/posts', {
         type: 'now',
         date: new Date().toISOString(),
         shortLink: false,
@@ -289,7 +289,7 @@ for (const store of await testStores()) {
         { day: daysAgo(20), videoId: post.releaseId, metrics: { views: 999 } },
       ];
 
-      const channel = await account.call('GET', `/analytics/${channelId}?date=7`);
+      const channel = await account.callUntyped('GET', `/analytics/${channelId}?date=7`);
       assert.equal(channel.status, 200, JSON.stringify(channel.body));
       const points = (series: any) => series.data.map((d: any) => [d.date, d.total]);
       assert.deepEqual(
@@ -333,7 +333,7 @@ for (const store of await testStores()) {
       );
       assert.match(String(report.headers.authorization), /^Bearer ya29\./);
 
-      const figures = await account.call('GET', `/analytics/post/${post.id}?date=7`);
+      const figures = await account.callUntyped('GET', `/analytics/post/${post.id}?date=7`);
       assert.equal(figures.status, 200, JSON.stringify(figures.body));
       assert.deepEqual(
         figures.body.map((s: any) => [s.label, points(s)]),
@@ -381,7 +381,7 @@ for (const store of await testStores()) {
 
       // A period without data: YouTube leaves the rows out, each series is empty.
       fake.activity = [];
-      const quiet = await account.call('GET', `/analytics/${channelId}?date=1`);
+      const quiet = await account.callUntyped('GET', `/analytics/${channelId}?date=1`);
       assert.equal(quiet.status, 200, JSON.stringify(quiet.body));
       assert.deepEqual(
         quiet.body.map((s: any) => [s.label, s.data]),
@@ -402,14 +402,14 @@ for (const store of await testStores()) {
       assert.equal((await connectOAuth(herald, account, 'youtube', brand)).id, channelId);
       fake.untickedScopes.clear();
 
-      const refused = await account.call('GET', `/analytics/${channelId}?date=14`);
+      const refused = await account.callUntyped('GET', `/analytics/${channelId}?date=14`);
       assert.equal(refused.status, 400, JSON.stringify(refused.body));
       assert.equal(refused.body.code, 'network_refused');
       assert.match(refused.body.message, /YouTube answered 403: \(insufficientPermissions\) Request had insufficient authentication scopes/);
       assert.match(refused.body.message, /Connect the channel again/);
 
       await connectOAuth(herald, account, 'youtube', brand);
-      const restored = await account.call('GET', `/analytics/${channelId}?date=14`);
+      const restored = await account.callUntyped('GET', `/analytics/${channelId}?date=14`);
       assert.equal(restored.status, 200, JSON.stringify(restored.body));
     });
   });

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { caller, eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { verifiedByStandardWebhooks } from '../helpers/standard-webhooks.ts';
 import { runHerald } from '../cli/run-herald.ts';
@@ -34,7 +34,7 @@ describe('backup and restore of the embedded store (sqlite)', () => {
     receiver = await startWebhookReceiver();
     running = await startHerald('sqlite', { dataDir: first, engine: true, env: { HERALD_POSTS_PER_HOUR: '1000' } });
     account = await running.newAccount();
-    const channel = await account.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: receiver.url } });
+    const channel = await account.callUntyped('POST', '/integrations', { identifier: 'webhook', credentials: { url: receiver.url } });
     channelId = channel.body.id;
     signingSecret = channel.body.secrets.signingSecret;
     media = (await upload(account, running.api, PNG_1x1)).body;
@@ -50,7 +50,7 @@ describe('backup and restore of the embedded store (sqlite)', () => {
   it('backs up while Herald runs and keeps writing, and restores into an empty folder only', async () => {
     // A busy store: posts being written while the backup is taken.
     const writes = Array.from({ length: 20 }, (_, i) =>
-      account.call('POST', '/posts', {
+      account.callUntyped('POST', '/posts', {
         type: 'draft',
         date: new Date().toISOString(),
         shortLink: false,
@@ -73,7 +73,7 @@ describe('backup and restore of the embedded store (sqlite)', () => {
 
   it('a Herald on the restored folder has the account, the channel with its sealed secret, the media, and publishes', async () => {
     restored = await startHerald('sqlite', { dataDir: second, engine: true });
-    const call = caller(restored.api, account.key);
+    const call = untypedCaller(restored.api, account.key);
     const channels = await call('GET', '/integrations');
     assert.deepEqual(
       channels.body.map((c: any) => c.id),

@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { addWebhookChannel, entry, postBody, startFileServer } from '../helpers/api-fixtures.ts';
 import { callTool, connectMcp } from '../helpers/mcp-client.ts';
-import { PNG_1x1, startHerald, upload, type CallResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { PNG_1x1, startHerald, upload, type UntypedResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite, testStores } from '../helpers/stores.ts';
 
 const ready = async (herald: TestHerald) => {
@@ -23,7 +23,7 @@ const ready = async (herald: TestHerald) => {
   return { status: response.status, body: (await response.json()) as { status: string; checks: Record<string, string> } };
 };
 
-function assertStorageFull(answer: CallResult): void {
+function assertStorageFull(answer: UntypedResult): void {
   assert.equal(answer.status, 503, JSON.stringify(answer.body));
   assert.equal(answer.body.code, 'storage_full');
   assert.match(answer.body.message, /disk is full; nothing was changed/);
@@ -127,15 +127,15 @@ for (const store of await testStores()) {
       await sql`CREATE FUNCTION herald_test_disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$`.execute(db);
       await sql`CREATE TRIGGER herald_test_disk_full BEFORE INSERT ON posts FOR EACH ROW EXECUTE FUNCTION herald_test_disk_full()`.execute(db);
-      let refused: CallResult;
+      let refused: UntypedResult;
       try {
-        refused = await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['on a full disk'])]));
+        refused = await account.callUntyped('POST', '/posts', postBody('schedule', [entry(channel.id, ['on a full disk'])]));
       } finally {
         await sql`DROP TRIGGER herald_test_disk_full ON posts`.execute(db);
         await sql`DROP FUNCTION herald_test_disk_full()`.execute(db);
       }
       assertStorageFull(refused);
-      assert.equal((await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['with room again'])]))).status, 201);
+      assert.equal((await account.callUntyped('POST', '/posts', postBody('schedule', [entry(channel.id, ['with room again'])]))).status, 201);
     });
   });
 
@@ -175,16 +175,16 @@ for (const store of await testStores()) {
       assert.match((await ready(herald!)).body.checks.disk, /^a write failed \d+ s ago: no space left on the disk$/);
       if (store === 'sqlite') {
         // The database file shares the disk: a write fails as soon as it needs a page the disk no longer has.
-        let answer: CallResult | undefined;
+        let answer: UntypedResult | undefined;
         for (let i = 0; i < 500 && (answer === undefined || answer.status === 201); i++) {
-          answer = await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, [`post ${i} `.repeat(200)])]));
+          answer = await account.callUntyped('POST', '/posts', postBody('schedule', [entry(channel.id, [`post ${i} `.repeat(200)])]));
         }
         assertStorageFull(answer!);
       }
       fs.rmSync(filler);
       filler = undefined;
       assert.equal((await upload(account, herald!.api, PNG_1x1)).status, 201, 'the same upload works once space is freed');
-      assert.equal((await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['with room again'])]))).status, 201);
+      assert.equal((await account.callUntyped('POST', '/posts', postBody('schedule', [entry(channel.id, ['with room again'])]))).status, 201);
     });
   });
 }

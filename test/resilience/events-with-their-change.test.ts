@@ -97,7 +97,7 @@ for (const store of await testStores()) {
       account = await herald.newAccount();
       channel = await addWebhookChannel(account, {}, receiver.url);
       // Events are written only for an account with a webhook that wants them (nothing sends them here).
-      const hook = await account.call('POST', '/webhooks', {
+      const hook = await account.callUntyped('POST', '/webhooks', {
         url: `${receiver.url}/account-events`,
         name: 'Every post event',
         events: ['post.created', 'post.updated', 'post.deleted', 'post.published', 'post.failed'],
@@ -128,7 +128,7 @@ for (const store of await testStores()) {
     it('post.created refused: the post is not created', async () => {
       const allow = await refuse(db, store, { table: 'webhook_deliveries', on: 'INSERT', column: 'event_type', value: 'post.created' });
       try {
-        const answer = await account.call('POST', '/posts', postBody('schedule', [entry(channel.id, ['never stored'])]));
+        const answer = await account.callUntyped('POST', '/posts', postBody('schedule', [entry(channel.id, ['never stored'])]));
         assert.notEqual(answer.status, 201, 'the request fails with its event');
       } finally {
         await allow();
@@ -142,7 +142,7 @@ for (const store of await testStores()) {
       const before = await post(id);
       const allow = await refuse(db, store, { table: 'webhook_deliveries', on: 'INSERT', column: 'event_type', value: 'post.updated' });
       try {
-        const answer = await account.call('POST', '/posts', postBody('update', [entry(channel.id, ['changed words'], { group: before!.group_id })]));
+        const answer = await account.callUntyped('POST', '/posts', postBody('update', [entry(channel.id, ['changed words'], { group: before!.group_id })]));
         assert.notEqual(answer.status, 201, 'the request fails with its event');
       } finally {
         await allow();
@@ -157,7 +157,7 @@ for (const store of await testStores()) {
       const id = await schedulePost(account, channel.id, 'still here');
       const allow = await refuse(db, store, { table: 'webhook_deliveries', on: 'INSERT', column: 'event_type', value: 'post.deleted' });
       try {
-        const answer = await account.call('DELETE', `/posts/${id}`);
+        const answer = await account.callUntyped('DELETE', `/posts/${id}`);
         assert.notEqual(answer.status, 200, 'the request fails with its event');
       } finally {
         await allow();
@@ -168,7 +168,7 @@ for (const store of await testStores()) {
 
     /** Queues a post due now and waits until the engine has finished with it (it leaves QUEUE). */
     async function publishedByEngine(content: string): Promise<string> {
-      const created = await account.call('POST', '/posts', postBody('now', [entry(channel.id, [content])]));
+      const created = await account.callUntyped('POST', '/posts', postBody('now', [entry(channel.id, [content])]));
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const id = created.body[0].postId as string;
       await eventually(async () => ((await post(id))?.state !== 'QUEUE' ? true : undefined), 20_000, `the engine to finish with "${content}"`);

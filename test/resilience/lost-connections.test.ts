@@ -61,7 +61,7 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
       const channel = await addWebhookChannel(account);
       await admin((c) => c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`));
       await cutConnections(database);
-      const refused = await account.call(
+      const refused = await account.callUntyped(
         'POST',
         '/posts',
         postBody('schedule', [entry(channel.id, ['while the database is away'])], { date: '2031-01-01T10:00:00.000Z' }),
@@ -70,7 +70,7 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
       assert.equal(refused.body.code, 'store_unavailable');
       assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/, 'a retry hint in seconds');
       await admin((c) => c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`));
-      const accepted = await account.call(
+      const accepted = await account.callUntyped(
         'POST',
         '/posts',
         postBody('schedule', [entry(channel.id, ['once it is back'])], { date: '2031-01-01T10:00:00.000Z' }),
@@ -86,7 +86,7 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
       processes.push(serve);
       for (let i = 0; i < 3; i++) processes.push(await startHeraldProcess(herald.services.config, 'worker', { HERALD_LEASE_SECONDS: '3' }));
       await Promise.all(processes.map((p) => p.running));
-      const servedKey = caller(serve, account.key);
+      const servedKey = untypedCaller(serve, account.key);
 
       await eventually(async () => (receiver.deliveries.length >= 200 ? true : undefined), 60_000, 'the workers to be busy');
       let cut = 0;
@@ -136,7 +136,7 @@ for (const store of (await testStores()).filter((s) => s === 'postgres')) {
   });
 }
 
-function caller(process: HeraldProcess, key: string) {
+function untypedCaller(process: HeraldProcess, key: string) {
   return async (path: string) => {
     const response = await fetch(`${process.url}/api/public/v1${path}`, { headers: { authorization: key } });
     return { status: response.status, text: await response.text() };

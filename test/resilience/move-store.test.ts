@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { caller, eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { createTestDatabase, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { verifiedByStandardWebhooks } from '../helpers/standard-webhooks.ts';
@@ -44,11 +44,11 @@ describe('move-store from the embedded store to PostgreSQL', storeSuite('postgre
     target = await createTestDatabase();
     embedded = await startHerald('sqlite', { dataDir, engine: true, webhooks: { pollMs: 100 }, env: { HERALD_POSTS_PER_HOUR: '1000' } });
     account = await embedded.newAccount();
-    const channel = await account.call('POST', '/integrations', { identifier: 'webhook', credentials: { url: `${receiver.url}/channel` } });
+    const channel = await account.callUntyped('POST', '/integrations', { identifier: 'webhook', credentials: { url: `${receiver.url}/channel` } });
     channelId = channel.body.id;
     signingSecret = channel.body.secrets.signingSecret;
-    assert.equal((await account.call('POST', '/groups', { name: 'A customer' })).status, 201);
-    const hook = await account.call('POST', '/webhooks', { url: `${receiver.url}/events`, events: ['post.published'] });
+    assert.equal((await account.callUntyped('POST', '/groups', { name: 'A customer' })).status, 201);
+    const hook = await account.callUntyped('POST', '/webhooks', { url: `${receiver.url}/events`, events: ['post.published'] });
     hookId = hook.body.id;
     media = (await upload(account, embedded.api, PNG_1x1)).body;
   });
@@ -62,13 +62,13 @@ describe('move-store from the embedded store to PostgreSQL', storeSuite('postgre
 
   it('refuses while a Herald uses the store', async () => {
     // A busy store: published posts with their attempts and webhook deliveries, drafts, a post for later.
-    const now = await account.call('POST', '/posts', post(channelId, 'now', 'published before the move', { date: new Date().toISOString() }));
+    const now = await account.callUntyped('POST', '/posts', post(channelId, 'now', 'published before the move', { date: new Date().toISOString() }));
     assert.equal(now.status, 201, JSON.stringify(now.body));
     publishedBefore = now.body[0].postId;
     // Due a little after the move, so the Herald on PostgreSQL is the one that sends it.
     const laterAt = new Date(Date.now() + 20_000);
-    for (let i = 0; i < 30; i++) await account.call('POST', '/posts', post(channelId, 'draft', `draft ${i}`, { date: new Date().toISOString() }));
-    const later = await account.call(
+    for (let i = 0; i < 30; i++) await account.callUntyped('POST', '/posts', post(channelId, 'draft', `draft ${i}`, { date: new Date().toISOString() }));
+    const later = await account.callUntyped(
       'POST',
       '/posts',
       post(channelId, 'schedule', 'due after the move https://example.com/a', { date: laterAt.toISOString(), shortLink: true }),
@@ -112,7 +112,7 @@ describe('move-store from the embedded store to PostgreSQL', storeSuite('postgre
       webhooks: { pollMs: 100 },
       env: { HERALD_POSTS_PER_HOUR: '1000' },
     });
-    const call = caller(moved.api, account.key);
+    const call = untypedCaller(moved.api, account.key);
     const channels = await call('GET', '/integrations');
     assert.equal(channels.status, 200, 'the API key moved');
     assert.deepEqual(

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { caller, eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, startHerald, type TestHerald } from '../helpers/herald.ts';
 import { startHeraldProcess, type HeraldProcess } from '../helpers/herald-process.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { teardown } from '../helpers/teardown.ts';
@@ -39,7 +39,7 @@ describe('publish outcomes in the log (sqlite)', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
 
   it('logs a published post and a refused one at info, with post, channel, network, attempt, duration and class', async () => {
-    const call = caller(`${start.url}/api/public/v1`, key);
+    const call = untypedCaller(`${start.url}/api/public/v1`, key);
     const channel = await call('POST', '/integrations', { identifier: 'webhook', credentials: { url: receiver.url } });
     assert.equal(channel.status, 201, JSON.stringify(channel.body));
     const signingSecret: string = channel.body.secrets.signingSecret;

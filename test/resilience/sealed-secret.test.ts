@@ -116,7 +116,7 @@ for (const store of await testStores()) {
       const [created] = await createPosts(account, postBody('now', [entry(channel.id, ['due with the wrong secret'])]));
       const post = await eventually(
         async () => {
-          const p = (await account.call('GET', `/posts/${created.postId}`)).body;
+          const p = (await account.callUntyped('GET', `/posts/${created.postId}`)).body;
           return p.state === 'ERROR' ? p : undefined;
         },
         30_000,

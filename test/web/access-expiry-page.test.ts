@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { caller, startHerald, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, startHerald, type TestAccount, type TestHerald, testAccount } from '../helpers/herald.ts';
 import { storeSuite } from '../helpers/stores.ts';
 import { BROWSER_STORES, browserContext, browserSuite, ensureWebBuilt, launchBrowser, screenshot } from '../helpers/browser.ts';
 import { connectOAuth } from '../helpers/connect.ts';
@@ -34,7 +34,7 @@ for (const store of BROWSER_STORES) {
       web = new WebClient(herald.url);
       const accountId = (await web.signUp('owner@example.com')).body.account.id;
       const { key } = await herald.services.accounts.createKey(accountId, 'test');
-      account = { id: accountId, key, call: caller(herald.api, key) };
+      account = testAccount(herald.api, accountId, key);
       chromium = await launchBrowser();
     });
     after(() =>

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { WebClient, type WebAnswer } from '../accounts/web-client.ts';
-import { caller, PNG_1x1, startHerald, type Caller, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, PNG_1x1, startHerald, type UntypedCaller, type TestHerald } from '../helpers/herald.ts';
 import { assertError, FUTURE } from '../helpers/api-fixtures.ts';
 import { registeredRoutes } from '../helpers/routes.ts';
 
@@ -61,7 +61,7 @@ describe('CSRF on every state-changing /api/app route', () => {
     ids.invitations = (await created(owner.app('POST', '/invitations', { email: 'later@example.com', role: 'member' }))).id;
 
     // Something real behind every kind of id, so a request that got through would change it.
-    const api: Caller = caller(herald.api, (await herald.services.accounts.createKey(session.account.id, 'fixtures')).key);
+    const api: UntypedCaller = untypedCaller(herald.api, (await herald.services.accounts.createKey(session.account.id, 'fixtures')).key);
     const ok = async (answer: Promise<{ status: number; body: any }>) => {
       const { status, body } = await answer;
       assert.ok(status === 200 || status === 201, JSON.stringify(body));

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { startHerald, type TestHerald } from '../helpers/herald.ts';
+import { startHerald, type TestHerald, testAccount } from '../helpers/herald.ts';
 import { addWebhookChannel, listPosts } from '../helpers/api-fixtures.ts';
 import { storeSuite } from '../helpers/stores.ts';
 import {
@@ -23,7 +23,7 @@ import {
   seriousA11yViolations,
 } from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
-import { caller } from '../helpers/herald.ts';
+import { untypedCaller } from '../helpers/herald.ts';
 
 const browser = browserSuite();
 
@@ -49,7 +49,7 @@ for (const store of BROWSER_STORES) {
       const owner = new WebClient(herald.url);
       const accountId = (await owner.signUp('owner@example.com')).body.account.id;
       const { key } = await herald.services.accounts.createKey(accountId, 'test');
-      const account = { id: accountId, key, call: caller(herald.api, key) };
+      const account = testAccount(herald.api, accountId, key);
       await addWebhookChannel(account, { name: 'Newsroom' });
 
       const broken = path.join(folder, 'broken.csv');

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { caller, startHerald, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, startHerald, type TestHerald, testAccount } from '../helpers/herald.ts';
 import { addWebhookChannel, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 import { storeSuite } from '../helpers/stores.ts';
 import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
@@ -49,7 +49,7 @@ for (const store of BROWSER_STORES) {
       owner = new WebClient(herald.url);
       const accountId = (await owner.signUp('owner@example.com')).body.account.id;
       const { key } = await herald.services.accounts.createKey(accountId, 'test');
-      const account = { id: accountId, key, call: caller(herald.api, key) };
+      const account = testAccount(herald.api, accountId, key);
       const channel = await addWebhookChannel(account, { name: 'Newsroom' });
       // Tomorrow at 10:00 UTC: on this month's calendar (or the first days of the next, shown in its last row).
       when = new Date(Math.floor((Date.now() + DAY) / DAY) * DAY + 10 * 3_600_000);

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { caller, startHerald, type Caller, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, startHerald, type UntypedCaller, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite } from '../helpers/stores.ts';
 import { BROWSER_STORES, browserSuite, describeViolations, ensureWebBuilt, launchBrowser, screenshot, seriousA11yViolations } from '../helpers/browser.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
@@ -43,7 +43,7 @@ for (const store of BROWSER_STORES) {
     let chromium: Browser;
     let context: BrowserContext;
     let page: Page;
-    let api: Caller;
+    let api: UntypedCaller;
     let web: WebClient;
     const channel: Record<string, string> = {};
     /** The paths the page's site was asked for, in order. */
@@ -62,7 +62,7 @@ for (const store of BROWSER_STORES) {
       herald = await startHerald(store);
       web = new WebClient(herald.url);
       const accountId = (await web.signUp('owner@example.com')).body.account.id;
-      api = caller(herald.api, (await herald.services.accounts.createKey(accountId, 'test')).key);
+      api = untypedCaller(herald.api, (await herald.services.accounts.createKey(accountId, 'test')).key);
       // Channels as their networks' connections store them (the profile as each adapter writes it).
       const connected: [string, string, string][] = [
         ['x', 'Harbour on X', 'harbourcafe'],
@@ -280,7 +280,7 @@ for (const store of BROWSER_STORES) {
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const link = await api('POST', `/posts/${created.body[0].postId}/preview-links`, {});
       assert.equal(link.status, 201, JSON.stringify(link.body));
-      const view = await caller(herald.url)('GET', `/api/preview/${link.body.token}`);
+      const view = await untypedCaller(herald.url)('GET', `/api/preview/${link.body.token}`);
       assert.deepEqual(view.body.post.settings, { board: '987654', title: 'Lemon scones' });
 
       await context?.close();

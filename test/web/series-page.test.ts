@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { caller, eventually, startHerald, type Caller, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, startHerald, type UntypedCaller, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite } from '../helpers/stores.ts';
 import {
   BROWSER_STORES,
@@ -40,7 +40,7 @@ for (const store of BROWSER_STORES) {
     let context: BrowserContext;
     let page: Page;
     /** The owner's API key, speaking to the public API. */
-    let api: Caller;
+    let api: UntypedCaller;
 
     before(async () => {
       ensureWebBuilt();
@@ -48,7 +48,7 @@ for (const store of BROWSER_STORES) {
       herald = await startHerald(store, { engine: { pollMs: 200 } });
       const web = new WebClient(herald.url);
       const accountId = (await web.signUp('owner@example.com')).body.account.id;
-      api = caller(herald.api, (await herald.services.accounts.createKey(accountId, 'test')).key);
+      api = untypedCaller(herald.api, (await herald.services.accounts.createKey(accountId, 'test')).key);
       chromium = await launchBrowser();
       context = await browserContext(chromium, herald.url, web);
       page = await context.newPage();

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { caller, eventually, startHerald, type Caller, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, startHerald, type UntypedCaller, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite } from '../helpers/stores.ts';
 import { BROWSER_STORES, browserContext, browserSuite, ensureWebBuilt, launchBrowser } from '../helpers/browser.ts';
 import { WebClient } from '../accounts/web-client.ts';
@@ -28,7 +28,7 @@ for (const store of BROWSER_STORES) {
     let context: BrowserContext;
     let page: Page;
     let web: WebClient;
-    let api: Caller;
+    let api: UntypedCaller;
 
     before(async () => {
       ensureWebBuilt();
@@ -36,7 +36,7 @@ for (const store of BROWSER_STORES) {
       herald = await startHerald(store, { engine: { pollMs: 200 } });
       web = new WebClient(herald.url);
       const accountId = (await web.signUp('owner@example.com')).body.account.id;
-      api = caller(herald.api, (await herald.services.accounts.createKey(accountId, 'test')).key);
+      api = untypedCaller(herald.api, (await herald.services.accounts.createKey(accountId, 'test')).key);
       chromium = await launchBrowser();
       context = await browserContext(chromium, herald.url, web);
       page = await context.newPage();

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { caller, PNG_1x1, startHerald, upload, type Caller, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, PNG_1x1, startHerald, upload, type UntypedCaller, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite } from '../helpers/stores.ts';
 import {
   BROWSER_STORES,
@@ -39,7 +39,7 @@ for (const store of BROWSER_STORES) {
     let owner: WebClient;
     let member: WebClient;
     let accountId = '';
-    let key: Caller;
+    let key: UntypedCaller;
     const channels = { webhook: '', mastodon: '' };
 
     /** A browser context signed in as `person` (their session cookies), or without any session. */
@@ -61,7 +61,7 @@ for (const store of BROWSER_STORES) {
       member = new WebClient(herald.url);
       await member.signUp('member@example.com', PASSWORD, { name: 'Max Member', invitation: invited.body.token });
       const apiKey = (await herald.services.accounts.createKey(accountId, 'test')).key;
-      key = caller(herald.api, apiKey);
+      key = untypedCaller(herald.api, apiKey);
       const hook = await key('POST', '/integrations', { identifier: 'webhook', name: 'Web receiver', credentials: { url: receiver.url } });
       assert.equal(hook.status, 201, JSON.stringify(hook.body));
       channels.webhook = hook.body.id;
