@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addWebhookChannel, scheduledPost } from '../helpers/api-fixtures.ts';
-import { untypedCaller, startHerald, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, startHerald, testAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { WebClient } from './web-client.ts';
 
@@ -206,8 +206,9 @@ for (const store of await testStores()) {
       });
 
       it('a key with posts:read lists posts but cannot create them; unknown scopes are refused', async () => {
-        const full = untypedCaller(herald.api, (await owner.app('POST', '/keys', { name: 'full' })).body.key);
-        const channel = await addWebhookChannel({ id: ownerAccountId, key: '', call: full });
+        const fullKey = (await owner.app('POST', '/keys', { name: 'full' })).body.key;
+        const full = untypedCaller(herald.api, fullKey);
+        const channel = await addWebhookChannel(testAccount(herald.api, ownerAccountId, fullKey));
         const readOnly = await owner.app('POST', '/keys', { name: 'reader', scopes: ['posts:read'] });
         assert.equal(readOnly.status, 201);
         assert.deepEqual(readOnly.body.scopes, ['posts:read']);
@@ -235,7 +236,7 @@ for (const store of await testStores()) {
       it('create, rename, assign channels, filter the API by them, delete', async () => {
         const key = (await owner.app('POST', '/keys', { name: 'customers' })).body.key;
         const api = untypedCaller(herald.api, key);
-        const account = { id: ownerAccountId, key, call: api };
+        const account = testAccount(herald.api, ownerAccountId, key);
         const [a, b] = [await addWebhookChannel(account, { name: 'A' }), await addWebhookChannel(account, { name: 'B' })];
         const created = await owner.app('POST', '/customers', { name: 'Acme' });
         assert.equal(created.status, 201);

@@ -88,7 +88,7 @@ for (const store of await testStores()) {
     const rootIds = (answer: UntypedResult) => ok(answer, 201).map((p: { postId: string }) => p.postId) as string[];
 
     const nowBody = (content: string) => postBody('now', [entry(channel, [content])], { date: undefined });
-    const atBody = (type: string, content: string, at: number) => postBody(type, [entry(channel, [content])], { date: iso(at) });
+    const atBody = (type: Parameters<typeof postBody>[0], content: string, at: number) => postBody(type, [entry(channel, [content])], { date: iso(at) });
     const mcpPost = (content: string) => ({ when: 'now', posts: [{ integration: { id: channel }, value: [{ content }] }] });
     const csvFile = (content: string) => `date,type,channels,content\n,now,${channel},${content}\n`;
     const seriesBody = (content: string, start: number) => ({

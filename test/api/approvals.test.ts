@@ -60,7 +60,7 @@ for (const store of await testStores()) {
 
     /** The public API's routes as the web application reaches them with a person's session. */
     const as = (person: WebClient) => (method: string, path: string, body?: unknown) => person.app(method, `/public/v1${path}`, body);
-    const schedule = (content: string, type = 'schedule', date = new Date(Date.now() + 86_400_000).toISOString()) =>
+    const schedule = (content: string, type: Parameters<typeof postBody>[0] = 'schedule', date = new Date(Date.now() + 86_400_000).toISOString()) =>
       postBody(type, [entry(channel, [content])], type === 'now' ? { date: undefined } : { date });
     const row = (id: string) => herald.services.store.db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const events = (type: string, postId: string) => hooks.deliveries.filter((d) => d.json?.type === type && d.json.data.post.id === postId);

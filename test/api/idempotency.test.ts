@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PNG_1x1, startHerald, upload, type UntypedResult, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { PNG_1x1, startHerald, type UntypedResult, type TestAccount, type TestHerald, uploadUntyped } from '../helpers/herald.ts';
 import { startHeldFileServer, type HeldFileServer } from '../helpers/held-file-server.ts';
 import { addWebhookChannel, countRows, scheduledPost } from '../helpers/api-fixtures.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
@@ -97,36 +97,36 @@ for (const store of await testStores()) {
     });
 
     it('POST /upload: the same bytes replay the stored media; other bytes are 422', async () => {
-      const first = await upload(alice, herald.api, PNG_1x1, 'pixel.png', withKey('upload-1'));
+      const first = await uploadUntyped(alice, herald.api, PNG_1x1, 'pixel.png', withKey('upload-1'));
       assert.equal(first.status, 201, JSON.stringify(first.body));
       assert.equal(replayed(first), null);
       const stored = await countRows(herald, 'media', alice.id);
 
-      const again = await upload(alice, herald.api, PNG_1x1, 'pixel.png', withKey('upload-1'));
+      const again = await uploadUntyped(alice, herald.api, PNG_1x1, 'pixel.png', withKey('upload-1'));
       assert.equal(again.status, 201);
       assert.equal(replayed(again), 'true');
       assert.deepEqual(again.body, first.body);
 
       const otherBytes = Buffer.concat([PNG_1x1, Buffer.from('trailing')]);
-      const other = await upload(alice, herald.api, otherBytes, 'pixel.png', withKey('upload-1'));
+      const other = await uploadUntyped(alice, herald.api, otherBytes, 'pixel.png', withKey('upload-1'));
       assert.equal(other.status, 422);
       assert.equal(other.body.code, 'idempotency_key_mismatch');
       assert.equal(await countRows(herald, 'media', alice.id), stored);
     });
 
     it('POST /upload: a repeat replays also when the file name is cleaned on the way in (spaces around it)', async () => {
-      const first = await upload(alice, herald.api, PNG_1x1, ' pixel.png ', withKey('upload-folder'));
+      const first = await uploadUntyped(alice, herald.api, PNG_1x1, ' pixel.png ', withKey('upload-folder'));
       assert.equal(first.status, 201, JSON.stringify(first.body));
-      const again = await upload(alice, herald.api, PNG_1x1, ' pixel.png ', withKey('upload-folder'));
+      const again = await uploadUntyped(alice, herald.api, PNG_1x1, ' pixel.png ', withKey('upload-folder'));
       assert.equal(again.status, 201, JSON.stringify(again.body));
       assert.equal(replayed(again), 'true');
       assert.deepEqual(again.body, first.body);
     });
 
     it('POST /upload: a refused file frees the key for a retry', async () => {
-      const refused = await upload(alice, herald.api, Buffer.from('just some text, not an image'), 'notes.txt', withKey('upload-retry'));
+      const refused = await uploadUntyped(alice, herald.api, Buffer.from('just some text, not an image'), 'notes.txt', withKey('upload-retry'));
       assert.ok(refused.status >= 400 && refused.status < 500, `refused with a 4xx, got ${refused.status}`);
-      const retry = await upload(alice, herald.api, PNG_1x1, 'pixel.png', withKey('upload-retry'));
+      const retry = await uploadUntyped(alice, herald.api, PNG_1x1, 'pixel.png', withKey('upload-retry'));
       assert.equal(retry.status, 201, JSON.stringify(retry.body));
       assert.equal(replayed(retry), null);
     });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { PNG_1x1, startHerald, type TestAccount, type TestHerald, uploadUntyped } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { addWebhookChannel, assertError, createPosts, entry, idRoutes, listPosts, postBody, type Channel } from '../helpers/api-fixtures.ts';
@@ -40,7 +40,7 @@ for (const store of await testStores()) {
       aCustomer = (await a.callUntyped('POST', '/groups', { name: 'A customer' })).body;
       aChannel = await addWebhookChannel(a, { name: 'A hook', customer: aCustomer.id }, `${receiver.url}?a`);
       bChannel = await addWebhookChannel(b, { name: 'B hook' });
-      aMedia = (await upload(a, herald.api, PNG_1x1, 'a.png')).body;
+      aMedia = (await uploadUntyped(a, herald.api, PNG_1x1, 'a.png')).body;
       const [queued] = await createPosts(
         a,
         postBody('schedule', [

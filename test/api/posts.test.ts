@@ -115,7 +115,9 @@ for (const store of await testStores()) {
         { value: 'promo', label: 'Promo' },
         { value: 'bare', label: 'bare' },
       ]);
-      assertError(await account.callUntyped('POST', '/posts', postBody('schedule', [entry(channel.id, ['x'])], { tags: [42] })), 400, { path: 'tags.0' });
+      assertError(await account.callUntyped('POST', '/posts', postBody('schedule', [entry(channel.id, ['x'])], { tags: [42] as never })), 400, {
+        path: 'tags.0',
+      });
     });
 
     it('accepts the extra fields clients send (value[].id "", posts[].group "", creationMethod)', async () => {
@@ -247,7 +249,7 @@ for (const store of await testStores()) {
         [{ ...postBody('schedule', []) }, 'posts'],
         [{ type: 'schedule', date: FUTURE }, 'posts'],
         [postBody('schedule', [{ integration: { id: channel.id }, value: [] }]), 'posts.0.value'],
-        [postBody('schedule', [{ value: [{ content: 'x', image: [] }] }]), 'posts.0.integration'],
+        [postBody('schedule', [{ value: [{ content: 'x', image: [] }] } as never]), 'posts.0.integration'],
         [postBody('schedule', [entry(channel.id, [{ content: 'x', delay: -1 }])]), 'posts.0.value.0.delay'],
         [postBody('schedule', [entry('no-such-channel', ['x'])]), 'posts.0.integration.id', 404],
       ];
@@ -298,7 +300,7 @@ for (const store of await testStores()) {
         [[entry(channel.id, ['x'], { group: before.group })], 'posts.0.group'],
         [[entry(channel.id, [{ id: postId, content: 'x' }])], 'posts.0.value.0.id'],
       ];
-      for (const [entries, path] of cases) assertError(await account.callUntyped('POST', '/posts', postBody('update', entries)), 400, { path });
+      for (const [entries, path] of cases) assertError(await account.callUntyped('POST', '/posts', postBody('update', entries as never)), 400, { path });
       assert.deepEqual(await detail(postId), before);
     });
 

@@ -278,7 +278,7 @@ for (const store of await testStores()) {
         const edit = await account.callUntyped(
           'POST',
           '/posts',
-          postBody('update', [entry(c.id, [{ content: 'edited too late', id: created.postId }])], { group }),
+          postBody('update', [entry(c.id, [{ content: 'edited too late', id: created.postId }])], { group } as never),
         );
         assertError(edit, 409);
         assertError(await account.callUntyped('DELETE', `/posts/${created.postId}`), 409);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { startHerald, type TestAccount, type TestHerald, uploadUntyped } from '../helpers/herald.ts';
 import { addWebhookChannel, createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { plainImage, storedFiles } from './support.ts';
@@ -19,7 +19,7 @@ for (const store of await testStores()) {
     after(() => herald.close());
 
     const uploadAs = async (who: TestAccount, name: string) => {
-      const answer = await upload(who, herald.api, await plainImage(50, 40), name);
+      const answer = await uploadUntyped(who, herald.api, await plainImage(50, 40), name);
       assert.equal(answer.status, 201, JSON.stringify(answer.body));
       return answer.body;
     };

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import sharp from 'sharp';
-import { startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { startHerald, type TestAccount, type TestHerald, uploadUntyped } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { mediaRef, prepareForNetwork } from '../../src/media/prepare.ts';
 import { assertRanges, mp4Header, noisyPng, storedFiles } from './support.ts';
@@ -86,7 +86,7 @@ for (const store of await testStores()) {
 
     it('round trip: the upload lands in the bucket, is served with its type, nosniff and ranges, and deleting removes it', async () => {
       const png = await noisyPng(120, 80);
-      const stored = await upload(account, herald.api, png, 'bucket.png');
+      const stored = await uploadUntyped(account, herald.api, png, 'bucket.png');
       assert.equal(stored.status, 201, JSON.stringify(stored.body));
       assert.ok(stored.body.path.startsWith(`${herald.url}/uploads/`), stored.body.path);
       assert.deepEqual([stored.body.width, stored.body.height], [120, 80]);
@@ -118,7 +118,7 @@ for (const store of await testStores()) {
     it('a file larger than one part goes up in parts and comes back byte for byte', async () => {
       const video = mp4Header(20 * 1024 * 1024);
       for (let i = 64; i < video.length; i += 4096) video[i] = i & 255;
-      const stored = await upload(account, herald.api, video, 'long.mp4');
+      const stored = await uploadUntyped(account, herald.api, video, 'long.mp4');
       assert.equal(stored.status, 201, JSON.stringify(stored.body));
       const served = Buffer.from(await (await fetch(stored.body.path)).arrayBuffer());
       assert.ok(served.equals(video), 'served.equals(video)');
@@ -132,13 +132,13 @@ for (const store of await testStores()) {
 
     it('a refused upload leaves no object; a conversion reads from and writes to the bucket', async () => {
       const before = await objectKeys();
-      const refused = await upload(account, herald.api, Buffer.from('<html>not an image</html>'), 'x.png');
+      const refused = await uploadUntyped(account, herald.api, Buffer.from('<html>not an image</html>'), 'x.png');
       assert.equal(refused.status, 415);
-      const damaged = await upload(account, herald.api, await noisyPng(100, 100).then((png) => png.subarray(0, png.length >> 1)), 'cut.png');
+      const damaged = await uploadUntyped(account, herald.api, await noisyPng(100, 100).then((png) => png.subarray(0, png.length >> 1)), 'cut.png');
       assert.equal(damaged.status, 400);
       assert.deepEqual(await objectKeys(), before);
 
-      const stored = await upload(account, herald.api, await noisyPng(600, 400), 'convert.png');
+      const stored = await uploadUntyped(account, herald.api, await noisyPng(600, 400), 'convert.png');
       const row = await herald.services.store.db.selectFrom('media').selectAll().where('id', '=', stored.body.id).executeTakeFirstOrThrow();
       const prepared = await prepareForNetwork(herald.services, mediaRef(herald.services, row), { imageTypes: ['image/jpeg'], maxImageSide: 300 });
       assert.ok(await objectExists(keyOf(prepared.url)), 'await objectExists(keyOf(prepared.url))');
@@ -158,7 +158,7 @@ for (const store of await testStores()) {
     it('media paths point at the bucket, which serves the bytes and ranges itself; posts accept them', async () => {
       const account = await herald.newAccount();
       const png = await noisyPng(64, 64);
-      const stored = await upload(account, herald.api, png, 'public.png');
+      const stored = await uploadUntyped(account, herald.api, png, 'public.png');
       assert.equal(stored.status, 201, JSON.stringify(stored.body));
       assert.ok(stored.body.path.startsWith(`${endpoint}/${BUCKET}/herald/`), stored.body.path);
       const served = await fetch(stored.body.path);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import sharp from 'sharp';
-import { eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { eventually, PNG_1x1, startHerald, type TestAccount, type TestHerald, uploadUntyped } from '../helpers/herald.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import {
@@ -54,7 +54,7 @@ for (const store of await testStores()) {
     it('a file named .png that is really HTML is refused (415), judged by its bytes', async () => {
       const html = Buffer.from('<!doctype html><html><body><script>alert(document.cookie)</script></body></html>');
       await leavesNothing(async () => {
-        assertRefused(await upload(account, herald.api, html, 'photo.png'), 415, 'unsupported_media_type');
+        assertRefused(await uploadUntyped(account, herald.api, html, 'photo.png'), 415, 'unsupported_media_type');
         const form = new FormData();
         form.append('file', new Blob([html], { type: 'image/png' }), 'photo.png');
         assertRefused(await account.callUntyped('POST', '/upload', form), 415, 'unsupported_media_type');
@@ -62,17 +62,17 @@ for (const store of await testStores()) {
     });
 
     it('a zero-byte file is refused (400)', async () => {
-      await leavesNothing(async () => assertRefused(await upload(account, herald.api, Buffer.alloc(0), 'empty.png'), 400, 'empty_file'));
+      await leavesNothing(async () => assertRefused(await uploadUntyped(account, herald.api, Buffer.alloc(0), 'empty.png'), 400, 'empty_file'));
     });
 
     it('a truncated image is refused (400 damaged_file), and so is a multipart body cut short', async () => {
       const png = await noisyPng(200, 150);
       const jpeg = await sharp(png).jpeg().toBuffer();
       await leavesNothing(async () => {
-        assertRefused(await upload(account, herald.api, png.subarray(0, png.length >> 1), 'half.png'), 400, 'damaged_file');
-        assertRefused(await upload(account, herald.api, jpeg.subarray(0, jpeg.length >> 1), 'half.jpg'), 400, 'damaged_file');
+        assertRefused(await uploadUntyped(account, herald.api, png.subarray(0, png.length >> 1), 'half.png'), 400, 'damaged_file');
+        assertRefused(await uploadUntyped(account, herald.api, jpeg.subarray(0, jpeg.length >> 1), 'half.jpg'), 400, 'damaged_file');
         // A PNG signature and nothing else is too little to be any image.
-        assertRefused(await upload(account, herald.api, png.subarray(0, 8), 'tiny.png'), 415, 'unsupported_media_type');
+        assertRefused(await uploadUntyped(account, herald.api, png.subarray(0, 8), 'tiny.png'), 415, 'unsupported_media_type');
         const { body, contentType } = multipartBody('form-data; name="file"; filename="cut.png"', png);
         const cut = await postRaw(`${herald.api}/upload`, account.key, contentType, body.subarray(0, body.length - 40)).catch((err: Error) => ({
           status: 0,
@@ -118,8 +118,8 @@ for (const store of await testStores()) {
     });
 
     it('a video over the video cap is refused; one under it (but over the image cap) is kept', async () => {
-      await leavesNothing(async () => assertRefused(await upload(account, herald.api, mp4Header(VIDEO_CAP + 1), 'long.mp4'), 413, 'file_too_large'));
-      const fine = await upload(account, herald.api, mp4Header(IMAGE_CAP * 2), 'clip.mp4');
+      await leavesNothing(async () => assertRefused(await uploadUntyped(account, herald.api, mp4Header(VIDEO_CAP + 1), 'long.mp4'), 413, 'file_too_large'));
+      const fine = await uploadUntyped(account, herald.api, mp4Header(IMAGE_CAP * 2), 'clip.mp4');
       assert.equal(fine.status, 201, JSON.stringify(fine.body));
       assert.deepEqual([fine.body.mimeType, fine.body.size], ['video/mp4', IMAGE_CAP * 2]);
     });
@@ -149,7 +149,7 @@ for (const store of await testStores()) {
     });
 
     it('answers width, height and a JPEG thumbnail for images (EXIF rotation applied), BMP included', async () => {
-      const wide = await upload(account, herald.api, await plainImage(1200, 800, 'png'), 'wide.png');
+      const wide = await uploadUntyped(account, herald.api, await plainImage(1200, 800, 'png'), 'wide.png');
       assert.equal(wide.status, 201, JSON.stringify(wide.body));
       assert.deepEqual([wide.body.mimeType, wide.body.width, wide.body.height, wide.body.duration], ['image/png', 1200, 800, null]);
       const thumb = await fetch(wide.body.thumbnail);
@@ -161,10 +161,10 @@ for (const store of await testStores()) {
         .jpeg()
         .withMetadata({ orientation: 6 })
         .toBuffer();
-      const portrait = await upload(account, herald.api, turned, 'phone.jpg');
+      const portrait = await uploadUntyped(account, herald.api, turned, 'phone.jpg');
       assert.deepEqual([portrait.body.mimeType, portrait.body.width, portrait.body.height], ['image/jpeg', 100, 300]);
 
-      const bitmap = await upload(account, herald.api, bmp24(64, 48), 'old.bmp');
+      const bitmap = await uploadUntyped(account, herald.api, bmp24(64, 48), 'old.bmp');
       assert.equal(bitmap.status, 201, JSON.stringify(bitmap.body));
       assert.deepEqual([bitmap.body.mimeType, bitmap.body.width, bitmap.body.height], ['image/bmp', 64, 48]);
       const bmpThumb = await sharp(Buffer.from(await (await fetch(bitmap.body.thumbnail)).arrayBuffer())).metadata();
@@ -175,7 +175,7 @@ for (const store of await testStores()) {
         [await plainImage(20, 10, 'gif'), 'image/gif'],
         [await plainImage(20, 10, 'webp'), 'image/webp'],
       ] as const) {
-        const answer = await upload(account, herald.api, bytes, 'no-extension');
+        const answer = await uploadUntyped(account, herald.api, bytes, 'no-extension');
         assert.equal(answer.status, 201, JSON.stringify(answer.body));
         assert.equal(answer.body.mimeType, type);
         assert.ok(answer.body.width > 0 && answer.body.thumbnail, JSON.stringify(answer.body));
@@ -187,14 +187,14 @@ for (const store of await testStores()) {
         (withFfmpeg ? 'width, height, duration and a poster read with ffprobe and ffmpeg' : 'kept without dimensions (ffmpeg is not installed here)'),
       async () => {
         if (withFfmpeg) {
-          const clip = await upload(account, herald.api, await mp4Video(), 'clip.mov');
+          const clip = await uploadUntyped(account, herald.api, await mp4Video(), 'clip.mov');
           assert.equal(clip.status, 201, JSON.stringify(clip.body));
           assert.deepEqual([clip.body.mimeType, clip.body.width, clip.body.height], ['video/mp4', 320, 240]);
           assert.ok(Math.abs(clip.body.duration - 1) < 0.2, `duration ${clip.body.duration}`);
           const poster = await sharp(Buffer.from(await (await fetch(clip.body.thumbnail)).arrayBuffer())).metadata();
           assert.deepEqual([poster.format, poster.width, poster.height], ['jpeg', 320, 240]);
         } else {
-          const clip = await upload(account, herald.api, mp4Header(4096), 'clip.mp4');
+          const clip = await uploadUntyped(account, herald.api, mp4Header(4096), 'clip.mp4');
           assert.deepEqual([clip.status, clip.body.width, clip.body.duration, clip.body.thumbnail], [201, null, null, null]);
         }
       },
@@ -202,7 +202,7 @@ for (const store of await testStores()) {
 
     it('serves files with their type, nosniff, long caching and byte ranges', async () => {
       const png = await noisyPng(64, 64);
-      const stored = await upload(account, herald.api, png, 'ranges.png');
+      const stored = await uploadUntyped(account, herald.api, png, 'ranges.png');
       const whole = await fetch(stored.body.path);
       assert.equal(whole.status, 200);
       assert.equal(whole.headers.get('content-type'), 'image/png');

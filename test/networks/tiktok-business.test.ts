@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventually, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { eventually, startHerald, type TestAccount, type TestHerald, uploadUntyped } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
@@ -117,7 +117,7 @@ for (const store of await testStores()) {
 
     it('publishes photos as JPEG (a PNG is converted first), with title, privacy and music choice', async () => {
       const png = await uploadPng(account, herald);
-      const jpeg = await upload(account, herald.api, JPEG_1x1, 'b.jpg');
+      const jpeg = await uploadUntyped(account, herald.api, JPEG_1x1, 'b.jpg');
       const post = await settled(
         account,
         await publishNow(account, channelId, [{ content: 'Two photos #herald', media: [png, jpeg.body] }], {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventually, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { eventually, startHerald, type TestAccount, type TestHerald, uploadUntyped } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { connectOAuth } from '../helpers/connect.ts';
 import { JPEG_1x1 } from '../helpers/jpeg.ts';
@@ -209,7 +209,7 @@ for (const store of await testStores()) {
     });
 
     it('posts photos pulled from their public URLs; a second thread item is left out', async () => {
-      const photo = await upload(account, herald.api, JPEG_1x1, 'photo.jpg');
+      const photo = await uploadUntyped(account, herald.api, JPEG_1x1, 'photo.jpg');
       assert.equal(photo.status, 201);
       const created = await account.callUntyped('POST', '/posts', {
         type: 'now',
@@ -319,7 +319,7 @@ for (const store of await testStores()) {
         account,
         route: 'POST /v2/post/publish/content/init/',
         publish: async (text) => {
-          const photo = await upload(account, herald.api, JPEG_1x1, 'photo.jpg');
+          const photo = await uploadUntyped(account, herald.api, JPEG_1x1, 'photo.jpg');
           return publishNow(account, channelId, [{ content: text, image: [{ id: photo.body.id, path: photo.body.path }] }], SETTINGS);
         },
         held: heldOnTikTok,

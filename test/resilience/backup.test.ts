@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { untypedCaller, eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, PNG_1x1, startHerald, type TestAccount, type TestHerald, uploadUntyped } from '../helpers/herald.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { verifiedByStandardWebhooks } from '../helpers/standard-webhooks.ts';
 import { runHerald } from '../cli/run-herald.ts';
@@ -37,7 +37,7 @@ describe('backup and restore of the embedded store (sqlite)', () => {
     const channel = await account.callUntyped('POST', '/integrations', { identifier: 'webhook', credentials: { url: receiver.url } });
     channelId = channel.body.id;
     signingSecret = channel.body.secrets.signingSecret;
-    media = (await upload(account, running.api, PNG_1x1)).body;
+    media = (await uploadUntyped(account, running.api, PNG_1x1)).body;
   });
   after(async () => {
     await restored?.close();

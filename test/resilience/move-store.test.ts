@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { untypedCaller, eventually, PNG_1x1, startHerald, upload, type TestAccount, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, eventually, PNG_1x1, startHerald, type TestAccount, type TestHerald, uploadUntyped } from '../helpers/herald.ts';
 import { createTestDatabase, storeSuite } from '../helpers/stores.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.ts';
 import { verifiedByStandardWebhooks } from '../helpers/standard-webhooks.ts';
@@ -50,7 +50,7 @@ describe('move-store from the embedded store to PostgreSQL', storeSuite('postgre
     assert.equal((await account.callUntyped('POST', '/groups', { name: 'A customer' })).status, 201);
     const hook = await account.callUntyped('POST', '/webhooks', { url: `${receiver.url}/events`, events: ['post.published'] });
     hookId = hook.body.id;
-    media = (await upload(account, embedded.api, PNG_1x1)).body;
+    media = (await uploadUntyped(account, embedded.api, PNG_1x1)).body;
   });
   after(async () => {
     await moved?.close();

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { untypedCaller, PNG_1x1, startHerald, upload, type UntypedCaller, type TestHerald } from '../helpers/herald.ts';
+import { untypedCaller, PNG_1x1, startHerald, testAccount, uploadUntyped, type UntypedCaller, type TestHerald } from '../helpers/herald.ts';
 import { storeSuite } from '../helpers/stores.ts';
 import {
   BROWSER_STORES,
@@ -40,6 +40,7 @@ for (const store of BROWSER_STORES) {
     let member: WebClient;
     let accountId = '';
     let key: UntypedCaller;
+    let apiKeyValue = '';
     const channels = { webhook: '', mastodon: '' };
 
     /** A browser context signed in as `person` (their session cookies), or without any session. */
@@ -62,10 +63,11 @@ for (const store of BROWSER_STORES) {
       await member.signUp('member@example.com', PASSWORD, { name: 'Max Member', invitation: invited.body.token });
       const apiKey = (await herald.services.accounts.createKey(accountId, 'test')).key;
       key = untypedCaller(herald.api, apiKey);
+      apiKeyValue = apiKey;
       const hook = await key('POST', '/integrations', { identifier: 'webhook', name: 'Web receiver', credentials: { url: receiver.url } });
       assert.equal(hook.status, 201, JSON.stringify(hook.body));
       channels.webhook = hook.body.id;
-      const toot = await connectOAuth(herald, { id: accountId, key: apiKey, call: key }, 'mastodon', { query: { instance: mastodon.url } });
+      const toot = await connectOAuth(herald, testAccount(herald.api, accountId, apiKey), 'mastodon', { query: { instance: mastodon.url } });
       channels.mastodon = toot.id;
       chromium = await launchBrowser();
     });
@@ -424,8 +426,8 @@ for (const store of BROWSER_STORES) {
       });
 
       it('names a video in the library picker by what it shows (axe finds nothing serious)', async () => {
-        const account = { id: accountId, key: '', call: key };
-        const clip = await upload(account, herald.api, mp4Bytes(4096), 'harbour-clip.mp4');
+        const account = testAccount(herald.api, accountId, apiKeyValue);
+        const clip = await uploadUntyped(account, herald.api, mp4Bytes(4096), 'harbour-clip.mp4');
         assert.equal(clip.status, 201, JSON.stringify(clip.body));
         const { context, page } = await signedIn(owner, { bypassCSP: true });
         await page.goto(herald.url + '/compose');
@@ -438,8 +440,8 @@ for (const store of BROWSER_STORES) {
       });
 
       it('keeps alt text for a file in the media library', async () => {
-        const account = { id: accountId, key: '', call: key };
-        const image = await upload(account, herald.api, PNG_1x1, 'lighthouse.png');
+        const account = testAccount(herald.api, accountId, apiKeyValue);
+        const image = await uploadUntyped(account, herald.api, PNG_1x1, 'lighthouse.png');
         assert.equal(image.status, 201, JSON.stringify(image.body));
         const { context, page } = await signedIn(owner);
         await page.goto(herald.url + '/media');
