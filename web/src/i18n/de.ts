@@ -69,6 +69,28 @@ const de: Catalogue = {
   'reset.save': 'Passwort speichern und anmelden',
   'reset.noToken': 'Diese Seite braucht den vollständigen Link aus der E-Mail. Öffnen Sie den Link erneut oder fordern Sie einen neuen an.',
   'reset.askAgain': 'Neuen Link anfordern',
+  'sso.title': 'Single Sign-on',
+  'sso.signInWith': 'Mit {name} anmelden',
+  'sso.refused.unverifiedEmail':
+    'Ihr Identitätsanbieter hat Ihre E-Mail-Adresse nicht bestätigt, daher kann Herald nicht erkennen, dass sie Ihnen gehört. Bestätigen Sie sie dort und versuchen Sie es dann erneut.',
+  'sso.refused.notInvited':
+    'Für diese E-Mail-Adresse gibt es keine Einladung, und ihre Domain darf nicht beitreten. Bitten Sie einen Inhaber oder Admin dieses Heralds, Sie einzuladen.',
+  'sso.refused.removed': 'Sie wurden aus diesem Team entfernt. Bitten Sie den Inhaber, Sie erneut einzuladen.',
+  'sso.refused.expired': 'Die Anmeldung hat zu lange gedauert oder wurde in einem anderen Browser begonnen. Versuchen Sie es erneut.',
+  'sso.refused.failed':
+    'Die Antwort des Identitätsanbieters hat die Prüfungen von Herald nicht bestanden, daher wurden Sie nicht angemeldet. Versuchen Sie es erneut; passiert es wieder, wenden Sie sich an die Person, die dieses Herald betreibt.',
+  'sso.refused.unavailable': 'Der Identitätsanbieter ist gerade nicht erreichbar. Versuchen Sie es später erneut.',
+  'sso.refused.denied': 'Die Anmeldung wurde beim Identitätsanbieter abgebrochen.',
+  'sso.configured': 'Die Anmeldung erfolgt mit {name}.',
+  'sso.notConfigured':
+    'Single Sign-on ist auf diesem Server nicht eingerichtet: Wer ihn betreibt, setzt HERALD_OIDC_ISSUER, HERALD_OIDC_CLIENT_ID und HERALD_OIDC_CLIENT_SECRET.',
+  'sso.domains': 'E-Mail-Domains, deren Personen beitreten dürfen',
+  'sso.domainsHelp':
+    'Durch Kommas getrennt, z. B. example.com. Wer eine von seinem Anbieter bestätigte Adresse dieser Domains hat, tritt bei der ersten Anmeldung bei.',
+  'sso.role': 'Rolle beim Beitritt',
+  'sso.passwordsOff': 'Passwörter für alle außer dem Inhaber deaktivieren',
+  'sso.passwordsOffHelp': 'Alle anderen melden sich dann nur noch per Single Sign-on an.',
+  'sso.saved': 'Gespeichert.',
   'state.QUEUE': 'Geplant',
   'state.PUBLISHING': 'Wird veröffentlicht',
   'state.PUBLISHED': 'Veröffentlicht',

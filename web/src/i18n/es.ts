@@ -69,6 +69,28 @@ const es: Catalogue = {
   'reset.save': 'Guardar la contraseña e iniciar sesión',
   'reset.noToken': 'Esta página necesita el enlace del correo, completo. Vuelve a abrir el enlace o pide uno nuevo.',
   'reset.askAgain': 'Pedir un enlace nuevo',
+  'sso.title': 'Inicio de sesión único',
+  'sso.signInWith': 'Iniciar sesión con {name}',
+  'sso.refused.unverifiedEmail':
+    'Tu proveedor de identidad no ha verificado tu dirección de correo, así que Herald no puede saber si es tuya. Verifícala allí y vuelve a intentarlo.',
+  'sso.refused.notInvited':
+    'Esta dirección de correo no tiene invitación y su dominio no puede unirse. Pide a un propietario o administrador de este Herald que te invite.',
+  'sso.refused.removed': 'Te quitaron de este equipo. Pide a su propietario que vuelva a invitarte.',
+  'sso.refused.expired': 'El inicio de sesión tardó demasiado o se empezó en otro navegador. Vuelve a intentarlo.',
+  'sso.refused.failed':
+    'La respuesta del proveedor de identidad no superó las comprobaciones de Herald, así que no se inició tu sesión. Vuelve a intentarlo; si vuelve a pasar, avisa a quien administra este Herald.',
+  'sso.refused.unavailable': 'No se puede contactar con el proveedor de identidad en este momento. Inténtalo más tarde.',
+  'sso.refused.denied': 'El inicio de sesión se canceló en el proveedor de identidad.',
+  'sso.configured': 'Las personas inician sesión con {name}.',
+  'sso.notConfigured':
+    'El inicio de sesión único no está configurado en este servidor: quien lo administra define HERALD_OIDC_ISSUER, HERALD_OIDC_CLIENT_ID y HERALD_OIDC_CLIENT_SECRET.',
+  'sso.domains': 'Dominios de correo cuyas personas pueden unirse',
+  'sso.domainsHelp':
+    'Separados por comas, p. ej. example.com. Quien tenga una dirección de estos dominios verificada por su proveedor se une al iniciar sesión por primera vez.',
+  'sso.role': 'Rol con el que se unen',
+  'sso.passwordsOff': 'Desactivar las contraseñas para todos menos el propietario',
+  'sso.passwordsOffHelp': 'Los demás solo inician sesión entonces con inicio de sesión único.',
+  'sso.saved': 'Guardado.',
   'state.QUEUE': 'En cola',
   'state.PUBLISHING': 'Publicando',
   'state.PUBLISHED': 'Publicada',

@@ -70,6 +70,28 @@ const fr: Catalogue = {
   'reset.save': 'Enregistrer le mot de passe et se connecter',
   'reset.noToken': 'Cette page a besoin du lien de l’e-mail, en entier. Rouvrez le lien ou demandez-en un nouveau.',
   'reset.askAgain': 'Demander un nouveau lien',
+  'sso.title': 'Authentification unique',
+  'sso.signInWith': 'Se connecter avec {name}',
+  'sso.refused.unverifiedEmail':
+    'Votre fournisseur d’identité n’a pas vérifié votre adresse e-mail, Herald ne peut donc pas savoir qu’elle est à vous. Vérifiez-la chez lui, puis réessayez.',
+  'sso.refused.notInvited':
+    'Cette adresse e-mail n’a pas d’invitation, et son domaine ne peut pas rejoindre l’équipe. Demandez à un propriétaire ou à un administrateur de ce Herald de vous inviter.',
+  'sso.refused.removed': 'Vous avez été retiré de cette équipe. Demandez à son propriétaire de vous inviter à nouveau.',
+  'sso.refused.expired': 'La connexion a pris trop de temps ou a été commencée dans un autre navigateur. Réessayez.',
+  'sso.refused.failed':
+    'La réponse du fournisseur d’identité n’a pas passé les vérifications de Herald, vous n’avez donc pas été connecté. Réessayez ; si cela se reproduit, prévenez la personne qui gère ce Herald.',
+  'sso.refused.unavailable': 'Le fournisseur d’identité est injoignable pour le moment. Réessayez plus tard.',
+  'sso.refused.denied': 'La connexion a été annulée chez le fournisseur d’identité.',
+  'sso.configured': 'Les personnes se connectent avec {name}.',
+  'sso.notConfigured':
+    'L’authentification unique n’est pas configurée sur ce serveur : la personne qui le gère définit HERALD_OIDC_ISSUER, HERALD_OIDC_CLIENT_ID et HERALD_OIDC_CLIENT_SECRET.',
+  'sso.domains': 'Domaines e-mail dont les personnes peuvent rejoindre l’équipe',
+  'sso.domainsHelp':
+    'Séparés par des virgules, par ex. example.com. Une personne dont le fournisseur a vérifié une adresse de ces domaines rejoint l’équipe à sa première connexion.',
+  'sso.role': 'Rôle attribué à l’arrivée',
+  'sso.passwordsOff': 'Désactiver les mots de passe pour tous sauf le propriétaire',
+  'sso.passwordsOffHelp': 'Tous les autres se connectent alors uniquement par authentification unique.',
+  'sso.saved': 'Enregistré.',
   'state.QUEUE': 'Planifiée',
   'state.PUBLISHING': 'Publication en cours',
   'state.PUBLISHED': 'Publiée',

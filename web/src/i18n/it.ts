@@ -68,6 +68,28 @@ const it: Catalogue = {
   'reset.save': 'Salva la password e accedi',
   'reset.noToken': 'Questa pagina ha bisogno del link dell’e-mail, completo. Riapri il link o chiedine uno nuovo.',
   'reset.askAgain': 'Chiedi un nuovo link',
+  'sso.title': 'Single sign-on',
+  'sso.signInWith': 'Accedi con {name}',
+  'sso.refused.unverifiedEmail':
+    'Il tuo provider di identità non ha verificato il tuo indirizzo e-mail, quindi Herald non può sapere che è tuo. Verificalo lì, poi riprova.',
+  'sso.refused.notInvited':
+    'Questo indirizzo e-mail non ha un invito e il suo dominio non può unirsi. Chiedi a un proprietario o amministratore di questo Herald di invitarti.',
+  'sso.refused.removed': 'Sei stato rimosso da questo team. Chiedi al proprietario di invitarti di nuovo.',
+  'sso.refused.expired': 'L’accesso ha richiesto troppo tempo o è stato avviato in un altro browser. Riprova.',
+  'sso.refused.failed':
+    'La risposta del provider di identità non ha superato i controlli di Herald, quindi l’accesso non è avvenuto. Riprova; se succede di nuovo, avvisa chi gestisce questo Herald.',
+  'sso.refused.unavailable': 'Il provider di identità non è raggiungibile al momento. Riprova più tardi.',
+  'sso.refused.denied': 'L’accesso è stato annullato presso il provider di identità.',
+  'sso.configured': 'Le persone accedono con {name}.',
+  'sso.notConfigured':
+    'Il single sign-on non è configurato su questo server: chi lo gestisce imposta HERALD_OIDC_ISSUER, HERALD_OIDC_CLIENT_ID e HERALD_OIDC_CLIENT_SECRET.',
+  'sso.domains': 'Domini e-mail le cui persone possono unirsi',
+  'sso.domainsHelp':
+    'Separati da virgole, ad es. example.com. Chi ha un indirizzo di questi domini verificato dal proprio provider si unisce al primo accesso.',
+  'sso.role': 'Ruolo con cui si uniscono',
+  'sso.passwordsOff': 'Disattiva le password per tutti tranne il proprietario',
+  'sso.passwordsOffHelp': 'Tutti gli altri accedono quindi solo con il single sign-on.',
+  'sso.saved': 'Salvato.',
   'state.QUEUE': 'In coda',
   'state.PUBLISHING': 'In pubblicazione',
   'state.PUBLISHED': 'Pubblicato',

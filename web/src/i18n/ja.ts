@@ -69,6 +69,27 @@ const ja: Catalogue = {
   'reset.save': 'パスワードを保存してログイン',
   'reset.noToken': 'このページにはメールに記載されたリンク全体が必要です。リンクをもう一度開くか、新しいリンクを依頼してください。',
   'reset.askAgain': '新しいリンクを依頼',
+  'sso.title': 'シングルサインオン',
+  'sso.signInWith': '{name} でログイン',
+  'sso.refused.unverifiedEmail':
+    'ID プロバイダーがメールアドレスを確認していないため、Herald はそれがあなたのものか判断できません。プロバイダー側で確認してから、もう一度お試しください。',
+  'sso.refused.notInvited':
+    'このメールアドレスには招待がなく、そのドメインからの参加も許可されていません。この Herald のオーナーまたは管理者に招待を依頼してください。',
+  'sso.refused.removed': 'このチームから削除されました。オーナーにもう一度招待するよう依頼してください。',
+  'sso.refused.expired': 'ログインに時間がかかりすぎたか、別のブラウザーで開始されました。もう一度お試しください。',
+  'sso.refused.failed':
+    'ID プロバイダーからの応答が Herald の検証を通過しなかったため、ログインできませんでした。もう一度お試しください。再び起きる場合は、この Herald の運用者に連絡してください。',
+  'sso.refused.unavailable': '現在 ID プロバイダーに接続できません。しばらくしてからもう一度お試しください。',
+  'sso.refused.denied': 'ID プロバイダーでログインがキャンセルされました。',
+  'sso.configured': 'メンバーは {name} でログインします。',
+  'sso.notConfigured':
+    'このサーバーではシングルサインオンが設定されていません。サーバーの運用者が HERALD_OIDC_ISSUER、HERALD_OIDC_CLIENT_ID、HERALD_OIDC_CLIENT_SECRET を設定します。',
+  'sso.domains': '参加を許可するメールドメイン',
+  'sso.domainsHelp': 'カンマ区切りで入力します（例：example.com）。これらのドメインのアドレスをプロバイダーが確認済みの人は、初回ログイン時に参加します。',
+  'sso.role': '参加時の役割',
+  'sso.passwordsOff': 'オーナー以外のパスワードをオフにする',
+  'sso.passwordsOffHelp': 'オーナー以外はシングルサインオンでのみログインします。',
+  'sso.saved': '保存しました。',
   'state.QUEUE': '予約済み',
   'state.PUBLISHING': '公開中',
   'state.PUBLISHED': '公開済み',

@@ -68,6 +68,27 @@ const ptBR: Catalogue = {
   'reset.save': 'Salvar a senha e entrar',
   'reset.noToken': 'Esta página precisa do link do e-mail, completo. Abra o link de novo ou peça um novo.',
   'reset.askAgain': 'Pedir um novo link',
+  'sso.title': 'Login único',
+  'sso.signInWith': 'Entrar com {name}',
+  'sso.refused.unverifiedEmail':
+    'Seu provedor de identidade não verificou seu endereço de e-mail, então o Herald não consegue saber se ele é seu. Verifique-o lá e tente de novo.',
+  'sso.refused.notInvited':
+    'Este endereço de e-mail não tem convite, e o domínio dele não pode entrar. Peça a um proprietário ou administrador deste Herald para convidar você.',
+  'sso.refused.removed': 'Você foi removido desta equipe. Peça ao proprietário para convidar você de novo.',
+  'sso.refused.expired': 'O login demorou demais ou foi iniciado em outro navegador. Tente de novo.',
+  'sso.refused.failed':
+    'A resposta do provedor de identidade não passou nas verificações do Herald, então você não entrou. Tente de novo; se acontecer outra vez, avise quem administra este Herald.',
+  'sso.refused.unavailable': 'Não é possível acessar o provedor de identidade agora. Tente mais tarde.',
+  'sso.refused.denied': 'O login foi cancelado no provedor de identidade.',
+  'sso.configured': 'As pessoas entram com {name}.',
+  'sso.notConfigured':
+    'O login único não está configurado neste servidor: quem o administra define HERALD_OIDC_ISSUER, HERALD_OIDC_CLIENT_ID e HERALD_OIDC_CLIENT_SECRET.',
+  'sso.domains': 'Domínios de e-mail cujas pessoas podem entrar',
+  'sso.domainsHelp': 'Separados por vírgulas, p. ex. example.com. Quem tiver um endereço desses domínios verificado pelo provedor entra no primeiro login.',
+  'sso.role': 'Função com que entram',
+  'sso.passwordsOff': 'Desativar as senhas para todos, exceto o proprietário',
+  'sso.passwordsOffHelp': 'Todos os outros passam a entrar apenas com login único.',
+  'sso.saved': 'Salvo.',
   'state.QUEUE': 'Na fila',
   'state.PUBLISHING': 'Publicando',
   'state.PUBLISHED': 'Publicada',
