@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { eventually, startHerald, type TestAccount, type TestHerald, caller } from '../helpers/herald.ts';
+import { eventually, expectStatus, startHerald, testAccount, type TestAccount, type TestHerald } from '../helpers/herald.ts';
 import { testStores, storeSuite } from '../helpers/stores.ts';
 import { createPosts, entry, postBody } from '../helpers/api-fixtures.ts';
 import { startTestnet, type TestnetFake } from '../fakes/testnet.ts';
@@ -57,7 +57,7 @@ for (const store of await testStores()) {
       await owner.signUp('owner@example.com', PASSWORD, { name: 'Olivia Owner' });
       const accountId = await herald.services.accounts.ownerAccount();
       const { key } = await herald.services.accounts.createKey(accountId, 'test');
-      account = { id: accountId, key, call: caller(herald.api, key) };
+      account = testAccount(herald.api, accountId, key);
     });
     after(() =>
       teardown(
@@ -173,9 +173,12 @@ for (const store of await testStores()) {
     it("the digest lists what was published and what failed, in the person's language", async () => {
       await owner.app('PUT', '/preferences', { language: 'fr' });
       assert.equal((await owner.app('PUT', '/mail', { digest: 'daily' })).status, 200);
-      const channel = (await account.call('GET', '/integrations')).body.find((c: { name: string }) => c.name.includes('mailer'));
+      const channel = expectStatus(await account.call('GET', '/integrations'), 200).find((c) => c.name.includes('mailer'))!;
       const [published] = await createPosts(account, postBody('now', [entry(channel.id, ['A note that went out fine'])]));
-      await eventually(async () => ((await account.call('GET', `/posts/${published.postId}`)).body.state === 'PUBLISHED' ? true : undefined), 15_000);
+      await eventually(
+        async () => (expectStatus(await account.call('GET', `/posts/${published.postId}`), 200).state === 'PUBLISHED' ? true : undefined),
+        15_000,
+      );
       const owner_ = await herald.services.passwordResets.person('owner@example.com');
       const now = Date.now();
       await herald.services.store.db.updateTable('mail_choices').set({ digest_due_at: now }).where('user_id', '=', owner_!.id).execute();

@@ -181,7 +181,7 @@ for (const store of await testStores()) {
 
     it('refuses a content warning over 500 characters, or one that takes the text over the limit, naming the field', async () => {
       const post = (content: string, spoiler: string) => ({
-        type: 'now',
+        type: 'now' as const,
         date: new Date().toISOString(),
         shortLink: false,
         tags: [],

@@ -23,7 +23,10 @@ const formsOf = new Map<string, Map<string, string>>();
 
 function once<T>(cache: Map<string, T>, key: string, make: () => T): T {
   let made = cache.get(key);
-  if (!made) cache.set(key, (made = make()));
+  if (!made) {
+    made = make();
+    cache.set(key, made);
+  }
   return made;
 }
 

@@ -284,7 +284,12 @@ export const appRoutes = routeTable('/api/app', {
   customers: appRoute({ method: 'GET', path: '/customers', responses: { 200: z.array(customerView) } }),
   createCustomer: appRoute({ method: 'POST', path: '/customers', body: z.object({ name }), responses: { 201: customerView } }),
   renameCustomer: appRoute({ method: 'PATCH', path: '/customers/:id', params: idParam, body: z.object({ name }), responses: { 200: customerView } }),
-  deleteCustomer: appRoute({ method: 'DELETE', path: '/customers/:id', params: idParam, responses: { 200: z.object({ deleted: z.boolean(), id: z.string() }) } }),
+  deleteCustomer: appRoute({
+    method: 'DELETE',
+    path: '/customers/:id',
+    params: idParam,
+    responses: { 200: z.object({ deleted: z.boolean(), id: z.string() }) },
+  }),
   assignChannels: appRoute({
     method: 'PUT',
     path: '/customers/:id/channels',
@@ -407,7 +412,12 @@ export const appRoutes = routeTable('/api/app', {
     body: z.object({ name: name.optional(), content: templateContent().optional() }),
     responses: { 200: template },
   }),
-  deleteTemplate: appRoute({ method: 'DELETE', path: '/templates/:id', params: idParam, responses: { 200: z.object({ deleted: z.boolean(), id: z.string() }) } }),
+  deleteTemplate: appRoute({
+    method: 'DELETE',
+    path: '/templates/:id',
+    params: idParam,
+    responses: { 200: z.object({ deleted: z.boolean(), id: z.string() }) },
+  }),
 
   preferences: appRoute({ method: 'GET', path: '/preferences', responses: { 200: personPreferences } }),
   setPreferences: appRoute({ method: 'PUT', path: '/preferences', body: preferencesChange, responses: { 200: personPreferences } }),

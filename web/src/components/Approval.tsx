@@ -41,8 +41,12 @@ export function ApprovalPanel({ post }: { post: PostDetail }) {
   const latest = (action: string) => a.history.filter((h) => h.action === action).at(-1);
   const decide = async (action: 'approve' | 'reject') => {
     setNotice(undefined);
-    const body = action === 'reject' || comment.trim() ? { comment } : {};
-    const done = await act(() => api('POST', pub(`/posts/${post.id}/${action}`), body));
+    // One call per action: the route table names each path (and its body) on its own; a rejection always says why.
+    const send = () =>
+      action === 'approve'
+        ? api('POST', pub(`/posts/${post.id}/approve`), comment.trim() ? { comment } : {})
+        : api('POST', pub(`/posts/${post.id}/reject`), { comment });
+    const done = await act(send);
     if (!done) return;
     setComment('');
     setError(undefined);

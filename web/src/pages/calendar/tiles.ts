@@ -43,7 +43,10 @@ export function postsByDay<P extends { publishDate: string }>(posts: readonly P[
   for (const post of posts) {
     const minute = Math.floor(Date.parse(post.publishDate) / 60_000);
     let day = dayOfMinute.get(minute);
-    if (day === undefined) dayOfMinute.set(minute, (day = format.format(minute * 60_000)));
+    if (day === undefined) {
+      day = format.format(minute * 60_000);
+      dayOfMinute.set(minute, day);
+    }
     const list = days.get(day);
     if (list) list.push(post);
     else days.set(day, [post]);
