@@ -1,10 +1,10 @@
 /** First run (the owner signs up), sign-in, and joining through an invitation link. */
-import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Session } from '../api.ts';
 import { keys } from '../data.ts';
 import { t } from '../i18n.ts';
+import { useFormSubmit } from '../form-submit.ts';
 import { ErrorNote, FieldError, Loading } from '../components/ui.tsx';
 import { SsoSignIn } from '../components/SingleSignOn.tsx';
 
@@ -32,22 +32,11 @@ function AuthForm({
   const navigate = useNavigate();
   const location = useLocation();
   const client = useQueryClient();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const session = await submit(new FormData(event.currentTarget));
-      client.setQueryData(keys.session, session);
-      navigate((location.state as { from?: string } | null)?.from ?? '/', { replace: true });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { onSubmit, busy, error } = useFormSubmit(async (form) => {
+    const session = await submit(form);
+    client.setQueryData(keys.session, session);
+    navigate((location.state as { from?: string } | null)?.from ?? '/', { replace: true });
+  });
   return (
     <main id="main" className="auth">
       <h1>{title}</h1>

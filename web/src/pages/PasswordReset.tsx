@@ -3,30 +3,20 @@
  * the new password once. The link carries its token after "#", so it never
  * reaches a server's logs; the page reads it from there.
  */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { useQueryClient } from '@tanstack/react-query';
 import { api } from '../api.ts';
 import { keys } from '../data.ts';
 import { t } from '../i18n.ts';
+import { useFormSubmit } from '../form-submit.ts';
 import { ErrorNote, FieldError, Notice, problemsAt } from '../components/ui.tsx';
 
 export function ForgotPassword() {
-  const [error, setError] = useState<unknown>();
   const [answer, setAnswer] = useState<{ mailEnabled: boolean }>();
-  const [busy, setBusy] = useState(false);
-  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      setAnswer(await api('POST', '/auth/password-reset', { email: String(new FormData(event.currentTarget).get('email') ?? '') }));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { onSubmit, busy, error } = useFormSubmit(async (form) => {
+    setAnswer(await api('POST', '/auth/password-reset', { email: String(form.get('email') ?? '') }));
+  });
   return (
     <main id="main" className="auth">
       <h1>{t('reset.forgotTitle')}</h1>
@@ -57,22 +47,11 @@ export function ResetPassword() {
   const token = new URLSearchParams(window.location.hash.slice(1)).get('token') ?? '';
   const navigate = useNavigate();
   const client = useQueryClient();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const session = await api('POST', '/auth/password-reset/complete', { token, password: String(new FormData(event.currentTarget).get('password') ?? '') });
-      client.setQueryData(keys.session, session);
-      navigate('/', { replace: true });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { onSubmit, busy, error } = useFormSubmit(async (form) => {
+    const session = await api('POST', '/auth/password-reset/complete', { token, password: String(form.get('password') ?? '') });
+    client.setQueryData(keys.session, session);
+    navigate('/', { replace: true });
+  });
   return (
     <main id="main" className="auth">
       <h1>{t('reset.title')}</h1>
