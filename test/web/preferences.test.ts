@@ -139,6 +139,11 @@ for (const store of BROWSER_STORES) {
     for (const [language, home, settings] of [
       ['fr', 'Calendrier', 'Préférences'],
       ['ja', 'カレンダー', '個人設定'],
+      ['es', 'Calendario', 'Preferencias'],
+      ['de', 'Kalender', 'Präferenzen'],
+      ['pt-BR', 'Calendário', 'Preferências'],
+      ['it', 'Calendario', 'Preferenze'],
+      ['zh-CN', '日历', '偏好设置'],
     ] as const) {
       it(`axe finds nothing serious on the main pages in ${language}, and <html lang> says ${language}`, async () => {
         assert.equal((await owner.app('PUT', '/preferences', { language })).status, 200);
