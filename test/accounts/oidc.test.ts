@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { appRoutes } from '../../src/contract/routes/app.ts';
 import { freePort, startHerald, type TestHerald } from '../helpers/herald.ts';
-import { startOidcProvider, toProviderAndBack, type TestProvider } from '../helpers/oidc-provider.ts';
+import { startHeraldWithSso, startOidcProvider, toProviderAndBack, type TestProvider } from '../helpers/oidc-provider.ts';
 import { storeSuite, testStores } from '../helpers/stores.ts';
 import { location, WebClient } from './web-client.ts';
 
@@ -45,15 +45,7 @@ for (const store of await testStores()) {
 
     before(async () => {
       provider = await startOidcProvider();
-      herald = await startHerald(store, {
-        env: {
-          HERALD_OIDC_ISSUER: provider.issuer,
-          HERALD_OIDC_CLIENT_ID: provider.clientId,
-          HERALD_OIDC_CLIENT_SECRET: provider.clientSecret,
-          HERALD_OIDC_NAME: 'Test IdP',
-        },
-      });
-      provider.start(`${herald.url}/api/app/auth/oidc/callback`);
+      herald = await startHeraldWithSso(store, provider);
       owner = new WebClient(herald.url);
       await owner.signUp('owner@example.com', PASSWORD);
     });

@@ -11,6 +11,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { formOf, location, type WebAnswer, WebClient } from '../accounts/web-client.ts';
+import { startHerald, type TestHerald } from './herald.ts';
+import type { StoreKind } from './stores.ts';
 
 export interface ProviderPerson {
   email: string;
@@ -128,4 +130,18 @@ export async function toProviderAndBack(
     answer = await at.request('POST', new URL(form.action, provider.issuer).href, { form: fields });
   }
   throw new Error('the provider never sent the browser back to Herald');
+}
+
+/** Herald signing in through `provider` (its button says "Test IdP"), its callback registered at the provider. */
+export async function startHeraldWithSso(store: StoreKind, provider: TestProvider): Promise<TestHerald> {
+  const herald = await startHerald(store, {
+    env: {
+      HERALD_OIDC_ISSUER: provider.issuer,
+      HERALD_OIDC_CLIENT_ID: provider.clientId,
+      HERALD_OIDC_CLIENT_SECRET: provider.clientSecret,
+      HERALD_OIDC_NAME: 'Test IdP',
+    },
+  });
+  provider.start(`${herald.url}/api/app/auth/oidc/callback`);
+  return herald;
 }

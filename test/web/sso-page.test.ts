@@ -10,8 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { WebClient } from '../accounts/web-client.ts';
 import { BROWSER_STORES, browserContext, browserSuite, ensureWebBuilt, launchBrowser, screenshot } from '../helpers/browser.ts';
-import { startHerald, type TestHerald } from '../helpers/herald.ts';
-import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts';
+import type { TestHerald } from '../helpers/herald.ts';
+import { startHeraldWithSso, startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts';
 import { storeSuite } from '../helpers/stores.ts';
 import { teardown } from '../helpers/teardown.ts';
 
@@ -36,15 +36,7 @@ for (const store of BROWSER_STORES) {
     before(async () => {
       ensureWebBuilt();
       provider = await startOidcProvider();
-      herald = await startHerald(store, {
-        env: {
-          HERALD_OIDC_ISSUER: provider.issuer,
-          HERALD_OIDC_CLIENT_ID: provider.clientId,
-          HERALD_OIDC_CLIENT_SECRET: provider.clientSecret,
-          HERALD_OIDC_NAME: 'Test IdP',
-        },
-      });
-      provider.start(`${herald.url}/api/app/auth/oidc/callback`);
+      herald = await startHeraldWithSso(store, provider);
       chromium = await launchBrowser();
       owner = new WebClient(herald.url);
       await owner.signUp('owner@example.com');
